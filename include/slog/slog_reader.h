@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * slog_reader.h - open a libslog file, read its metadata, and query a time
+ * window at a resolution.  Opening reads attributes, the timeline, category
+ * and node tables and interned strings, never a node payload.
+ *
+ * Thread safety: a reader (and the queries made from it) is used by one
+ * thread at a time; separate readers may run in parallel.  Query results are
+ * borrowed and immutable until the next slog_query_next or destroy.
+ */
+#ifndef SLOG_READER_H
+#define SLOG_READER_H
+
+#include <slog/slog_common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct slog_reader slog_reader;
+typedef struct slog_query slog_query;
+
+typedef struct slog_reader_options {
+    uint32_t struct_size;  /* sizeof(slog_reader_options) */
+    uint32_t reserved;
+    uint64_t cache_bytes;  /* LRU cache of decoded nodes; default 64 MiB */
+} slog_reader_options;
+
+#define SLOG_READER_OPTIONS_INIT {sizeof(slog_reader_options), 0, 0}
+
+/** What the file says about itself. */
+typedef struct slog_file_info {
+    uint32_t format_read_version;  /* a reader must know at least this version */
+    uint32_t format_write_version; /* version of the writer that made the file */
+    bool complete;                 /* false: writer did not finish (crash, kill) */
+    uint64_t ticks_per_second;
+    int64_t start;                 /* smallest start time, ticks */
+    int64_t end;                   /* largest end time, ticks */
+    uint64_t states, events, arrows, counters;
+    uint32_t timelines, categories;
+    uint64_t nodes;
+    uint32_t depth;                /* levels of the tree (1 = a single leaf) */
+    uint32_t fanout;
+    uint32_t leaf_bytes;
+    uint64_t file_bytes;
+    uint64_t payload_bytes;        /* compressed node payload bytes on disk */
+    const char *creator;           /* borrowed until slog_reader_destroy */
+} slog_file_info;
+
+typedef struct slog_timeline_info {
+    uint32_t id;
+    uint32_t parent;               /* SLOG_NO_PARENT for a top-level timeline */
+    slog_timeline_kind kind;
+    int64_t sort_key;
+    const char *name;              /* borrowed until slog_reader_destroy */
+} slog_timeline_info;
+
+typedef struct slog_category_info {
+    uint32_t id;
+    slog_kind kind;
+    uint32_t rgba;
+    const char *name;              /* borrowed until slog_reader_destroy */
+    const char *group;             /* "" when none */
+} slog_category_info;
+
+/** Node of the tree as the node table says (for tools and tests). */
+typedef struct slog_node_info {
+    uint64_t index;                /* post-order position in the node table */
+    uint32_t level;                /* 0 = leaf */
+    int64_t start, end;            /* bounding box of the whole subtree */
+    uint64_t subtree_nodes;        /* nodes in its subtree, itself included */
+    uint64_t counts[4];            /* drawables stored in this node, per kind */
+    uint64_t payload_bytes;        /* compressed bytes of its drawables */
+    uint64_t preview_bytes;        /* compressed bytes of its preview */
+} slog_node_info;
+
+/**
+ * Open a file for reading.  An incomplete file (writer killed) opens too;
+ * slog_file_info.complete tells.
+ * @retval SLOG_OK; SLOG_EFORMAT (not HDF5, or not libslog); SLOG_EVERSION
+ *         (newer read version); SLOG_ECORRUPT (truncated or inconsistent);
+ *         SLOG_EIO; SLOG_ENOMEM
+ * Thread safety: any thread.  @since 0.1
+ */
+SLOG_API int slog_reader_open(slog_reader **out, const char *path,
+                              const slog_reader_options *opts, slog_error *err);
+SLOG_API void slog_reader_destroy(slog_reader *r);
+
+/** File summary, borrowed until destroy. @since 0.1 */
+SLOG_API const slog_file_info *slog_reader_info(const slog_reader *r);
+
+/** Timeline and category metadata.  @retval SLOG_OK, SLOG_EINVAL (no such id) @since 0.1 */
+SLOG_API int slog_reader_timeline(const slog_reader *r, uint32_t id, slog_timeline_info *out);
+SLOG_API int slog_reader_category(const slog_reader *r, uint32_t id, slog_category_info *out);
+
+/** Node table access.  @retval SLOG_OK, SLOG_EINVAL (index out of range) @since 0.1 */
+SLOG_API int slog_reader_node(const slog_reader *r, uint64_t index, slog_node_info *out);
+
+/** Preview rows: a preview row is a timeline (fold 0) or a group of timelines.
+ *  fold 1: the parent timeline (itself if top-level); fold 2: the top-level
+ *  ancestor; fold 2+s: block number (top-level ancestor id >> s).
+ *  Returns the row of @p timeline at @p fold. @since 0.1 */
+SLOG_API uint32_t slog_reader_fold_row(const slog_reader *r, uint32_t timeline, uint32_t fold);
+
+/** Category id used for rare categories folded together in a preview. */
+#define SLOG_CATEGORY_OTHER UINT32_MAX
+
+/** A preview: the summary of a node's whole subtree for one (row, category). */
+typedef struct slog_preview {
+    slog_kind of;          /* which kind of drawable it summarises */
+    uint32_t fold;         /* see slog_reader_fold_row */
+    uint32_t row;          /* timeline or group; arrows: source row */
+    uint32_t row_to;       /* arrows: destination row; otherwise equal to row */
+    uint32_t category;     /* or SLOG_CATEGORY_OTHER */
+    int64_t start, end;    /* node bounding box */
+    uint64_t count;
+    int64_t inclusive;     /* states: summed durations, ticks (exact) */
+    int64_t exclusive;     /* states: summed durations minus direct children */
+    int64_t min, max;      /* states and arrows: shortest and longest duration */
+    double vmin, vmax, vsum, vlast; /* counters */
+} slog_preview;
+
+typedef struct slog_item {
+    slog_kind kind;
+    union {
+        slog_state state;
+        slog_event event;
+        slog_arrow arrow;
+        slog_counter counter;
+        slog_preview preview;
+    } u;
+} slog_item;
+
+typedef struct slog_query_options {
+    uint32_t struct_size;        /* sizeof(slog_query_options) */
+    uint32_t kinds;              /* bit mask of (1u << slog_kind); 0 = all */
+    int64_t t0, t1;              /* window [t0, t1) in ticks */
+    int64_t resolution;          /* ticks per pixel; 0 = full detail, no previews */
+    const uint32_t *timelines;   /* NULL = all; a state/event/counter matches by its
+                                    timeline, an arrow by either end */
+    uint32_t ntimelines;
+    uint32_t ncategories;
+    const uint32_t *categories;  /* NULL = all */
+} slog_query_options;
+
+#define SLOG_QUERY_OPTIONS_INIT {sizeof(slog_query_options), 0, 0, 0, 0, NULL, 0, 0, NULL}
+
+/** What a query cost so far. */
+typedef struct slog_query_stats {
+    uint64_t nodes_visited;   /* node table entries looked at */
+    uint64_t nodes_read;      /* node blobs needed (payload or preview) */
+    uint64_t cache_hits;      /* of those, found decoded in the cache */
+    uint64_t bytes_read;      /* compressed bytes read from the file */
+    uint64_t bytes_decoded;   /* bytes after LZ4 decoding */
+    uint64_t items;           /* items returned */
+} slog_query_stats;
+
+/**
+ * Start a query.  Items come in node order; within the window every
+ * drawable that overlaps [t0, t1) is returned exactly once (a state
+ * [s, e) overlaps when s < t1 and e > t0; a point t when t0 <= t < t1).
+ * With resolution > 0, subtrees spanning at most one pixel come back as
+ * previews instead of their drawables.
+ * Calls fill the reader's node cache, so the reader is not const.
+ * @retval SLOG_OK, SLOG_EINVAL, SLOG_ENOMEM  @since 0.1
+ */
+SLOG_API int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options *opts,
+                               slog_error *err);
+
+/** Next item; *item is borrowed until the next call.
+ *  @retval SLOG_OK, SLOG_END, SLOG_ECORRUPT, SLOG_EIO, SLOG_ENOMEM  @since 0.1 */
+SLOG_API int slog_query_next(slog_query *q, const slog_item **item, slog_error *err);
+
+SLOG_API void slog_query_stats_get(const slog_query *q, slog_query_stats *out);
+
+/** Indices of the nodes whose blobs this query needed so far (borrowed). @since 0.1 */
+SLOG_API const uint64_t *slog_query_read_nodes(const slog_query *q, size_t *count);
+
+SLOG_API void slog_query_destroy(slog_query *q);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SLOG_READER_H */

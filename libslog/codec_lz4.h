@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * codec_lz4.h - chunks in the on-disk format of the registered HDF5 LZ4
+ * filter (id 32004), so h5dump/h5py with the standard plugin read them:
+ *
+ *   OFFSET  SIZE  MEANING
+ *   0       8     original (decoded) size, big-endian u64
+ *   8       4     block size, big-endian u32
+ *   12      ...   per block: u32 big-endian compressed size, then the raw
+ *                 LZ4 block; a block that would not shrink is stored raw
+ *                 (compressed size == its decoded size)
+ *
+ * The only file that includes <lz4.h>.  Decoding uses LZ4_decompress_safe.
+ * Layer 1: may use util.
+ */
+#ifndef CODEC_LZ4_H
+#define CODEC_LZ4_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest encoded size of n input bytes split in blocks of block bytes. */
+size_t codec_lz4_bound(size_t n, uint32_t block);
+
+/* Encode src[0..n) into dst (capacity cap >= codec_lz4_bound(n, block)).
+ * level <= 1: LZ4 fast; 2..12: LZ4 HC.  Returns the encoded size, 0 on error. */
+size_t codec_lz4_encode(const void *src, size_t n, void *dst, size_t cap, uint32_t block,
+                        int level);
+
+/* Decoded size announced by an encoded chunk; 0 if shorter than its header. */
+uint64_t codec_lz4_decoded_size(const void *src, size_t n);
+
+/* Decode src[0..n) into dst (capacity cap).  Returns the decoded size, or
+ * SIZE_MAX when the input is corrupt or dst too small (never reads or writes
+ * out of bounds). */
+size_t codec_lz4_decode(const void *src, size_t n, void *dst, size_t cap);
+
+#endif /* CODEC_LZ4_H */

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * store.h - the small table/blob interface between the tree and the file.
+ * store_hdf5.c is its only implementation and the only file that includes
+ * <hdf5.h>.  Every call takes the global HDF5 lock (util_lock); LZ4 work is
+ * done outside it.
+ *
+ * The file holds (see doc/FORMAT.md): root attributes (store_header);
+ * append-only datasets /timelines, /categories, /nodes (compound tables),
+ * /strings (u8 heap of NUL-terminated strings), /payload (u8, chunked, LZ4
+ * filter 32004, written chunk by chunk with H5Dwrite_chunk) and /summary
+ * (one row, rewritten at flush and finish).  The writer uses SWMR, so a
+ * killed writer leaves a file that opens up to its last flush.
+ *
+ * Blobs: store_append_blob starts every blob on a chunk boundary of
+ * /payload and zero-pads its last chunk, so a blob is read by decoding
+ * only its own chunks.
+ * Layer 2: may use codec and util.
+ */
+#ifndef STORE_H
+#define STORE_H
+
+#include <slog/slog_common.h>
+
+#define STORE_FORMAT_READ_VERSION  1
+#define STORE_FORMAT_WRITE_VERSION 1
+#define STORE_MAGIC                "libslog"
+
+/* Immutable, written once at create as root attributes. */
+typedef struct store_header {
+    uint32_t format_read_version;
+    uint32_t format_write_version;
+    uint64_t ticks_per_second;
+    uint32_t fanout;
+    uint32_t chunk_bytes;      /* /payload chunk size = leaf budget */
+    int32_t lz4_level;
+    uint32_t preview_bytes;
+    char creator[128];
+} store_header;
+
+/* Rewritten at every flush and at finish: /summary. */
+typedef struct store_summary {
+    uint32_t complete;         /* 1 only after finish */
+    uint32_t depth;
+    int64_t start, end;        /* INT64_MAX/INT64_MIN when empty */
+    uint64_t counts[4];        /* per slog_kind, drawables in written nodes */
+    uint64_t nodes;            /* rows in /nodes that the summary covers */
+    uint64_t timelines, categories, strings_bytes, payload_bytes;
+} store_summary;
+
+typedef struct store_timeline_row {
+    uint32_t id;
+    uint32_t parent;
+    uint32_t kind;
+    uint32_t reserved;
+    int64_t sort_key;
+    uint64_t name;             /* offset in /strings */
+} store_timeline_row;
+
+typedef struct store_category_row {
+    uint32_t id;
+    uint32_t kind;
+    uint32_t rgba;
+    uint32_t reserved;
+    uint64_t name;             /* offset in /strings */
+    uint64_t group;            /* offset in /strings, UINT64_MAX if none */
+} store_category_row;
+
+typedef struct store_node_row {
+    uint32_t level;            /* 0 = leaf */
+    uint32_t flags;
+    int64_t t0, t1;            /* bounding box of the subtree */
+    uint64_t subtree_nodes;    /* post-order: subtree is [index-subtree_nodes+1, index] */
+    uint64_t payload_off;      /* byte offset in /payload (chunk aligned) */
+    uint64_t payload_len;      /* decoded bytes of the drawables blob */
+    uint64_t preview_off;
+    uint64_t preview_len;      /* 0: no preview (leaves) */
+    uint64_t counts[4];        /* drawables stored in this node, per kind */
+} store_node_row;
+
+/* I/O cost of reads, added to by store_read_blob. */
+typedef struct store_io {
+    uint64_t bytes_read;       /* compressed bytes fetched from the file */
+    uint64_t bytes_decoded;    /* bytes after decoding */
+} store_io;
+
+typedef struct store store;
+
+/* Writing.  create replaces the file; the header goes into attributes. */
+int store_create(store **out, const char *path, const store_header *hdr, slog_error *err);
+int store_append_strings(store *s, const void *bytes, size_t n, slog_error *err);
+int store_append_timelines(store *s, const store_timeline_row *rows, size_t n, slog_error *err);
+int store_update_timeline(store *s, const store_timeline_row *row, slog_error *err);
+int store_append_categories(store *s, const store_category_row *rows, size_t n, slog_error *err);
+int store_append_nodes(store *s, const store_node_row *rows, size_t n, slog_error *err);
+/* Compress raw[0..n) into whole chunks and append them; *offset receives the
+ * blob's start byte in /payload. */
+int store_append_blob(store *s, const void *raw, size_t n, uint64_t *offset, slog_error *err);
+int store_write_summary(store *s, const store_summary *sum, slog_error *err);
+int store_flush(store *s, slog_error *err);
+
+/* Reading.  open validates the file: not HDF5 or no magic -> SLOG_EFORMAT,
+ * read version too new -> SLOG_EVERSION, missing pieces -> SLOG_ECORRUPT.
+ * A file left open by a killed writer is opened read-only with SWMR. */
+int store_open(store **out, const char *path, store_header *hdr, slog_error *err);
+int store_read_summary(store *s, store_summary *sum, slog_error *err);
+/* Whole-table reads; *rows is util_malloc'ed, caller frees with util_free. */
+int store_read_strings(store *s, char **bytes, uint64_t *n, slog_error *err);
+int store_read_timelines(store *s, store_timeline_row **rows, uint64_t *n, slog_error *err);
+int store_read_categories(store *s, store_category_row **rows, uint64_t *n, slog_error *err);
+int store_read_nodes(store *s, store_node_row **rows, uint64_t *n, slog_error *err);
+/* Decode the blob [offset, offset+n) into dst (capacity >= n).  Corrupt
+ * chunks -> SLOG_ECORRUPT with the chunk's offset. */
+int store_read_blob(store *s, uint64_t offset, uint64_t n, void *dst, store_io *io,
+                    slog_error *err);
+uint64_t store_file_bytes(const store *s);
+
+/* Close (NULL-safe).  Returns the first error of closing, if any. */
+int store_close(store *s, slog_error *err);
+
+/* Register libslog's LZ4 filter (32004) with HDF5 once per process; uses
+ * LZ4_decompress_safe and wins over any plugin. */
+int store_register_lz4_filter(slog_error *err);
+
+#endif /* STORE_H */

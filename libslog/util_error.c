@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * util_error.c - slog_error filling and status names.
+ * Layer 0: libc only.
+ */
+#include "util_error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int util_err(slog_error *err, int code, uint64_t offset, const char *source, const char *fmt, ...)
+{
+    if (err == NULL) {
+        return code;
+    }
+    err->code = code;
+    err->offset = offset;
+    if (source != NULL) {
+        (void)snprintf(err->source, sizeof err->source, "%s", source);
+    } else {
+        err->source[0] = '\0';
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void util_err_clear(slog_error *err)
+{
+    if (err == NULL) {
+        return;
+    }
+    err->code = SLOG_OK;
+    err->offset = UINT64_MAX;
+    err->source[0] = '\0';
+    err->message[0] = '\0';
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * util_error.h - filling slog_error records with one-line returns:
+ *     return util_err(err, SLOG_ECORRUPT, off, path, "node %u: bad count", i);
+ * Never allocates, so reporting SLOG_ENOMEM is safe.
+ * Layer 0: libc only.
+ */
+#ifndef UTIL_ERROR_H
+#define UTIL_ERROR_H
+
+#include <slog/slog_common.h>
+
+/* Fill *err (when not NULL) and return code.  source may be NULL. */
+int util_err(slog_error *err, int code, uint64_t offset, const char *source, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Reset *err to "no error" (code 0, offset UINT64_MAX, empty strings). */
+void util_err_clear(slog_error *err);
+
+#endif /* UTIL_ERROR_H */

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * util_lock.h - the one process-wide lock around every HDF5 call: the stock
+ * HDF5 build is not safe across threads, even on separate files.  LZ4
+ * decoding runs outside it.
+ * Layer 0: pthread only.
+ */
+#ifndef UTIL_LOCK_H
+#define UTIL_LOCK_H
+
+void util_lock_hdf5(void);
+void util_unlock_hdf5(void);
+
+#endif /* UTIL_LOCK_H */
