@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * codec_lz4.c - chunks in the format of the HDF5 LZ4 filter 32004 (see
+ * codec_lz4.h for the byte table).  The encoder gives LZ4 an output capacity
+ * of one byte less than the block, so a block that would not shrink fails to
+ * compress and is stored raw; a stored block is therefore never larger than
+ * its input and codec_lz4_bound is n + 12 + 4 per block.  The decoder trusts
+ * nothing: every length is checked against both buffers before use and
+ * LZ4_decompress_safe must produce exactly the announced block size.
+ * Layer 1: may use util.
+ */
+#include "codec_lz4.h"
+
+#include <limits.h>
+#include <lz4.h>
+#include <lz4hc.h>
+#include <string.h>
+
+enum {
+    HEADER_BYTES = 12,
+    BLOCK_PREFIX_BYTES = 4
+};
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static void put_be64(unsigned char *p, uint64_t v)
+{
+    put_be32(p, (uint32_t)(v >> 32));
+    put_be32(p + 4, (uint32_t)v);
+}
+
+static uint32_t get_be32(const unsigned char *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+static uint64_t get_be64(const unsigned char *p)
+{
+    return ((uint64_t)get_be32(p) << 32) | (uint64_t)get_be32(p + 4);
+}
+
+/* The block size actually used for n input bytes (the filter stores the
+ * same value: min(block, n)). */
+static size_t effective_block(size_t n, uint32_t block)
+{
+    return (size_t)block < n ? (size_t)block : n;
+}
+
+size_t codec_lz4_bound(size_t n, uint32_t block)
+{
+    if (n == 0) {
+        return HEADER_BYTES;
+    }
+    if (block == 0) {
+        return 0;
+    }
+    const size_t b = effective_block(n, block);
+    const size_t nblocks = (n - 1) / b + 1;
+    if (nblocks > (SIZE_MAX - HEADER_BYTES - n) / BLOCK_PREFIX_BYTES) {
+        return 0;
+    }
+    return HEADER_BYTES + nblocks * BLOCK_PREFIX_BYTES + n;
+}
+
+/* Compress one block into dst (room for len bytes); returns the stored size:
+ * < len when compressed, == len when stored raw. */
+static size_t encode_block(const char *src, size_t len, char *dst, int level)
+{
+    int c = 0;
+    if (len > 1) {
+        const int cap = (int)len - 1;
+        if (level >= LZ4HC_CLEVEL_MIN) {
+            const int hc = level > LZ4HC_CLEVEL_MAX ? LZ4HC_CLEVEL_MAX : level;
+            c = LZ4_compress_HC(src, dst, (int)len, cap, hc);
+        } else {
+            c = LZ4_compress_default(src, dst, (int)len, cap);
+        }
+    }
+    if (c <= 0 || (size_t)c >= len) {
+        memcpy(dst, src, len);
+        return len;
+    }
+    return (size_t)c;
+}
+
+size_t codec_lz4_encode(const void *src, size_t n, void *dst, size_t cap, uint32_t block, int level)
+{
+    const size_t need = codec_lz4_bound(n, block);
+    if (need == 0 || cap < need || (n > 0 && src == NULL) || dst == NULL) {
+        return 0;
+    }
+    const size_t b = effective_block(n, block);
+    if (b > (size_t)LZ4_MAX_INPUT_SIZE) {
+        return 0;
+    }
+    unsigned char *const out = dst;
+    const char *in = src;
+    put_be64(out, (uint64_t)n);
+    put_be32(out + 8, (uint32_t)b);
+    size_t pos = HEADER_BYTES;
+    for (size_t done = 0; done < n;) {
+        const size_t len = n - done < b ? n - done : b;
+        const size_t stored =
+            encode_block(in + done, len, (char *)out + pos + BLOCK_PREFIX_BYTES, level);
+        put_be32(out + pos, (uint32_t)stored);
+        pos += BLOCK_PREFIX_BYTES + stored;
+        done += len;
+    }
+    return pos;
+}
+
+uint64_t codec_lz4_decoded_size(const void *src, size_t n)
+{
+    if (src == NULL || n < HEADER_BYTES) {
+        return 0;
+    }
+    return get_be64(src);
+}
+
+/* Decode one stored block of csize bytes into dst[0..len). */
+static int decode_block(const unsigned char *in, uint32_t csize, unsigned char *dst, size_t len)
+{
+    if ((size_t)csize == len) {
+        memcpy(dst, in, len);
+        return 0;
+    }
+    if (csize == 0 || csize > (uint32_t)INT_MAX || len > (size_t)INT_MAX) {
+        return -1;
+    }
+    const int got = LZ4_decompress_safe((const char *)in, (char *)dst, (int)csize, (int)len);
+    return got >= 0 && (size_t)got == len ? 0 : -1;
+}
+
+size_t codec_lz4_decode(const void *src, size_t n, void *dst, size_t cap)
+{
+    if (src == NULL || n < HEADER_BYTES) {
+        return SIZE_MAX;
+    }
+    const unsigned char *const in = src;
+    const uint64_t orig = get_be64(in);
+    const uint32_t hdr_block = get_be32(in + 8);
+    if (orig > (uint64_t)cap || orig >= (uint64_t)SIZE_MAX) {
+        return SIZE_MAX;
+    }
+    if (orig > 0 && (hdr_block == 0 || dst == NULL)) {
+        return SIZE_MAX;
+    }
+    const size_t total = (size_t)orig;
+    const size_t b = effective_block(total, hdr_block);
+    unsigned char *const out = dst;
+    size_t pos = HEADER_BYTES;
+    for (size_t done = 0; done < total;) {
+        if (n - pos < BLOCK_PREFIX_BYTES) {
+            return SIZE_MAX;
+        }
+        const uint32_t csize = get_be32(in + pos);
+        pos += BLOCK_PREFIX_BYTES;
+        if ((size_t)csize > n - pos) {
+            return SIZE_MAX;
+        }
+        const size_t len = total - done < b ? total - done : b;
+        if (decode_block(in + pos, csize, out + done, len) != 0) {
+            return SIZE_MAX;
+        }
+        pos += csize;
+        done += len;
+    }
+    /* Every writer of this format stores exactly its blocks; trailing bytes
+     * mean the sizes were tampered with. */
+    return pos == n ? total : SIZE_MAX;
+}
