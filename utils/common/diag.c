@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * diag.c - line:column tracking over streamed text and capped, uniformly
+ * formatted warnings.  The tracker scans each byte at most once (memchr for
+ * newlines), because importers ask for positions at nondecreasing offsets.
+ * Tools layer: libc only.
+ */
+#include "diag.h"
+
+#include <string.h>
+
+void diag_lines_init(diag_lines *d)
+{
+    memset(d, 0, sizeof *d);
+    d->line = 1;
+}
+
+static void lines_scan_to(diag_lines *d, size_t to)
+{
+    while (d->pos < to) {
+        const unsigned char *nl = memchr(d->buf + d->pos, '\n', to - d->pos);
+        if (nl == NULL) {
+            d->pos = to;
+            return;
+        }
+        d->pos = (size_t)(nl - d->buf) + 1;
+        d->line++;
+        d->line_start = d->base + d->pos;
+    }
+}
+
+void diag_lines_chunk(diag_lines *d, const void *buf, size_t len)
+{
+    lines_scan_to(d, d->len);
+    d->base += d->len;
+    d->buf = buf;
+    d->len = len;
+    d->pos = 0;
+}
+
+void diag_lines_locate(diag_lines *d, uint64_t offset, uint64_t *line, uint64_t *col)
+{
+    uint64_t rel = offset > d->base ? offset - d->base : 0;
+    if (rel > d->len) {
+        rel = d->len;
+    }
+    if (rel > d->pos) {
+        lines_scan_to(d, (size_t)rel);
+    }
+    const uint64_t at = d->base + (rel > d->pos ? rel : d->pos);
+    *line = d->line;
+    *col = at - d->line_start + 1;
+}
+
+void diag_caps_init(diag_caps *c, unsigned limit)
+{
+    memset(c, 0, sizeof *c);
+    c->limit = limit;
+}
+
+bool diag_caps_take(diag_caps *c, const void *key, bool *last)
+{
+    *last = false;
+    c->total++;
+    /* Open addressing on the pointer value; a full table shares the last
+     * slot, which only makes the cap coarser, never the count wrong. */
+    size_t h = ((uintptr_t)key >> 4) % DIAG_CAP_SLOTS;
+    for (size_t probe = 0; probe < DIAG_CAP_SLOTS; probe++) {
+        const size_t i = (h + probe) % DIAG_CAP_SLOTS;
+        if (c->key[i] == key || c->key[i] == NULL) {
+            h = i;
+            break;
+        }
+    }
+    c->key[h] = key;
+    const uint64_t n = ++c->seen[h];
+    if (n > c->limit) {
+        c->suppressed++;
+        return false;
+    }
+    *last = n == c->limit;
+    return true;
+}
+
+void diag_vprint(FILE *out, const char *prog, const char *file, uint64_t line, uint64_t col,
+                 uint64_t offset, const char *severity, const char *fmt, va_list ap)
+{
+    (void)fprintf(out, "%s: ", prog);
+    if (file != NULL) {
+        if (line > 0) {
+            (void)fprintf(out, "%s:%llu:%llu: ", file, (unsigned long long)line,
+                          (unsigned long long)col);
+        } else if (offset != UINT64_MAX) {
+            (void)fprintf(out, "%s: byte %llu: ", file, (unsigned long long)offset);
+        } else {
+            (void)fprintf(out, "%s: ", file);
+        }
+    }
+    if (severity != NULL && severity[0] != '\0') {
+        (void)fprintf(out, "%s: ", severity);
+    }
+    (void)vfprintf(out, fmt, ap);
+    if (line > 0 && offset != UINT64_MAX) {
+        (void)fprintf(out, " (byte %llu)", (unsigned long long)offset);
+    }
+    (void)fputc('\n', out);
+}
+
+void diag_print(FILE *out, const char *prog, const char *file, uint64_t line, uint64_t col,
+                uint64_t offset, const char *severity, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vprint(out, prog, file, line, col, offset, severity, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * diag.h - diagnostics for the command-line tools: turning input byte
+ * offsets into 1-based line:column positions while a text input streams
+ * by, and printing warnings in the one format all tools share
+ *     slog-import: trace.json:12:7: warning: expected ',' (byte 2381)
+ * with a cap per warning kind (the count is never capped, only the print).
+ * Tools layer: libc only, no libslog calls.
+ */
+#ifndef SLOG_UTILS_DIAG_H
+#define SLOG_UTILS_DIAG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * Line tracker over a stream read in chunks.  Offsets asked for must not
+ * decrease and must lie inside the current chunk (or at its end), so every
+ * byte is scanned for newlines at most once: O(input) in total whatever the
+ * number of lookups.
+ */
+typedef struct diag_lines {
+    uint64_t base;             /* stream offset of buf[0] */
+    const unsigned char *buf;  /* current chunk (borrowed) */
+    size_t len;
+    size_t pos;                /* scanned up to buf[pos] */
+    uint64_t line;             /* 1-based line at buf[pos] */
+    uint64_t line_start;       /* stream offset where that line starts */
+} diag_lines;
+
+void diag_lines_init(diag_lines *d);
+/* Start the next chunk; it follows the previous one in the stream. */
+void diag_lines_chunk(diag_lines *d, const void *buf, size_t len);
+/* Position of stream offset @p offset (clamped to [scanned, chunk end]). */
+void diag_lines_locate(diag_lines *d, uint64_t offset, uint64_t *line, uint64_t *col);
+
+/* Warning caps: at most `limit` prints per kind (a kind is any stable
+ * pointer, usually the format string). */
+#define DIAG_CAP_SLOTS 64
+typedef struct diag_caps {
+    const void *key[DIAG_CAP_SLOTS];
+    uint64_t seen[DIAG_CAP_SLOTS];
+    uint64_t total;      /* warnings reported */
+    uint64_t suppressed; /* of those, not printed */
+    unsigned limit;
+} diag_caps;
+
+void diag_caps_init(diag_caps *c, unsigned limit);
+/* Count one warning of kind @p key; true if it should be printed.  When the
+ * kind reaches its limit, *last is set so the caller can say so. */
+bool diag_caps_take(diag_caps *c, const void *key, bool *last);
+
+/*
+ * Print "PROG: FILE:LINE:COL: SEVERITY: MSG (byte OFF)" to @p out.  Missing
+ * parts are left out: line 0 drops LINE:COL (then a known offset is printed
+ * as "FILE: byte OFF:"), an empty severity drops "SEVERITY: ", file NULL
+ * drops "FILE:".
+ */
+void diag_vprint(FILE *out, const char *prog, const char *file, uint64_t line, uint64_t col,
+                 uint64_t offset, const char *severity, const char *fmt, va_list ap)
+    __attribute__((format(printf, 8, 0)));
+void diag_print(FILE *out, const char *prog, const char *file, uint64_t line, uint64_t col,
+                uint64_t offset, const char *severity, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+#endif /* SLOG_UTILS_DIAG_H */

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * importers.c - the table of input formats, in probe order.  To add a
+ * format: declare its entry below and put it in the table (one line each);
+ * main.c picks, per input, the entry whose probe scores highest.
+ */
+#include "importer.h"
+
+extern const importer import_chrome; /* import_chrome.c: Chrome Trace Event JSON */
+extern const importer import_pfw;    /* import_chrome.c: DFTracer .pfw JSON-lines */
+/* further importers: declare here */
+
+const importer *const import_table[] = {
+    &import_chrome,
+    &import_pfw,
+    /* further importers: add here */
+    NULL,
+};

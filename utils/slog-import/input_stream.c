@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * input_stream.c - the byte stream under every text importer.  The container
+ * is recognised from its first bytes, never from the file name: gzip
+ * (1f 8b; several members are concatenated, as `cat a.gz b.gz` makes, and
+ * zero padding after the last member is ignored), a zip archive holding
+ * exactly one member (stored or deflated; the central directory is read
+ * first so a multi-member archive is refused before any byte is imported),
+ * or plain bytes.  Reads go through one fixed input buffer, so memory does
+ * not depend on the input size.
+ */
+#include "importer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define STREAM_INBUF (256u * 1024u)
+
+typedef enum stream_kind { STREAM_PLAIN, STREAM_GZIP, STREAM_ZIP_STORED, STREAM_ZIP_DEFLATE } stream_kind;
+
+struct import_stream {
+    int fd;
+    stream_kind kind;
+    z_stream z;
+    bool z_live;
+    bool z_done;        /* current deflate stream ended */
+    bool eof;           /* no more file bytes */
+    unsigned char *in;  /* compressed input buffer */
+    size_t in_len;      /* valid bytes in `in` */
+    size_t in_off;      /* next unread byte in `in` (plain and stored) */
+    uint64_t pos;       /* file bytes handed to the decoder so far */
+    uint64_t size;      /* file size */
+    uint64_t member_left; /* zip: compressed bytes of the member not yet read */
+    uint32_t zip_crc;   /* zip: expected CRC-32 of the member */
+    uLong crc;          /* zip: CRC-32 of what we produced */
+    char err[256];
+};
+
+static int stream_fail(import_stream *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int stream_fail(import_stream *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(s->err, sizeof s->err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static uint32_t rd_le16(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+static uint32_t rd_le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* pread the whole range or fail. */
+static int read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+    size_t got = 0;
+    while (got < n) {
+        const ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            return -1;
+        }
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+/* Refill `in` from the file (up to `limit` bytes for zip members). */
+static int stream_fill(import_stream *s, uint64_t limit)
+{
+    size_t want = STREAM_INBUF;
+    if (limit < want) {
+        want = (size_t)limit;
+    }
+    s->in_off = 0;
+    s->in_len = 0;
+    if (want == 0) {
+        s->eof = true;
+        return 0;
+    }
+    for (;;) {
+        const ssize_t r = read(s->fd, s->in, want);
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r < 0) {
+            return stream_fail(s, "Failed to read: %s", strerror(errno));
+        }
+        if (r == 0) {
+            s->eof = true;
+        }
+        s->in_len = (size_t)r;
+        s->pos += (uint64_t)r;
+        return 0;
+    }
+}
+
+/* Locate the single member of a zip archive: position the file at its data
+ * and set kind and sizes.  Uses the end-of-central-directory record. */
+static int zip_open_member(import_stream *s)
+{
+    unsigned char tail[65536 + 22];
+    const uint64_t tail_len = s->size < sizeof tail ? s->size : sizeof tail;
+    if (tail_len < 22 || read_at(s->fd, tail, (size_t)tail_len, s->size - tail_len) != 0) {
+        return stream_fail(s, "Cannot read zip archive: no end-of-central-directory record");
+    }
+    long eocd = -1;
+    for (long i = (long)tail_len - 22; i >= 0; i--) {
+        if (rd_le32(tail + i) == 0x06054b50u) {
+            eocd = i;
+            break;
+        }
+    }
+    if (eocd < 0) {
+        return stream_fail(s, "Cannot read zip archive: no end-of-central-directory record");
+    }
+    const unsigned char *e = tail + eocd;
+    const uint32_t entries = rd_le16(e + 10);
+    if (entries != 1) {
+        return stream_fail(s, "Cannot import a zip archive with %u members: only single-member "
+                              "archives are supported (unzip it first)", entries);
+    }
+    unsigned char cd[46];
+    if (read_at(s->fd, cd, sizeof cd, rd_le32(e + 16)) != 0 || rd_le32(cd) != 0x02014b50u) {
+        return stream_fail(s, "Cannot read zip archive: bad central directory");
+    }
+    const uint32_t flags = rd_le16(cd + 8);
+    const uint32_t method = rd_le16(cd + 10);
+    s->zip_crc = rd_le32(cd + 16);
+    s->member_left = rd_le32(cd + 20);
+    const uint32_t lho = rd_le32(cd + 42);
+    if (flags & 1u) {
+        return stream_fail(s, "Cannot import an encrypted zip member");
+    }
+    if (method != 0 && method != 8) {
+        return stream_fail(s, "Cannot import zip compression method %u (only stored and deflate)",
+                           method);
+    }
+    unsigned char lh[30];
+    if (read_at(s->fd, lh, sizeof lh, lho) != 0 || rd_le32(lh) != 0x04034b50u) {
+        return stream_fail(s, "Cannot read zip archive: bad local file header");
+    }
+    const uint64_t data = (uint64_t)lho + 30 + rd_le16(lh + 26) + rd_le16(lh + 28);
+    if (lseek(s->fd, (off_t)data, SEEK_SET) < 0) {
+        return stream_fail(s, "Failed to seek: %s", strerror(errno));
+    }
+    s->pos = data;
+    s->kind = method == 0 ? STREAM_ZIP_STORED : STREAM_ZIP_DEFLATE;
+    s->crc = crc32(0L, Z_NULL, 0);
+    if (method == 8) {
+        if (inflateInit2(&s->z, -MAX_WBITS) != Z_OK) {
+            return stream_fail(s, "Failed to start inflate");
+        }
+        s->z_live = true;
+    }
+    return 0;
+}
+
+int import_stream_open(import_stream **out, const char *path, char *errbuf, size_t errlen)
+{
+    *out = NULL;
+    import_stream *s = calloc(1, sizeof *s);
+    unsigned char *in = malloc(STREAM_INBUF);
+    if (s == NULL || in == NULL) {
+        free(s);
+        free(in);
+        (void)snprintf(errbuf, errlen, "Out of memory");
+        return -1;
+    }
+    s->in = in;
+    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (s->fd < 0 || fstat(s->fd, &st) != 0) {
+        (void)snprintf(errbuf, errlen, "Cannot open: %s", strerror(errno));
+        goto fail;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        (void)snprintf(errbuf, errlen, "Cannot read: is a directory");
+        goto fail;
+    }
+    s->size = (uint64_t)st.st_size;
+    unsigned char magic[4] = {0, 0, 0, 0};
+    const ssize_t nm = pread(s->fd, magic, sizeof magic, 0);
+    if (nm >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+        s->kind = STREAM_GZIP;
+        if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
+            (void)snprintf(errbuf, errlen, "Failed to start inflate");
+            goto fail;
+        }
+        s->z_live = true;
+    } else if (nm == 4 && rd_le32(magic) == 0x04034b50u) {
+        if (zip_open_member(s) != 0) {
+            (void)snprintf(errbuf, errlen, "%s", s->err);
+            goto fail;
+        }
+    } else {
+        s->kind = STREAM_PLAIN;
+    }
+    *out = s;
+    return 0;
+fail:
+    import_stream_close(s);
+    return -1;
+}
+
+static long stream_read_plain(import_stream *s, unsigned char *buf, size_t n, bool zip)
+{
+    if (s->in_off == s->in_len) {
+        if (s->eof) {
+            return 0;
+        }
+        if (stream_fill(s, zip ? s->member_left : UINT64_MAX) != 0) {
+            return -1;
+        }
+        if (zip) {
+            s->member_left -= s->in_len;
+            if (s->in_len == 0 && s->member_left > 0) {
+                return stream_fail(s, "Truncated zip archive");
+            }
+        }
+        if (s->in_len == 0) {
+            return 0;
+        }
+    }
+    size_t take = s->in_len - s->in_off;
+    if (take > n) {
+        take = n;
+    }
+    memcpy(buf, s->in + s->in_off, take);
+    s->in_off += take;
+    return (long)take;
+}
+
+/* After a gzip member ends: another member follows, zero padding, or junk. */
+static int gzip_next_member(import_stream *s)
+{
+    for (;;) {
+        while (s->z.avail_in > 0 && s->z.next_in[0] == 0) {
+            s->z.next_in++;
+            s->z.avail_in--;
+        }
+        if (s->z.avail_in > 0) {
+            if (s->z.next_in[0] != 0x1f) {
+                return stream_fail(s, "Trailing garbage after gzip data at byte %llu",
+                                   (unsigned long long)(s->pos - s->z.avail_in));
+            }
+            if (inflateReset(&s->z) != Z_OK) {
+                return stream_fail(s, "Failed to restart inflate");
+            }
+            s->z_done = false;
+            return 0;
+        }
+        if (s->eof) {
+            return 0;
+        }
+        if (stream_fill(s, UINT64_MAX) != 0) {
+            return -1;
+        }
+        s->z.next_in = s->in;
+        s->z.avail_in = (uInt)s->in_len;
+    }
+}
+
+static long stream_read_inflate(import_stream *s, unsigned char *buf, size_t n)
+{
+    const bool zip = s->kind == STREAM_ZIP_DEFLATE;
+    s->z.next_out = buf;
+    s->z.avail_out = (uInt)(n > 0x40000000u ? 0x40000000u : n);
+    while (s->z.avail_out > 0) {
+        if (s->z_done) {
+            if (zip || gzip_next_member(s) != 0 || s->z_done || s->z.avail_in == 0) {
+                if (!zip && s->err[0] != '\0') {
+                    return -1;
+                }
+                break;
+            }
+        }
+        if (s->z.avail_in == 0) {
+            if (s->eof) {
+                return stream_fail(s, "Truncated %s data (ends inside a compressed stream)",
+                                   zip ? "zip" : "gzip");
+            }
+            if (stream_fill(s, zip ? s->member_left : UINT64_MAX) != 0) {
+                return -1;
+            }
+            if (zip) {
+                s->member_left -= s->in_len;
+            }
+            s->z.next_in = s->in;
+            s->z.avail_in = (uInt)s->in_len;
+            continue;
+        }
+        const int rc = inflate(&s->z, Z_NO_FLUSH);
+        if (rc == Z_STREAM_END) {
+            s->z_done = true;
+        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            return stream_fail(s, "Corrupt %s data: %s", zip ? "zip" : "gzip",
+                               s->z.msg != NULL ? s->z.msg : "inflate failed");
+        }
+    }
+    const size_t got = n - s->z.avail_out;
+    return (long)got;
+}
+
+long import_stream_read(import_stream *s, void *buf, size_t n)
+{
+    if (s->err[0] != '\0') {
+        return -1;
+    }
+    long got;
+    switch (s->kind) {
+    case STREAM_PLAIN:
+        return stream_read_plain(s, buf, n, false);
+    case STREAM_ZIP_STORED:
+        got = stream_read_plain(s, buf, n, true);
+        break;
+    case STREAM_GZIP:
+        return stream_read_inflate(s, buf, n);
+    case STREAM_ZIP_DEFLATE:
+    default:
+        got = stream_read_inflate(s, buf, n);
+        break;
+    }
+    /* zip members carry a CRC-32: check it at the end. */
+    if (got > 0) {
+        s->crc = crc32(s->crc, buf, (uInt)got);
+    } else if (got == 0 && s->crc != s->zip_crc) {
+        return stream_fail(s, "Corrupt zip member: CRC-32 mismatch");
+    }
+    return got;
+}
+
+uint64_t import_stream_pos(const import_stream *s)
+{
+    if (s->kind == STREAM_PLAIN || s->kind == STREAM_ZIP_STORED) {
+        return s->pos - (s->in_len - s->in_off);
+    }
+    return s->pos - s->z.avail_in;
+}
+
+uint64_t import_stream_size(const import_stream *s)
+{
+    return s->size;
+}
+
+const char *import_stream_error(const import_stream *s)
+{
+    return s->err;
+}
+
+void import_stream_close(import_stream *s)
+{
+    if (s == NULL) {
+        return;
+    }
+    if (s->z_live) {
+        (void)inflateEnd(&s->z);
+    }
+    if (s->fd >= 0) {
+        (void)close(s->fd);
+    }
+    free(s->in);
+    free(s);
+}
