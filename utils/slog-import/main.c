@@ -19,8 +19,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../common/diag.h"
-#include "../common/progress.h"
+#include "diag.h"
+#include "json_out.h"
+#include "progress.h"
+#include "units.h"
 #include "import_main.h"
 #include "importer.h"
 
@@ -155,8 +157,8 @@ static void usage(FILE *out)
         "  -q, --quiet             no summary, warnings or progress on stderr\n"
         "      --progress          draw a progress bar even when not on a TTY\n"
         "      --no-progress       never draw a progress bar\n"
-        "      --leaf-bytes=N      encoded leaf budget (suffixes KiB, MiB)\n"
-        "      --sort-window=N     records held back to reorder input by time\n"
+        "      --leaf-bytes=N      encoded leaf budget (e.g. 65536, 64KiB)\n"
+        "      --sort-window=N     records held back to reorder input by time (10k, 1M)\n"
         "                          (default %u; 0 = no reordering)\n"
         "  -h, --help              show this help and exit\n"
         "  -V, --version           show versions and exit\n"
@@ -177,41 +179,11 @@ static int usage_error(const char *fmt, ...)
     return 2;
 }
 
-/* Unsigned integer with an optional binary suffix (K, KiB, M, MiB, G, GiB). */
-static int parse_size(const char *s, uint64_t *out)
-{
-    if (s[0] < '0' || s[0] > '9') {
-        return -1;
-    }
-    errno = 0;
-    char *end = NULL;
-    const unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0) {
-        return -1;
-    }
-    unsigned shift = 0;
-    if (*end == '\0') {
-        shift = 0;
-    } else if (strcmp(end, "K") == 0 || strcmp(end, "KiB") == 0) {
-        shift = 10;
-    } else if (strcmp(end, "M") == 0 || strcmp(end, "MiB") == 0) {
-        shift = 20;
-    } else if (strcmp(end, "G") == 0 || strcmp(end, "GiB") == 0) {
-        shift = 30;
-    } else {
-        return -1;
-    }
-    if (shift > 0 && v > (UINT64_MAX >> shift)) {
-        return -1;
-    }
-    *out = (uint64_t)v << shift;
-    return 0;
-}
-
 enum { OPT_JSON = 256, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_LEAF, OPT_WINDOW };
 
 static int parse_option(options *o, int c, const char *arg)
 {
+    char why[128] = "";
     switch (c) {
     case 'o':
         o->output = arg;
@@ -232,14 +204,15 @@ static int parse_option(options *o, int c, const char *arg)
         o->progress = 0;
         return 0;
     case OPT_LEAF:
-        if (parse_size(arg, &o->leaf_bytes) != 0 || o->leaf_bytes == 0 ||
+        if (units_parse_size(arg, &o->leaf_bytes, why, sizeof why) != 0 || o->leaf_bytes == 0 ||
             o->leaf_bytes > UINT32_MAX) {
-            return usage_error("invalid --leaf-bytes '%s'", arg);
+            return usage_error("invalid --leaf-bytes '%s': %s", arg,
+                               why[0] != '\0' ? why : "out of range");
         }
         return 0;
     case OPT_WINDOW:
-        if (parse_size(arg, &o->sort_window) != 0) {
-            return usage_error("invalid --sort-window '%s'", arg);
+        if (units_parse_count(arg, &o->sort_window, why, sizeof why) != 0) {
+            return usage_error("invalid --sort-window '%s': %s", arg, why);
         }
         return 0;
     default:
@@ -358,41 +331,26 @@ static const importer *detect(const char *path, uint64_t *bytes)
 
 /* -------------------------------------------------------------- summary */
 
-static void json_string(FILE *out, const char *s)
-{
-    (void)fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
-        if (*p == '"' || *p == '\\') {
-            (void)fprintf(out, "\\%c", *p);
-        } else if (*p < 0x20) {
-            (void)fprintf(out, "\\u%04x", *p);
-        } else {
-            (void)fputc(*p, out);
-        }
-    }
-    (void)fputc('"', out);
-}
-
 static void summary_json(const run_state *rs, const options *o, char **inputs, size_t ninputs,
                          const char *const *formats, double secs)
 {
     uint64_t tot[IMPORT_OUTCOMES] = {0, 0, 0};
     (void)printf("{\"schema\": 1, \"tool\": \"slog-import\", \"ok\": %s, \"output\": ",
                  rs->failed ? "false" : "true");
-    json_string(stdout, o->output);
+    json_write_string(stdout, o->output);
     (void)printf(", \"complete\": %s, \"inputs\": [", rs->failed ? "false" : "true");
     for (size_t i = 0; i < ninputs; i++) {
         (void)printf("%s{\"path\": ", i ? ", " : "");
-        json_string(stdout, inputs[i]);
+        json_write_string(stdout, inputs[i]);
         (void)printf(", \"format\": ");
-        json_string(stdout, formats[i] != NULL ? formats[i] : "");
+        json_write_string(stdout, formats[i] != NULL ? formats[i] : "");
         (void)printf("}");
     }
     (void)printf("], \"records\": [");
     for (size_t i = 0; i < rs->nrows; i++) {
         const count_row *r = &rs->rows[i];
         (void)printf("%s{\"what\": ", i ? ", " : "");
-        json_string(stdout, r->what);
+        json_write_string(stdout, r->what);
         (void)printf(", \"imported\": %llu, \"skipped\": %llu, \"repaired\": %llu}",
                      (unsigned long long)r->n[0], (unsigned long long)r->n[1],
                      (unsigned long long)r->n[2]);
