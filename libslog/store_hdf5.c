@@ -1,0 +1,1475 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * store_hdf5.c - store.h on HDF5 1.10 (the only file that includes hdf5.h).
+ * The writer creates every object up front (libver latest), then starts
+ * SWMR and only grows datasets: compound tables by H5Dset_extent + H5Dwrite,
+ * /payload by whole chunks that it compresses itself (codec_lz4, outside the
+ * HDF5 lock) and writes with H5Dwrite_chunk.  The reader fetches a blob's
+ * chunks with H5Dread_chunk under the lock and decodes them outside it; a
+ * /payload without filter (h5repack -f NONE) is read raw, one with any other
+ * pipeline goes through H5Dread and HDF5's filters.  Filter 32004 is
+ * registered here with a decoder that never trusts the chunk (codec_lz4).
+ * Every HDF5 call runs between h5_enter and h5_leave: the global lock, with
+ * HDF5's automatic error printing off (and restored for the host program).
+ * Layer 2: may use codec and util.
+ */
+#include <errno.h>
+#include <hdf5.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codec_lz4.h"
+#include "store.h"
+#include "util_alloc.h"
+#include "util_error.h"
+#include "util_lock.h"
+
+#define LZ4_FILTER_ID   32004
+#define MAX_CHUNK_BYTES (1u << 30)
+#define MAX_STRING_ATTR 4096
+#define TIMELINE_CHUNK  128
+#define CATEGORY_CHUNK  128
+#define NODE_CHUNK      512
+#define STRINGS_CHUNK   16384
+
+/* ---- compound layouts: one field table per row type -------------------- */
+
+typedef enum field_kind {
+    F_U32,
+    F_I32,
+    F_U64,
+    F_I64,
+    F_U64X4
+} field_kind;
+
+typedef struct field {
+    const char *name;
+    size_t offset;
+    field_kind kind;
+} field;
+
+typedef struct layout {
+    const char *name; /* dataset path */
+    const field *fields;
+    size_t nfields;
+    size_t row_bytes;
+    hsize_t chunk_rows; /* 0: fixed one-row contiguous dataset */
+} layout;
+
+#define FIELD(type, member, kind)                                                                  \
+    {                                                                                              \
+#        member, offsetof(type, member), kind                                                      \
+    }
+
+static const field timeline_fields[] = {
+    FIELD(store_timeline_row, id, F_U32),       FIELD(store_timeline_row, parent, F_U32),
+    FIELD(store_timeline_row, kind, F_U32),     FIELD(store_timeline_row, reserved, F_U32),
+    FIELD(store_timeline_row, sort_key, F_I64), FIELD(store_timeline_row, name, F_U64),
+};
+static const field category_fields[] = {
+    FIELD(store_category_row, id, F_U32),   FIELD(store_category_row, kind, F_U32),
+    FIELD(store_category_row, rgba, F_U32), FIELD(store_category_row, reserved, F_U32),
+    FIELD(store_category_row, name, F_U64), FIELD(store_category_row, group, F_U64),
+};
+static const field node_fields[] = {
+    FIELD(store_node_row, level, F_U32),
+    FIELD(store_node_row, flags, F_U32),
+    FIELD(store_node_row, t0, F_I64),
+    FIELD(store_node_row, t1, F_I64),
+    FIELD(store_node_row, subtree_nodes, F_U64),
+    FIELD(store_node_row, payload_off, F_U64),
+    FIELD(store_node_row, payload_len, F_U64),
+    FIELD(store_node_row, preview_off, F_U64),
+    FIELD(store_node_row, preview_len, F_U64),
+    FIELD(store_node_row, counts, F_U64X4),
+};
+static const field summary_fields[] = {
+    FIELD(store_summary, complete, F_U32),      FIELD(store_summary, depth, F_U32),
+    FIELD(store_summary, start, F_I64),         FIELD(store_summary, end, F_I64),
+    FIELD(store_summary, counts, F_U64X4),      FIELD(store_summary, nodes, F_U64),
+    FIELD(store_summary, timelines, F_U64),     FIELD(store_summary, categories, F_U64),
+    FIELD(store_summary, strings_bytes, F_U64), FIELD(store_summary, payload_bytes, F_U64),
+};
+
+#define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
+
+enum {
+    T_TIMELINES,
+    T_CATEGORIES,
+    T_NODES,
+    T_STRINGS,
+    T_SUMMARY,
+    T_COUNT
+};
+
+static const layout layouts[T_COUNT] = {
+    [T_TIMELINES] = {"timelines", timeline_fields, NFIELDS(timeline_fields),
+                     sizeof(store_timeline_row), TIMELINE_CHUNK},
+    [T_CATEGORIES] = {"categories", category_fields, NFIELDS(category_fields),
+                      sizeof(store_category_row), CATEGORY_CHUNK},
+    [T_NODES] = {"nodes", node_fields, NFIELDS(node_fields), sizeof(store_node_row), NODE_CHUNK},
+    [T_STRINGS] = {"strings", NULL, 0, 1, STRINGS_CHUNK},
+    [T_SUMMARY] = {"summary", summary_fields, NFIELDS(summary_fields), sizeof(store_summary), 0},
+};
+
+typedef enum payload_mode {
+    PAYLOAD_LZ4,      /* pipeline is exactly [32004]: decode chunks ourselves */
+    PAYLOAD_RAW,      /* no filter: chunks are the bytes */
+    PAYLOAD_PIPELINE, /* anything else: let HDF5 run its filters (H5Dread) */
+} payload_mode;
+
+typedef struct table {
+    hid_t dset;
+    hid_t mtype; /* memory type; owned unless H5T_NATIVE_UINT8 */
+    uint64_t rows;
+} table;
+
+struct store {
+    hid_t file;
+    table t[T_COUNT];
+    hid_t payload;
+    bool writing;
+    bool swmr_read;
+    payload_mode mode;
+    uint32_t chunk_bytes; /* /payload's actual chunk size */
+    int lz4_level;
+    uint64_t payload_extent; /* bytes */
+    uint32_t *timeline_ids;  /* writer: id of each /timelines row */
+    size_t timeline_ids_cap;
+    unsigned char *zbuf; /* compressed chunk */
+    size_t zbuf_cap;
+    unsigned char *cbuf; /* one decoded or zero-padded chunk */
+    size_t cbuf_cap;
+    char *path;
+};
+
+/* ---- the HDF5 lock and errors ------------------------------------------ */
+
+typedef struct h5_guard {
+    H5E_auto2_t func;
+    void *data;
+} h5_guard;
+
+static void h5_enter(h5_guard *g)
+{
+    util_lock_hdf5();
+    if (H5Eget_auto2(H5E_DEFAULT, &g->func, &g->data) < 0) {
+        g->func = NULL;
+        g->data = NULL;
+    }
+    (void)H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+static void h5_leave(const h5_guard *g)
+{
+    (void)H5Eclear2(H5E_DEFAULT);
+    (void)H5Eset_auto2(H5E_DEFAULT, g->func, g->data);
+    util_unlock_hdf5();
+}
+
+typedef struct h5_cause {
+    char desc[160];
+    bool truncated;
+} h5_cause;
+
+static herr_t cause_walk(unsigned n, const H5E_error2_t *e, void *data)
+{
+    h5_cause *const c = data;
+    if (n == 0 && e->desc != NULL) {
+        (void)snprintf(c->desc, sizeof c->desc, "%s", e->desc);
+    }
+    if (e->min_num == H5E_TRUNCATED) {
+        c->truncated = true;
+    }
+    return 0;
+}
+
+/* The innermost message of the current HDF5 error stack (call under lock). */
+static h5_cause h5_last_cause(void)
+{
+    h5_cause c = {"", false};
+    (void)H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, cause_walk, &c);
+    return c;
+}
+
+static int h5_err(slog_error *err, int code, uint64_t off, const char *path, const char *what)
+{
+    const h5_cause c = h5_last_cause();
+    if (c.desc[0] == '\0') {
+        return util_err(err, code, off, path, "%s", what);
+    }
+    return util_err(err, code, off, path, "%s (HDF5: %s)", what, c.desc);
+}
+
+static void close_id(hid_t *id, herr_t (*fn)(hid_t))
+{
+    if (*id >= 0) {
+        (void)fn(*id);
+        *id = H5I_INVALID_HID;
+    }
+}
+
+/* ---- filter 32004 ------------------------------------------------------- */
+
+/* A valid LZ4 block expands at most ~255x; refuse to allocate more than that
+ * for a chunk whose header may be forged. */
+static bool plausible_decoded_size(uint64_t orig, size_t nbytes)
+{
+    return orig > 0 && orig <= (uint64_t)nbytes * 256u + 64u && orig < (uint64_t)SIZE_MAX / 2;
+}
+
+static size_t lz4_filter_decode(size_t nbytes, size_t *buf_size, void **buf)
+{
+    const uint64_t orig = codec_lz4_decoded_size(*buf, nbytes);
+    if (!plausible_decoded_size(orig, nbytes)) {
+        return 0;
+    }
+    void *const out = H5allocate_memory((size_t)orig, false);
+    if (out == NULL) {
+        return 0;
+    }
+    if (codec_lz4_decode(*buf, nbytes, out, (size_t)orig) != (size_t)orig) {
+        (void)H5free_memory(out);
+        return 0;
+    }
+    (void)H5free_memory(*buf);
+    *buf = out;
+    *buf_size = (size_t)orig;
+    return (size_t)orig;
+}
+
+static size_t lz4_filter_encode(
+    size_t cd_nelmts, const unsigned cd_values[], size_t nbytes, size_t *buf_size, void **buf)
+{
+    uint32_t block = MAX_CHUNK_BYTES;
+    if (cd_nelmts > 0 && cd_values[0] > 0 && cd_values[0] < MAX_CHUNK_BYTES) {
+        block = cd_values[0];
+    }
+    const int level = cd_nelmts > 1 ? (int)cd_values[1] : 0;
+    const size_t cap = codec_lz4_bound(nbytes, block);
+    void *const out = cap > 0 ? H5allocate_memory(cap, false) : NULL;
+    if (out == NULL) {
+        return 0;
+    }
+    const size_t n = codec_lz4_encode(*buf, nbytes, out, cap, block, level);
+    if (n == 0) {
+        (void)H5free_memory(out);
+        return 0;
+    }
+    (void)H5free_memory(*buf);
+    *buf = out;
+    *buf_size = cap;
+    return n;
+}
+
+/* HDF5 filter callback: returns the new size, 0 on failure (corrupt input
+ * included).  Buffers exchanged with HDF5 use its allocator, not util_*. */
+static size_t lz4_filter(unsigned flags,
+                         size_t cd_nelmts,
+                         const unsigned cd_values[],
+                         size_t nbytes,
+                         size_t *buf_size,
+                         void **buf)
+{
+    if ((flags & H5Z_FLAG_REVERSE) != 0) {
+        return lz4_filter_decode(nbytes, buf_size, buf);
+    }
+    return lz4_filter_encode(cd_nelmts, cd_values, nbytes, buf_size, buf);
+}
+
+static const H5Z_class2_t lz4_filter_class = {
+    H5Z_CLASS_T_VERS,
+    (H5Z_filter_t)LZ4_FILTER_ID,
+    1,
+    1,
+    "lz4 (libslog, LZ4_decompress_safe)",
+    NULL,
+    NULL,
+    lz4_filter,
+};
+
+static pthread_once_t filter_once = PTHREAD_ONCE_INIT;
+static herr_t filter_status = -1;
+
+static void filter_register_once(void)
+{
+    h5_guard g;
+    h5_enter(&g);
+    filter_status = H5Zregister(&lz4_filter_class);
+    h5_leave(&g);
+}
+
+int store_register_lz4_filter(slog_error *err)
+{
+    (void)pthread_once(&filter_once, filter_register_once);
+    if (filter_status < 0) {
+        return util_err(err, SLOG_EIO, UINT64_MAX, NULL,
+                        "Failed to register the LZ4 filter id=%d with HDF5", LZ4_FILTER_ID);
+    }
+    return SLOG_OK;
+}
+
+/* ---- types ---------------------------------------------------------------- */
+
+static hid_t base_type(field_kind k, bool file)
+{
+    switch (k) {
+    case F_U32:
+        return file ? H5T_STD_U32LE : H5T_NATIVE_UINT32;
+    case F_I32:
+        return file ? H5T_STD_I32LE : H5T_NATIVE_INT32;
+    case F_I64:
+        return file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
+    case F_U64:
+    case F_U64X4:
+    default:
+        return file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
+    }
+}
+
+/* Compound type of a layout; file types are little-endian with the same
+ * offsets as the C struct, so on x86-64 no conversion happens. */
+static hid_t make_type(const layout *l, bool file)
+{
+    if (l->fields == NULL) {
+        return H5Tcopy(file ? H5T_STD_U8LE : H5T_NATIVE_UINT8);
+    }
+    const hid_t t = H5Tcreate(H5T_COMPOUND, l->row_bytes);
+    if (t < 0) {
+        return H5I_INVALID_HID;
+    }
+    for (size_t i = 0; i < l->nfields; i++) {
+        const field *const f = &l->fields[i];
+        hid_t m = base_type(f->kind, file);
+        bool own = false;
+        if (f->kind == F_U64X4) {
+            const hsize_t dims[1] = {4};
+            m = H5Tarray_create2(m, 1, dims);
+            own = true;
+        }
+        const herr_t rc = m < 0 ? -1 : H5Tinsert(t, f->name, f->offset, m);
+        if (own && m >= 0) {
+            (void)H5Tclose(m);
+        }
+        if (rc < 0) {
+            (void)H5Tclose(t);
+            return H5I_INVALID_HID;
+        }
+    }
+    return t;
+}
+
+static bool same_integer(hid_t t, hid_t want)
+{
+    return H5Tget_class(t) == H5T_INTEGER && H5Tget_size(t) == H5Tget_size(want) &&
+           H5Tget_sign(t) == H5Tget_sign(want);
+}
+
+static bool member_matches(hid_t mt, const field *f)
+{
+    const hid_t want = base_type(f->kind, false);
+    if (f->kind != F_U64X4) {
+        return same_integer(mt, want);
+    }
+    hsize_t dims[1] = {0};
+    if (H5Tget_class(mt) != H5T_ARRAY || H5Tget_array_ndims(mt) != 1 ||
+        H5Tget_array_dims2(mt, dims) != 1 || dims[0] != 4) {
+        return false;
+    }
+    const hid_t super = H5Tget_super(mt);
+    const bool ok = super >= 0 && same_integer(super, want);
+    if (super >= 0) {
+        (void)H5Tclose(super);
+    }
+    return ok;
+}
+
+/* Does the file type t hold every field of l with the right type? */
+static bool type_matches(hid_t t, const layout *l)
+{
+    if (l->fields == NULL) {
+        return same_integer(t, H5T_NATIVE_UINT8);
+    }
+    if (H5Tget_class(t) != H5T_COMPOUND) {
+        return false;
+    }
+    for (size_t i = 0; i < l->nfields; i++) {
+        const int idx = H5Tget_member_index(t, l->fields[i].name);
+        const hid_t mt = idx < 0 ? H5I_INVALID_HID : H5Tget_member_type(t, (unsigned)idx);
+        const bool ok = mt >= 0 && member_matches(mt, &l->fields[i]);
+        if (mt >= 0) {
+            (void)H5Tclose(mt);
+        }
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- lifecycle helpers ----------------------------------------------------- */
+
+static store *store_alloc(const char *path)
+{
+    store *const s = util_calloc(1, sizeof *s);
+    if (s == NULL) {
+        return NULL;
+    }
+    s->file = H5I_INVALID_HID;
+    s->payload = H5I_INVALID_HID;
+    for (int i = 0; i < T_COUNT; i++) {
+        s->t[i].dset = H5I_INVALID_HID;
+        s->t[i].mtype = H5I_INVALID_HID;
+    }
+    s->path = util_strdup(path);
+    if (s->path == NULL) {
+        util_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Close every HDF5 object (under lock); returns the file's close status. */
+static herr_t store_close_objects(store *s)
+{
+    for (int i = 0; i < T_COUNT; i++) {
+        close_id(&s->t[i].dset, H5Dclose);
+        close_id(&s->t[i].mtype, H5Tclose);
+    }
+    close_id(&s->payload, H5Dclose);
+    herr_t rc = 0;
+    if (s->file >= 0) {
+        rc = H5Fclose(s->file);
+        s->file = H5I_INVALID_HID;
+    }
+    return rc;
+}
+
+static void store_free(store *s)
+{
+    util_free(s->timeline_ids);
+    util_free(s->zbuf);
+    util_free(s->cbuf);
+    util_free(s->path);
+    util_free(s);
+}
+
+static int make_mem_types(store *s)
+{
+    for (int i = 0; i < T_COUNT; i++) {
+        s->t[i].mtype = make_type(&layouts[i], false);
+        if (s->t[i].mtype < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int ensure_buf(unsigned char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap) {
+        return 0;
+    }
+    unsigned char *const p = util_realloc(*buf, need);
+    if (p == NULL) {
+        return -1;
+    }
+    *buf = p;
+    *cap = need;
+    return 0;
+}
+
+/* ---- writing: attributes and datasets -------------------------------------- */
+
+static herr_t write_attr(hid_t loc, const char *name, hid_t ftype, hid_t mtype, const void *v)
+{
+    const hid_t space = H5Screate(H5S_SCALAR);
+    if (space < 0) {
+        return -1;
+    }
+    const hid_t a = H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, mtype, v);
+    if (a >= 0 && H5Aclose(a) < 0) {
+        rc = -1;
+    }
+    (void)H5Sclose(space);
+    return rc;
+}
+
+/* Fixed-length, NUL-terminated string attribute (size = strlen + 1). */
+static herr_t write_attr_string(hid_t loc, const char *name, const char *v, size_t len)
+{
+    char tmp[sizeof(((store_header *)NULL)->creator) + 1];
+    if (len >= sizeof tmp) {
+        return -1;
+    }
+    const hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0) {
+        return -1;
+    }
+    herr_t rc = -1;
+    if (H5Tset_size(t, len + 1) >= 0 && H5Tset_strpad(t, H5T_STR_NULLTERM) >= 0) {
+        memcpy(tmp, v, len);
+        tmp[len] = '\0';
+        rc = write_attr(loc, name, t, t, tmp);
+    }
+    (void)H5Tclose(t);
+    return rc;
+}
+
+static herr_t write_header_attrs(hid_t root, const store_header *h)
+{
+    herr_t rc = write_attr_string(root, "slog_magic", STORE_MAGIC, strlen(STORE_MAGIC));
+    rc |= write_attr(root, "format_read_version", H5T_STD_U32LE, H5T_NATIVE_UINT32,
+                     &h->format_read_version);
+    rc |= write_attr(root, "format_write_version", H5T_STD_U32LE, H5T_NATIVE_UINT32,
+                     &h->format_write_version);
+    rc |= write_attr(root, "ticks_per_second", H5T_STD_U64LE, H5T_NATIVE_UINT64,
+                     &h->ticks_per_second);
+    rc |= write_attr(root, "fanout", H5T_STD_U32LE, H5T_NATIVE_UINT32, &h->fanout);
+    rc |= write_attr(root, "chunk_bytes", H5T_STD_U32LE, H5T_NATIVE_UINT32, &h->chunk_bytes);
+    rc |= write_attr(root, "lz4_level", H5T_STD_I32LE, H5T_NATIVE_INT32, &h->lz4_level);
+    rc |= write_attr(root, "preview_bytes", H5T_STD_U32LE, H5T_NATIVE_UINT32, &h->preview_bytes);
+    rc |= write_attr_string(root, "creator", h->creator, strnlen(h->creator, sizeof h->creator));
+    return rc < 0 ? -1 : 0;
+}
+
+static hid_t
+create_dataset(hid_t file, const char *name, hid_t ftype, hsize_t chunk, const unsigned *lz4_cd)
+{
+    const hsize_t zero[1] = {0};
+    const hsize_t one[1] = {1};
+    const hsize_t unlimited[1] = {H5S_UNLIMITED};
+    const hid_t space =
+        chunk > 0 ? H5Screate_simple(1, zero, unlimited) : H5Screate_simple(1, one, NULL);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t d = H5I_INVALID_HID;
+    herr_t rc = space < 0 || dcpl < 0 ? -1 : H5Pset_obj_track_times(dcpl, 0);
+    if (rc >= 0 && chunk > 0) {
+        const hsize_t dims[1] = {chunk};
+        rc = H5Pset_chunk(dcpl, 1, dims);
+    } else if (rc >= 0) {
+        rc = H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+    }
+    if (rc >= 0 && lz4_cd != NULL) {
+        rc = H5Pset_filter(dcpl, LZ4_FILTER_ID, H5Z_FLAG_MANDATORY, 1, lz4_cd);
+    }
+    if (rc >= 0) {
+        d = H5Dcreate2(file, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    }
+    if (dcpl >= 0) {
+        (void)H5Pclose(dcpl);
+    }
+    if (space >= 0) {
+        (void)H5Sclose(space);
+    }
+    return d;
+}
+
+static int create_tables(store *s)
+{
+    for (int i = 0; i < T_COUNT; i++) {
+        const hid_t ft = make_type(&layouts[i], true);
+        if (ft < 0) {
+            return -1;
+        }
+        s->t[i].dset = create_dataset(s->file, layouts[i].name, ft, layouts[i].chunk_rows, NULL);
+        (void)H5Tclose(ft);
+        if (s->t[i].dset < 0) {
+            return -1;
+        }
+    }
+    const unsigned cd[1] = {s->chunk_bytes};
+    s->payload = create_dataset(s->file, "payload", H5T_STD_U8LE, s->chunk_bytes, cd);
+    return s->payload < 0 ? -1 : 0;
+}
+
+static const store_summary empty_summary = {.complete = 0, .start = INT64_MAX, .end = INT64_MIN};
+
+static int create_file(store *s, const store_header *hdr, slog_error *err)
+{
+    const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0) {
+        if (fapl >= 0) {
+            (void)H5Pclose(fapl);
+        }
+        return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to set up file access");
+    }
+    s->file = H5Fcreate(s->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    (void)H5Pclose(fapl);
+    if (s->file < 0) {
+        return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Cannot create file");
+    }
+    const hid_t root = H5Gopen2(s->file, "/", H5P_DEFAULT);
+    const herr_t rc = root < 0 ? -1 : write_header_attrs(root, hdr);
+    if (root >= 0) {
+        (void)H5Gclose(root);
+    }
+    if (rc < 0) {
+        return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to write root attributes");
+    }
+    if (make_mem_types(s) < 0 || create_tables(s) < 0) {
+        return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to create datasets");
+    }
+    if (H5Dwrite(s->t[T_SUMMARY].dset, s->t[T_SUMMARY].mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                 &empty_summary) < 0) {
+        return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to write /summary");
+    }
+    if (H5Fstart_swmr_write(s->file) < 0) {
+        return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to start SWMR writing");
+    }
+    return SLOG_OK;
+}
+
+int store_create(store **out, const char *path, const store_header *hdr, slog_error *err)
+{
+    *out = NULL;
+    if (hdr->chunk_bytes == 0 || hdr->chunk_bytes > MAX_CHUNK_BYTES) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, path,
+                        "Invalid chunk size chunk_bytes=%" PRIu32, hdr->chunk_bytes);
+    }
+    int rc = store_register_lz4_filter(err);
+    if (rc < 0) {
+        return rc;
+    }
+    store *const s = store_alloc(path);
+    if (s == NULL) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, path, "Out of memory creating the store");
+    }
+    s->writing = true;
+    s->mode = PAYLOAD_LZ4;
+    s->chunk_bytes = hdr->chunk_bytes;
+    s->lz4_level = hdr->lz4_level;
+    h5_guard g;
+    h5_enter(&g);
+    rc = create_file(s, hdr, err);
+    if (rc < 0) {
+        const bool created = s->file >= 0;
+        (void)store_close_objects(s);
+        if (created) {
+            (void)unlink(path);
+        }
+    }
+    h5_leave(&g);
+    if (rc < 0) {
+        store_free(s);
+        return rc;
+    }
+    *out = s;
+    return SLOG_OK;
+}
+
+/* ---- writing: appends --------------------------------------------------------- */
+
+/* Write n rows at row index first of a 1-D dataset (under lock). */
+static herr_t write_rows(hid_t dset, hid_t mtype, hsize_t first, hsize_t n, const void *rows)
+{
+    const hid_t fspace = H5Dget_space(dset);
+    const hsize_t start[1] = {first};
+    const hsize_t count[1] = {n};
+    const hid_t mspace = H5Screate_simple(1, count, NULL);
+    herr_t rc = -1;
+    if (fspace >= 0 && mspace >= 0 &&
+        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0) {
+        rc = H5Dwrite(dset, mtype, mspace, fspace, H5P_DEFAULT, rows);
+    }
+    if (mspace >= 0) {
+        (void)H5Sclose(mspace);
+    }
+    if (fspace >= 0) {
+        (void)H5Sclose(fspace);
+    }
+    return rc;
+}
+
+static int append_rows(store *s, int which, const void *rows, size_t n, slog_error *err)
+{
+    if (!s->writing) {
+        return util_err(err, SLOG_ESTATE, UINT64_MAX, s->path, "Store is read-only");
+    }
+    if (n == 0) {
+        return SLOG_OK;
+    }
+    table *const t = &s->t[which];
+    const hsize_t size[1] = {t->rows + n};
+    h5_guard g;
+    h5_enter(&g);
+    int rc = SLOG_OK;
+    if (H5Dset_extent(t->dset, size) < 0 || write_rows(t->dset, t->mtype, t->rows, n, rows) < 0) {
+        rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, layouts[which].name);
+    } else {
+        t->rows += n;
+    }
+    h5_leave(&g);
+    return rc;
+}
+
+int store_append_strings(store *s, const void *bytes, size_t n, slog_error *err)
+{
+    return append_rows(s, T_STRINGS, bytes, n, err);
+}
+
+static int remember_timeline_ids(store *s, const store_timeline_row *rows, size_t n)
+{
+    const size_t have = (size_t)s->t[T_TIMELINES].rows;
+    void *p = s->timeline_ids;
+    if (util_grow(&p, &s->timeline_ids_cap, have + n, sizeof(uint32_t)) < 0) {
+        return -1;
+    }
+    s->timeline_ids = p;
+    for (size_t i = 0; i < n; i++) {
+        s->timeline_ids[have + i] = rows[i].id;
+    }
+    return 0;
+}
+
+int store_append_timelines(store *s, const store_timeline_row *rows, size_t n, slog_error *err)
+{
+    if (s->writing && remember_timeline_ids(s, rows, n) < 0) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, s->path, "Out of memory for timeline ids");
+    }
+    return append_rows(s, T_TIMELINES, rows, n, err);
+}
+
+int store_update_timeline(store *s, const store_timeline_row *row, slog_error *err)
+{
+    if (!s->writing) {
+        return util_err(err, SLOG_ESTATE, UINT64_MAX, s->path, "Store is read-only");
+    }
+    const size_t rows = (size_t)s->t[T_TIMELINES].rows;
+    size_t idx = row->id < rows && s->timeline_ids[row->id] == row->id ? row->id : SIZE_MAX;
+    for (size_t i = 0; idx == SIZE_MAX && i < rows; i++) {
+        idx = s->timeline_ids[i] == row->id ? i : SIZE_MAX;
+    }
+    if (idx == SIZE_MAX) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, s->path,
+                        "Cannot update timeline id=%" PRIu32 ": not written", row->id);
+    }
+    h5_guard g;
+    h5_enter(&g);
+    int rc = SLOG_OK;
+    if (write_rows(s->t[T_TIMELINES].dset, s->t[T_TIMELINES].mtype, idx, 1, row) < 0) {
+        rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to update /timelines");
+    }
+    h5_leave(&g);
+    return rc;
+}
+
+int store_append_categories(store *s, const store_category_row *rows, size_t n, slog_error *err)
+{
+    return append_rows(s, T_CATEGORIES, rows, n, err);
+}
+
+int store_append_nodes(store *s, const store_node_row *rows, size_t n, slog_error *err)
+{
+    return append_rows(s, T_NODES, rows, n, err);
+}
+
+/* Compress chunk i of the blob (zero-padding a short last chunk) into zbuf. */
+static size_t encode_chunk(store *s, const unsigned char *raw, size_t n, size_t i)
+{
+    const size_t cb = s->chunk_bytes;
+    const size_t off = i * cb;
+    const unsigned char *src = raw + off;
+    if (n - off < cb) {
+        memcpy(s->cbuf, src, n - off);
+        memset(s->cbuf + (n - off), 0, cb - (n - off));
+        src = s->cbuf;
+    }
+    return codec_lz4_encode(src, cb, s->zbuf, s->zbuf_cap, s->chunk_bytes, s->lz4_level);
+}
+
+static int
+write_blob_chunks(store *s, const unsigned char *raw, size_t n, size_t nchunks, slog_error *err)
+{
+    const uint64_t first = s->payload_extent / s->chunk_bytes;
+    for (size_t i = 0; i < nchunks; i++) {
+        const size_t z = encode_chunk(s, raw, n, i);
+        if (z == 0) {
+            return util_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to compress a chunk");
+        }
+        const hsize_t off[1] = {(first + i) * s->chunk_bytes};
+        h5_guard g;
+        h5_enter(&g);
+        const herr_t rc = H5Dwrite_chunk(s->payload, H5P_DEFAULT, 0, off, z, s->zbuf);
+        const int code =
+            rc < 0 ? h5_err(err, SLOG_EIO, off[0], s->path, "Failed to write a /payload chunk")
+                   : SLOG_OK;
+        h5_leave(&g);
+        if (code < 0) {
+            return code;
+        }
+    }
+    return SLOG_OK;
+}
+
+int store_append_blob(store *s, const void *raw, size_t n, uint64_t *offset, slog_error *err)
+{
+    if (!s->writing) {
+        return util_err(err, SLOG_ESTATE, UINT64_MAX, s->path, "Store is read-only");
+    }
+    *offset = s->payload_extent;
+    if (n == 0) {
+        return SLOG_OK;
+    }
+    const size_t cb = s->chunk_bytes;
+    const size_t nchunks = (n - 1) / cb + 1;
+    if (ensure_buf(&s->zbuf, &s->zbuf_cap, codec_lz4_bound(cb, s->chunk_bytes)) < 0 ||
+        ensure_buf(&s->cbuf, &s->cbuf_cap, cb) < 0) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, s->path, "Out of memory for a chunk");
+    }
+    const hsize_t size[1] = {s->payload_extent + (uint64_t)nchunks * cb};
+    h5_guard g;
+    h5_enter(&g);
+    const int rc = H5Dset_extent(s->payload, size) < 0
+                       ? h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to extend /payload")
+                       : SLOG_OK;
+    h5_leave(&g);
+    if (rc < 0) {
+        return rc;
+    }
+    const int wrc = write_blob_chunks(s, raw, n, nchunks, err);
+    /* The extent already covers the chunks; keep offsets chunk-aligned even
+     * after a failed write (the writer's error is sticky anyway). */
+    s->payload_extent = size[0];
+    return wrc;
+}
+
+int store_write_summary(store *s, const store_summary *sum, slog_error *err)
+{
+    if (!s->writing) {
+        return util_err(err, SLOG_ESTATE, UINT64_MAX, s->path, "Store is read-only");
+    }
+    h5_guard g;
+    h5_enter(&g);
+    int rc = SLOG_OK;
+    if (H5Dwrite(s->t[T_SUMMARY].dset, s->t[T_SUMMARY].mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, sum) <
+        0) {
+        rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to write /summary");
+    }
+    h5_leave(&g);
+    return rc;
+}
+
+int store_flush(store *s, slog_error *err)
+{
+    if (!s->writing) {
+        return SLOG_OK;
+    }
+    h5_guard g;
+    h5_enter(&g);
+    int rc = SLOG_OK;
+    if (H5Fflush(s->file, H5F_SCOPE_LOCAL) < 0) {
+        rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to flush");
+    }
+    h5_leave(&g);
+    return rc;
+}
+
+/* ---- opening ------------------------------------------------------------------ */
+
+/* Open read-only; a file still marked open for write (killed writer, or a
+ * live one) opens with SWMR read.  File locking is off: readers never write,
+ * and a lock would stop them from following a live writer. */
+static int open_file(store *s, slog_error *err)
+{
+    const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_file_locking(fapl, 0, 1) < 0) {
+        if (fapl >= 0) {
+            (void)H5Pclose(fapl);
+        }
+        return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to set up file access");
+    }
+    s->file = H5Fopen(s->path, H5F_ACC_RDONLY, fapl);
+    h5_cause c = h5_last_cause();
+    if (s->file < 0 && !c.truncated) {
+        (void)H5Eclear2(H5E_DEFAULT);
+        s->file = H5Fopen(s->path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
+        s->swmr_read = s->file >= 0;
+        if (s->file < 0) {
+            const h5_cause c2 = h5_last_cause();
+            c.truncated = c2.truncated;
+        }
+    }
+    (void)H5Pclose(fapl);
+    if (s->file >= 0) {
+        return SLOG_OK;
+    }
+    if (c.truncated) {
+        return util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, "File is truncated (HDF5: %s)",
+                        c.desc);
+    }
+    return util_err(err, SLOG_EFORMAT, UINT64_MAX, s->path,
+                    "Cannot open as HDF5, damaged or not HDF5 (HDF5: %s)", c.desc);
+}
+
+static bool scalar_space(hid_t a)
+{
+    const hid_t sp = H5Aget_space(a);
+    const bool ok = sp >= 0 && H5Sget_simple_extent_npoints(sp) == 1;
+    if (sp >= 0) {
+        (void)H5Sclose(sp);
+    }
+    return ok;
+}
+
+static int
+read_attr_int(store *s, hid_t root, const char *name, hid_t mtype, void *out, slog_error *err)
+{
+    if (H5Aexists(root, name) <= 0) {
+        return util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, "Missing root attribute name=%s",
+                        name);
+    }
+    const hid_t a = H5Aopen(root, name, H5P_DEFAULT);
+    const hid_t t = a < 0 ? H5I_INVALID_HID : H5Aget_type(a);
+    const bool ok =
+        t >= 0 && same_integer(t, mtype) && scalar_space(a) && H5Aread(a, mtype, out) >= 0;
+    if (t >= 0) {
+        (void)H5Tclose(t);
+    }
+    if (a >= 0) {
+        (void)H5Aclose(a);
+    }
+    return ok ? SLOG_OK
+              : util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path,
+                         "Bad type or value of root attribute name=%s", name);
+}
+
+/* Read a fixed-length string attribute into buf (NUL-terminated, cut to
+ * cap - 1).  Returns 0, or -1 when missing or of another type. */
+static int read_attr_string(hid_t root, const char *name, char *buf, size_t cap)
+{
+    if (H5Aexists(root, name) <= 0) {
+        return -1;
+    }
+    const hid_t a = H5Aopen(root, name, H5P_DEFAULT);
+    const hid_t t = a < 0 ? H5I_INVALID_HID : H5Aget_type(a);
+    const size_t size = t < 0 ? 0 : H5Tget_size(t);
+    bool ok = t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0 && size > 0 &&
+              size <= MAX_STRING_ATTR && scalar_space(a);
+    char *const tmp = ok ? util_calloc(1, size + 1) : NULL;
+    ok = tmp != NULL && H5Aread(a, t, tmp) >= 0;
+    if (ok) {
+        const size_t len = strnlen(tmp, size);
+        const size_t keep = len < cap - 1 ? len : cap - 1;
+        memcpy(buf, tmp, keep);
+        buf[keep] = '\0';
+    }
+    util_free(tmp);
+    if (t >= 0) {
+        (void)H5Tclose(t);
+    }
+    if (a >= 0) {
+        (void)H5Aclose(a);
+    }
+    return ok ? 0 : -1;
+}
+
+static int check_magic_and_version(store *s, hid_t root, store_header *h, slog_error *err)
+{
+    char magic[32];
+    if (read_attr_string(root, "slog_magic", magic, sizeof magic) < 0 ||
+        strcmp(magic, STORE_MAGIC) != 0) {
+        return util_err(err, SLOG_EFORMAT, UINT64_MAX, s->path,
+                        "Not a libslog file (HDF5 without a slog_magic attribute)");
+    }
+    int rc = read_attr_int(s, root, "format_read_version", H5T_NATIVE_UINT32,
+                           &h->format_read_version, err);
+    if (rc < 0) {
+        return rc;
+    }
+    if (h->format_read_version > STORE_FORMAT_READ_VERSION) {
+        return util_err(err, SLOG_EVERSION, UINT64_MAX, s->path,
+                        "File needs format read version %" PRIu32
+                        ", this library reads up to version %d",
+                        h->format_read_version, STORE_FORMAT_READ_VERSION);
+    }
+    if (h->format_read_version == 0) {
+        return util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path,
+                        "Bad root attribute format_read_version=0");
+    }
+    return SLOG_OK;
+}
+
+static int read_header(store *s, hid_t root, store_header *h, slog_error *err)
+{
+    memset(h, 0, sizeof *h);
+    int rc = check_magic_and_version(s, root, h, err);
+    if (rc == SLOG_OK) {
+        rc = read_attr_int(s, root, "format_write_version", H5T_NATIVE_UINT32,
+                           &h->format_write_version, err);
+    }
+    if (rc == SLOG_OK) {
+        rc = read_attr_int(s, root, "ticks_per_second", H5T_NATIVE_UINT64, &h->ticks_per_second,
+                           err);
+    }
+    if (rc == SLOG_OK) {
+        rc = read_attr_int(s, root, "fanout", H5T_NATIVE_UINT32, &h->fanout, err);
+    }
+    if (rc == SLOG_OK) {
+        rc = read_attr_int(s, root, "chunk_bytes", H5T_NATIVE_UINT32, &h->chunk_bytes, err);
+    }
+    if (rc == SLOG_OK) {
+        rc = read_attr_int(s, root, "lz4_level", H5T_NATIVE_INT32, &h->lz4_level, err);
+    }
+    if (rc == SLOG_OK) {
+        rc = read_attr_int(s, root, "preview_bytes", H5T_NATIVE_UINT32, &h->preview_bytes, err);
+    }
+    if (rc == SLOG_OK && read_attr_string(root, "creator", h->creator, sizeof h->creator) < 0) {
+        rc = util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path,
+                      "Missing or bad root attribute name=creator");
+    }
+    return rc;
+}
+
+/* Open a 1-D dataset and check its element type; *extent gets its size. */
+static int open_dataset(
+    store *s, const char *name, const layout *l, hid_t *out, uint64_t *extent, slog_error *err)
+{
+    if (H5Lexists(s->file, name, H5P_DEFAULT) <= 0) {
+        return util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, "Missing dataset /%s", name);
+    }
+    *out = H5Dopen2(s->file, name, H5P_DEFAULT);
+    const hid_t t = *out < 0 ? H5I_INVALID_HID : H5Dget_type(*out);
+    const hid_t sp = *out < 0 ? H5I_INVALID_HID : H5Dget_space(*out);
+    hsize_t dims[1] = {0};
+    const bool ok = t >= 0 && sp >= 0 && type_matches(t, l) &&
+                    H5Sget_simple_extent_ndims(sp) == 1 &&
+                    H5Sget_simple_extent_dims(sp, dims, NULL) == 1;
+    if (t >= 0) {
+        (void)H5Tclose(t);
+    }
+    if (sp >= 0) {
+        (void)H5Sclose(sp);
+    }
+    *extent = dims[0];
+    if (!ok) {
+        return h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path,
+                      *out < 0 ? "Cannot open dataset" : "Dataset has the wrong type or shape");
+    }
+    return SLOG_OK;
+}
+
+static payload_mode mode_of_pipeline(hid_t dcpl)
+{
+    const int n = H5Pget_nfilters(dcpl);
+    if (n == 0) {
+        return PAYLOAD_RAW;
+    }
+    if (n != 1) {
+        return PAYLOAD_PIPELINE;
+    }
+    unsigned flags = 0;
+    size_t nelmts = 0;
+    unsigned config = 0;
+    const H5Z_filter_t id = H5Pget_filter2(dcpl, 0, &flags, &nelmts, NULL, 0, NULL, &config);
+    return id == LZ4_FILTER_ID ? PAYLOAD_LZ4 : PAYLOAD_PIPELINE;
+}
+
+/* /payload: u8, chunked; read the real chunk size and filter pipeline (a
+ * repack may have changed both). */
+static int open_payload(store *s, slog_error *err)
+{
+    const layout bytes = {"payload", NULL, 0, 1, 0};
+    int rc = open_dataset(s, "payload", &bytes, &s->payload, &s->payload_extent, err);
+    if (rc < 0) {
+        return rc;
+    }
+    const hid_t dcpl = H5Dget_create_plist(s->payload);
+    hsize_t chunk[1] = {0};
+    const bool chunked =
+        dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 1, chunk) == 1;
+    if (chunked) {
+        s->mode = mode_of_pipeline(dcpl);
+    } else if (dcpl >= 0 && H5Pget_layout(dcpl) >= 0) {
+        s->mode = PAYLOAD_PIPELINE; /* contiguous or compact after a repack */
+        chunk[0] = STRINGS_CHUNK;
+    }
+    if (dcpl >= 0) {
+        (void)H5Pclose(dcpl);
+    }
+    if (chunk[0] == 0 || chunk[0] > MAX_CHUNK_BYTES) {
+        return util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path,
+                        "Bad layout of dataset /payload chunk=%" PRIu64, (uint64_t)chunk[0]);
+    }
+    s->chunk_bytes = (uint32_t)chunk[0];
+    return SLOG_OK;
+}
+
+static int open_datasets(store *s, slog_error *err)
+{
+    for (int i = 0; i < T_COUNT; i++) {
+        const int rc =
+            open_dataset(s, layouts[i].name, &layouts[i], &s->t[i].dset, &s->t[i].rows, err);
+        if (rc < 0) {
+            return rc;
+        }
+    }
+    if (s->t[T_SUMMARY].rows != 1) {
+        return util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path,
+                        "Dataset /summary has %" PRIu64 " rows instead of 1", s->t[T_SUMMARY].rows);
+    }
+    const int rc = open_payload(s, err);
+    if (rc < 0) {
+        return rc;
+    }
+    if (make_mem_types(s) < 0) {
+        return h5_err(err, SLOG_ENOMEM, UINT64_MAX, s->path, "Failed to build memory types");
+    }
+    return SLOG_OK;
+}
+
+static int open_store(store *s, store_header *hdr, slog_error *err)
+{
+    int rc = open_file(s, err);
+    if (rc < 0) {
+        return rc;
+    }
+    const hid_t root = H5Gopen2(s->file, "/", H5P_DEFAULT);
+    if (root < 0) {
+        return h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, "Cannot open the root group");
+    }
+    rc = read_header(s, root, hdr, err);
+    (void)H5Gclose(root);
+    if (rc < 0) {
+        return rc;
+    }
+    s->lz4_level = hdr->lz4_level;
+    return open_datasets(s, err);
+}
+
+/* Refuse what HDF5 cannot tell apart from damage: a missing or non-HDF5 file. */
+static int precheck_path(const char *path, slog_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        return util_err(err, SLOG_EIO, UINT64_MAX, path, "Cannot open file: %s", strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        return util_err(err, SLOG_EFORMAT, UINT64_MAX, path, "Not a regular file");
+    }
+    if (access(path, R_OK) != 0) {
+        return util_err(err, SLOG_EIO, UINT64_MAX, path, "Cannot read file: %s", strerror(errno));
+    }
+    h5_guard g;
+    h5_enter(&g);
+    const htri_t is = H5Fis_hdf5(path);
+    h5_leave(&g);
+    if (is <= 0) {
+        return util_err(err, SLOG_EFORMAT, UINT64_MAX, path, "Not an HDF5 file");
+    }
+    return SLOG_OK;
+}
+
+int store_open(store **out, const char *path, store_header *hdr, slog_error *err)
+{
+    *out = NULL;
+    int rc = store_register_lz4_filter(err);
+    if (rc == SLOG_OK) {
+        rc = precheck_path(path, err);
+    }
+    if (rc < 0) {
+        return rc;
+    }
+    store *const s = store_alloc(path);
+    if (s == NULL) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, path, "Out of memory opening the store");
+    }
+    h5_guard g;
+    h5_enter(&g);
+    rc = open_store(s, hdr, err);
+    if (rc < 0) {
+        (void)store_close_objects(s);
+    }
+    h5_leave(&g);
+    if (rc < 0) {
+        store_free(s);
+        return rc;
+    }
+    *out = s;
+    return SLOG_OK;
+}
+
+/* ---- reading tables ------------------------------------------------------------ */
+
+static int read_rows(store *s, int which, void **rows, uint64_t *n, slog_error *err)
+{
+    *rows = NULL;
+    *n = 0;
+    table *const t = &s->t[which];
+    const size_t row = layouts[which].row_bytes;
+    h5_guard g;
+    h5_enter(&g);
+    int rc = SLOG_OK;
+    hsize_t dims[1] = {0};
+    const hid_t sp =
+        (s->swmr_read && H5Drefresh(t->dset) < 0) ? H5I_INVALID_HID : H5Dget_space(t->dset);
+    if (sp < 0 || H5Sget_simple_extent_dims(sp, dims, NULL) != 1) {
+        rc = h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, layouts[which].name);
+    } else if (dims[0] > 0) {
+        void *const buf = dims[0] <= SIZE_MAX / row ? util_malloc((size_t)dims[0] * row) : NULL;
+        if (buf == NULL) {
+            rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, s->path,
+                          "Out of memory reading /%s rows=%" PRIu64, layouts[which].name,
+                          (uint64_t)dims[0]);
+        } else if (H5Dread(t->dset, t->mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+            util_free(buf);
+            rc = h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, "Failed to read a table");
+        } else {
+            *rows = buf;
+            *n = dims[0];
+            t->rows = dims[0];
+        }
+    }
+    if (sp >= 0) {
+        (void)H5Sclose(sp);
+    }
+    h5_leave(&g);
+    return rc;
+}
+
+int store_read_summary(store *s, store_summary *sum, slog_error *err)
+{
+    h5_guard g;
+    h5_enter(&g);
+    int rc = SLOG_OK;
+    if (H5Dread(s->t[T_SUMMARY].dset, s->t[T_SUMMARY].mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, sum) <
+        0) {
+        rc = h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, "Failed to read /summary");
+    }
+    h5_leave(&g);
+    return rc;
+}
+
+int store_read_strings(store *s, char **bytes, uint64_t *n, slog_error *err)
+{
+    void *p = NULL;
+    const int rc = read_rows(s, T_STRINGS, &p, n, err);
+    *bytes = p;
+    return rc;
+}
+
+int store_read_timelines(store *s, store_timeline_row **rows, uint64_t *n, slog_error *err)
+{
+    void *p = NULL;
+    const int rc = read_rows(s, T_TIMELINES, &p, n, err);
+    *rows = p;
+    return rc;
+}
+
+int store_read_categories(store *s, store_category_row **rows, uint64_t *n, slog_error *err)
+{
+    void *p = NULL;
+    const int rc = read_rows(s, T_CATEGORIES, &p, n, err);
+    *rows = p;
+    return rc;
+}
+
+int store_read_nodes(store *s, store_node_row **rows, uint64_t *n, slog_error *err)
+{
+    void *p = NULL;
+    const int rc = read_rows(s, T_NODES, &p, n, err);
+    *rows = p;
+    return rc;
+}
+
+/* ---- reading blobs -------------------------------------------------------------- */
+
+/* Is [offset, offset + n) inside /payload?  Under SWMR the extent may have
+ * grown since open: refresh once before giving up. */
+static int check_blob_range(store *s, uint64_t offset, uint64_t n, slog_error *err)
+{
+    if (offset <= s->payload_extent && n <= s->payload_extent - offset) {
+        return SLOG_OK;
+    }
+    if (s->swmr_read) {
+        h5_guard g;
+        h5_enter(&g);
+        const hid_t sp = H5Drefresh(s->payload) < 0 ? H5I_INVALID_HID : H5Dget_space(s->payload);
+        hsize_t dims[1] = {0};
+        if (sp >= 0 && H5Sget_simple_extent_dims(sp, dims, NULL) == 1) {
+            s->payload_extent = dims[0];
+        }
+        if (sp >= 0) {
+            (void)H5Sclose(sp);
+        }
+        h5_leave(&g);
+        if (offset <= s->payload_extent && n <= s->payload_extent - offset) {
+            return SLOG_OK;
+        }
+    }
+    return util_err(err, SLOG_ECORRUPT, offset, s->path,
+                    "Blob at /payload byte %" PRIu64 " length=%" PRIu64
+                    " ends past the dataset (%" PRIu64 " bytes)",
+                    offset, n, s->payload_extent);
+}
+
+/* Any pipeline but [32004] or none: HDF5 reads and filters (under lock). */
+static int
+read_blob_pipeline(store *s, uint64_t offset, uint64_t n, void *dst, store_io *io, slog_error *err)
+{
+    const hsize_t start[1] = {offset};
+    const hsize_t count[1] = {n};
+    h5_guard g;
+    h5_enter(&g);
+    const hid_t fsp = H5Dget_space(s->payload);
+    const hid_t msp = H5Screate_simple(1, count, NULL);
+    herr_t rc = fsp < 0 || msp < 0
+                    ? -1
+                    : H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (rc >= 0) {
+        rc = H5Dread(s->payload, H5T_NATIVE_UINT8, msp, fsp, H5P_DEFAULT, dst);
+    }
+    const int code = rc < 0 ? h5_err(err, SLOG_ECORRUPT, offset, s->path,
+                                     "Failed to read /payload through its filters")
+                            : SLOG_OK;
+    if (msp >= 0) {
+        (void)H5Sclose(msp);
+    }
+    if (fsp >= 0) {
+        (void)H5Sclose(fsp);
+    }
+    h5_leave(&g);
+    if (code == SLOG_OK && io != NULL) {
+        io->bytes_read += n;
+        io->bytes_decoded += n;
+    }
+    return code;
+}
+
+/* Fetch the stored bytes of the chunk at byte coff into zbuf (under lock).
+ * Returns the stored size, 0 on error (err filled). */
+static size_t fetch_chunk(store *s, uint64_t coff, uint32_t *mask, slog_error *err)
+{
+    const hsize_t off[1] = {coff};
+    hsize_t size = 0;
+    const size_t limit = (size_t)s->chunk_bytes * 5 + 64; /* 1-byte blocks: 5 bytes each */
+    if (H5Dget_chunk_storage_size(s->payload, off, &size) < 0 || size == 0) {
+        (void)h5_err(err, SLOG_ECORRUPT, coff, s->path, "Missing /payload chunk");
+        return 0;
+    }
+    if (size > limit) {
+        (void)util_err(err, SLOG_ECORRUPT, coff, s->path,
+                       "Corrupt /payload chunk at byte %" PRIu64 ": stored size %" PRIu64, coff,
+                       (uint64_t)size);
+        return 0;
+    }
+    if (ensure_buf(&s->zbuf, &s->zbuf_cap, (size_t)size) < 0) {
+        (void)util_err(err, SLOG_ENOMEM, coff, s->path, "Out of memory for a chunk");
+        return 0;
+    }
+    *mask = 0;
+    if (H5Dread_chunk(s->payload, H5P_DEFAULT, off, mask, s->zbuf) < 0) {
+        (void)h5_err(err, SLOG_ECORRUPT, coff, s->path, "Cannot read /payload chunk");
+        return 0;
+    }
+    return (size_t)size;
+}
+
+/* Turn the fetched chunk (z bytes in zbuf) into cb decoded bytes at out. */
+static int
+decode_chunk(store *s, size_t z, uint32_t mask, uint64_t coff, unsigned char *out, slog_error *err)
+{
+    const size_t cb = s->chunk_bytes;
+    const bool raw = s->mode == PAYLOAD_RAW || (mask & 1u) != 0;
+    if (raw ? z != cb : codec_lz4_decode(s->zbuf, z, out, cb) != cb) {
+        return util_err(err, SLOG_ECORRUPT, coff, s->path,
+                        "Corrupt /payload chunk at byte %" PRIu64 ": does not decode to %zu bytes",
+                        coff, cb);
+    }
+    if (raw) {
+        memcpy(out, s->zbuf, cb);
+    }
+    return SLOG_OK;
+}
+
+/* A blob being read: bytes [offset, end) of /payload go to dst. */
+typedef struct blob_req {
+    uint64_t offset;
+    uint64_t end;
+    unsigned char *dst;
+    store_io *io;
+} blob_req;
+
+/* One chunk of a blob: fetch under the lock, decode outside, copy the part
+ * of [offset, end) it covers (straight into dst when it is all inside). */
+static int read_one_chunk(store *s, uint64_t coff, const blob_req *r, slog_error *err)
+{
+    const uint64_t cb = s->chunk_bytes;
+    h5_guard g;
+    h5_enter(&g);
+    uint32_t mask = 0;
+    const size_t z = fetch_chunk(s, coff, &mask, err);
+    h5_leave(&g);
+    if (z == 0) {
+        return err != NULL ? err->code : SLOG_ECORRUPT;
+    }
+    const uint64_t lo = coff > r->offset ? coff : r->offset;
+    const uint64_t hi = coff + cb < r->end ? coff + cb : r->end;
+    const bool whole = lo == coff && hi == coff + cb;
+    unsigned char *const out = whole ? r->dst + (coff - r->offset) : s->cbuf;
+    const int rc = decode_chunk(s, z, mask, coff, out, err);
+    if (rc < 0) {
+        return rc;
+    }
+    if (!whole) {
+        memcpy(r->dst + (lo - r->offset), s->cbuf + (lo - coff), (size_t)(hi - lo));
+    }
+    if (r->io != NULL) {
+        r->io->bytes_read += z;
+        r->io->bytes_decoded += cb;
+    }
+    return SLOG_OK;
+}
+
+int store_read_blob(store *s, uint64_t offset, uint64_t n, void *dst, store_io *io, slog_error *err)
+{
+    if (n == 0) {
+        return SLOG_OK;
+    }
+    int rc = check_blob_range(s, offset, n, err);
+    if (rc < 0) {
+        return rc;
+    }
+    if (s->mode == PAYLOAD_PIPELINE) {
+        return read_blob_pipeline(s, offset, n, dst, io, err);
+    }
+    if (ensure_buf(&s->cbuf, &s->cbuf_cap, s->chunk_bytes) < 0) {
+        return util_err(err, SLOG_ENOMEM, offset, s->path, "Out of memory for a chunk");
+    }
+    const uint64_t cb = s->chunk_bytes;
+    const blob_req r = {offset, offset + n, dst, io};
+    for (uint64_t coff = offset - offset % cb; coff < r.end && rc == SLOG_OK; coff += cb) {
+        rc = read_one_chunk(s, coff, &r, err);
+    }
+    return rc;
+}
+
+uint64_t store_file_bytes(const store *s)
+{
+    struct stat st;
+    if (s == NULL || stat(s->path, &st) != 0) {
+        return 0;
+    }
+    return (uint64_t)st.st_size;
+}
+
+int store_close(store *s, slog_error *err)
+{
+    if (s == NULL) {
+        return SLOG_OK;
+    }
+    h5_guard g;
+    h5_enter(&g);
+    const herr_t hrc = store_close_objects(s);
+    const int rc =
+        hrc < 0 ? h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to close file") : SLOG_OK;
+    h5_leave(&g);
+    store_free(s);
+    return rc;
+}
