@@ -43,7 +43,7 @@ typedef struct slog_file_info {
     uint32_t fanout;
     uint32_t leaf_bytes;
     uint64_t file_bytes;
-    uint64_t payload_bytes;        /* compressed node payload bytes on disk */
+    uint64_t payload_bytes;        /* compressed bytes of all node blobs in /payload */
     const char *creator;           /* borrowed until slog_reader_destroy */
 } slog_file_info;
 
@@ -70,8 +70,8 @@ typedef struct slog_node_info {
     int64_t start, end;            /* bounding box of the whole subtree */
     uint64_t subtree_nodes;        /* nodes in its subtree, itself included */
     uint64_t counts[4];            /* drawables stored in this node, per kind */
-    uint64_t payload_bytes;        /* compressed bytes of its drawables */
-    uint64_t preview_bytes;        /* compressed bytes of its preview */
+    uint64_t payload_bytes;        /* decoded bytes of its drawables blob (0: none) */
+    uint64_t preview_bytes;        /* decoded bytes of its preview blob */
 } slog_node_info;
 
 /**

@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * api_query.c - window/zoom queries.  A depth-first walk from the roots:
+ * a node whose box misses the window is skipped without reading; a node
+ * spanning at most one pixel yields its preview entries; any other node
+ * yields its own drawables that overlap the window and pushes its children.
+ * Decoding happens outside the HDF5 lock (in store_read_blob), decoded
+ * blobs go through the reader's LRU cache, and every blob a query needs is
+ * recorded with its cost.
+ * Layer 5: api.
+ */
+#include "api_internal.h"
+#include "tree_walk.h"
+#include "util_alloc.h"
+#include "util_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct slog_query {
+    slog_reader *r;
+    int64_t w0, w1, resolution;
+    uint32_t kinds;
+    uint8_t *tl_sel;            /* per timeline, NULL = all */
+    uint8_t *cat_sel;           /* per category, NULL = all */
+    uint32_t *sel_list;         /* selected timelines (for preview rows) */
+    uint32_t nsel;
+    uint32_t *fold_rows[PV_FOLD_MAX + 1]; /* sorted rows of the selection per fold */
+    uint64_t *stack;
+    size_t sp, cap;
+    cache_entry *cur;           /* pinned entry being emitted */
+    const store_node_row *cur_node;
+    int cur_kind;               /* 0..3 drawables, 4 previews */
+    uint64_t cur_index;
+    slog_item item;
+    slog_query_stats stats;
+    uint64_t *read_nodes;
+    size_t nread, cap_read;
+    int failed;
+};
+
+static int build_selection(slog_query *q, const slog_query_options *o, slog_error *err)
+{
+    const slog_reader *const r = q->r;
+    if (o->timelines != NULL) {
+        q->tl_sel = util_calloc((size_t)r->ntl + 1, 1);
+        q->sel_list = util_calloc((size_t)o->ntimelines + 1, sizeof *q->sel_list);
+        if (q->tl_sel == NULL || q->sel_list == NULL) {
+            return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
+        }
+        for (uint32_t i = 0; i < o->ntimelines; i++) {
+            if (o->timelines[i] >= r->ntl) {
+                return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "Unknown timeline %u",
+                                o->timelines[i]);
+            }
+            if (!q->tl_sel[o->timelines[i]]) {
+                q->tl_sel[o->timelines[i]] = 1;
+                q->sel_list[q->nsel++] = o->timelines[i];
+            }
+        }
+    }
+    if (o->categories != NULL) {
+        q->cat_sel = util_calloc((size_t)r->ncat + 1, 1);
+        if (q->cat_sel == NULL) {
+            return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
+        }
+        for (uint32_t i = 0; i < o->ncategories; i++) {
+            if (o->categories[i] >= r->ncat) {
+                return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "Unknown category %u",
+                                o->categories[i]);
+            }
+            q->cat_sel[o->categories[i]] = 1;
+        }
+    }
+    return SLOG_OK;
+}
+
+static int push(slog_query *q, uint64_t node)
+{
+    void *p = q->stack;
+    if (util_grow(&p, &q->cap, q->sp + 1, sizeof *q->stack) != 0) {
+        return -1;
+    }
+    q->stack = p;
+    q->stack[q->sp++] = node;
+    return 0;
+}
+
+int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options *opts,
+                      slog_error *err)
+{
+    *out = NULL;
+    if (opts == NULL || opts->t1 < opts->t0 || opts->resolution < 0) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path,
+                        "Query window must satisfy t0 <= t1 and resolution >= 0");
+    }
+    slog_query *const q = util_calloc(1, sizeof *q);
+    if (q == NULL) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
+    }
+    q->r = r;
+    q->w0 = opts->t0;
+    q->w1 = opts->t1;
+    q->resolution = opts->resolution;
+    q->kinds = opts->kinds ? opts->kinds : SLOG_KINDS_ALL;
+    q->cur_kind = -1;
+    int rc = build_selection(q, opts, err);
+    for (uint64_t i = r->nroots; i > 0 && rc == SLOG_OK; i--) {
+        if (push(q, r->roots[i - 1]) != 0) {
+            rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
+        }
+    }
+    if (rc != SLOG_OK) {
+        slog_query_destroy(q);
+        return rc;
+    }
+    *out = q;
+    return SLOG_OK;
+}
+
+void slog_query_destroy(slog_query *q)
+{
+    if (q == NULL) {
+        return;
+    }
+    node_cache_unpin(q->cur);
+    util_free(q->tl_sel);
+    util_free(q->cat_sel);
+    util_free(q->sel_list);
+    for (int i = 0; i <= PV_FOLD_MAX; i++) {
+        util_free(q->fold_rows[i]);
+    }
+    util_free(q->stack);
+    util_free(q->read_nodes);
+    util_free(q);
+}
+
+void slog_query_stats_get(const slog_query *q, slog_query_stats *out)
+{
+    *out = q->stats;
+}
+
+const uint64_t *slog_query_read_nodes(const slog_query *q, size_t *count)
+{
+    *count = q->nread;
+    return q->read_nodes;
+}
+
+/* ---- loading blobs ---- */
+
+static int load_entry(slog_query *q, uint64_t off, uint64_t len, int preview, cache_entry **out,
+                      slog_error *err)
+{
+    slog_reader *const r = q->r;
+    cache_entry *e = util_calloc(1, sizeof *e);
+    uint8_t *raw = util_malloc((size_t)len);
+    if (e == NULL || raw == NULL) {
+        util_free(e);
+        util_free(raw);
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot read a node");
+    }
+    store_io io = {0, 0};
+    int rc = store_read_blob(r->st, off, len, raw, &io, err);
+    q->stats.bytes_read += io.bytes_read;
+    q->stats.bytes_decoded += io.bytes_decoded;
+    uint64_t bad = 0;
+    if (rc == SLOG_OK && preview) {
+        rc = pv_decode(raw, (size_t)len, &e->previews, &e->npreviews, &bad);
+        util_free(raw);
+        e->bytes = (size_t)e->npreviews * sizeof *e->previews + sizeof *e;
+    } else if (rc == SLOG_OK) {
+        rc = fmt_node_decode(raw, (size_t)len, &r->fs, &e->drawables, &bad);
+        if (rc != SLOG_OK) {
+            util_free(raw);
+        }
+        e->bytes = e->drawables.mem_bytes + sizeof *e;
+    } else {
+        util_free(raw);
+    }
+    if (rc == SLOG_ECORRUPT && bad != UINT64_MAX) {
+        rc = util_err(err, SLOG_ECORRUPT, off + bad, r->path,
+                      "Corrupt node %s at payload byte %llu", preview ? "preview" : "drawables",
+                      (unsigned long long)(off + bad));
+    }
+    if (rc != SLOG_OK) {
+        node_cache_entry_free(e);
+        return rc;
+    }
+    e->key = off;
+    e->is_preview = preview;
+    if (node_cache_put(&r->cache, e) != 0) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot cache a node");
+    }
+    *out = e;
+    return SLOG_OK;
+}
+
+static int record_read(slog_query *q, uint64_t node)
+{
+    void *p = q->read_nodes;
+    if (util_grow(&p, &q->cap_read, q->nread + 1, sizeof *q->read_nodes) != 0) {
+        return -1;
+    }
+    q->read_nodes = p;
+    q->read_nodes[q->nread++] = node;
+    q->stats.nodes_read++;
+    return 0;
+}
+
+/* Pin the node's drawables or preview as the current emission source. */
+static int open_blob(slog_query *q, uint64_t node, int preview, slog_error *err)
+{
+    const store_node_row *const n = &q->r->nodes[node];
+    const uint64_t off = preview ? n->preview_off : n->payload_off;
+    const uint64_t len = preview ? n->preview_len : n->payload_len;
+    if (record_read(q, node) != 0) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot record a read");
+    }
+    cache_entry *e = node_cache_get(&q->r->cache, off);
+    if (e != NULL && e->is_preview == preview) {
+        q->stats.cache_hits++;
+    } else {
+        node_cache_unpin(e);
+        const int rc = load_entry(q, off, len, preview, &e, err);
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+    }
+    q->cur = e;
+    q->cur_node = n;
+    q->cur_kind = preview ? SLOG_KIND_PREVIEW : 0;
+    q->cur_index = 0;
+    return SLOG_OK;
+}
+
+static int wants_drawables(const slog_query *q, const store_node_row *n)
+{
+    for (int k = 0; k < 4; k++) {
+        if ((q->kinds & (1u << k)) && n->counts[k] > 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Visit the next node on the stack; sets q->cur when it has something to
+ * emit.  Returns SLOG_OK, SLOG_END or an error. */
+static int visit_next(slog_query *q, slog_error *err)
+{
+    if (q->sp == 0) {
+        return SLOG_END;
+    }
+    const uint64_t i = q->stack[--q->sp];
+    const store_node_row *const n = &q->r->nodes[i];
+    q->stats.nodes_visited++;
+    if (!tree_walk_touches(n, q->w0, q->w1)) {
+        return SLOG_OK;
+    }
+    if (tree_walk_as_preview(n, q->resolution)) {
+        return open_blob(q, i, 1, err);
+    }
+    uint64_t j = i;
+    while (tree_walk_next_child(q->r->nodes, i, &j)) {
+        if (push(q, j) != 0) {
+            return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot walk the tree");
+        }
+    }
+    if (n->payload_len > 0 && wants_drawables(q, n)) {
+        return open_blob(q, i, 0, err);
+    }
+    return SLOG_OK;
+}
+
+/* ---- filters and emission ---- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Is a preview row at `fold` made of at least one selected timeline? */
+static int row_selected(slog_query *q, uint32_t fold, uint32_t row)
+{
+    if (q->tl_sel == NULL) {
+        return 1;
+    }
+    if (fold == 0) {
+        return row < q->r->ntl && q->tl_sel[row];
+    }
+    if (q->fold_rows[fold] == NULL) {
+        uint32_t *const rows = util_calloc((size_t)q->nsel + 1, sizeof *rows);
+        if (rows == NULL) {
+            return 1; /* cannot filter: show rather than hide */
+        }
+        for (uint32_t i = 0; i < q->nsel; i++) {
+            rows[i] = pv_fold_row(&q->r->ctx, q->sel_list[i], 0, fold);
+        }
+        qsort(rows, q->nsel, sizeof *rows, cmp_u32);
+        q->fold_rows[fold] = rows;
+    }
+    return bsearch(&row, q->fold_rows[fold], q->nsel, sizeof row, cmp_u32) != NULL;
+}
+
+static int tl_ok(const slog_query *q, uint32_t tl)
+{
+    return q->tl_sel == NULL || (tl < q->r->ntl && q->tl_sel[tl]);
+}
+
+static int cat_ok(const slog_query *q, uint32_t cat)
+{
+    return q->cat_sel == NULL || (cat < q->r->ncat && q->cat_sel[cat]);
+}
+
+static int emit_preview(slog_query *q)
+{
+    const cache_entry *const e = q->cur;
+    while (q->cur_index < e->npreviews) {
+        const slog_preview *const p = &e->previews[q->cur_index++];
+        if (!(q->kinds & (1u << p->of)) || !cat_ok(q, p->category)) {
+            continue;
+        }
+        if (!row_selected(q, p->fold, p->row) &&
+            !(p->of == SLOG_KIND_ARROW && row_selected(q, p->fold, p->row_to))) {
+            continue;
+        }
+        q->item.kind = SLOG_KIND_PREVIEW;
+        q->item.u.preview = *p;
+        q->item.u.preview.start = q->cur_node->t0;
+        q->item.u.preview.end = q->cur_node->t1;
+        return 1;
+    }
+    return 0;
+}
+
+static int emit_state(slog_query *q, const fmt_decoded *d)
+{
+    while (q->cur_index < d->n[SLOG_KIND_STATE]) {
+        const slog_state *const s = &d->states[q->cur_index++];
+        if (tree_walk_overlaps(s->start, s->end, q->w0, q->w1) && tl_ok(q, s->timeline) &&
+            cat_ok(q, s->category)) {
+            q->item.kind = SLOG_KIND_STATE;
+            q->item.u.state = *s;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int emit_event(slog_query *q, const fmt_decoded *d)
+{
+    while (q->cur_index < d->n[SLOG_KIND_EVENT]) {
+        const slog_event *const e = &d->events[q->cur_index++];
+        if (tree_walk_overlaps(e->time, e->time, q->w0, q->w1) && tl_ok(q, e->timeline) &&
+            cat_ok(q, e->category)) {
+            q->item.kind = SLOG_KIND_EVENT;
+            q->item.u.event = *e;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int emit_arrow(slog_query *q, const fmt_decoded *d)
+{
+    while (q->cur_index < d->n[SLOG_KIND_ARROW]) {
+        const slog_arrow *const a = &d->arrows[q->cur_index++];
+        if (tree_walk_overlaps(a->start, a->end, q->w0, q->w1) &&
+            (tl_ok(q, a->from) || tl_ok(q, a->to)) && cat_ok(q, a->category)) {
+            q->item.kind = SLOG_KIND_ARROW;
+            q->item.u.arrow = *a;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int emit_counter(slog_query *q, const fmt_decoded *d)
+{
+    while (q->cur_index < d->n[SLOG_KIND_COUNTER]) {
+        const slog_counter *const c = &d->counters[q->cur_index++];
+        if (tree_walk_overlaps(c->time, c->time, q->w0, q->w1) && tl_ok(q, c->timeline) &&
+            cat_ok(q, c->category)) {
+            q->item.kind = SLOG_KIND_COUNTER;
+            q->item.u.counter = *c;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Emit the next matching item of the current blob; 0 when exhausted. */
+static int emit_from_current(slog_query *q)
+{
+    if (q->cur_kind == SLOG_KIND_PREVIEW) {
+        return emit_preview(q);
+    }
+    const fmt_decoded *const d = &q->cur->drawables;
+    for (; q->cur_kind < 4; q->cur_kind++, q->cur_index = 0) {
+        if (!(q->kinds & (1u << q->cur_kind))) {
+            continue;
+        }
+        int got = 0;
+        switch (q->cur_kind) {
+        case SLOG_KIND_STATE:
+            got = emit_state(q, d);
+            break;
+        case SLOG_KIND_EVENT:
+            got = emit_event(q, d);
+            break;
+        case SLOG_KIND_ARROW:
+            got = emit_arrow(q, d);
+            break;
+        default:
+            got = emit_counter(q, d);
+            break;
+        }
+        if (got) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int slog_query_next(slog_query *q, const slog_item **item, slog_error *err)
+{
+    *item = NULL;
+    if (q->failed) {
+        return util_err(err, SLOG_ESTATE, UINT64_MAX, q->r->path,
+                        "Cannot continue a query after an error");
+    }
+    for (;;) {
+        if (q->cur != NULL) {
+            if (emit_from_current(q)) {
+                q->stats.items++;
+                *item = &q->item;
+                return SLOG_OK;
+            }
+            node_cache_unpin(q->cur);
+            q->cur = NULL;
+        }
+        const int rc = visit_next(q, err);
+        if (rc == SLOG_END) {
+            return SLOG_END;
+        }
+        if (rc != SLOG_OK) {
+            q->failed = 1;
+            return rc;
+        }
+    }
+}

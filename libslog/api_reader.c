@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * api_reader.c - opening a file: attributes, summary, string heap,
+ * timeline, category and node tables, each validated so that no later
+ * query can index out of bounds; never a node payload.  An incomplete file
+ * (writer killed) is read up to the node count of its last summary; its
+ * top-level subtrees become the roots.
+ * Layer 5: api.
+ */
+#include "api_internal.h"
+#include "util_alloc.h"
+#include "util_error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define DEFAULT_CACHE_BYTES (64u << 20)
+
+static int corrupt(slog_reader *r, slog_error *err, const char *what, uint64_t index)
+{
+    return util_err(err, SLOG_ECORRUPT, UINT64_MAX, r->path, "Corrupt file: %s (entry %llu)",
+                    what, (unsigned long long)index);
+}
+
+static int valid_string(const slog_reader *r, uint64_t off)
+{
+    return off < r->strings_len;
+}
+
+static int load_strings(slog_reader *r, slog_error *err)
+{
+    int rc = store_read_strings(r->st, &r->strings, &r->strings_len, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    if (r->strings_len > r->sum.strings_bytes && r->sum.strings_bytes > 0) {
+        r->strings_len = r->sum.strings_bytes; /* tail written after the last summary */
+    }
+    if (r->strings_len > 0 && r->strings[r->strings_len - 1] != '\0') {
+        return corrupt(r, err, "string heap does not end with NUL", r->strings_len);
+    }
+    r->fs.heap = r->strings;
+    r->fs.len = r->strings_len;
+    return SLOG_OK;
+}
+
+static int load_timelines(slog_reader *r, slog_error *err)
+{
+    int rc = store_read_timelines(r->st, &r->tls, &r->ntl, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    if (r->ntl > r->sum.timelines) {
+        r->ntl = r->sum.timelines;
+    }
+    r->parent = util_calloc((size_t)r->ntl, sizeof *r->parent);
+    r->root = util_calloc((size_t)r->ntl, sizeof *r->root);
+    if (r->parent == NULL || r->root == NULL) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot load timelines");
+    }
+    for (uint64_t i = 0; i < r->ntl; i++) {
+        const store_timeline_row *const t = &r->tls[i];
+        if (t->id != i || (t->parent != SLOG_NO_PARENT && t->parent >= i) ||
+            t->kind > SLOG_TIMELINE_RANK || !valid_string(r, t->name)) {
+            return corrupt(r, err, "bad timeline row", i);
+        }
+        r->parent[i] = t->parent;
+        r->root[i] = t->parent == SLOG_NO_PARENT ? (uint32_t)i : r->root[t->parent];
+    }
+    r->ctx.parent = r->parent;
+    r->ctx.root = r->root;
+    r->ctx.ntimelines = (uint32_t)r->ntl;
+    return SLOG_OK;
+}
+
+static int load_categories(slog_reader *r, slog_error *err)
+{
+    int rc = store_read_categories(r->st, &r->cats, &r->ncat, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    if (r->ncat > r->sum.categories) {
+        r->ncat = r->sum.categories;
+    }
+    for (uint64_t i = 0; i < r->ncat; i++) {
+        const store_category_row *const c = &r->cats[i];
+        if (c->id != i || c->kind > SLOG_KIND_COUNTER || !valid_string(r, c->name) ||
+            (c->group != UINT64_MAX && !valid_string(r, c->group))) {
+            return corrupt(r, err, "bad category row", i);
+        }
+    }
+    return SLOG_OK;
+}
+
+/* Check that node i's children tile its subtree exactly. */
+static int check_node(slog_reader *r, uint64_t i, slog_error *err)
+{
+    const store_node_row *const n = &r->nodes[i];
+    if (n->subtree_nodes == 0 || n->subtree_nodes > i + 1 || n->level >= 64 ||
+        (n->t0 > n->t1 && n->t0 != INT64_MAX) || n->preview_len == 0) {
+        return corrupt(r, err, "bad node row", i);
+    }
+    const uint64_t first = i + 1 - n->subtree_nodes;
+    uint64_t j = i;
+    while (j > first) {
+        const uint64_t sz = r->nodes[j - 1].subtree_nodes;
+        if (sz == 0 || sz > j - first) {
+            return corrupt(r, err, "node subtree does not fit its parent", i);
+        }
+        j -= sz;
+    }
+    return SLOG_OK;
+}
+
+static int load_nodes(slog_reader *r, slog_error *err)
+{
+    int rc = store_read_nodes(r->st, &r->nodes, &r->nnodes, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    if (r->nnodes < r->sum.nodes) {
+        return corrupt(r, err, "node table shorter than its summary", r->nnodes);
+    }
+    r->nnodes = r->sum.nodes;
+    for (uint64_t i = 0; i < r->nnodes; i++) {
+        rc = check_node(r, i, err);
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+    }
+    uint64_t count = 0;
+    for (uint64_t i = r->nnodes; i > 0; i -= r->nodes[i - 1].subtree_nodes) {
+        count++;
+    }
+    r->roots = util_calloc((size_t)count, sizeof *r->roots);
+    if (r->roots == NULL) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot load the node table");
+    }
+    r->nroots = count;
+    for (uint64_t i = r->nnodes; i > 0; i -= r->nodes[i - 1].subtree_nodes) {
+        r->roots[--count] = i - 1;
+    }
+    if (r->sum.complete && r->nroots > 1) {
+        return corrupt(r, err, "complete file with several roots", r->nroots);
+    }
+    return SLOG_OK;
+}
+
+static void fill_info(slog_reader *r)
+{
+    slog_file_info *const f = &r->info;
+    memset(f, 0, sizeof *f);
+    f->format_read_version = r->hdr.format_read_version;
+    f->format_write_version = r->hdr.format_write_version;
+    f->complete = r->sum.complete != 0;
+    f->ticks_per_second = r->hdr.ticks_per_second;
+    f->start = r->sum.start;
+    f->end = r->sum.end;
+    f->states = r->sum.counts[SLOG_KIND_STATE];
+    f->events = r->sum.counts[SLOG_KIND_EVENT];
+    f->arrows = r->sum.counts[SLOG_KIND_ARROW];
+    f->counters = r->sum.counts[SLOG_KIND_COUNTER];
+    f->timelines = (uint32_t)r->ntl;
+    f->categories = (uint32_t)r->ncat;
+    f->nodes = r->nnodes;
+    uint32_t depth = 0;
+    for (uint64_t i = 0; i < r->nroots; i++) {
+        const uint32_t d = r->nodes[r->roots[i]].level + 1;
+        depth = d > depth ? d : depth;
+    }
+    f->depth = depth;
+    f->fanout = r->hdr.fanout;
+    f->leaf_bytes = r->hdr.chunk_bytes;
+    f->file_bytes = store_file_bytes(r->st);
+    f->payload_bytes = r->sum.payload_bytes;
+    f->creator = r->hdr.creator;
+    if (!f->complete) {
+        /* counts of an incomplete file: what its readable nodes hold */
+        uint64_t c[4] = {0, 0, 0, 0};
+        for (uint64_t i = 0; i < r->nnodes; i++) {
+            for (int k = 0; k < 4; k++) {
+                c[k] += r->nodes[i].counts[k];
+            }
+        }
+        f->states = c[0];
+        f->events = c[1];
+        f->arrows = c[2];
+        f->counters = c[3];
+    }
+}
+
+int slog_reader_open(slog_reader **out, const char *path, const slog_reader_options *opts,
+                     slog_error *err)
+{
+    *out = NULL;
+    slog_reader *const r = util_calloc(1, sizeof *r);
+    if (r == NULL) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, path, "Cannot allocate the reader");
+    }
+    (void)snprintf(r->path, sizeof r->path, "%s", path);
+    node_cache_init(&r->cache,
+                    opts && opts->cache_bytes ? (size_t)opts->cache_bytes : DEFAULT_CACHE_BYTES);
+    int rc = store_open(&r->st, path, &r->hdr, err);
+    if (rc == SLOG_OK) {
+        rc = store_read_summary(r->st, &r->sum, err);
+    }
+    if (rc == SLOG_OK) {
+        rc = load_strings(r, err);
+    }
+    if (rc == SLOG_OK) {
+        rc = load_timelines(r, err);
+    }
+    if (rc == SLOG_OK) {
+        rc = load_categories(r, err);
+    }
+    if (rc == SLOG_OK) {
+        rc = load_nodes(r, err);
+    }
+    if (rc != SLOG_OK) {
+        slog_reader_destroy(r);
+        return rc;
+    }
+    fill_info(r);
+    *out = r;
+    return SLOG_OK;
+}
+
+void slog_reader_destroy(slog_reader *r)
+{
+    if (r == NULL) {
+        return;
+    }
+    node_cache_free(&r->cache);
+    (void)store_close(r->st, NULL);
+    util_free(r->strings);
+    util_free(r->tls);
+    util_free(r->parent);
+    util_free(r->root);
+    util_free(r->cats);
+    util_free(r->nodes);
+    util_free(r->roots);
+    util_free(r);
+}
+
+const slog_file_info *slog_reader_info(const slog_reader *r)
+{
+    return &r->info;
+}
+
+int slog_reader_timeline(const slog_reader *r, uint32_t id, slog_timeline_info *out)
+{
+    if (id >= r->ntl) {
+        return SLOG_EINVAL;
+    }
+    const store_timeline_row *const t = &r->tls[id];
+    out->id = id;
+    out->parent = t->parent;
+    out->kind = (slog_timeline_kind)t->kind;
+    out->sort_key = t->sort_key;
+    out->name = r->strings + t->name;
+    return SLOG_OK;
+}
+
+int slog_reader_category(const slog_reader *r, uint32_t id, slog_category_info *out)
+{
+    if (id >= r->ncat) {
+        return SLOG_EINVAL;
+    }
+    const store_category_row *const c = &r->cats[id];
+    out->id = id;
+    out->kind = (slog_kind)c->kind;
+    out->rgba = c->rgba;
+    out->name = r->strings + c->name;
+    out->group = c->group == UINT64_MAX ? "" : r->strings + c->group;
+    return SLOG_OK;
+}
+
+int slog_reader_node(const slog_reader *r, uint64_t index, slog_node_info *out)
+{
+    if (index >= r->nnodes) {
+        return SLOG_EINVAL;
+    }
+    const store_node_row *const n = &r->nodes[index];
+    out->index = index;
+    out->level = n->level;
+    out->start = n->t0;
+    out->end = n->t1;
+    out->subtree_nodes = n->subtree_nodes;
+    memcpy(out->counts, n->counts, sizeof out->counts);
+    out->payload_bytes = n->payload_len;
+    out->preview_bytes = n->preview_len;
+    return SLOG_OK;
+}
+
+uint32_t slog_reader_fold_row(const slog_reader *r, uint32_t timeline, uint32_t fold)
+{
+    return pv_fold_row(&r->ctx, timeline, 0, fold);
+}

@@ -1,0 +1,715 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * node_format.c - drawables of a node: in-memory records, the columnar
+ * varint encoding (one column per field, so LZ4 finds the repetition of
+ * each field) and its bounds-checked decoder.  The writer keeps
+ * fmt_node.encoded_bytes exact while appending, so leaves close at their
+ * budget without trial encodings.
+ * Layer 3: may use codec and util.
+ */
+#include "node_format.h"
+
+#include "codec_varint.h"
+#include "util_alloc.h"
+
+#include <string.h>
+
+void fmt_node_init(fmt_node *n)
+{
+    memset(n, 0, sizeof *n);
+    fmt_node_reset(n);
+}
+
+void fmt_node_reset(fmt_node *n)
+{
+    for (int k = 0; k < 4; k++) {
+        n->n[k] = 0;
+        n->last[k] = 0;
+    }
+    n->args.len = 0;
+    n->base = 0;
+    n->encoded_bytes = 0;
+    n->t0 = INT64_MAX;
+    n->t1 = INT64_MIN;
+}
+
+void fmt_node_free(fmt_node *n)
+{
+    util_free(n->states);
+    util_free(n->events);
+    util_free(n->arrows);
+    util_free(n->counters);
+    util_buf_free(&n->args);
+    memset(n, 0, sizeof *n);
+}
+
+size_t fmt_node_count(const fmt_node *n)
+{
+    return n->n[0] + n->n[1] + n->n[2] + n->n[3];
+}
+
+/* Header size: 2 bytes + 4 count varints + base varint (upper bound). */
+static uint64_t header_bytes(const fmt_node *n)
+{
+    uint64_t b = 2 + codec_varint_len(codec_zigzag(n->base));
+    for (int k = 0; k < 4; k++) {
+        b += codec_varint_len(n->n[k]);
+    }
+    return b;
+}
+
+/* Delta of time t against the previous item of kind k; first item of the
+ * node sets the base. */
+static uint64_t time_delta(fmt_node *n, int k, int64_t t)
+{
+    if (fmt_node_count(n) == 0) {
+        n->base = t;
+    }
+    const int64_t prev = n->n[k] == 0 ? n->base : n->last[k];
+    n->last[k] = t;
+    return codec_zigzag((int64_t)((uint64_t)t - (uint64_t)prev));
+}
+
+static int reserve_kind(fmt_node *n, int k, void **arr, size_t elem)
+{
+    return util_grow(arr, &n->cap[k], n->n[k] + 1, elem);
+}
+
+static int add_args(fmt_node *n, const uint8_t *args, size_t len, uint32_t *off, uint32_t *olen)
+{
+    *off = (uint32_t)n->args.len;
+    *olen = (uint32_t)len;
+    if (len == 0) {
+        return 0;
+    }
+    if (len > UINT32_MAX - n->args.len) {
+        return -1;
+    }
+    return util_buf_append(&n->args, args, len);
+}
+
+static void extend_box(fmt_node *n, int64_t t0, int64_t t1)
+{
+    if (t0 < n->t0) {
+        n->t0 = t0;
+    }
+    if (t1 > n->t1) {
+        n->t1 = t1;
+    }
+}
+
+int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args, size_t args_len)
+{
+    void *arr = n->states;
+    if (reserve_kind(n, 0, &arr, sizeof *r) != 0) {
+        return -1;
+    }
+    n->states = arr;
+    fmt_state_rec rec = *r;
+    const size_t old_args = n->args.len;
+    if (add_args(n, args, args_len, &rec.args_off, &rec.args_len) != 0) {
+        n->args.len = old_args;
+        return -1;
+    }
+    const uint64_t d = time_delta(n, 0, r->start);
+    n->encoded_bytes += codec_varint_len(r->timeline) + codec_varint_len(r->category) +
+                        codec_varint_len(d) +
+                        codec_varint_len((uint64_t)r->end - (uint64_t)r->start) +
+                        codec_varint_len(r->depth) + codec_varint_len(args_len) + args_len;
+    n->states[n->n[0]++] = rec;
+    extend_box(n, r->start, r->end);
+    return 0;
+}
+
+int fmt_node_add_event(fmt_node *n, const fmt_event_rec *r, const uint8_t *args, size_t args_len)
+{
+    void *arr = n->events;
+    if (reserve_kind(n, 1, &arr, sizeof *r) != 0) {
+        return -1;
+    }
+    n->events = arr;
+    fmt_event_rec rec = *r;
+    const size_t old_args = n->args.len;
+    if (add_args(n, args, args_len, &rec.args_off, &rec.args_len) != 0) {
+        n->args.len = old_args;
+        return -1;
+    }
+    const uint64_t d = time_delta(n, 1, r->time);
+    n->encoded_bytes += codec_varint_len(r->timeline) + codec_varint_len(r->category) +
+                        codec_varint_len(d) + codec_varint_len(args_len) + args_len;
+    n->events[n->n[1]++] = rec;
+    extend_box(n, r->time, r->time);
+    return 0;
+}
+
+int fmt_node_add_arrow(fmt_node *n, const fmt_arrow_rec *r, const uint8_t *args, size_t args_len)
+{
+    void *arr = n->arrows;
+    if (reserve_kind(n, 2, &arr, sizeof *r) != 0) {
+        return -1;
+    }
+    n->arrows = arr;
+    fmt_arrow_rec rec = *r;
+    const size_t old_args = n->args.len;
+    if (add_args(n, args, args_len, &rec.args_off, &rec.args_len) != 0) {
+        n->args.len = old_args;
+        return -1;
+    }
+    const uint64_t d = time_delta(n, 2, r->start);
+    n->encoded_bytes += codec_varint_len(r->category) + codec_varint_len(r->from) +
+                        codec_varint_len(r->to) + codec_varint_len(d) +
+                        codec_varint_len((uint64_t)r->end - (uint64_t)r->start) +
+                        codec_varint_len(args_len) + args_len;
+    n->arrows[n->n[2]++] = rec;
+    extend_box(n, r->start, r->end);
+    return 0;
+}
+
+int fmt_node_add_counter(fmt_node *n, const fmt_counter_rec *r)
+{
+    void *arr = n->counters;
+    if (reserve_kind(n, 3, &arr, sizeof *r) != 0) {
+        return -1;
+    }
+    n->counters = arr;
+    const uint64_t d = time_delta(n, 3, r->time);
+    n->encoded_bytes +=
+        codec_varint_len(r->timeline) + codec_varint_len(r->category) + codec_varint_len(d) + 8;
+    n->counters[n->n[3]++] = *r;
+    extend_box(n, r->time, r->time);
+    return 0;
+}
+
+/* ---- encoding ---- */
+
+typedef struct enc {
+    uint8_t *p;
+} enc;
+
+static void put(enc *e, uint64_t v)
+{
+    e->p = codec_varint_put(e->p, v);
+}
+
+static void put_delta(enc *e, int64_t *prev, int64_t t)
+{
+    put(e, codec_zigzag((int64_t)((uint64_t)t - (uint64_t)*prev)));
+    *prev = t;
+}
+
+static void encode_states(const fmt_node *n, enc *e)
+{
+    const size_t c = n->n[0];
+    const fmt_state_rec *s = n->states;
+    for (size_t i = 0; i < c; i++) {
+        put(e, s[i].timeline);
+    }
+    for (size_t i = 0; i < c; i++) {
+        put(e, s[i].category);
+    }
+    int64_t prev = n->base;
+    for (size_t i = 0; i < c; i++) {
+        put_delta(e, &prev, s[i].start);
+    }
+    for (size_t i = 0; i < c; i++) {
+        put(e, (uint64_t)s[i].end - (uint64_t)s[i].start);
+    }
+    for (size_t i = 0; i < c; i++) {
+        put(e, s[i].depth);
+    }
+    for (size_t i = 0; i < c; i++) {
+        put(e, s[i].args_len);
+    }
+}
+
+static void encode_events(const fmt_node *n, enc *e)
+{
+    const size_t c = n->n[1];
+    const fmt_event_rec *v = n->events;
+    for (size_t i = 0; i < c; i++) {
+        put(e, v[i].timeline);
+    }
+    for (size_t i = 0; i < c; i++) {
+        put(e, v[i].category);
+    }
+    int64_t prev = n->base;
+    for (size_t i = 0; i < c; i++) {
+        put_delta(e, &prev, v[i].time);
+    }
+    for (size_t i = 0; i < c; i++) {
+        put(e, v[i].args_len);
+    }
+}
+
+static void encode_arrows(const fmt_node *n, enc *e)
+{
+    const size_t c = n->n[2];
+    const fmt_arrow_rec *a = n->arrows;
+    for (size_t i = 0; i < c; i++) {
+        put(e, a[i].category);
+    }
+    for (size_t i = 0; i < c; i++) {
+        put(e, a[i].from);
+    }
+    for (size_t i = 0; i < c; i++) {
+        put(e, a[i].to);
+    }
+    int64_t prev = n->base;
+    for (size_t i = 0; i < c; i++) {
+        put_delta(e, &prev, a[i].start);
+    }
+    for (size_t i = 0; i < c; i++) {
+        put(e, (uint64_t)a[i].end - (uint64_t)a[i].start);
+    }
+    for (size_t i = 0; i < c; i++) {
+        put(e, a[i].args_len);
+    }
+}
+
+static void encode_counters(const fmt_node *n, enc *e)
+{
+    const size_t c = n->n[3];
+    const fmt_counter_rec *r = n->counters;
+    for (size_t i = 0; i < c; i++) {
+        put(e, r[i].timeline);
+    }
+    for (size_t i = 0; i < c; i++) {
+        put(e, r[i].category);
+    }
+    int64_t prev = n->base;
+    for (size_t i = 0; i < c; i++) {
+        put_delta(e, &prev, r[i].time);
+    }
+    for (size_t i = 0; i < c; i++) {
+        uint64_t bits;
+        memcpy(&bits, &r[i].value, 8);
+        for (int b = 0; b < 8; b++) {
+            *e->p++ = (uint8_t)(bits >> (8 * b));
+        }
+    }
+}
+
+static void copy_args(const fmt_node *n, enc *e)
+{
+    /* Items' args are appended in item order, so the buffer is already in
+     * the order the decoder expects: states, events, arrows. */
+    for (size_t i = 0; i < n->n[0]; i++) {
+        memcpy(e->p, n->args.data + n->states[i].args_off, n->states[i].args_len);
+        e->p += n->states[i].args_len;
+    }
+    for (size_t i = 0; i < n->n[1]; i++) {
+        memcpy(e->p, n->args.data + n->events[i].args_off, n->events[i].args_len);
+        e->p += n->events[i].args_len;
+    }
+    for (size_t i = 0; i < n->n[2]; i++) {
+        memcpy(e->p, n->args.data + n->arrows[i].args_off, n->arrows[i].args_len);
+        e->p += n->arrows[i].args_len;
+    }
+}
+
+int fmt_node_encode(const fmt_node *n, util_buf *out)
+{
+    const uint64_t total = header_bytes(n) + n->encoded_bytes;
+    if (util_buf_reserve(out, (size_t)total + CODEC_VARINT_MAX) != 0) {
+        return -1;
+    }
+    enc e = {out->data + out->len};
+    *e.p++ = FMT_BLOB_DRAWABLES;
+    *e.p++ = FMT_BLOB_VERSION;
+    for (int k = 0; k < 4; k++) {
+        put(&e, n->n[k]);
+    }
+    put(&e, codec_zigzag(n->base));
+    encode_states(n, &e);
+    encode_events(n, &e);
+    encode_arrows(n, &e);
+    encode_counters(n, &e);
+    copy_args(n, &e);
+    out->len = (size_t)(e.p - out->data);
+    return 0;
+}
+
+/* ---- args ---- */
+
+static int put_inline_string(util_buf *out, const char *s, size_t len)
+{
+    uint8_t tmp[CODEC_VARINT_MAX];
+    const uint8_t *const e = codec_varint_put(tmp, len);
+    if (util_buf_append(out, tmp, (size_t)(e - tmp)) != 0 || util_buf_append(out, s, len) != 0) {
+        return -1;
+    }
+    const uint8_t nul = 0;
+    return util_buf_append(out, &nul, 1);
+}
+
+static int put_uvarint(util_buf *out, uint64_t v)
+{
+    uint8_t tmp[CODEC_VARINT_MAX];
+    const uint8_t *const e = codec_varint_put(tmp, v);
+    return util_buf_append(out, tmp, (size_t)(e - tmp));
+}
+
+static int encode_arg_value(const slog_arg *a, fmt_intern_fn intern, void *user, util_buf *out)
+{
+    uint8_t type = (uint8_t)a->type;
+    switch (a->type) {
+    case SLOG_ARG_STRING:
+    case SLOG_ARG_JSON: {
+        const char *const s = a->v.s != NULL ? a->v.s : "";
+        const size_t len = strlen(s);
+        const uint64_t ref = intern(user, s, len, 0);
+        if (ref != UINT64_MAX) {
+            type |= FMT_ARG_REF;
+            return util_buf_append(out, &type, 1) != 0 ? -1 : put_uvarint(out, ref);
+        }
+        return util_buf_append(out, &type, 1) != 0 ? -1 : put_inline_string(out, s, len);
+    }
+    case SLOG_ARG_INT:
+        return util_buf_append(out, &type, 1) != 0 ? -1 : put_uvarint(out, codec_zigzag(a->v.i));
+    case SLOG_ARG_UINT:
+        return util_buf_append(out, &type, 1) != 0 ? -1 : put_uvarint(out, a->v.u);
+    case SLOG_ARG_DOUBLE: {
+        uint64_t bits;
+        memcpy(&bits, &a->v.d, 8);
+        uint8_t b[9];
+        b[0] = type;
+        for (int i = 0; i < 8; i++) {
+            b[1 + i] = (uint8_t)(bits >> (8 * i));
+        }
+        return util_buf_append(out, b, 9);
+    }
+    case SLOG_ARG_BOOL: {
+        const uint8_t b[2] = {type, a->v.b ? 1 : 0};
+        return util_buf_append(out, b, 2);
+    }
+    }
+    return -1;
+}
+
+int fmt_args_encode(const slog_arg *args, uint32_t nargs, fmt_intern_fn intern, void *user,
+                    util_buf *out)
+{
+    if (nargs == 0) {
+        return 0;
+    }
+    if (put_uvarint(out, nargs) != 0) {
+        return -1;
+    }
+    for (uint32_t i = 0; i < nargs; i++) {
+        const char *const key = args[i].key != NULL ? args[i].key : "";
+        const uint64_t k = intern(user, key, strlen(key), 1);
+        if (k == UINT64_MAX || put_uvarint(out, k) != 0 ||
+            encode_arg_value(&args[i], intern, user, out) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+const char *fmt_string_at(const fmt_strings *s, uint64_t off)
+{
+    if (s == NULL || off >= s->len) {
+        return NULL;
+    }
+    return s->heap + off; /* the heap ends with NUL (checked at open) */
+}
+
+/* ---- decoding ---- */
+
+typedef struct dec {
+    const uint8_t *base, *p, *end;
+    int bad;
+} dec;
+
+static uint64_t get(dec *d)
+{
+    uint64_t v = 0;
+    if (!d->bad && codec_varint_get(&d->p, d->end, &v) != 0) {
+        d->bad = 1;
+    }
+    return d->bad ? 0 : v;
+}
+
+static uint32_t get32(dec *d)
+{
+    const uint64_t v = get(d);
+    if (v > UINT32_MAX) {
+        d->bad = 1;
+        return 0;
+    }
+    return (uint32_t)v;
+}
+
+static int64_t get_time(dec *d, int64_t *prev)
+{
+    *prev = (int64_t)((uint64_t)*prev + (uint64_t)codec_unzigzag(get(d)));
+    return *prev;
+}
+
+static int64_t get_end(dec *d, int64_t start)
+{
+    const uint64_t dur = get(d);
+    if (dur > (uint64_t)INT64_MAX - (uint64_t)(start < 0 ? 0 : start)) {
+        d->bad = 1;
+        return start;
+    }
+    return (int64_t)((uint64_t)start + dur);
+}
+
+static uint64_t get_u64le(dec *d)
+{
+    if (d->bad || d->end - d->p < 8) {
+        d->bad = 1;
+        return 0;
+    }
+    uint64_t v = 0;
+    for (int b = 0; b < 8; b++) {
+        v |= (uint64_t)d->p[b] << (8 * b);
+    }
+    d->p += 8;
+    return v;
+}
+
+/* Decode one arg value; strings point into the blob or the heap. */
+static void decode_arg(dec *d, const fmt_strings *strings, slog_arg *a)
+{
+    a->key = fmt_string_at(strings, get(d));
+    if (a->key == NULL || d->p >= d->end) {
+        d->bad = 1;
+        return;
+    }
+    const uint8_t type = *d->p++;
+    const uint8_t base = type & (uint8_t)~FMT_ARG_REF;
+    a->type = (slog_arg_type)base;
+    if (base == SLOG_ARG_STRING || base == SLOG_ARG_JSON) {
+        if (type & FMT_ARG_REF) {
+            a->v.s = fmt_string_at(strings, get(d));
+            d->bad |= a->v.s == NULL;
+            return;
+        }
+        const uint64_t len = get(d);
+        if (d->bad || len >= (uint64_t)(d->end - d->p) || d->p[len] != 0) {
+            d->bad = 1;
+            return;
+        }
+        a->v.s = (const char *)d->p;
+        d->p += len + 1;
+        return;
+    }
+    if (type & FMT_ARG_REF) {
+        d->bad = 1;
+        return;
+    }
+    switch (base) {
+    case SLOG_ARG_INT:
+        a->v.i = codec_unzigzag(get(d));
+        break;
+    case SLOG_ARG_UINT:
+        a->v.u = get(d);
+        break;
+    case SLOG_ARG_DOUBLE: {
+        const uint64_t bits = get_u64le(d);
+        memcpy(&a->v.d, &bits, 8);
+        break;
+    }
+    case SLOG_ARG_BOOL:
+        if (d->p >= d->end || *d->p > 1) {
+            d->bad = 1;
+            return;
+        }
+        a->v.b = *d->p++ != 0;
+        break;
+    default:
+        d->bad = 1;
+    }
+}
+
+/* Decode the args of one item whose encoded length is len. */
+static void decode_item_args(dec *d, uint64_t len, const fmt_strings *strings, fmt_decoded *out,
+                             uint64_t *used, const slog_arg **args, uint32_t *nargs)
+{
+    *args = NULL;
+    *nargs = 0;
+    if (len == 0 || d->bad) {
+        return;
+    }
+    if (len > (uint64_t)(d->end - d->p)) {
+        d->bad = 1;
+        return;
+    }
+    dec sub = {d->base, d->p, d->p + len, 0};
+    const uint64_t n = get(&sub);
+    if (sub.bad || n == 0 || n > len || *used + n > out->nargs) {
+        d->bad = 1;
+        return;
+    }
+    slog_arg *const a = out->args + *used;
+    for (uint64_t i = 0; i < n && !sub.bad; i++) {
+        decode_arg(&sub, strings, &a[i]);
+    }
+    if (sub.bad || sub.p != sub.end) {
+        d->bad = 1;
+        return;
+    }
+    *used += n;
+    *args = a;
+    *nargs = (uint32_t)n;
+    d->p += len;
+}
+
+static int alloc_items(fmt_decoded *o, uint64_t arg_bound)
+{
+    o->states = util_calloc((size_t)o->n[0], sizeof *o->states);
+    o->events = util_calloc((size_t)o->n[1], sizeof *o->events);
+    o->arrows = util_calloc((size_t)o->n[2], sizeof *o->arrows);
+    o->counters = util_calloc((size_t)o->n[3], sizeof *o->counters);
+    o->nargs = arg_bound;
+    o->args = util_calloc((size_t)arg_bound, sizeof *o->args);
+    o->mem_bytes = o->raw_len + (size_t)o->n[0] * sizeof *o->states +
+                   (size_t)o->n[1] * sizeof *o->events + (size_t)o->n[2] * sizeof *o->arrows +
+                   (size_t)o->n[3] * sizeof *o->counters + (size_t)arg_bound * sizeof *o->args;
+    return o->states && o->events && o->arrows && o->counters && o->args ? 0 : -1;
+}
+
+/* Column pass: fills every field but args; remembers args lengths. */
+static void decode_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t *alen)
+{
+    const uint64_t ns = o->n[0], ne = o->n[1], na = o->n[2], nc = o->n[3];
+    int64_t prev = base;
+    for (uint64_t i = 0; i < ns; i++) {
+        o->states[i].timeline = get32(d);
+    }
+    for (uint64_t i = 0; i < ns; i++) {
+        o->states[i].category = get32(d);
+    }
+    for (uint64_t i = 0; i < ns; i++) {
+        o->states[i].start = get_time(d, &prev);
+    }
+    for (uint64_t i = 0; i < ns; i++) {
+        o->states[i].end = get_end(d, o->states[i].start);
+    }
+    for (uint64_t i = 0; i < ns; i++) {
+        o->states[i].depth = get32(d);
+    }
+    for (uint64_t i = 0; i < ns; i++) {
+        alen[i] = get(d);
+    }
+    prev = base;
+    for (uint64_t i = 0; i < ne; i++) {
+        o->events[i].timeline = get32(d);
+    }
+    for (uint64_t i = 0; i < ne; i++) {
+        o->events[i].category = get32(d);
+    }
+    for (uint64_t i = 0; i < ne; i++) {
+        o->events[i].time = get_time(d, &prev);
+    }
+    for (uint64_t i = 0; i < ne; i++) {
+        alen[ns + i] = get(d);
+    }
+    prev = base;
+    for (uint64_t i = 0; i < na; i++) {
+        o->arrows[i].category = get32(d);
+    }
+    for (uint64_t i = 0; i < na; i++) {
+        o->arrows[i].from = get32(d);
+    }
+    for (uint64_t i = 0; i < na; i++) {
+        o->arrows[i].to = get32(d);
+    }
+    for (uint64_t i = 0; i < na; i++) {
+        o->arrows[i].start = get_time(d, &prev);
+    }
+    for (uint64_t i = 0; i < na; i++) {
+        o->arrows[i].end = get_end(d, o->arrows[i].start);
+    }
+    for (uint64_t i = 0; i < na; i++) {
+        alen[ns + ne + i] = get(d);
+    }
+    prev = base;
+    for (uint64_t i = 0; i < nc; i++) {
+        o->counters[i].timeline = get32(d);
+    }
+    for (uint64_t i = 0; i < nc; i++) {
+        o->counters[i].category = get32(d);
+    }
+    for (uint64_t i = 0; i < nc; i++) {
+        o->counters[i].time = get_time(d, &prev);
+    }
+    for (uint64_t i = 0; i < nc; i++) {
+        const uint64_t bits = get_u64le(d);
+        memcpy(&o->counters[i].value, &bits, 8);
+    }
+}
+
+static void decode_all_args(dec *d, fmt_decoded *o, const fmt_strings *strings,
+                            const uint64_t *alen)
+{
+    uint64_t used = 0;
+    const uint64_t ns = o->n[0], ne = o->n[1], na = o->n[2];
+    for (uint64_t i = 0; i < ns && !d->bad; i++) {
+        decode_item_args(d, alen[i], strings, o, &used, &o->states[i].args, &o->states[i].nargs);
+    }
+    for (uint64_t i = 0; i < ne && !d->bad; i++) {
+        decode_item_args(d, alen[ns + i], strings, o, &used, &o->events[i].args,
+                         &o->events[i].nargs);
+    }
+    for (uint64_t i = 0; i < na && !d->bad; i++) {
+        decode_item_args(d, alen[ns + ne + i], strings, o, &used, &o->arrows[i].args,
+                         &o->arrows[i].nargs);
+    }
+}
+
+int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_decoded *out,
+                    uint64_t *bad_offset)
+{
+    memset(out, 0, sizeof *out);
+    dec d = {raw, raw, raw + len, 0};
+    if (len < 2 || raw[0] != FMT_BLOB_DRAWABLES || raw[1] != FMT_BLOB_VERSION) {
+        *bad_offset = 0;
+        return SLOG_ECORRUPT;
+    }
+    d.p += 2;
+    uint64_t total = 0;
+    for (int k = 0; k < 4; k++) {
+        out->n[k] = get(&d);
+        total += out->n[k];
+        /* every item takes at least 3 bytes: bounds the allocation */
+        if (d.bad || out->n[k] > len || total > len) {
+            *bad_offset = (uint64_t)(d.p - raw);
+            return SLOG_ECORRUPT;
+        }
+    }
+    const int64_t base = codec_unzigzag(get(&d));
+    out->raw = raw;
+    out->raw_len = len;
+    uint64_t *const alen = util_calloc((size_t)(out->n[0] + out->n[1] + out->n[2]), 8);
+    /* an arg takes at least 3 bytes */
+    if (alen == NULL || alloc_items(out, len / 3 + 1) != 0) {
+        util_free(alen);
+        out->raw = NULL;
+        fmt_decoded_free(out);
+        return SLOG_ENOMEM;
+    }
+    decode_columns(&d, out, base, alen);
+    decode_all_args(&d, out, strings, alen);
+    util_free(alen);
+    if (d.bad) {
+        *bad_offset = (uint64_t)(d.p - raw);
+        out->raw = NULL;
+        fmt_decoded_free(out);
+        return SLOG_ECORRUPT;
+    }
+    return SLOG_OK;
+}
+
+void fmt_decoded_free(fmt_decoded *d)
+{
+    util_free(d->raw);
+    util_free(d->states);
+    util_free(d->events);
+    util_free(d->arrows);
+    util_free(d->counters);
+    util_free(d->args);
+    memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * node_format.h - the drawables of one node, in memory (writer side) and as
+ * bytes (the "drawables blob" of a node, see doc/FORMAT.md):
+ *
+ *   OFFSET  SIZE    MEANING
+ *   0       1       'D' (0x44)
+ *   1       1       blob version (1)
+ *   2       var     counts: states, events, arrows, counters (4 varints)
+ *   .       var     base time (zig-zag varint); time deltas start from it
+ *   .       var     state columns, each n varints: timeline, category,
+ *                   start delta (zig-zag, from the previous state's start),
+ *                   duration, depth, args length (0 = none)
+ *   .       var     event columns: timeline, category, time delta, args length
+ *   .       var     arrow columns: category, from, to, start delta, duration,
+ *                   args length
+ *   .       var     counter columns: timeline, category, time delta, then
+ *                   n little-endian IEEE-754 doubles
+ *   .       var     args bytes of every item with args, in item order
+ *
+ * Args of one item: varint count, then per arg varint key (offset of the key
+ * in /strings), u8 type, value: STRING/JSON inline = varint length, bytes,
+ * NUL; STRING/JSON by reference (type | 0x10) = varint offset in /strings;
+ * INT zig-zag varint; UINT varint; DOUBLE 8 bytes LE; BOOL u8.
+ * No I/O here, so it is easy to fuzz.
+ * Layer 3: may use codec and util.
+ */
+#ifndef NODE_FORMAT_H
+#define NODE_FORMAT_H
+
+#include "util_buf.h"
+
+#include <slog/slog_common.h>
+
+#define FMT_BLOB_DRAWABLES 0x44
+#define FMT_BLOB_VERSION   1
+#define FMT_ARG_REF        0x10
+
+typedef struct fmt_state_rec {
+    int64_t start, end;
+    int64_t excl;         /* exclusive time, for previews (not stored) */
+    uint32_t timeline, category, depth;
+    uint32_t args_len;    /* 0 = no args */
+    uint32_t args_off;    /* offset in fmt_node.args */
+} fmt_state_rec;
+
+typedef struct fmt_event_rec {
+    int64_t time;
+    uint32_t timeline, category;
+    uint32_t args_len, args_off;
+} fmt_event_rec;
+
+typedef struct fmt_arrow_rec {
+    int64_t start, end;
+    uint32_t category, from, to;
+    uint32_t args_len, args_off;
+} fmt_arrow_rec;
+
+typedef struct fmt_counter_rec {
+    int64_t time;
+    double value;
+    uint32_t timeline, category;
+} fmt_counter_rec;
+
+/* Drawables of one open node, in arrival order. */
+typedef struct fmt_node {
+    fmt_state_rec *states;
+    fmt_event_rec *events;
+    fmt_arrow_rec *arrows;
+    fmt_counter_rec *counters;
+    size_t n[4], cap[4];
+    util_buf args;           /* encoded args of the items above */
+    int64_t base;            /* time of the first item */
+    int64_t last[4];         /* previous start/time per kind (delta coding) */
+    uint64_t encoded_bytes;  /* exact size fmt_node_encode would produce */
+    int64_t t0, t1;          /* bounding box of the items */
+} fmt_node;
+
+void fmt_node_init(fmt_node *n);
+void fmt_node_reset(fmt_node *n); /* empty, keeps memory */
+void fmt_node_free(fmt_node *n);
+size_t fmt_node_count(const fmt_node *n);
+
+/* Append one item; args (already encoded with fmt_args_encode) are copied.
+ * Return 0 or -1 (out of memory; the node is unchanged). */
+int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args, size_t args_len);
+int fmt_node_add_event(fmt_node *n, const fmt_event_rec *r, const uint8_t *args, size_t args_len);
+int fmt_node_add_arrow(fmt_node *n, const fmt_arrow_rec *r, const uint8_t *args, size_t args_len);
+int fmt_node_add_counter(fmt_node *n, const fmt_counter_rec *r);
+
+/* Encode the node's drawables blob into out (appending).  0 or -1 (ENOMEM). */
+int fmt_node_encode(const fmt_node *n, util_buf *out);
+
+/* Resolves a string offset of /strings to its text; NULL when invalid. */
+typedef struct fmt_strings {
+    const char *heap;
+    uint64_t len;
+} fmt_strings;
+
+const char *fmt_string_at(const fmt_strings *s, uint64_t off);
+
+/* A decoded drawables blob (reader side).  Pointers in items point into
+ * raw (string values), strings (keys) or args. */
+typedef struct fmt_decoded {
+    uint8_t *raw;            /* owned: the decoded blob bytes */
+    size_t raw_len;
+    slog_state *states;
+    slog_event *events;
+    slog_arrow *arrows;
+    slog_counter *counters;
+    uint64_t n[4];
+    slog_arg *args;
+    uint64_t nargs;
+    size_t mem_bytes;        /* memory held, for the cache */
+} fmt_decoded;
+
+/* Decode raw[0..len) (ownership of raw passes to out on success).
+ * Returns SLOG_OK, SLOG_ECORRUPT (with the byte offset in *bad_offset) or
+ * SLOG_ENOMEM. */
+int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_decoded *out,
+                    uint64_t *bad_offset);
+void fmt_decoded_free(fmt_decoded *d);
+
+/* Args encoding (writer side).  intern(user, text, len) returns the
+ * string's offset in /strings, or UINT64_MAX to store the value inline.
+ * Keys must always be interned. */
+typedef uint64_t (*fmt_intern_fn)(void *user, const char *text, size_t len, int is_key);
+int fmt_args_encode(const slog_arg *args, uint32_t nargs, fmt_intern_fn intern, void *user,
+                    util_buf *out);
+
+#endif /* NODE_FORMAT_H */

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * tree_build.c - the one-pass bounding-box tree builder (see tree_build.h).
+ * Closing a node: summarise its own drawables into its preview summary
+ * (which already holds the summaries of its closed children and spills),
+ * write the drawables blob and the preview blob, write the rows of its
+ * spills and its own row, then hand bounding box, subtree size and summary
+ * to the parent.  Eager closing: a parent closes as soon as its last child
+ * closed.
+ * Layer 4: may call format/store/codec/util, never slog_* API.
+ */
+#include "tree_build.h"
+
+#include "util_alloc.h"
+#include "util_error.h"
+
+#include <string.h>
+
+typedef struct open_node {
+    fmt_node items;          /* drawables placed directly here */
+    pv_summary sum;          /* closed children + spills */
+    int64_t b;               /* partition start */
+    int64_t t0, t1;          /* box of closed children and spills */
+    uint64_t subtree;        /* rows written for closed children and spills */
+    uint32_t children;
+    store_node_row *spills;  /* deferred rows, written before the node's own */
+    size_t nspills, cap_spills;
+} open_node;
+
+struct tree_builder {
+    store *st;
+    tree_options opt;
+    const pv_fold_ctx *ctx;
+    open_node level[TREE_MAX_LEVELS];
+    uint32_t top;            /* open levels */
+    int64_t frontier;        /* end of the last closed leaf */
+    uint64_t nodes_written;
+    uint64_t written[4];
+    uint32_t max_levels;
+    util_buf scratch;
+};
+
+static void open_reset(open_node *n, int64_t b)
+{
+    fmt_node_reset(&n->items);
+    pv_reset(&n->sum);
+    n->b = b;
+    n->t0 = INT64_MAX;
+    n->t1 = INT64_MIN;
+    n->subtree = 0;
+    n->children = 0;
+    n->nspills = 0;
+}
+
+int tree_build_create(tree_builder **out, store *st, const tree_options *opts,
+                      const pv_fold_ctx *ctx, slog_error *err)
+{
+    tree_builder *const tb = util_calloc(1, sizeof *tb);
+    if (tb == NULL) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, NULL, "Cannot allocate the tree builder");
+    }
+    tb->st = st;
+    tb->opt = *opts;
+    tb->ctx = ctx;
+    for (int i = 0; i < TREE_MAX_LEVELS; i++) {
+        fmt_node_init(&tb->level[i].items);
+        pv_init(&tb->level[i].sum);
+    }
+    open_reset(&tb->level[0], INT64_MIN);
+    tb->top = 1;
+    tb->max_levels = 1;
+    tb->frontier = INT64_MIN;
+    *out = tb;
+    return SLOG_OK;
+}
+
+void tree_build_destroy(tree_builder *tb)
+{
+    if (tb == NULL) {
+        return;
+    }
+    for (int i = 0; i < TREE_MAX_LEVELS; i++) {
+        fmt_node_free(&tb->level[i].items);
+        pv_free(&tb->level[i].sum);
+        util_free(tb->level[i].spills);
+    }
+    util_buf_free(&tb->scratch);
+    util_free(tb);
+}
+
+uint64_t tree_build_nodes_written(const tree_builder *tb)
+{
+    return tb->nodes_written;
+}
+
+void tree_build_written_counts(const tree_builder *tb, uint64_t counts[4])
+{
+    memcpy(counts, tb->written, sizeof tb->written);
+}
+
+uint32_t tree_build_depth(const tree_builder *tb)
+{
+    return tb->max_levels;
+}
+
+static int oom(slog_error *err)
+{
+    return util_err(err, SLOG_ENOMEM, UINT64_MAX, NULL, "Cannot allocate memory for the tree");
+}
+
+/* Lowest open node that may hold a drawable starting at start. */
+static uint32_t place(const tree_builder *tb, int64_t start)
+{
+    for (uint32_t i = 0; i + 1 < tb->top; i++) {
+        if (tb->level[i].b <= start) {
+            return i;
+        }
+    }
+    return tb->top - 1;
+}
+
+/* Add the node's own drawables to a summary. */
+static int summarise_items(const fmt_node *it, pv_summary *sum, const pv_fold_ctx *ctx)
+{
+    for (size_t i = 0; i < it->n[SLOG_KIND_STATE]; i++) {
+        const fmt_state_rec *const s = &it->states[i];
+        if (pv_add_state(sum, ctx, s->timeline, s->category, s->end - s->start, s->excl) != 0) {
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < it->n[SLOG_KIND_EVENT]; i++) {
+        if (pv_add_event(sum, ctx, it->events[i].timeline, it->events[i].category) != 0) {
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < it->n[SLOG_KIND_ARROW]; i++) {
+        const fmt_arrow_rec *const a = &it->arrows[i];
+        if (pv_add_arrow(sum, ctx, a->from, a->to, a->category, a->end - a->start) != 0) {
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < it->n[SLOG_KIND_COUNTER]; i++) {
+        const fmt_counter_rec *const c = &it->counters[i];
+        if (pv_add_counter(sum, ctx, c->timeline, c->category, c->time, c->value) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Write the drawables blob of it (if any) and the preview blob of sum into
+ * row. */
+static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, store_node_row *row,
+                       slog_error *err)
+{
+    if (fmt_node_count(it) > 0) {
+        tb->scratch.len = 0;
+        if (fmt_node_encode(it, &tb->scratch) != 0) {
+            return oom(err);
+        }
+        row->payload_len = tb->scratch.len;
+        const int rc =
+            store_append_blob(tb->st, tb->scratch.data, tb->scratch.len, &row->payload_off, err);
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+    }
+    if (pv_fit(sum, tb->ctx, tb->opt.preview_bytes) != 0) {
+        return oom(err);
+    }
+    tb->scratch.len = 0;
+    if (pv_encode(sum, &tb->scratch) != 0) {
+        return oom(err);
+    }
+    row->preview_len = tb->scratch.len;
+    return store_append_blob(tb->st, tb->scratch.data, tb->scratch.len, &row->preview_off, err);
+}
+
+static void row_counts(store_node_row *row, const fmt_node *it)
+{
+    for (int k = 0; k < 4; k++) {
+        row->counts[k] = it->n[k];
+    }
+}
+
+static void box_extend(int64_t *t0, int64_t *t1, int64_t a, int64_t b)
+{
+    if (a < *t0) {
+        *t0 = a;
+    }
+    if (b > *t1) {
+        *t1 = b;
+    }
+}
+
+/* Write an inner node's own drawables as a pseudo-leaf child now. */
+static int spill(tree_builder *tb, open_node *n, slog_error *err)
+{
+    if (util_grow((void **)&n->spills, &n->cap_spills, n->nspills + 1, sizeof *n->spills) != 0) {
+        return oom(err);
+    }
+    store_node_row row;
+    memset(&row, 0, sizeof row);
+    row.level = 0;
+    row.flags = TREE_NODE_SPILL;
+    row.t0 = n->items.t0;
+    row.t1 = n->items.t1;
+    row.subtree_nodes = 1;
+    row_counts(&row, &n->items);
+    pv_summary sum;
+    pv_init(&sum);
+    int rc = summarise_items(&n->items, &sum, tb->ctx) != 0 ? oom(err) : SLOG_OK;
+    if (rc == SLOG_OK) {
+        rc = write_blobs(tb, &n->items, &sum, &row, err);
+    }
+    if (rc == SLOG_OK && pv_merge(&n->sum, &sum, tb->ctx) != 0) {
+        rc = oom(err);
+    }
+    pv_free(&sum);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    n->spills[n->nspills++] = row;
+    box_extend(&n->t0, &n->t1, row.t0, row.t1);
+    n->subtree++;
+    fmt_node_reset(&n->items);
+    return pv_fit(&n->sum, tb->ctx, tb->opt.preview_bytes) != 0 ? oom(err) : SLOG_OK;
+}
+
+static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *err);
+
+/* Hand a closed node (its row) to its parent, creating the parent if needed. */
+static int attach_to_parent(tree_builder *tb, uint32_t i, const store_node_row *row,
+                            pv_summary *sum, int finishing, slog_error *err)
+{
+    if (i + 1 == tb->top) {
+        if (finishing) {
+            return SLOG_OK;
+        }
+        if (tb->top == TREE_MAX_LEVELS) {
+            return util_err(err, SLOG_EINVAL, UINT64_MAX, NULL, "Tree deeper than %d levels",
+                            TREE_MAX_LEVELS);
+        }
+        open_reset(&tb->level[tb->top], INT64_MIN);
+        tb->top++;
+        if (tb->top > tb->max_levels) {
+            tb->max_levels = tb->top;
+        }
+    }
+    open_node *const p = &tb->level[i + 1];
+    p->children++;
+    p->subtree += row->subtree_nodes;
+    box_extend(&p->t0, &p->t1, row->t0, row->t1);
+    if (pv_merge(&p->sum, sum, tb->ctx) != 0) {
+        return oom(err);
+    }
+    if (!finishing && p->children >= tb->opt.fanout) {
+        return close_level(tb, i + 1, 0, err);
+    }
+    return SLOG_OK;
+}
+
+static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *err)
+{
+    open_node *const n = &tb->level[i];
+    store_node_row row;
+    memset(&row, 0, sizeof row);
+    row.level = i;
+    row.t0 = n->t0;
+    row.t1 = n->t1;
+    box_extend(&row.t0, &row.t1, n->items.t0, n->items.t1);
+    row.subtree_nodes = 1 + n->subtree;
+    row_counts(&row, &n->items);
+    if (summarise_items(&n->items, &n->sum, tb->ctx) != 0) {
+        return oom(err);
+    }
+    int rc = write_blobs(tb, &n->items, &n->sum, &row, err);
+    if (rc == SLOG_OK && n->nspills > 0) {
+        rc = store_append_nodes(tb->st, n->spills, n->nspills, err);
+    }
+    if (rc == SLOG_OK) {
+        rc = store_append_nodes(tb->st, &row, 1, err);
+    }
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    tb->nodes_written += 1 + n->nspills;
+    for (size_t s = 0; s < n->nspills; s++) {
+        for (int k = 0; k < 4; k++) {
+            tb->written[k] += n->spills[s].counts[k];
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        tb->written[k] += row.counts[k];
+    }
+    if (i == 0 && row.t1 > tb->frontier) {
+        tb->frontier = row.t1;
+    }
+    rc = attach_to_parent(tb, i, &row, &n->sum, finishing, err);
+    open_reset(n, tb->frontier);
+    return rc;
+}
+
+static int after_add(tree_builder *tb, uint32_t i, slog_error *err)
+{
+    const fmt_node *const it = &tb->level[i].items;
+    /* 32 bytes of slack for the blob header */
+    if (it->encoded_bytes + 32 < tb->opt.leaf_bytes) {
+        return SLOG_OK;
+    }
+    return i == 0 ? close_level(tb, 0, 0, err) : spill(tb, &tb->level[i], err);
+}
+
+int tree_build_add_state(tree_builder *tb, const fmt_state_rec *r, const uint8_t *args,
+                         size_t args_len, slog_error *err)
+{
+    const uint32_t i = place(tb, r->start);
+    if (fmt_node_add_state(&tb->level[i].items, r, args, args_len) != 0) {
+        return oom(err);
+    }
+    return after_add(tb, i, err);
+}
+
+int tree_build_add_event(tree_builder *tb, const fmt_event_rec *r, const uint8_t *args,
+                         size_t args_len, slog_error *err)
+{
+    const uint32_t i = place(tb, r->time);
+    if (fmt_node_add_event(&tb->level[i].items, r, args, args_len) != 0) {
+        return oom(err);
+    }
+    return after_add(tb, i, err);
+}
+
+int tree_build_add_arrow(tree_builder *tb, const fmt_arrow_rec *r, const uint8_t *args,
+                         size_t args_len, slog_error *err)
+{
+    const uint32_t i = place(tb, r->start);
+    if (fmt_node_add_arrow(&tb->level[i].items, r, args, args_len) != 0) {
+        return oom(err);
+    }
+    return after_add(tb, i, err);
+}
+
+int tree_build_add_counter(tree_builder *tb, const fmt_counter_rec *r, slog_error *err)
+{
+    const uint32_t i = place(tb, r->time);
+    if (fmt_node_add_counter(&tb->level[i].items, r) != 0) {
+        return oom(err);
+    }
+    return after_add(tb, i, err);
+}
+
+static int node_is_empty(const open_node *n)
+{
+    return fmt_node_count(&n->items) == 0 && n->children == 0 && n->nspills == 0;
+}
+
+int tree_build_finish(tree_builder *tb, slog_error *err)
+{
+    for (uint32_t i = 0; i < tb->top; i++) {
+        if (node_is_empty(&tb->level[i])) {
+            continue;
+        }
+        const int rc = close_level(tb, i, 1, err);
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+    }
+    return SLOG_OK;
+}
