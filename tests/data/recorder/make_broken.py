@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+#
+# make_broken.py - regenerates the damaged Recorder trace folders n_*/ from
+# the corpus (../shared/corpus/recorder).  Each folder gets an `expect` file
+# with the error code, the file inside the folder, the byte offset and a
+# substring of the message that check_recorder.c asserts.  The offsets are
+# derived here from the layout (FORMAT-NOTES.md), not copied from a run.
+import os, shutil, struct, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.environ.get('SLOG_CORPUS',
+                        os.path.join(HERE, '..', '..', '..', '..', 'shared', 'corpus'))
+SRC = os.path.join(CORPUS, 'recorder')
+
+
+def clone(case, trace):
+    d = os.path.join(HERE, case)
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(os.path.join(SRC, trace), d)
+    for f in os.listdir(d):
+        os.chmod(os.path.join(d, f), 0o644)
+    os.chmod(d, 0o755)
+    return d
+
+
+def rd(d, name):
+    with open(os.path.join(d, name), 'rb') as f:
+        return bytearray(f.read())
+
+
+def wr(d, name, data):
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(bytes(data))
+
+
+def expect(d, code, file, offset, text):
+    wr(d, 'expect', ('code=%s\nfile=%s\noffset=%s\ntext=%s\n' %
+                     (code, file, offset, text)).encode())
+
+
+# A 3.x folder: refused by version, before any other file is read.
+d = clone('n_version_3', 'posix_mpi')
+wr(d, 'VERSION', b'3.0.0')
+expect(d, 'SLOG_EVERSION', 'VERSION', 0, 'version 3.0.0 is not supported')
+
+# recorder.ts cut: the last rank's chunk runs past the end of the file.
+d = clone('n_ts_truncated', 'posix_mpi')
+ts = rd(d, 'recorder.ts')
+sizes = struct.unpack_from('<4Q', ts)
+cut = len(ts) - 39
+last_start = 32 + sum(sizes[:3])
+assert last_start < cut
+wr(d, 'recorder.ts', ts[:cut])
+expect(d, 'SLOG_ECORRUPT', 'recorder.ts', cut,
+       "rank 3's chunk needs bytes [%d, %d)" % (last_start, last_start + sizes[3]))
+
+# recorder.cst: the zlib stream's adler32 trailer (last 4 bytes) is wrong;
+# zlib notices after reading the whole trailer, i.e. at the end of the file.
+d = clone('n_cst_zlib_corrupt', 'posix_mpi')
+cst = rd(d, 'recorder.cst')
+cst[-1] ^= 0xff
+wr(d, 'recorder.cst', cst)
+expect(d, 'SLOG_ECORRUPT', 'recorder.cst', len(cst), 'incorrect data check')
+
+# 2.4 per-rank grammar cut to 200 bytes: a rule's symbols run past the end,
+# reported at the end of what is there.
+d = clone('n_cfg_truncated_v24', 'posix_mpi-v2.4.0')
+cfg = rd(d, '2.cfg')
+wr(d, '2.cfg', cfg[:200])
+expect(d, 'SLOG_ECORRUPT', '2.cfg', 200, 'Truncated grammar')
+
+# recorder.mt shorter than its 40-byte header.
+d = clone('n_mt_truncated', 'posix_mpi')
+wr(d, 'recorder.mt', rd(d, 'recorder.mt')[:30])
+expect(d, 'SLOG_ECORRUPT', 'recorder.mt', 30, 'Truncated header')
+
+# 2.4 grammar of rank 0 with a cycle: the first symbol of rule -2 is made
+# to refer to rule -3, and rule -3 refers to rule -2.
+d = clone('n_grammar_cycle', 'posix_mpi-v2.4.0')
+cfg = rd(d, '0.cfg')
+v = list(struct.unpack('<%di' % (len(cfg) // 4), cfg))
+pos, rules = 1, {}
+for _ in range(v[0]):
+    rules[v[pos]] = pos
+    pos += 2 + 2 * v[pos + 1]
+r2, r3 = rules[-2], rules[-3]
+assert -2 in v[r3 + 2:r3 + 2 + 2 * v[r3 + 1]:2], 'rule -3 should use rule -2'
+v[r2 + 2] = -3
+wr(d, '0.cfg', struct.pack('<%di' % len(v), *v))
+# The DFS from the root meets the back edge at the first symbol of rule -2
+# (root -> -3 -> -2 -> -3), which is where the error points.
+expect(d, 'SLOG_ECORRUPT', '0.cfg', (r2 + 2) * 4, 'expands into it again')
+
+# 2.4 timestamps of rank 1 with one pair too many.
+d = clone('n_ts_extra_pair_v24', 'posix_mpi-v2.4.0')
+ts = rd(d, '1.ts')
+wr(d, '1.ts', ts + b'\x01\x00\x00\x00\x02\x00\x00\x00')
+expect(d, 'SLOG_ECORRUPT', '1.ts', len(ts),
+       'has %d records but %d bytes' % (len(ts) // 8, len(ts) + 8))
+
+# 2.4 folder without rank 3's timestamps.
+d = clone('n_missing_ts_v24', 'posix_mpi-v2.4.0')
+os.unlink(os.path.join(d, '3.ts'))
+expect(d, 'SLOG_EIO', '3.ts', 'none', 'Cannot open the file')
+
+# ug.mt says rank 2 uses unique grammar 7 of 4.
+d = clone('n_ugmt_bad_ugid', 'posix_mpi')
+ug = rd(d, 'ug.mt')
+struct.pack_into('<i', ug, 8, 7)
+wr(d, 'ug.mt', ug)
+expect(d, 'SLOG_ECORRUPT', 'ug.mt', 8, 'Rank 2 uses grammar 7')
+
+# 2.4 CST of rank 0: first entry's func_id (key byte 8) set past the table.
+d = clone('n_cst_func_id', 'posix_mpi-v2.4.0')
+cst = rd(d, '0.cst')
+cst[4 + 16 + 8] = 250
+wr(d, '0.cst', cst)
+expect(d, 'SLOG_ECORRUPT', '0.cst', 4 + 16 + 8, 'Function id 250')
+print('ok')
