@@ -7,13 +7,13 @@
  *   store_tool bench FILE MIB [LEVEL]  write MIB of trace-like blobs, print MB/s
  * Exit status 0 on success, 1 on any difference or error (printed on stderr).
  */
-#include "store.h"
-#include "util_alloc.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "store.h"
+#include "util_alloc.h"
 
 #define NBLOBS 12
 
@@ -40,8 +40,8 @@ static void fill_blob(unsigned char *p, size_t n, uint32_t seed)
 
 static int fail(const char *what, const slog_error *err)
 {
-    fprintf(stderr, "store_tool: %s: %s (%s, offset %llu)\n", what, err->message, err->source,
-            (unsigned long long)err->offset);
+    (void)fprintf(stderr, "store_tool: %s: %s (%s, offset %llu)\n", what, err->message, err->source,
+                  (unsigned long long)err->offset);
     return 1;
 }
 
@@ -69,7 +69,8 @@ static int write_tables(store *s, slog_error *err)
     const store_category_row cat[2] = {{0, SLOG_KIND_ARROW, 0xff0000ffu, 0, 22, UINT64_MAX},
                                        {1, SLOG_KIND_STATE, 0x00ff00ffu, 0, 31, 22}};
     if (store_append_strings(s, strings, sizeof strings, err) != 0 ||
-        store_append_timelines(s, tl, 3, err) != 0 || store_append_categories(s, cat, 2, err) != 0) {
+        store_append_timelines(s, tl, 3, err) != 0 ||
+        store_append_categories(s, cat, 2, err) != 0) {
         return -1;
     }
     return 0;
@@ -82,8 +83,8 @@ static int write_blobs(store *s, store_summary *sum, slog_error *err)
         fill_blob(raw, blob_sizes[b], b);
         store_node_row r;
         memset(&r, 0, sizeof r);
-        r.t0 = b * 100;
-        r.t1 = b * 100 + 99;
+        r.t0 = (int64_t)b * 100;
+        r.t1 = (int64_t)b * 100 + 99;
         r.subtree_nodes = 1;
         r.payload_len = blob_sizes[b];
         r.counts[0] = b;
@@ -106,7 +107,7 @@ static int cmd_write(const char *path, uint32_t chunk)
     if (store_create(&s, path, &h, &err) != 0) {
         return fail("create", &err);
     }
-    store_summary sum = {.complete = 1, .depth = 1, .start = 0, .end = NBLOBS * 100};
+    store_summary sum = {.complete = 1, .depth = 1, .start = 0, .end = (int64_t)NBLOBS * 100};
     sum.timelines = 3;
     sum.categories = 2;
     if (write_tables(s, &err) != 0 || write_blobs(s, &sum, &err) != 0 ||
@@ -135,7 +136,7 @@ static int cmd_check(const char *path)
         if (store_read_blob(s, nodes[i].payload_off, len, got, NULL, &err) != 0) {
             bad = fail("read_blob", &err);
         } else if (len != blob_sizes[i] || memcmp(want, got, len) != 0) {
-            fprintf(stderr, "store_tool: blob %llu differs\n", (unsigned long long)i);
+            (void)fprintf(stderr, "store_tool: blob %llu differs\n", (unsigned long long)i);
             bad = 1;
         }
         util_free(got);
@@ -216,8 +217,8 @@ static int cmd_bench(const char *path, size_t mib, int level)
     if (f != NULL) {
         (void)fclose(f);
     }
-    printf("level %d: %.1f MB raw in %.3f s = %.0f MB/s, file %.2f MB, ratio %.3f\n", level,
-           raw_mb, dt, raw_mb / dt, (double)bytes / 1e6, (double)bytes / 1e6 / raw_mb);
+    printf("level %d: %.1f MB raw in %.3f s = %.0f MB/s, file %.2f MB, ratio %.3f\n", level, raw_mb,
+           dt, raw_mb / dt, (double)bytes / 1e6, (double)bytes / 1e6 / raw_mb);
     util_free(raw);
     return 0;
 }
@@ -236,6 +237,6 @@ int main(int argc, char **argv)
     if (argc >= 4 && strcmp(argv[1], "bench") == 0) {
         return cmd_bench(argv[2], strtoul(argv[3], NULL, 10), argc > 4 ? atoi(argv[4]) : 1);
     }
-    fprintf(stderr, "usage: store_tool write|check|payload|bench FILE ...\n");
+    (void)fprintf(stderr, "usage: store_tool write|check|payload|bench FILE ...\n");
     return 2;
 }
