@@ -262,7 +262,8 @@ static OTF2_ErrorCode otf2_error_hook(void *ud, const char *file, uint64_t line,
     if (imp) {
         char msg[384];
         vsnprintf(msg, sizeof msg, fmt, va);
-        snprintf(imp->otf2_msg, sizeof imp->otf2_msg, "%s: %s", OTF2_Error_GetName(code), msg);
+        snprintf(imp->otf2_msg, sizeof imp->otf2_msg, "%s (%s)", msg,
+                 OTF2_Error_GetDescription(code));
     }
     return code;
 }
@@ -1523,7 +1524,39 @@ static int prepare_locations(otf2_imp *imp, OTF2_Reader *rd)
     return 0;
 }
 
-static int read_events(otf2_imp *imp, OTF2_Reader *rd)
+/* After the global reader failed: read each location's events alone, with
+ * a fresh reader, to name the event file that is damaged.  Returns the
+ * location index, or OTF2_NO_INDEX if every file reads. */
+static uint32_t find_bad_location(otf2_imp *imp, const char *anchor, uint64_t *good_events)
+{
+    OTF2_Reader *const rd = OTF2_Reader_Open(anchor);
+    uint32_t bad = OTF2_NO_INDEX;
+    if (!rd || OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS) {
+        OTF2_Reader_Close(rd);
+        return bad;
+    }
+    for (uint32_t i = 0; i < imp->defs.locs.n; i++) {
+        OTF2_Reader_SelectLocation(rd, imp->defs.locs.v[i].id);
+    }
+    if (OTF2_Reader_OpenEvtFiles(rd) == OTF2_SUCCESS) {
+        for (uint32_t i = 0; i < imp->defs.locs.n && bad == OTF2_NO_INDEX; i++) {
+            OTF2_EvtReader *const er = OTF2_Reader_GetEvtReader(rd, imp->defs.locs.v[i].id);
+            uint64_t n = 0;
+            if (!er || OTF2_Reader_ReadAllLocalEvents(rd, er, &n) != OTF2_SUCCESS) {
+                bad = i;
+                *good_events = n;
+            }
+            if (er) {
+                OTF2_Reader_CloseEvtReader(rd, er);
+            }
+        }
+        OTF2_Reader_CloseEvtFiles(rd);
+    }
+    OTF2_Reader_Close(rd);
+    return bad;
+}
+
+static int read_events(otf2_imp *imp, OTF2_Reader *rd, const char *anchor)
 {
     OTF2_GlobalEvtReader *const ger = OTF2_Reader_GetGlobalEvtReader(rd);
     OTF2_GlobalEvtReaderCallbacks *const cb = OTF2_GlobalEvtReaderCallbacks_New();
@@ -1543,9 +1576,18 @@ static int read_events(otf2_imp *imp, OTF2_Reader *rd)
         return -1;
     }
     if (e != OTF2_SUCCESS) {
-        char where[4200];
-        snprintf(where, sizeof where, "%s/*.evt (after %" PRIu64 " events)", imp->trace_dir, n);
-        otf2_failed(imp, e, where);
+        char msg[sizeof imp->otf2_msg], where[4200];
+        uint64_t good = 0;
+        snprintf(msg, sizeof msg, "%s", imp->otf2_msg[0] ? imp->otf2_msg : OTF2_Error_GetDescription(e));
+        const uint32_t bad = find_bad_location(imp, anchor, &good);
+        if (bad == OTF2_NO_INDEX) {
+            imp_error(imp, "%s/*.evt: reading events failed after %" PRIu64 " events: %s",
+                      imp->trace_dir, n, msg);
+        } else {
+            const otf2_def_loc *const l = &imp->defs.locs.v[bad];
+            imp_error(imp, "%s: truncated or damaged: record %" PRIu64 " of %" PRIu64 " cannot be read: %s",
+                      evt_name(imp, l->id, where, sizeof where), good + 1, l->events, msg);
+        }
         return -1;
     }
     return 0;
@@ -1640,7 +1682,7 @@ static int import_archive(otf2_imp *imp, const char *anchor)
     } else if (read_definitions(imp, rd, anchor) == 0 && define_timelines(imp) == 0 &&
                add_category(imp, SLOG_KIND_ARROW, "MPI message", "MPI/point2point",
                             &imp->arrow_category) == 0 &&
-               prepare_locations(imp, rd) == 0 && read_events(imp, rd) == 0 &&
+               prepare_locations(imp, rd) == 0 && read_events(imp, rd, anchor) == 0 &&
                close_open_frames(imp) == 0) {
         rc = 0;
     }

@@ -8,11 +8,13 @@
 
 extern const importer import_chrome; /* import_chrome.c: Chrome Trace Event JSON */
 extern const importer import_pfw;    /* import_chrome.c: DFTracer .pfw JSON-lines */
+extern const importer import_otf2;   /* import_otf2.c: OTF2 archives (libotf2) */
 /* further importers: declare here */
 
 const importer *const import_table[] = {
     &import_chrome,
     &import_pfw,
+    &import_otf2,
     /* further importers: add here */
     NULL,
 };
