@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * check_format.c - the format layer without I/O: drawables blobs
+ * (node_format) and preview blobs (preview) round-trip exactly, exact-size
+ * bookkeeping holds, corrupt bytes are rejected with an offset and never
+ * read out of bounds, and folding keeps totals exact within the budget.
+ */
+#include "node_format.h"
+#include "preview.h"
+#include "util_alloc.h"
+#include "util_intern.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t intern_cb(void *user, const char *text, size_t len, int is_key)
+{
+    (void)is_key;
+    return util_intern_add(user, text, len, !is_key);
+}
+
+typedef struct fixture {
+    util_intern strings;
+    fmt_node node;
+    util_buf blob;
+} fixture;
+
+static void fill_node(fixture *f, unsigned n)
+{
+    util_intern_init(&f->strings, 1u << 20);
+    fmt_node_init(&f->node);
+    memset(&f->blob, 0, sizeof f->blob);
+    util_buf args = {0};
+    for (unsigned i = 0; i < n; i++) {
+        const slog_arg a[3] = {
+            {"path", SLOG_ARG_STRING, {.s = (i % 3) ? "/data/file.h5" : "a-long-unique-value"}},
+            {"size", SLOG_ARG_INT, {.i = -(int64_t)i * 1000}},
+            {"big", SLOG_ARG_UINT, {.u = UINT64_MAX - i}},
+        };
+        args.len = 0;
+        ck_assert_int_eq(fmt_args_encode(a, i % 4 == 0 ? 0 : 3, intern_cb, &f->strings, &args), 0);
+        const fmt_state_rec s = {(int64_t)i * 100, (int64_t)i * 100 + 50 + i, 0, i % 7, i % 5,
+                                 i % 3, 0, 0};
+        ck_assert_int_eq(fmt_node_add_state(&f->node, &s, args.data, args.len), 0);
+        const fmt_event_rec e = {(int64_t)i * 100 + 1, i % 7, 9, 0, 0};
+        ck_assert_int_eq(fmt_node_add_event(&f->node, &e, args.data, args.len), 0);
+        const fmt_arrow_rec r = {(int64_t)i * 90, (int64_t)i * 100, 11, i % 7, (i + 1) % 7, 0, 0};
+        ck_assert_int_eq(fmt_node_add_arrow(&f->node, &r, NULL, 0), 0);
+        const fmt_counter_rec c = {-(int64_t)i, (double)i * 0.5, i % 2, 12};
+        ck_assert_int_eq(fmt_node_add_counter(&f->node, &c), 0);
+    }
+    util_buf_free(&args);
+    ck_assert_int_eq(fmt_node_encode(&f->node, &f->blob), 0);
+}
+
+static void free_fixture(fixture *f)
+{
+    fmt_node_free(&f->node);
+    util_buf_free(&f->blob);
+    util_intern_free(&f->strings);
+}
+
+static uint8_t *copy_blob(const util_buf *b)
+{
+    uint8_t *const p = util_malloc(b->len);
+    memcpy(p, b->data, b->len);
+    return p;
+}
+
+START_TEST(test_node_format_encoded_size_is_exact)
+{
+    fixture f;
+    fill_node(&f, 500);
+    /* header: 2 bytes + 4 count varints + base varint */
+    ck_assert_uint_ge(f.blob.len, f.node.encoded_bytes);
+    ck_assert_uint_le(f.blob.len, f.node.encoded_bytes + 2 + 4 * 10 + 10);
+    free_fixture(&f);
+}
+END_TEST
+
+START_TEST(test_node_format_round_trip_every_field)
+{
+    fixture f;
+    fill_node(&f, 300);
+    const fmt_strings fs = {(const char *)f.strings.heap.data, f.strings.heap.len};
+    fmt_decoded d;
+    uint64_t bad = 0;
+    ck_assert_int_eq(fmt_node_decode(copy_blob(&f.blob), f.blob.len, &fs, &d, &bad), SLOG_OK);
+    ck_assert_uint_eq(d.n[0], 300);
+    ck_assert_uint_eq(d.n[3], 300);
+    for (unsigned i = 0; i < 300; i++) {
+        const slog_state *const s = &d.states[i];
+        ck_assert_int_eq(s->start, (int64_t)i * 100);
+        ck_assert_int_eq(s->end, (int64_t)i * 100 + 50 + i);
+        ck_assert_uint_eq(s->timeline, i % 7);
+        ck_assert_uint_eq(s->category, i % 5);
+        ck_assert_uint_eq(s->depth, i % 3);
+        ck_assert_uint_eq(s->nargs, i % 4 == 0 ? 0 : 3);
+        if (s->nargs == 3) {
+            ck_assert_str_eq(s->args[0].key, "path");
+            ck_assert_str_eq(s->args[0].v.s, (i % 3) ? "/data/file.h5" : "a-long-unique-value");
+            ck_assert_int_eq(s->args[1].v.i, -(int64_t)i * 1000);
+            ck_assert(s->args[2].type == SLOG_ARG_UINT && s->args[2].v.u == UINT64_MAX - i);
+        }
+        ck_assert_int_eq(d.events[i].time, (int64_t)i * 100 + 1);
+        ck_assert_uint_eq(d.arrows[i].from, i % 7);
+        ck_assert_uint_eq(d.arrows[i].to, (i + 1) % 7);
+        ck_assert_int_eq(d.arrows[i].end, (int64_t)i * 100);
+        ck_assert_int_eq(d.counters[i].time, -(int64_t)i);
+        ck_assert(d.counters[i].value == (double)i * 0.5);
+    }
+    fmt_decoded_free(&d);
+    free_fixture(&f);
+}
+END_TEST
+
+/* Every truncation and many single-byte corruptions: an error with an
+ * offset inside the blob, or a successful decode; never a crash (ASan). */
+START_TEST(test_node_format_corrupt_bytes_are_rejected_in_bounds)
+{
+    fixture f;
+    fill_node(&f, 40);
+    const fmt_strings fs = {(const char *)f.strings.heap.data, f.strings.heap.len};
+    for (size_t cut = 0; cut < f.blob.len; cut++) {
+        fmt_decoded d;
+        uint64_t bad = UINT64_MAX;
+        uint8_t *const p = copy_blob(&f.blob);
+        const int rc = fmt_node_decode(p, cut, &fs, &d, &bad);
+        util_free(p); /* on failure the caller keeps ownership */
+        ck_assert_int_eq(rc, SLOG_ECORRUPT);
+        ck_assert_uint_le(bad, cut);
+    }
+    unsigned ok = 0;
+    for (size_t pos = 0; pos < f.blob.len; pos++) {
+        uint8_t *const p = copy_blob(&f.blob);
+        p[pos] ^= (uint8_t)(0x5a + pos);
+        fmt_decoded d;
+        uint64_t bad = UINT64_MAX;
+        const int rc = fmt_node_decode(p, f.blob.len, &fs, &d, &bad);
+        if (rc == SLOG_OK) {
+            ok++;
+            fmt_decoded_free(&d);
+        } else {
+            util_free(p);
+            ck_assert_int_eq(rc, SLOG_ECORRUPT);
+            ck_assert_uint_lt(bad, f.blob.len + 1);
+        }
+    }
+    ck_assert_uint_lt(ok, f.blob.len); /* most corruptions are detected */
+    free_fixture(&f);
+}
+END_TEST
+
+/* Timelines 0..N-1: thread t belongs to process N + t / 4 (parents first). */
+static pv_fold_ctx make_ctx(uint32_t nthreads, uint32_t **parent, uint32_t **root)
+{
+    const uint32_t nproc = (nthreads + 3) / 4, n = nthreads + nproc;
+    *parent = util_calloc(n, sizeof **parent);
+    *root = util_calloc(n, sizeof **root);
+    for (uint32_t t = 0; t < n; t++) {
+        (*parent)[t] = t < nthreads ? nthreads + t / 4 : SLOG_NO_PARENT;
+        (*root)[t] = t < nthreads ? nthreads + t / 4 : t;
+    }
+    const pv_fold_ctx c = {*parent, *root, n};
+    return c;
+}
+
+START_TEST(test_preview_round_trip_and_exact_sums)
+{
+    uint32_t *parent, *root;
+    const pv_fold_ctx ctx = make_ctx(8, &parent, &root);
+    pv_summary s;
+    pv_init(&s);
+    int64_t incl = 0;
+    for (int i = 0; i < 1000; i++) {
+        const int64_t dur = (int64_t)1 << (i % 40);
+        incl += i % 3 == 0 ? dur : 0;
+        ck_assert_int_eq(pv_add_state(&s, &ctx, (uint32_t)(i % 8), (uint32_t)(i % 3), dur, dur / 2), 0);
+        ck_assert_int_eq(pv_add_counter(&s, &ctx, 1, 7, i, (double)(i % 17)), 0);
+    }
+    ck_assert_int_eq(pv_add_arrow(&s, &ctx, 1, 2, 5, 30), 0);
+    util_buf b = {0};
+    ck_assert_int_eq(pv_encode(&s, &b), 0);
+    ck_assert_uint_eq(b.len, pv_encoded_size(&s));
+    slog_preview *v;
+    uint64_t n, bad;
+    ck_assert_int_eq(pv_decode(b.data, b.len, &v, &n, &bad), SLOG_OK);
+    int64_t got = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (v[i].of == SLOG_KIND_STATE && v[i].category == 0) {
+            got += v[i].inclusive;
+        }
+        if (v[i].of == SLOG_KIND_COUNTER) {
+            ck_assert_uint_eq(v[i].count, 1000);
+            ck_assert(v[i].vmax == 16.0 && v[i].vmin == 0.0 && v[i].vlast == (double)(999 % 17));
+        }
+        if (v[i].of == SLOG_KIND_ARROW) {
+            ck_assert(v[i].row == 1 && v[i].row_to == 2 && v[i].min == 30);
+        }
+    }
+    ck_assert_int_eq(got, incl);
+    util_free(v);
+    for (size_t cut = 0; cut < b.len; cut++) {
+        ck_assert_int_eq(pv_decode(b.data, cut, &v, &n, &bad), SLOG_ECORRUPT);
+    }
+    util_buf_free(&b);
+    pv_free(&s);
+    util_free(parent);
+    util_free(root);
+}
+END_TEST
+
+/* 10^4 timelines x 40 categories: folding brings the preview under budget
+ * and keeps count and inclusive time exact. */
+START_TEST(test_preview_fold_fits_budget_and_keeps_totals)
+{
+    uint32_t *parent, *root;
+    const pv_fold_ctx ctx = make_ctx(10000, &parent, &root);
+    pv_summary s;
+    pv_init(&s);
+    uint64_t count = 0;
+    int64_t incl = 0;
+    for (uint32_t i = 0; i < 200000; i++) {
+        const int64_t dur = 1 + (int64_t)(i % 1000);
+        ck_assert_int_eq(pv_add_state(&s, &ctx, i % 10000, (i * 7) % 40, dur, dur), 0);
+        count++;
+        incl += dur;
+    }
+    const size_t budget = 4096;
+    ck_assert_int_eq(pv_fit(&s, &ctx, budget), 0);
+    ck_assert_uint_le(pv_encoded_size(&s), budget);
+    ck_assert_uint_gt(s.fold, 0);
+    uint64_t c2 = 0;
+    int64_t i2 = 0;
+    for (size_t i = 0; i < s.cap; i++) {
+        if (s.slots[i].used) {
+            c2 += s.slots[i].count;
+            i2 += s.slots[i].incl;
+        }
+    }
+    ck_assert_uint_eq(c2, count);
+    ck_assert_int_eq(i2, incl);
+    pv_free(&s);
+    util_free(parent);
+    util_free(root);
+}
+END_TEST
+
+START_TEST(test_preview_fold_row_levels)
+{
+    uint32_t *parent, *root;
+    const pv_fold_ctx ctx = make_ctx(8, &parent, &root);
+    ck_assert_uint_eq(pv_fold_row(&ctx, 5, 0, 0), 5);
+    ck_assert_uint_eq(pv_fold_row(&ctx, 5, 0, 1), 9);  /* thread 5 -> process 8 + 5/4 */
+    ck_assert_uint_eq(pv_fold_row(&ctx, 9, 0, 1), 9);  /* a process folds to itself */
+    ck_assert_uint_eq(pv_fold_row(&ctx, 5, 0, 2), 9);
+    ck_assert_uint_eq(pv_fold_row(&ctx, 5, 0, 3), 4);  /* block 9 >> 1 */
+    ck_assert_uint_eq(pv_fold_row(&ctx, 9, 2, 4), 2);
+    util_free(parent);
+    util_free(root);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *const s = suite_create("format");
+    TCase *const tc = tcase_create("format");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_node_format_encoded_size_is_exact);
+    tcase_add_test(tc, test_node_format_round_trip_every_field);
+    tcase_add_test(tc, test_node_format_corrupt_bytes_are_rejected_in_bounds);
+    tcase_add_test(tc, test_preview_round_trip_and_exact_sums);
+    tcase_add_test(tc, test_preview_fold_fits_budget_and_keeps_totals);
+    tcase_add_test(tc, test_preview_fold_row_levels);
+    suite_add_tcase(s, tc);
+    SRunner *const sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
