@@ -4,7 +4,8 @@
  *   store_tool write FILE [CHUNK]   deterministic file: tables + blobs
  *   store_tool check FILE           read every blob back and compare
  *   store_tool payload FILE OUT     decoded /payload bytes [0, payload_bytes)
- *   store_tool bench FILE MIB [LEVEL]  write MIB of trace-like blobs, print MB/s
+ *   store_tool bench FILE MIB [LEVEL [SOURCE]]  append MIB of blobs (trace-like, or
+ *                                   every blob of SOURCE), print MB/s and ratio
  * Exit status 0 on success, 1 on any difference or error (printed on stderr).
  */
 #include <stdio.h>
@@ -179,27 +180,92 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Append MIB MiB of trace-like 64 KiB blobs; print MB/s and ratio. */
-static int cmd_bench(const char *path, size_t mib, int level)
+/* Blobs to replay: synthetic 64 KiB ones, or every node's payload and
+ * preview blob read from a real libslog file (the writer's exact pattern). */
+typedef struct blob_set {
+    unsigned char *bytes;
+    size_t *len;
+    size_t n;
+} blob_set;
+
+static int synthetic_blobs(blob_set *b)
 {
     const size_t blob = 65536;
-    const size_t nblobs = mib * 1024 * 1024 / blob;
-    unsigned char *const raw = util_malloc(blob * 16);
-    for (uint32_t k = 0; k < 16; k++) {
-        fill_blob(raw + k * blob, blob, k + 100);
+    b->n = 16;
+    b->bytes = util_malloc(blob * b->n);
+    b->len = util_malloc(b->n * sizeof *b->len);
+    for (uint32_t k = 0; k < b->n; k++) {
+        fill_blob(b->bytes + k * blob, blob, k + 100);
+        b->len[k] = blob;
+    }
+    return 0;
+}
+
+static int
+load_blob(store *s, uint64_t off, uint64_t len, blob_set *b, size_t *used, slog_error *err)
+{
+    if (len == 0) {
+        return 0;
+    }
+    b->bytes = util_realloc(b->bytes, *used + (size_t)len);
+    b->len = util_realloc(b->len, (b->n + 1) * sizeof *b->len);
+    if (store_read_blob(s, off, len, b->bytes + *used, NULL, err) != 0) {
+        return -1;
+    }
+    b->len[b->n++] = (size_t)len;
+    *used += (size_t)len;
+    return 0;
+}
+
+static int real_blobs(const char *src, blob_set *b)
+{
+    slog_error err;
+    store *s = NULL;
+    store_header h;
+    if (store_open(&s, src, &h, &err) != 0) {
+        return fail("open source", &err);
+    }
+    store_node_row *nodes = NULL;
+    uint64_t n = 0;
+    size_t used = 0;
+    int rc = store_read_nodes(s, &nodes, &n, &err) != 0 ? fail("nodes", &err) : 0;
+    for (uint64_t i = 0; rc == 0 && i < n; i++) {
+        if (load_blob(s, nodes[i].payload_off, nodes[i].payload_len, b, &used, &err) != 0 ||
+            load_blob(s, nodes[i].preview_off, nodes[i].preview_len, b, &used, &err) != 0) {
+            rc = fail("read source blob", &err);
+        }
+    }
+    util_free(nodes);
+    (void)store_close(s, NULL);
+    return rc;
+}
+
+/* Append MIB MiB of blobs; print MB/s of raw input and the size ratio. */
+static int cmd_bench(const char *path, size_t mib, int level, const char *src)
+{
+    blob_set b = {NULL, NULL, 0};
+    if ((src != NULL ? real_blobs(src, &b) : synthetic_blobs(&b)) != 0 || b.n == 0) {
+        return 1;
     }
     slog_error err;
     store *s = NULL;
-    const store_header h = header((uint32_t)blob, level);
+    const store_header h = header(65536, level);
     if (store_create(&s, path, &h, &err) != 0) {
         return fail("create", &err);
     }
+    const size_t goal = mib * 1024 * 1024;
+    size_t done = 0;
+    size_t at = 0;
     const double t0 = now_s();
-    for (size_t i = 0; i < nblobs; i++) {
+    for (size_t i = 0; done < goal; i++) {
+        const size_t k = i % b.n;
+        at = k == 0 ? 0 : at;
         uint64_t off = 0;
-        if (store_append_blob(s, raw + (i % 16) * blob, blob, &off, &err) != 0) {
+        if (store_append_blob(s, b.bytes + at, b.len[k], &off, &err) != 0) {
             return fail("append_blob", &err);
         }
+        at += b.len[k];
+        done += b.len[k];
         if (i % 256 == 255 && store_flush(s, &err) != 0) {
             return fail("flush", &err);
         }
@@ -208,7 +274,7 @@ static int cmd_bench(const char *path, size_t mib, int level)
         return fail("close", &err);
     }
     const double dt = now_s() - t0;
-    const double raw_mb = (double)(nblobs * blob) / 1e6;
+    const double raw_mb = (double)done / 1e6;
     FILE *const f = fopen(path, "rb");
     long bytes = 0;
     if (f != NULL && fseek(f, 0, SEEK_END) == 0) {
@@ -217,9 +283,12 @@ static int cmd_bench(const char *path, size_t mib, int level)
     if (f != NULL) {
         (void)fclose(f);
     }
-    printf("level %d: %.1f MB raw in %.3f s = %.0f MB/s, file %.2f MB, ratio %.3f\n", level, raw_mb,
-           dt, raw_mb / dt, (double)bytes / 1e6, (double)bytes / 1e6 / raw_mb);
-    util_free(raw);
+    printf("level %d, %zu blobs from %s: %.1f MB raw in %.3f s = %.0f MB/s, file %.2f MB, "
+           "ratio %.3f\n",
+           level, b.n, src != NULL ? src : "synthetic records", raw_mb, dt, raw_mb / dt,
+           (double)bytes / 1e6, (double)bytes / 1e6 / raw_mb);
+    util_free(b.bytes);
+    util_free(b.len);
     return 0;
 }
 
@@ -235,7 +304,8 @@ int main(int argc, char **argv)
         return cmd_payload(argv[2], argv[3]);
     }
     if (argc >= 4 && strcmp(argv[1], "bench") == 0) {
-        return cmd_bench(argv[2], strtoul(argv[3], NULL, 10), argc > 4 ? atoi(argv[4]) : 1);
+        return cmd_bench(argv[2], strtoul(argv[3], NULL, 10), argc > 4 ? atoi(argv[4]) : 1,
+                         argc > 5 ? argv[5] : NULL);
     }
     (void)fprintf(stderr, "usage: store_tool write|check|payload|bench FILE ...\n");
     return 2;
