@@ -339,6 +339,79 @@ START_TEST(test_store_killed_writer_opens_up_to_flush)
 }
 END_TEST
 
+static void append_nodes(store *s, uint32_t first, uint32_t n)
+{
+    slog_error err;
+    for (uint32_t i = first; i < first + n; i++) {
+        const store_node_row r = node_row(i);
+        ck_assert_int_eq(store_append_nodes(s, &r, 1, &err), SLOG_OK);
+    }
+    ck_assert_int_eq(store_flush(s, &err), SLOG_OK);
+}
+
+static void live_writer(int to_reader, int from_reader)
+{
+    slog_error err;
+    store *s = NULL;
+    const store_header h = test_header(4096);
+    char byte = 'w';
+    if (store_create(&s, path, &h, &err) != SLOG_OK) {
+        _exit(1);
+    }
+    append_nodes(s, 0, 100);
+    if (write(to_reader, &byte, 1) != 1 || read(from_reader, &byte, 1) != 1) {
+        _exit(2);
+    }
+    append_nodes(s, 100, 150);
+    if (write(to_reader, &byte, 1) != 1 || read(from_reader, &byte, 1) != 1) {
+        _exit(3);
+    }
+    _exit(store_close(s, &err) == SLOG_OK ? 0 : 4);
+}
+
+static uint64_t count_nodes(store *s)
+{
+    slog_error err;
+    store_node_row *nodes = NULL;
+    uint64_t n = 0;
+    ck_assert_int_eq(store_read_nodes(s, &nodes, &n, &err), SLOG_OK);
+    if (n > 0) {
+        const store_node_row r = node_row((uint32_t)n - 1);
+        ck_assert_int_eq(memcmp(&nodes[n - 1], &r, sizeof r), 0);
+    }
+    util_free(nodes);
+    return n;
+}
+
+START_TEST(test_store_live_reader_follows_writer)
+{
+    int w2r[2];
+    int r2w[2];
+    ck_assert_int_eq(pipe(w2r), 0);
+    ck_assert_int_eq(pipe(r2w), 0);
+    const pid_t pid = fork();
+    ck_assert_int_ne(pid, -1);
+    if (pid == 0) {
+        live_writer(w2r[1], r2w[0]);
+    }
+    char byte = 'r';
+    ck_assert_int_eq(read(w2r[0], &byte, 1), 1);
+    slog_error err;
+    store *s = NULL;
+    store_header h;
+    ck_assert_int_eq(store_open(&s, path, &h, &err), SLOG_OK);
+    ck_assert_uint_eq(count_nodes(s), 100);
+    ck_assert_int_eq(write(r2w[1], &byte, 1), 1);
+    ck_assert_int_eq(read(w2r[0], &byte, 1), 1);
+    ck_assert_uint_eq(count_nodes(s), 250);
+    ck_assert_int_eq(write(r2w[1], &byte, 1), 1);
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_int_eq(store_close(s, &err), SLOG_OK);
+}
+END_TEST
+
 static void expect_open_fails(int code, const char *needle)
 {
     slog_error err;
@@ -667,6 +740,7 @@ static Suite *store_suite(void)
         {"blob_past_end_is_ecorrupt", test_store_blob_past_end_is_ecorrupt},
         {"update_timeline", test_store_update_timeline},
         {"killed_writer_opens_up_to_flush", test_store_killed_writer_opens_up_to_flush},
+        {"live_reader_follows_writer", test_store_live_reader_follows_writer},
         {"missing_file_is_eio", test_store_missing_file_is_eio},
         {"not_hdf5_is_eformat", test_store_not_hdf5_is_eformat},
         {"hdf5_without_magic_is_eformat", test_store_hdf5_without_magic_is_eformat},
