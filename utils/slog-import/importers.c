@@ -9,12 +9,16 @@
 extern const importer import_chrome; /* import_chrome.c: Chrome Trace Event JSON */
 extern const importer import_pfw;    /* import_chrome.c: DFTracer .pfw JSON-lines */
 extern const importer import_otf2;   /* import_otf2.c: OTF2 archives (libotf2) */
+extern const importer import_clog2;  /* import_clog2.c: MPE CLOG2 logs */
+extern const importer import_slog2;  /* import_slog2.c: SLOG-2 2.0.6 files */
 /* further importers: declare here */
 
 const importer *const import_table[] = {
     &import_chrome,
     &import_pfw,
     &import_otf2,
+    &import_clog2,
+    &import_slog2,
     /* further importers: add here */
     NULL,
 };

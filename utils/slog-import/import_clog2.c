@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * import_clog2.c - slog-import entry "clog2": MPE CLOG2 logs (.clog2, also
+ * gzipped).  Two passes over the input: pass 1 reads every record and
+ * learns the state/event definitions (MPE writes those of the MPI states at
+ * MPI_Finalize, i.e. at the end) and the communicators' world ranks, and
+ * checks the whole file, so a damaged file fails before anything is
+ * written; pass 2 reads it again and converts (clog2_decode.c) while
+ * import_mpe.c writes.  Memory: one block plus what is open.
+ * Tools layer: public libslog API and the slog-import helpers.
+ */
+#include "clog2_decode.h"
+#include "import_mpe.h"
+#include "importer.h"
+
+#include <stdio.h>
+
+static int clog2_probe_fn(const char *path, const unsigned char *head, size_t n)
+{
+    (void)path;
+    return clog2_probe(head, n) ? 100 : 0;
+}
+
+static const mpe_category *category_cb(const void *src, uint32_t slot)
+{
+    return clog2_conv_category(src, slot);
+}
+
+static void line_cb(const void *src, uint32_t line_id, mpe_line *out)
+{
+    clog2_conv_line(src, line_id, out);
+}
+
+typedef struct pass {
+    import_stream *s;
+    mpe_in in;
+    clog2_reader *r;
+} pass;
+
+static int pass_open(import_ctx *ctx, const char *path, pass *p, mpe_err *e)
+{
+    char err[256];
+    p->s = NULL;
+    p->r = NULL;
+    if (import_stream_open(&p->s, path, err, sizeof err) != 0) {
+        return import_fail(ctx, 0, 0, UINT64_MAX, "%s", err);
+    }
+    p->in.read = mpe_stream_read;
+    p->in.errstr = mpe_stream_error;
+    p->in.user = p->s;
+    p->in.pos = 0;
+    if (clog2_reader_open(&p->r, &p->in, e) != 0) {
+        return import_fail(ctx, 0, 0, e->offset, "%s", e->msg);
+    }
+    return 0;
+}
+
+static void pass_close(pass *p)
+{
+    clog2_reader_destroy(p->r);
+    import_stream_close(p->s);
+    p->r = NULL;
+    p->s = NULL;
+}
+
+static int learn_all(import_ctx *ctx, const char *path, clog2_conv **conv, mpe_err *e)
+{
+    pass p;
+    int rc = pass_open(ctx, path, &p, e);
+    if (rc == 0 && clog2_conv_create(conv, clog2_reader_preamble(p.r), e) != 0) {
+        rc = import_fail(ctx, 0, 0, e->offset, "%s", e->msg);
+    }
+    clog2_record rec;
+    int next = 0;
+    while (rc == 0 && (next = clog2_reader_next(p.r, &rec, e)) == 0) {
+        if (clog2_conv_learn(*conv, &rec, e) != 0) {
+            next = -1;
+            break;
+        }
+    }
+    if (rc == 0 && next < 0) {
+        rc = import_fail(ctx, 0, 0, e->offset, "%s", e->msg);
+    }
+    pass_close(&p);
+    return rc;
+}
+
+static void report(import_ctx *ctx, const clog2_conv *conv, const mpe_out *out)
+{
+    clog2_conv_stats st;
+    clog2_conv_stats_get(conv, &st);
+    import_count(ctx, "CLOG2 state (start/final pair)", IMPORT_IMPORTED, st.states);
+    import_count(ctx, "CLOG2 event (solo)", IMPORT_IMPORTED, st.events);
+    import_count(ctx, "CLOG2 arrow (send/recv pair)", IMPORT_IMPORTED, st.arrows - st.arrows_backwards);
+    import_count(ctx, "CLOG2 arrow (send/recv pair)", IMPORT_REPAIRED, st.arrows_backwards);
+    import_count(ctx, "CLOG2 unmatched start event", IMPORT_SKIPPED, st.unmatched_starts);
+    import_count(ctx, "CLOG2 unmatched final event", IMPORT_SKIPPED, st.unmatched_finals);
+    import_count(ctx, "CLOG2 unmatched send/recv", IMPORT_SKIPPED, st.unmatched_msgs);
+    import_count(ctx, "CLOG2 const/timeshift/coll/srcloc", IMPORT_SKIPPED, st.ignored);
+    if (st.arrows_backwards > 0) {
+        import_warn(ctx, 0, 0, UINT64_MAX,
+                    "%llu messages were received before they were sent (clock skew): their "
+                    "arrows end at the send time",
+                    (unsigned long long)st.arrows_backwards);
+    }
+    if (st.unmatched_starts + st.unmatched_finals + st.unmatched_msgs > 0) {
+        import_warn(ctx, 0, 0, UINT64_MAX,
+                    "unmatched records dropped: %llu start events, %llu final events, %llu "
+                    "sends/receives",
+                    (unsigned long long)st.unmatched_starts,
+                    (unsigned long long)st.unmatched_finals,
+                    (unsigned long long)st.unmatched_msgs);
+    }
+    if (mpe_out_short_info(out) > 0) {
+        import_warn(ctx, 0, 0, UINT64_MAX,
+                    "%llu drawables carry less info than their format says (args cut short)",
+                    (unsigned long long)mpe_out_short_info(out));
+    }
+}
+
+static int convert_all(import_ctx *ctx, const char *path, clog2_conv *conv, mpe_err *e)
+{
+    pass p;
+    mpe_out *out = NULL;
+    int rc = pass_open(ctx, path, &p, e);
+    if (rc == 0 && mpe_out_create(&out, ctx, conv, category_cb, line_cb,
+                                  clog2_conv_threads(conv), p.s) != 0) {
+        rc = import_fail(ctx, 0, 0, UINT64_MAX, "out of memory");
+    }
+    clog2_record rec;
+    int next = 0;
+    while (rc == 0 && (next = clog2_reader_next(p.r, &rec, e)) == 0) {
+        const int frc = clog2_conv_feed(conv, &rec, mpe_out_emit, out, e);
+        if (frc > 0) { /* the writer failed */
+            uint64_t off = 0;
+            const char *msg = mpe_out_error(out, &off);
+            rc = import_fail(ctx, 0, 0, off, "%s", msg);
+        } else if (frc < 0) {
+            next = -1;
+            break;
+        }
+    }
+    if (rc == 0 && next < 0) {
+        rc = import_fail(ctx, 0, 0, e->offset, "%s", e->msg);
+    }
+    if (rc == 0) {
+        report(ctx, conv, out);
+    }
+    mpe_out_destroy(out);
+    pass_close(&p);
+    return rc;
+}
+
+static int clog2_run(import_ctx *ctx, const char *path)
+{
+    mpe_err e = {UINT64_MAX, ""};
+    clog2_conv *conv = NULL;
+    int rc = learn_all(ctx, path, &conv, &e);
+    if (rc == 0) {
+        rc = convert_all(ctx, path, conv, &e);
+    }
+    clog2_conv_destroy(conv);
+    return rc;
+}
+
+const importer import_clog2 = {"clog2", clog2_probe_fn, clog2_run, NULL};
