@@ -1,0 +1,808 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * check_otf2_import.c - the otf2 importer end to end: each test writes a
+ * small OTF2 archive with libotf2's writer (two MPI ranks with nested
+ * regions, blocking and non-blocking messages, a collective, parameters and
+ * attributes, a metric location with an empty name, a GPU stream, a
+ * location with no events), imports it through the importer entry into a
+ * libslog file, reads every drawable back through the reader API and
+ * compares them, rendered as text lines, with the expected set.  Damaged
+ * archives must fail with a message naming the file and the record.
+ * The import_ctx callbacks of slog-import's main.c are replaced here by
+ * recorders, so the summary counts can be checked too.
+ */
+#include <check.h>
+#include <otf2/otf2.h>
+#include <slog/slog.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "importer.h"
+#include "otf2_defs.h"
+
+/* ---- import_ctx stand-ins (main.c's are not linked) ---------------------- */
+
+typedef struct count_rec {
+    char what[128];
+    uint64_t n[IMPORT_OUTCOMES];
+} count_rec;
+
+static count_rec g_counts[128];
+static size_t g_ncounts;
+static char g_fail[2048];
+
+void import_count(import_ctx *ctx, const char *what, import_outcome outcome, uint64_t n)
+{
+    (void)ctx;
+    for (size_t i = 0; i < g_ncounts; i++) {
+        if (strcmp(g_counts[i].what, what) == 0) {
+            g_counts[i].n[outcome] += n;
+            return;
+        }
+    }
+    ck_assert_uint_lt(g_ncounts, 128);
+    snprintf(g_counts[g_ncounts].what, sizeof g_counts[0].what, "%s", what);
+    g_counts[g_ncounts++].n[outcome] = n;
+}
+
+void import_warn(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt,
+                 ...)
+{
+    (void)ctx, (void)line, (void)col, (void)offset, (void)fmt;
+}
+
+int import_fail(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt,
+                ...)
+{
+    va_list ap;
+    (void)ctx, (void)line, (void)col, (void)offset;
+    va_start(ap, fmt);
+    vsnprintf(g_fail, sizeof g_fail, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+void import_progress(import_ctx *ctx, uint64_t done, uint64_t total)
+{
+    (void)ctx, (void)done, (void)total;
+}
+
+extern const importer import_otf2;
+
+static uint64_t counted(const char *what, import_outcome o)
+{
+    for (size_t i = 0; i < g_ncounts; i++) {
+        if (strcmp(g_counts[i].what, what) == 0) {
+            return g_counts[i].n[o];
+        }
+    }
+    return 0;
+}
+
+/* ---- temporary directory --------------------------------------------------- */
+
+static char g_dir[256];
+
+static void setup(void)
+{
+    snprintf(g_dir, sizeof g_dir, "/tmp/check_otf2_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(g_dir));
+    g_ncounts = 0;
+    g_fail[0] = '\0';
+}
+
+static void teardown(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* ---- writing the archive ----------------------------------------------- */
+
+/* ticks = OFFSET + 2 * ns: a 2 GHz clock that does not start at zero */
+#define OFFSET 1000u
+#define T(ns) ((uint64_t)OFFSET + 2u * (uint64_t)(ns))
+#define LOC_R0 0u
+#define LOC_R1 ((uint64_t)1 << 32) /* sparse ids, as Score-P writes them */
+#define LOC_METRIC 2u
+#define LOC_GPU 3u
+#define LOC_EMPTY 4u
+
+enum {
+    S_EMPTY, S_LINUX, S_MACHINE, S_HOST, S_NODE, S_DEV0, S_DEVICE, S_RANK0, S_RANK1, S_GPUCTX,
+    S_MASTER, S_STREAM, S_MAIN, S_FOO, S_SEND, S_RECV, S_ISEND, S_IRECV, S_WAIT, S_ALLREDUCE,
+    S_KERNEL, S_WORLD, S_SELF, S_PID, S_ITER, S_TEMP, S_COUNT, S_CELSIUS, S_HASH, S_STRINGS
+};
+static const char *const strings[S_STRINGS] = {
+    "", "Linux", "machine", "host1", "node", "0", "device", "MPI Rank 0", "MPI Rank 1",
+    "GPU context", "Master thread", "stream 0", "main", "foo", "MPI_Send", "MPI_Recv", "MPI_Isend",
+    "MPI_Irecv", "MPI_Wait", "MPI_Allreduce", "kernel", "MPI_COMM_WORLD", "MPI_COMM_SELF",
+    "ProcessId", "iterations", "temperature", "count", "C", "#"};
+
+enum { R_MAIN, R_FOO, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_KERNEL };
+
+/* Damage to put into the archive. */
+enum { OK_ARCHIVE, UNDEFINED_REGION, UNDEFINED_GROUP };
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *caller,
+                                bool final)
+{
+    (void)ud, (void)ft, (void)loc, (void)caller, (void)final;
+    return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc)
+{
+    (void)ud, (void)ft, (void)loc;
+    return 0;
+}
+
+static const OTF2_FlushCallbacks flush_cb = {pre_flush, post_flush};
+
+#define OK(call) ck_assert_int_eq((call), OTF2_SUCCESS)
+
+static void region(OTF2_GlobalDefWriter *g, OTF2_RegionRef id, OTF2_StringRef name,
+                   OTF2_RegionRole role, OTF2_Paradigm p)
+{
+    OK(OTF2_GlobalDefWriter_WriteRegion(g, id, name, name, S_EMPTY, role, p, OTF2_REGION_FLAG_NONE,
+                                        S_EMPTY, 0, 0));
+}
+
+static void write_rank0(OTF2_EvtWriter *w, int damage)
+{
+    OTF2_AttributeList *const al = OTF2_AttributeList_New();
+    OK(OTF2_AttributeList_AddUint64(al, 0, 42));
+    OK(OTF2_EvtWriter_Enter(w, al, T(10), R_MAIN));
+    OTF2_AttributeList_Delete(al);
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(20), R_FOO));
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(30) + 1, damage == UNDEFINED_REGION ? 99 : R_FOO));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(40), R_FOO));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(50), R_FOO));
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(60), R_SEND));
+    OK(OTF2_EvtWriter_MpiSend(w, NULL, T(62), 1, 0, 7, 100));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(70), R_SEND));
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(80), R_ISEND));
+    OK(OTF2_EvtWriter_MpiIsend(w, NULL, T(82), 1, 0, 8, 200, 1));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(90), R_ISEND));
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(100), R_WAIT));
+    OK(OTF2_EvtWriter_MpiIsendComplete(w, NULL, T(105), 1));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(110), R_WAIT));
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(120), R_ALLREDUCE));
+    OK(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, T(121)));
+    OK(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, T(129), OTF2_COLLECTIVE_OP_ALLREDUCE, 0,
+                                       OTF2_UNDEFINED_UINT32, 8, 8));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(130), R_ALLREDUCE));
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(140), R_SEND));
+    OK(OTF2_EvtWriter_MpiSend(w, NULL, T(141), 1, 0, 7, 300));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(150), R_SEND));
+    OK(OTF2_EvtWriter_ParameterInt(w, NULL, T(155), 0, 5));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(200), R_MAIN));
+}
+
+static void write_rank1(OTF2_EvtWriter *w)
+{
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(10), R_MAIN));
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(55), R_RECV));
+    OK(OTF2_EvtWriter_MpiRecv(w, NULL, T(68), 0, 0, 7, 100));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(69), R_RECV));
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(75), R_IRECV));
+    OK(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, T(76), 5));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(78), R_IRECV));
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(95), R_WAIT));
+    OK(OTF2_EvtWriter_MpiIrecv(w, NULL, T(99), 0, 0, 8, 200, 5));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(101), R_WAIT));
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(120), R_ALLREDUCE));
+    OK(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, T(122)));
+    OK(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, T(128), OTF2_COLLECTIVE_OP_ALLREDUCE, 0,
+                                       OTF2_UNDEFINED_UINT32, 8, 8));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(131), R_ALLREDUCE));
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(145), R_RECV));
+    OK(OTF2_EvtWriter_MpiRecv(w, NULL, T(148), 0, 0, 7, 300));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(149), R_RECV));
+    OK(OTF2_EvtWriter_ThreadFork(w, NULL, T(170), OTF2_PARADIGM_OPENMP, 4));
+    OK(OTF2_EvtWriter_MpiRecv(w, NULL, T(190), 0, 0, 99, 1)); /* never sent */
+    OK(OTF2_EvtWriter_MpiSend(w, NULL, T(195), 0, 1, 3, 4));  /* to itself on MPI_COMM_SELF */
+    OK(OTF2_EvtWriter_MpiRecv(w, NULL, T(196), 0, 1, 3, 4));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(200), R_MAIN));
+}
+
+static void write_metrics(OTF2_EvtWriter *w)
+{
+    const OTF2_Type types[2] = {OTF2_TYPE_DOUBLE, OTF2_TYPE_UINT64};
+    OTF2_MetricValue v[2];
+    v[0].floating_point = 1.5;
+    v[1].unsigned_int = 7;
+    OK(OTF2_EvtWriter_Metric(w, NULL, T(50), 1, 2, types, v));
+    v[0].floating_point = 2.5;
+    v[1].unsigned_int = 9;
+    OK(OTF2_EvtWriter_Metric(w, NULL, T(150), 1, 2, types, v));
+}
+
+static void write_gpu(OTF2_EvtWriter *w)
+{
+    OK(OTF2_EvtWriter_Enter(w, NULL, T(50), R_KERNEL));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(150), R_KERNEL));
+}
+
+static void write_definitions(OTF2_GlobalDefWriter *g, const uint64_t *nevents, int damage)
+{
+    OK(OTF2_GlobalDefWriter_WriteClockProperties(g, 2000000000u, OFFSET, T(200) - OFFSET, 0));
+    for (uint32_t s = 0; s < S_STRINGS; s++) {
+        OK(OTF2_GlobalDefWriter_WriteString(g, s, strings[s]));
+    }
+    OK(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, S_LINUX, S_MACHINE,
+                                                OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    OK(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1, S_HOST, S_NODE, 0));
+    OK(OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(g, 1, OTF2_SYSTEM_TREE_DOMAIN_SHARED_MEMORY));
+    OK(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 2, S_DEV0, S_DEVICE, 1));
+    OK(OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(g, 2,
+                                                      OTF2_SYSTEM_TREE_DOMAIN_ACCELERATOR_DEVICE));
+    OK(OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, S_RANK0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
+                                               OTF2_UNDEFINED_LOCATION_GROUP));
+    OK(OTF2_GlobalDefWriter_WriteLocationGroup(g, 1, S_RANK1, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
+                                               OTF2_UNDEFINED_LOCATION_GROUP));
+    OK(OTF2_GlobalDefWriter_WriteLocationGroup(g, 2, S_GPUCTX, OTF2_LOCATION_GROUP_TYPE_ACCELERATOR,
+                                               2, 0));
+    OK(OTF2_GlobalDefWriter_WriteLocation(g, LOC_R0, S_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD,
+                                          nevents[0], 0));
+    OK(OTF2_GlobalDefWriter_WriteLocation(g, LOC_R1, S_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD,
+                                          nevents[1], damage == UNDEFINED_GROUP ? 9 : 1));
+    OK(OTF2_GlobalDefWriter_WriteLocation(g, LOC_METRIC, S_EMPTY, OTF2_LOCATION_TYPE_METRIC,
+                                          nevents[2], 0));
+    OK(OTF2_GlobalDefWriter_WriteLocation(g, LOC_GPU, S_STREAM,
+                                          OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, nevents[3], 2));
+    OK(OTF2_GlobalDefWriter_WriteLocation(g, LOC_EMPTY, S_EMPTY, OTF2_LOCATION_TYPE_CPU_THREAD, 0,
+                                          1));
+    region(g, R_MAIN, S_MAIN, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER);
+    region(g, R_FOO, S_FOO, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER);
+    region(g, R_SEND, S_SEND, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI);
+    region(g, R_RECV, S_RECV, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI);
+    region(g, R_ISEND, S_ISEND, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI);
+    region(g, R_IRECV, S_IRECV, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI);
+    region(g, R_WAIT, S_WAIT, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI);
+    region(g, R_ALLREDUCE, S_ALLREDUCE, OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI);
+    region(g, R_KERNEL, S_KERNEL, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_CUDA);
+    const uint64_t world_locs[2] = {LOC_R0, LOC_R1}, world_ranks[2] = {0, 1};
+    OK(OTF2_GlobalDefWriter_WriteGroup(g, 0, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                       OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, world_locs));
+    OK(OTF2_GlobalDefWriter_WriteGroup(g, 1, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,
+                                       OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, world_ranks));
+    OK(OTF2_GlobalDefWriter_WriteGroup(g, 2, S_EMPTY, OTF2_GROUP_TYPE_COMM_SELF,
+                                       OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL));
+    OK(OTF2_GlobalDefWriter_WriteComm(g, 0, S_WORLD, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+    OK(OTF2_GlobalDefWriter_WriteComm(g, 1, S_SELF, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+    OK(OTF2_GlobalDefWriter_WriteAttribute(g, 0, S_PID, S_EMPTY, OTF2_TYPE_UINT64));
+    OK(OTF2_GlobalDefWriter_WriteParameter(g, 0, S_ITER, OTF2_PARAMETER_TYPE_INT64));
+    OK(OTF2_GlobalDefWriter_WriteMetricMember(g, 0, S_TEMP, S_EMPTY, OTF2_METRIC_TYPE_OTHER,
+                                              OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_DOUBLE,
+                                              OTF2_BASE_DECIMAL, 0, S_CELSIUS));
+    OK(OTF2_GlobalDefWriter_WriteMetricMember(g, 1, S_COUNT, S_EMPTY, OTF2_METRIC_TYPE_OTHER,
+                                              OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
+                                              OTF2_BASE_DECIMAL, 0, S_HASH));
+    const OTF2_MetricMemberRef members[2] = {0, 1};
+    OK(OTF2_GlobalDefWriter_WriteMetricClass(g, 0, 2, members, OTF2_METRIC_ASYNCHRONOUS,
+                                             OTF2_RECORDER_KIND_ABSTRACT));
+    OK(OTF2_GlobalDefWriter_WriteMetricInstance(g, 1, 0, LOC_METRIC, OTF2_SCOPE_LOCATION_GROUP, 0));
+}
+
+/* Write the test archive as <g_dir>/arch/traces.otf2. */
+static void write_archive(int damage)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/arch", g_dir);
+    OTF2_Archive *const ar = OTF2_Archive_Open(path, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
+                                               4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+                                               OTF2_COMPRESSION_NONE);
+    ck_assert_ptr_nonnull(ar);
+    OK(OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL));
+    OK(OTF2_Archive_SetSerialCollectiveCallbacks(ar));
+    OK(OTF2_Archive_OpenEvtFiles(ar));
+    const uint64_t locs[5] = {LOC_R0, LOC_R1, LOC_METRIC, LOC_GPU, LOC_EMPTY};
+    uint64_t nevents[5];
+    for (int i = 0; i < 5; i++) {
+        OTF2_EvtWriter *const w = OTF2_Archive_GetEvtWriter(ar, locs[i]);
+        ck_assert_ptr_nonnull(w);
+        if (i == 0) {
+            write_rank0(w, damage);
+        } else if (i == 1) {
+            write_rank1(w);
+        } else if (i == 2) {
+            write_metrics(w);
+        } else if (i == 3) {
+            write_gpu(w);
+        }
+        OK(OTF2_EvtWriter_GetNumberOfEvents(w, &nevents[i]));
+        OK(OTF2_Archive_CloseEvtWriter(ar, w));
+    }
+    OK(OTF2_Archive_CloseEvtFiles(ar));
+    OK(OTF2_Archive_OpenDefFiles(ar));
+    for (int i = 0; i < 5; i++) {
+        OTF2_DefWriter *const dw = OTF2_Archive_GetDefWriter(ar, locs[i]);
+        ck_assert_ptr_nonnull(dw);
+        OK(OTF2_Archive_CloseDefWriter(ar, dw));
+    }
+    OK(OTF2_Archive_CloseDefFiles(ar));
+    OTF2_GlobalDefWriter *const g = OTF2_Archive_GetGlobalDefWriter(ar);
+    ck_assert_ptr_nonnull(g);
+    write_definitions(g, nevents, damage);
+    OK(OTF2_Archive_Close(ar));
+}
+
+/* ---- importing and reading back ---------------------------------------- */
+
+/* Import `input` into <g_dir>/out.slog; returns the importer's result. */
+static int import_to_slog(const char *input, bool finish)
+{
+    char out[300];
+    snprintf(out, sizeof out, "%s/out.slog", g_dir);
+    slog_writer *w;
+    slog_error e;
+    ck_assert_int_eq(slog_writer_create(&w, out, NULL, &e), SLOG_OK);
+    import_ctx ctx = {.writer = w, .input_count = 1, .display_name = input};
+    const int rc = import_otf2.run(&ctx, input);
+    if (rc == 0 && finish) {
+        ck_assert_int_eq(slog_writer_finish(w, &e), SLOG_OK);
+    }
+    slog_writer_destroy(w);
+    return rc;
+}
+
+static int import_archive(void)
+{
+    char anchor[300];
+    snprintf(anchor, sizeof anchor, "%s/arch/traces.otf2", g_dir);
+    return import_to_slog(anchor, true);
+}
+
+typedef struct lines {
+    char **v;
+    size_t n, cap;
+} lines;
+
+static void lines_add(lines *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lines_add(lines *l, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        ck_assert_ptr_nonnull(l->v);
+    }
+    l->v[l->n++] = strdup(buf);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void lines_free(lines *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i]);
+    }
+    free(l->v);
+}
+
+/* Full path of a timeline: names of its ancestors joined with '/'. */
+static void timeline_path(slog_reader *r, uint32_t id, char *buf, size_t n)
+{
+    slog_timeline_info ti;
+    ck_assert_int_eq(slog_reader_timeline(r, id, &ti), SLOG_OK);
+    if (ti.parent == SLOG_NO_PARENT) {
+        snprintf(buf, n, "%s", ti.name);
+        return;
+    }
+    char parent[512];
+    timeline_path(r, ti.parent, parent, sizeof parent);
+    snprintf(buf, n, "%s/%s", parent, ti.name);
+}
+
+/* The last component of a timeline path, prefixed by its parent's name. */
+static const char *tl(slog_reader *r, uint32_t id, char *buf, size_t n)
+{
+    char full[1024];
+    timeline_path(r, id, full, sizeof full);
+    /* keep the last two components: "MPI Rank 0/Master thread" */
+    const char *p = full + strlen(full);
+    int slashes = 0;
+    while (p > full && slashes < 2) {
+        p--;
+        slashes += *p == '/';
+    }
+    snprintf(buf, n, "%s", *p == '/' ? p + 1 : p);
+    return buf;
+}
+
+static const char *cat(slog_reader *r, uint32_t id)
+{
+    static slog_category_info ci;
+    ck_assert_int_eq(slog_reader_category(r, id, &ci), SLOG_OK);
+    return ci.name;
+}
+
+static void render_args(char *buf, size_t n, const slog_arg *a, uint32_t na)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < na && used < n; i++) {
+        int w = 0;
+        const char *const sep = i ? "," : "";
+        switch (a[i].type) {
+        case SLOG_ARG_INT: w = snprintf(buf + used, n - used, "%s%s=%lld", sep, a[i].key, (long long)a[i].v.i); break;
+        case SLOG_ARG_UINT: w = snprintf(buf + used, n - used, "%s%s=%llu", sep, a[i].key, (unsigned long long)a[i].v.u); break;
+        case SLOG_ARG_DOUBLE: w = snprintf(buf + used, n - used, "%s%s=%g", sep, a[i].key, a[i].v.d); break;
+        default: w = snprintf(buf + used, n - used, "%s%s=%s", sep, a[i].key, a[i].v.s); break;
+        }
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* Every drawable of <g_dir>/out.slog as a sorted list of text lines. */
+static void read_drawables(lines *out)
+{
+    char path[300], t1[512], t2[512], args[1024];
+    snprintf(path, sizeof path, "%s/out.slog", g_dir);
+    slog_reader *r;
+    slog_query *q;
+    slog_error e;
+    ck_assert_int_eq(slog_reader_open(&r, path, NULL, &e), SLOG_OK);
+    ck_assert(slog_reader_info(r)->complete);
+    slog_query_options qo = SLOG_QUERY_OPTIONS_INIT;
+    qo.t0 = INT64_MIN;
+    qo.t1 = INT64_MAX;
+    ck_assert_int_eq(slog_query_create(&q, r, &qo, &e), SLOG_OK);
+    const slog_item *it;
+    int rc;
+    while ((rc = slog_query_next(q, &it, &e)) == SLOG_OK) {
+        switch (it->kind) {
+        case SLOG_KIND_STATE: {
+            const slog_state *const s = &it->u.state;
+            render_args(args, sizeof args, s->args, s->nargs);
+            lines_add(out, "S|%s|%s|%lld|%lld|%u|%s", tl(r, s->timeline, t1, sizeof t1),
+                      cat(r, s->category), (long long)s->start, (long long)s->end, s->depth, args);
+            break;
+        }
+        case SLOG_KIND_EVENT: {
+            const slog_event *const v = &it->u.event;
+            render_args(args, sizeof args, v->args, v->nargs);
+            lines_add(out, "E|%s|%s|%lld|%s", tl(r, v->timeline, t1, sizeof t1),
+                      cat(r, v->category), (long long)v->time, args);
+            break;
+        }
+        case SLOG_KIND_ARROW: {
+            const slog_arrow *const a = &it->u.arrow;
+            render_args(args, sizeof args, a->args, a->nargs);
+            lines_add(out, "A|%s|%s|%s|%lld|%lld|%s", cat(r, a->category),
+                      tl(r, a->from, t1, sizeof t1), tl(r, a->to, t2, sizeof t2),
+                      (long long)a->start, (long long)a->end, args);
+            break;
+        }
+        case SLOG_KIND_COUNTER: {
+            const slog_counter *const c = &it->u.counter;
+            lines_add(out, "C|%s|%s|%lld|%g", tl(r, c->timeline, t1, sizeof t1),
+                      cat(r, c->category), (long long)c->time, c->value);
+            break;
+        }
+        default: ck_abort_msg("unexpected item kind %d", (int)it->kind);
+        }
+    }
+    ck_assert_int_eq(rc, SLOG_END);
+    slog_query_destroy(q);
+    slog_reader_destroy(r);
+    qsort(out->v, out->n, sizeof *out->v, cmp_str);
+}
+
+static void assert_lines(const lines *got, const char *const *want, size_t nwant)
+{
+    char **const w = malloc(nwant * sizeof *w);
+    ck_assert_ptr_nonnull(w);
+    memcpy(w, want, nwant * sizeof *w);
+    qsort(w, nwant, sizeof *w, cmp_str);
+    for (size_t i = 0; i < nwant || i < got->n; i++) {
+        ck_assert_msg(i < got->n && i < nwant && strcmp(got->v[i], w[i]) == 0,
+                      "line %zu: got \"%s\", want \"%s\"", i, i < got->n ? got->v[i] : "(none)",
+                      i < nwant ? w[i] : "(none)");
+    }
+    free(w);
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+#define R0 "MPI Rank 0/Master thread"
+#define R1 "MPI Rank 1/Master thread"
+
+START_TEST(test_otf2_import_nested_states)
+{
+    write_archive(OK_ARCHIVE);
+    ck_assert_int_eq(import_archive(), 0);
+    lines got = {0}, states = {0};
+    read_drawables(&got);
+    for (size_t i = 0; i < got.n; i++) {
+        if (got.v[i][0] == 'S') {
+            lines_add(&states, "%s", got.v[i]);
+        }
+    }
+    static const char *const want[] = {
+        "S|" R0 "|main|10|200|0|ProcessId=42,iterations=5",
+        "S|" R0 "|foo|20|50|1|",
+        "S|" R0 "|foo|31|40|2|", /* tick 1061 = 30.5 ns rounds half up */
+        "S|" R0 "|MPI_Send|60|70|1|",
+        "S|" R0 "|MPI_Isend|80|90|1|",
+        "S|" R0 "|MPI_Wait|100|110|1|",
+        "S|" R0 "|MPI_Allreduce|120|130|1|",
+        "S|" R0 "|ALLREDUCE|121|129|2|communicator=MPI_COMM_WORLD,bytes_sent=8,bytes_received=8",
+        "S|" R0 "|MPI_Send|140|150|1|",
+        "S|" R1 "|main|10|200|0|",
+        "S|" R1 "|MPI_Recv|55|69|1|",
+        "S|" R1 "|MPI_Irecv|75|78|1|",
+        "S|" R1 "|MPI_Wait|95|101|1|",
+        "S|" R1 "|MPI_Allreduce|120|131|1|",
+        "S|" R1 "|ALLREDUCE|122|128|2|communicator=MPI_COMM_WORLD,bytes_sent=8,bytes_received=8",
+        "S|" R1 "|MPI_Recv|145|149|1|",
+        "S|GPU context/stream 0|kernel|50|150|0|",
+    };
+    assert_lines(&states, want, sizeof want / sizeof want[0]);
+    ck_assert_uint_eq(counted("ENTER", IMPORT_IMPORTED), 15);
+    ck_assert_uint_eq(counted("LEAVE", IMPORT_IMPORTED), 15);
+    ck_assert_uint_eq(counted("MPI_COLLECTIVE_END", IMPORT_IMPORTED), 2);
+    ck_assert_uint_eq(counted("PARAMETER_INT64", IMPORT_IMPORTED), 1);
+    lines_free(&states);
+    lines_free(&got);
+}
+END_TEST
+
+START_TEST(test_otf2_import_messages_become_arrows)
+{
+    write_archive(OK_ARCHIVE);
+    ck_assert_int_eq(import_archive(), 0);
+    lines got = {0}, arrows = {0};
+    read_drawables(&got);
+    for (size_t i = 0; i < got.n; i++) {
+        if (got.v[i][0] == 'A') {
+            lines_add(&arrows, "%s", got.v[i]);
+        }
+    }
+    static const char *const want[] = {
+        "A|MPI message|" R0 "|" R1 "|62|68|tag=7,bytes=100,communicator=MPI_COMM_WORLD",
+        "A|MPI message|" R0 "|" R1 "|82|99|tag=8,bytes=200,communicator=MPI_COMM_WORLD",
+        "A|MPI message|" R0 "|" R1 "|141|148|tag=7,bytes=300,communicator=MPI_COMM_WORLD",
+        "A|MPI message|" R1 "|" R1 "|195|196|tag=3,bytes=4,communicator=MPI_COMM_SELF",
+    };
+    assert_lines(&arrows, want, sizeof want / sizeof want[0]);
+    ck_assert_uint_eq(counted("MPI receive without send (no arrow)", IMPORT_SKIPPED), 1);
+    ck_assert_uint_eq(counted("MPI send without receive (no arrow)", IMPORT_SKIPPED), 0);
+    ck_assert_uint_eq(counted("MPI non-blocking request never completed", IMPORT_SKIPPED), 0);
+    ck_assert_uint_eq(counted("MPI_RECV", IMPORT_IMPORTED), 4);
+    lines_free(&arrows);
+    lines_free(&got);
+}
+END_TEST
+
+START_TEST(test_otf2_import_metrics_and_other_records)
+{
+    write_archive(OK_ARCHIVE);
+    ck_assert_int_eq(import_archive(), 0);
+    lines got = {0}, rest = {0};
+    read_drawables(&got);
+    for (size_t i = 0; i < got.n; i++) {
+        if (got.v[i][0] == 'C' || got.v[i][0] == 'E') {
+            lines_add(&rest, "%s", got.v[i]);
+        }
+    }
+    static const char *const want[] = {
+        "C|MPI Rank 0/temperature, count|temperature|50|1.5",
+        "C|MPI Rank 0/temperature, count|count|50|7",
+        "C|MPI Rank 0/temperature, count|temperature|150|2.5",
+        "C|MPI Rank 0/temperature, count|count|150|9",
+        "E|" R1 "|THREAD_FORK|170|",
+    };
+    assert_lines(&rest, want, sizeof want / sizeof want[0]);
+    ck_assert_uint_eq(counted("METRIC", IMPORT_IMPORTED), 2);
+    ck_assert_uint_eq(counted("THREAD_FORK", IMPORT_IMPORTED), 1);
+    lines_free(&rest);
+    lines_free(&got);
+}
+END_TEST
+
+START_TEST(test_otf2_import_timeline_hierarchy_and_categories)
+{
+    write_archive(OK_ARCHIVE);
+    ck_assert_int_eq(import_archive(), 0);
+    char path[300], full[1024];
+    snprintf(path, sizeof path, "%s/out.slog", g_dir);
+    slog_reader *r;
+    slog_error e;
+    ck_assert_int_eq(slog_reader_open(&r, path, NULL, &e), SLOG_OK);
+    const slog_file_info *const fi = slog_reader_info(r);
+    lines got = {0};
+    for (uint32_t i = 0; i < fi->timelines; i++) {
+        slog_timeline_info ti;
+        ck_assert_int_eq(slog_reader_timeline(r, i, &ti), SLOG_OK);
+        timeline_path(r, i, full, sizeof full);
+        lines_add(&got, "T|%s|%d", full, (int)ti.kind);
+    }
+    for (uint32_t i = 0; i < fi->categories; i++) {
+        slog_category_info ci;
+        ck_assert_int_eq(slog_reader_category(r, i, &ci), SLOG_OK);
+        lines_add(&got, "K|%d|%s|%s", (int)ci.kind, ci.name, ci.group);
+    }
+    ck_assert_uint_eq(fi->ticks_per_second, 1000000000u);
+    slog_reader_destroy(r);
+    qsort(got.v, got.n, sizeof *got.v, cmp_str);
+    static const char *const want[] = {
+        "T|machine Linux|0",
+        "T|machine Linux/node host1|1",
+        "T|machine Linux/node host1/MPI Rank 0|7",
+        "T|machine Linux/node host1/MPI Rank 0/Master thread|3",
+        "T|machine Linux/node host1/MPI Rank 0/temperature, count|5",
+        "T|machine Linux/node host1/MPI Rank 1|7",
+        "T|machine Linux/node host1/MPI Rank 1/Master thread|3",
+        "T|machine Linux/node host1/MPI Rank 1/location 4|3",
+        "T|machine Linux/node host1/device 0|6",
+        "T|machine Linux/node host1/device 0/GPU context|6",
+        "T|machine Linux/node host1/device 0/GPU context/stream 0|6",
+        "K|0|main|COMPILER/function",
+        "K|0|foo|USER/function",
+        "K|0|MPI_Send|MPI/point2point",
+        "K|0|MPI_Recv|MPI/point2point",
+        "K|0|MPI_Isend|MPI/point2point",
+        "K|0|MPI_Irecv|MPI/point2point",
+        "K|0|MPI_Wait|MPI/point2point",
+        "K|0|MPI_Allreduce|MPI/coll_all2all",
+        "K|0|ALLREDUCE|MPI/collective",
+        "K|0|kernel|CUDA/function",
+        "K|1|THREAD_FORK|OTF2/threads",
+        "K|2|MPI message|MPI/point2point",
+        "K|3|temperature|metric/C",
+        "K|3|count|metric/#",
+    };
+    assert_lines(&got, want, sizeof want / sizeof want[0]);
+    lines_free(&got);
+}
+END_TEST
+
+START_TEST(test_otf2_import_directory_input)
+{
+    write_archive(OK_ARCHIVE);
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/arch", g_dir);
+    ck_assert_int_eq(import_otf2.probe(dir, NULL, 0), 95);
+    ck_assert_int_eq(import_to_slog(dir, true), 0);
+    lines got = {0};
+    read_drawables(&got);
+    ck_assert_uint_eq(got.n, 17 + 4 + 4 + 1);
+    lines_free(&got);
+}
+END_TEST
+
+START_TEST(test_otf2_import_probe_needs_anchor_bytes)
+{
+    static const unsigned char anchor[] = {0x03, 0x42, 'O', 'T', 'F', '2', 0, 3};
+    static const unsigned char json[] = "{\"traceEvents\":[]}";
+    ck_assert_int_eq(import_otf2.probe("x/traces.otf2", anchor, sizeof anchor), 100);
+    ck_assert_int_eq(import_otf2.probe("x/traces.otf2", json, sizeof json), 0);
+    ck_assert_int_eq(import_otf2.probe("x/trace.json", json, sizeof json), 0);
+}
+END_TEST
+
+START_TEST(test_otf2_import_undefined_region_fails)
+{
+    write_archive(UNDEFINED_REGION);
+    ck_assert_int_eq(import_archive(), 1);
+    ck_assert_msg(strstr(g_fail, "/arch/traces/0.evt: ENTER record at tick 1061") != NULL, "%s",
+                  g_fail);
+    ck_assert_msg(strstr(g_fail, "undefined REGION 99") != NULL, "%s", g_fail);
+}
+END_TEST
+
+START_TEST(test_otf2_import_undefined_group_fails)
+{
+    write_archive(UNDEFINED_GROUP);
+    ck_assert_int_eq(import_archive(), 1);
+    ck_assert_msg(strstr(g_fail, "/arch/traces.def: LOCATION 4294967296 references undefined "
+                                 "LOCATION_GROUP 9") != NULL,
+                  "%s", g_fail);
+}
+END_TEST
+
+START_TEST(test_otf2_import_truncated_event_file_fails)
+{
+    write_archive(OK_ARCHIVE);
+    char evt[300];
+    snprintf(evt, sizeof evt, "%s/arch/traces/4294967296.evt", g_dir);
+    struct stat st;
+    ck_assert_int_eq(stat(evt, &st), 0);
+    ck_assert_int_eq(truncate(evt, st.st_size / 2), 0);
+    ck_assert_int_eq(import_archive(), 1);
+    ck_assert_msg(strstr(g_fail, "/arch/traces/4294967296.evt: truncated or damaged") != NULL,
+                  "%s", g_fail);
+}
+END_TEST
+
+START_TEST(test_otf2_import_missing_event_file_fails)
+{
+    write_archive(OK_ARCHIVE);
+    char evt[300];
+    snprintf(evt, sizeof evt, "%s/arch/traces/3.evt", g_dir);
+    ck_assert_int_eq(unlink(evt), 0);
+    ck_assert_int_eq(import_archive(), 1);
+    ck_assert_msg(strstr(g_fail, "/arch/traces/3.evt") != NULL, "%s", g_fail);
+}
+END_TEST
+
+START_TEST(test_otf2_import_missing_archive_fails)
+{
+    char anchor[300];
+    snprintf(anchor, sizeof anchor, "%s/nothing/traces.otf2", g_dir);
+    ck_assert_int_eq(import_to_slog(anchor, false), 1);
+    ck_assert_msg(strstr(g_fail, "nothing/traces.otf2") != NULL, "%s", g_fail);
+}
+END_TEST
+
+/* ticks -> ns: exact 128-bit arithmetic, rounding half away from zero. */
+static const struct {
+    uint64_t t, offset, res;
+    int64_t ns;
+} clock_cases[] = {
+    {1000, 1000, 2000000000u, 0},
+    {1001, 1000, 2000000000u, 1},  /* 0.5 ns rounds up */
+    {999, 1000, 2000000000u, -1},  /* -0.5 ns rounds away from zero */
+    {1, 0, 3, 333333333},
+    {2, 0, 3, 666666667},
+    {2491054360u, 0, 1995386627u, 1248406863}, /* sst-macro corpus clock */
+    {UINT64_MAX, 0, 4000000000u, 4611686018427387904}, /* a double would lose this */
+    {UINT64_MAX, 0, 1000000000u, INT64_MAX},           /* saturates */
+    {0, UINT64_MAX, 1000000000u, INT64_MIN},
+};
+
+START_TEST(test_otf2_import_clock_is_exact)
+{
+    ck_assert_int_eq(otf2_ticks_to_ns(clock_cases[_i].t, clock_cases[_i].offset,
+                                      clock_cases[_i].res),
+                     clock_cases[_i].ns);
+}
+END_TEST
+
+static Suite *otf2_import_suite(void)
+{
+    Suite *const s = suite_create("otf2_import");
+    TCase *const tc = tcase_create("archive");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_otf2_import_nested_states);
+    tcase_add_test(tc, test_otf2_import_messages_become_arrows);
+    tcase_add_test(tc, test_otf2_import_metrics_and_other_records);
+    tcase_add_test(tc, test_otf2_import_timeline_hierarchy_and_categories);
+    tcase_add_test(tc, test_otf2_import_directory_input);
+    tcase_add_test(tc, test_otf2_import_probe_needs_anchor_bytes);
+    tcase_add_test(tc, test_otf2_import_undefined_region_fails);
+    tcase_add_test(tc, test_otf2_import_undefined_group_fails);
+    tcase_add_test(tc, test_otf2_import_truncated_event_file_fails);
+    tcase_add_test(tc, test_otf2_import_missing_event_file_fails);
+    tcase_add_test(tc, test_otf2_import_missing_archive_fails);
+    suite_add_tcase(s, tc);
+    TCase *const clock = tcase_create("clock");
+    tcase_add_loop_test(clock, test_otf2_import_clock_is_exact, 0,
+                        (int)(sizeof clock_cases / sizeof clock_cases[0]));
+    suite_add_tcase(s, clock);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *const sr = srunner_create(otf2_import_suite());
+    srunner_run_all(sr, CK_ENV);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
