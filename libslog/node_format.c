@@ -111,7 +111,7 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
         n->args.len = old_args;
         return -1;
     }
-    const uint64_t d = time_delta(n, 0, r->start);
+    const uint64_t d = time_delta(n, 0, r->end);
     n->encoded_bytes += codec_varint_len(r->timeline) + codec_varint_len(r->category) +
                         codec_varint_len(d) +
                         codec_varint_len((uint64_t)r->end - (uint64_t)r->start) +
@@ -155,7 +155,7 @@ int fmt_node_add_arrow(fmt_node *n, const fmt_arrow_rec *r, const uint8_t *args,
         n->args.len = old_args;
         return -1;
     }
-    const uint64_t d = time_delta(n, 2, r->start);
+    const uint64_t d = time_delta(n, 2, r->end);
     n->encoded_bytes += codec_varint_len(r->category) + codec_varint_len(r->from) +
                         codec_varint_len(r->to) + codec_varint_len(d) +
                         codec_varint_len((uint64_t)r->end - (uint64_t)r->start) +
@@ -209,7 +209,7 @@ static void encode_states(const fmt_node *n, enc *e)
     }
     int64_t prev = n->base;
     for (size_t i = 0; i < c; i++) {
-        put_delta(e, &prev, s[i].start);
+        put_delta(e, &prev, s[i].end);
     }
     for (size_t i = 0; i < c; i++) {
         put(e, (uint64_t)s[i].end - (uint64_t)s[i].start);
@@ -256,7 +256,7 @@ static void encode_arrows(const fmt_node *n, enc *e)
     }
     int64_t prev = n->base;
     for (size_t i = 0; i < c; i++) {
-        put_delta(e, &prev, a[i].start);
+        put_delta(e, &prev, a[i].end);
     }
     for (size_t i = 0; i < c; i++) {
         put(e, (uint64_t)a[i].end - (uint64_t)a[i].start);
@@ -446,14 +446,15 @@ static int64_t get_time(dec *d, int64_t *prev)
     return *prev;
 }
 
-static int64_t get_end(dec *d, int64_t start)
+/* start = end - duration, rejecting durations that would wrap below INT64_MIN */
+static int64_t get_start(dec *d, int64_t end)
 {
     const uint64_t dur = get(d);
-    if (dur > (uint64_t)INT64_MAX - (uint64_t)(start < 0 ? 0 : start)) {
+    if (dur > (uint64_t)end - (uint64_t)INT64_MIN) {
         d->bad = 1;
-        return start;
+        return end;
     }
-    return (int64_t)((uint64_t)start + dur);
+    return (int64_t)((uint64_t)end - dur);
 }
 
 static uint64_t get_u64le(dec *d)
@@ -583,10 +584,10 @@ static void decode_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t *alen)
         o->states[i].category = get32(d);
     }
     for (uint64_t i = 0; i < ns; i++) {
-        o->states[i].start = get_time(d, &prev);
+        o->states[i].end = get_time(d, &prev);
     }
     for (uint64_t i = 0; i < ns; i++) {
-        o->states[i].end = get_end(d, o->states[i].start);
+        o->states[i].start = get_start(d, o->states[i].end);
     }
     for (uint64_t i = 0; i < ns; i++) {
         o->states[i].depth = get32(d);
@@ -618,10 +619,10 @@ static void decode_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t *alen)
         o->arrows[i].to = get32(d);
     }
     for (uint64_t i = 0; i < na; i++) {
-        o->arrows[i].start = get_time(d, &prev);
+        o->arrows[i].end = get_time(d, &prev);
     }
     for (uint64_t i = 0; i < na; i++) {
-        o->arrows[i].end = get_end(d, o->arrows[i].start);
+        o->arrows[i].start = get_start(d, o->arrows[i].end);
     }
     for (uint64_t i = 0; i < na; i++) {
         alen[ns + ne + i] = get(d);

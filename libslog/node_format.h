@@ -9,10 +9,12 @@
  *   2       var     counts: states, events, arrows, counters (4 varints)
  *   .       var     base time (zig-zag varint); time deltas start from it
  *   .       var     state columns, each n varints: timeline, category,
- *                   start delta (zig-zag, from the previous state's start),
- *                   duration, depth, args length (0 = none)
+ *                   end delta (zig-zag, from the previous state's end; the
+ *                   writer's optimal order is by end time, so deltas are
+ *                   small and non-negative), duration, depth, args length
+ *                   (0 = none); start = end - duration
  *   .       var     event columns: timeline, category, time delta, args length
- *   .       var     arrow columns: category, from, to, start delta, duration,
+ *   .       var     arrow columns: category, from, to, end delta, duration,
  *                   args length
  *   .       var     counter columns: timeline, category, time delta, then
  *                   n little-endian IEEE-754 doubles

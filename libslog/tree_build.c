@@ -42,8 +42,12 @@ struct tree_builder {
 
 static void open_reset(open_node *n, int64_t b)
 {
+    const uint32_t fold = n->sum.fold;
     fmt_node_reset(&n->items);
     pv_reset(&n->sum);
+    /* Siblings look alike: start at the fold the last one needed, so a busy
+     * level does not refold every node from timeline rows again. */
+    n->sum.fold = fold;
     n->b = b;
     n->t0 = INT64_MAX;
     n->t1 = INT64_MIN;
@@ -148,6 +152,22 @@ static int summarise_items(const fmt_node *it, pv_summary *sum, const pv_fold_ct
     return 0;
 }
 
+/* Preview budget of a node at `level`: 1/32 of a leaf at level 0, growing by
+ * sqrt(2) per level up to preview_bytes.  Level L then costs about
+ * 3 % x 2^(-L/2) of the payload, about 10 % in all (doc/DESIGN.md). */
+static size_t preview_budget(const tree_builder *tb, uint32_t level)
+{
+    uint64_t b = tb->opt.leaf_bytes / 32;
+    b <<= level / 2;
+    if (level % 2) {
+        b = b * 181 / 128;
+    }
+    if (b < 256) {
+        b = 256;
+    }
+    return b < tb->opt.preview_bytes ? (size_t)b : tb->opt.preview_bytes;
+}
+
 /* Write the drawables blob of it (if any) and the preview blob of sum into
  * row. */
 static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, store_node_row *row,
@@ -165,7 +185,7 @@ static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, st
             return rc;
         }
     }
-    if (pv_fit(sum, tb->ctx, tb->opt.preview_bytes) != 0) {
+    if (pv_fit(sum, tb->ctx, preview_budget(tb, row->level)) != 0) {
         return oom(err);
     }
     tb->scratch.len = 0;
@@ -210,11 +230,11 @@ static int spill(tree_builder *tb, open_node *n, slog_error *err)
     pv_summary sum;
     pv_init(&sum);
     int rc = summarise_items(&n->items, &sum, tb->ctx) != 0 ? oom(err) : SLOG_OK;
-    if (rc == SLOG_OK) {
-        rc = write_blobs(tb, &n->items, &sum, &row, err);
-    }
     if (rc == SLOG_OK && pv_merge(&n->sum, &sum, tb->ctx) != 0) {
         rc = oom(err);
+    }
+    if (rc == SLOG_OK) {
+        rc = write_blobs(tb, &n->items, &sum, &row, err);
     }
     pv_free(&sum);
     if (rc != SLOG_OK) {
@@ -229,17 +249,18 @@ static int spill(tree_builder *tb, open_node *n, slog_error *err)
 
 static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *err);
 
-/* Hand a closed node (its row) to its parent, creating the parent if needed. */
-static int attach_to_parent(tree_builder *tb, uint32_t i, const store_node_row *row,
-                            pv_summary *sum, int finishing, slog_error *err)
+/* The parent of level i, opened above the top if needed; NULL when i is the
+ * top and the tree is finishing (i is then the root). */
+static open_node *parent_of(tree_builder *tb, uint32_t i, int finishing, slog_error *err)
 {
     if (i + 1 == tb->top) {
         if (finishing) {
-            return SLOG_OK;
+            return NULL;
         }
         if (tb->top == TREE_MAX_LEVELS) {
-            return util_err(err, SLOG_EINVAL, UINT64_MAX, NULL, "Tree deeper than %d levels",
-                            TREE_MAX_LEVELS);
+            (void)util_err(err, SLOG_EINVAL, UINT64_MAX, NULL, "Tree deeper than %d levels",
+                           TREE_MAX_LEVELS);
+            return NULL;
         }
         open_reset(&tb->level[tb->top], INT64_MIN);
         tb->top++;
@@ -247,19 +268,25 @@ static int attach_to_parent(tree_builder *tb, uint32_t i, const store_node_row *
             tb->max_levels = tb->top;
         }
     }
-    open_node *const p = &tb->level[i + 1];
-    p->children++;
-    p->subtree += row->subtree_nodes;
-    box_extend(&p->t0, &p->t1, row->t0, row->t1);
-    if (pv_merge(&p->sum, sum, tb->ctx) != 0) {
-        return oom(err);
-    }
-    if (!finishing && p->children >= tb->opt.fanout) {
-        return close_level(tb, i + 1, 0, err);
-    }
-    return SLOG_OK;
+    return &tb->level[i + 1];
 }
 
+static void count_written(tree_builder *tb, const open_node *n, const store_node_row *row)
+{
+    tb->nodes_written += 1 + n->nspills;
+    for (size_t s = 0; s < n->nspills; s++) {
+        for (int k = 0; k < 4; k++) {
+            tb->written[k] += n->spills[s].counts[k];
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        tb->written[k] += row->counts[k];
+    }
+}
+
+/* Close level i: its summary goes to the parent unfolded (the parent's
+ * budget is larger, so it may keep more detail), then is fitted to its own
+ * budget and written with the drawables, spill rows and its own row. */
 static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *err)
 {
     open_node *const n = &tb->level[i];
@@ -274,6 +301,13 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
     if (summarise_items(&n->items, &n->sum, tb->ctx) != 0) {
         return oom(err);
     }
+    open_node *const p = parent_of(tb, i, finishing, err);
+    if (p == NULL && !(finishing && i + 1 == tb->top)) {
+        return SLOG_EINVAL;
+    }
+    if (p != NULL && pv_merge(&p->sum, &n->sum, tb->ctx) != 0) {
+        return oom(err);
+    }
     int rc = write_blobs(tb, &n->items, &n->sum, &row, err);
     if (rc == SLOG_OK && n->nspills > 0) {
         rc = store_append_nodes(tb->st, n->spills, n->nspills, err);
@@ -284,21 +318,21 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
     if (rc != SLOG_OK) {
         return rc;
     }
-    tb->nodes_written += 1 + n->nspills;
-    for (size_t s = 0; s < n->nspills; s++) {
-        for (int k = 0; k < 4; k++) {
-            tb->written[k] += n->spills[s].counts[k];
-        }
-    }
-    for (int k = 0; k < 4; k++) {
-        tb->written[k] += row.counts[k];
-    }
+    count_written(tb, n, &row);
     if (i == 0 && row.t1 > tb->frontier) {
         tb->frontier = row.t1;
     }
-    rc = attach_to_parent(tb, i, &row, &n->sum, finishing, err);
     open_reset(n, tb->frontier);
-    return rc;
+    if (p == NULL) {
+        return SLOG_OK;
+    }
+    p->children++;
+    p->subtree += row.subtree_nodes;
+    box_extend(&p->t0, &p->t1, row.t0, row.t1);
+    if (!finishing && p->children >= tb->opt.fanout) {
+        return close_level(tb, i + 1, 0, err);
+    }
+    return SLOG_OK;
 }
 
 static int after_add(tree_builder *tb, uint32_t i, slog_error *err)
