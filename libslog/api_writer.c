@@ -634,6 +634,7 @@ static int flush_tables(slog_writer *w, uint32_t complete, slog_error *err)
     sum.timelines = w->ntl;
     sum.categories = w->ncat;
     sum.strings_bytes = heap->len;
+    sum.payload_bytes = tree_build_payload_bytes(w->tb);
     rc = store_write_summary(w->st, &sum, err);
     if (rc == SLOG_OK) {
         rc = store_flush(w->st, err);

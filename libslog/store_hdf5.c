@@ -31,7 +31,7 @@
 
 #define LZ4_FILTER_ID   32004
 #define MAX_CHUNK_BYTES (1u << 30)
-#define MAX_STRING_ATTR 4096
+#define MAX_STRING_ATTR 256 /* longest string attribute accepted (creator: 129) */
 #define TIMELINE_CHUNK  128
 #define CATEGORY_CHUNK  128
 #define NODE_CHUNK      512
@@ -594,7 +594,8 @@ static const store_summary empty_summary = {.complete = 0, .start = INT64_MAX, .
 static int create_file(store *s, const store_header *hdr, slog_error *err)
 {
     const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0) {
+    if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0 ||
+        H5Pset_file_locking(fapl, 0, 1) < 0) {
         if (fapl >= 0) {
             (void)H5Pclose(fapl);
         }
@@ -952,15 +953,14 @@ static int read_attr_string(hid_t root, const char *name, char *buf, size_t cap)
     const size_t size = t < 0 ? 0 : H5Tget_size(t);
     bool ok = t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0 && size > 0 &&
               size <= MAX_STRING_ATTR && scalar_space(a);
-    char *const tmp = ok ? util_calloc(1, size + 1) : NULL;
-    ok = tmp != NULL && H5Aread(a, t, tmp) >= 0;
+    char tmp[MAX_STRING_ATTR + 1] = {0};
+    ok = ok && H5Aread(a, t, tmp) >= 0;
     if (ok) {
         const size_t len = strnlen(tmp, size);
         const size_t keep = len < cap - 1 ? len : cap - 1;
         memcpy(buf, tmp, keep);
         buf[keep] = '\0';
     }
-    util_free(tmp);
     if (t >= 0) {
         (void)H5Tclose(t);
     }

@@ -37,6 +37,7 @@ struct tree_builder {
     uint64_t nodes_written;
     uint64_t written[4];
     uint32_t max_levels;
+    uint64_t payload_extent; /* decoded bytes of /payload used (whole chunks) */
     util_buf scratch;
 };
 
@@ -105,6 +106,22 @@ void tree_build_written_counts(const tree_builder *tb, uint64_t counts[4])
 uint32_t tree_build_depth(const tree_builder *tb)
 {
     return tb->max_levels;
+}
+
+uint64_t tree_build_payload_bytes(const tree_builder *tb)
+{
+    return tb->payload_extent;
+}
+
+/* Append a blob and keep the /payload extent (blobs fill whole chunks). */
+static int append_blob(tree_builder *tb, uint64_t *off, slog_error *err)
+{
+    const int rc = store_append_blob(tb->st, tb->scratch.data, tb->scratch.len, off, err);
+    if (rc == SLOG_OK) {
+        const uint64_t chunk = tb->opt.leaf_bytes;
+        tb->payload_extent = *off + (tb->scratch.len + chunk - 1) / chunk * chunk;
+    }
+    return rc;
 }
 
 static int oom(slog_error *err)
@@ -179,8 +196,7 @@ static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, st
             return oom(err);
         }
         row->payload_len = tb->scratch.len;
-        const int rc =
-            store_append_blob(tb->st, tb->scratch.data, tb->scratch.len, &row->payload_off, err);
+        const int rc = append_blob(tb, &row->payload_off, err);
         if (rc != SLOG_OK) {
             return rc;
         }
@@ -193,7 +209,7 @@ static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, st
         return oom(err);
     }
     row->preview_len = tb->scratch.len;
-    return store_append_blob(tb->st, tb->scratch.data, tb->scratch.len, &row->preview_off, err);
+    return append_blob(tb, &row->preview_off, err);
 }
 
 static void row_counts(store_node_row *row, const fmt_node *it)

@@ -49,6 +49,7 @@ int tree_build_finish(tree_builder *tb, slog_error *err);
 uint64_t tree_build_nodes_written(const tree_builder *tb);
 void tree_build_written_counts(const tree_builder *tb, uint64_t counts[4]);
 uint32_t tree_build_depth(const tree_builder *tb);
+uint64_t tree_build_payload_bytes(const tree_builder *tb);
 
 void tree_build_destroy(tree_builder *tb);
 

@@ -43,7 +43,7 @@ typedef struct slog_file_info {
     uint32_t fanout;
     uint32_t leaf_bytes;
     uint64_t file_bytes;
-    uint64_t payload_bytes;        /* compressed bytes of all node blobs in /payload */
+    uint64_t payload_bytes;        /* decoded bytes of /payload in use (whole chunks) */
     const char *creator;           /* borrowed until slog_reader_destroy */
 } slog_file_info;
 
