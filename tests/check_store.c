@@ -412,6 +412,24 @@ START_TEST(test_store_live_reader_follows_writer)
 }
 END_TEST
 
+START_TEST(test_store_reader_opens_file_of_open_writer)
+{
+    slog_error err;
+    store *w = NULL;
+    const store_header h = test_header(4096);
+    ck_assert_int_eq(store_create(&w, path, &h, &err), SLOG_OK);
+    append_nodes(w, 0, 10);
+    store *r = NULL;
+    store_header got;
+    ck_assert_int_eq(store_open(&r, path, &got, &err), SLOG_OK);
+    ck_assert_uint_eq(count_nodes(r), 10);
+    append_nodes(w, 10, 5);
+    ck_assert_uint_eq(count_nodes(r), 15);
+    ck_assert_int_eq(store_close(r, &err), SLOG_OK);
+    ck_assert_int_eq(store_close(w, &err), SLOG_OK);
+}
+END_TEST
+
 static void expect_open_fails(int code, const char *needle)
 {
     slog_error err;
@@ -727,6 +745,46 @@ START_TEST(test_store_create_out_of_memory_is_clean)
 }
 END_TEST
 
+/* Open, read a table and a blob with the Nth allocation failing. */
+static int open_read_with_failure(size_t n)
+{
+    slog_error err;
+    store *s = NULL;
+    store_header h;
+    unsigned char buf[5000];
+    util_alloc_fail_after(n);
+    int rc = store_open(&s, path, &h, &err);
+    store_node_row *nodes = NULL;
+    uint64_t count = 0;
+    if (rc == SLOG_OK) {
+        rc = store_read_nodes(s, &nodes, &count, &err);
+    }
+    if (rc == SLOG_OK) {
+        rc = store_read_blob(s, 0, sizeof buf, buf, NULL, &err);
+    }
+    util_alloc_fail_after((size_t)-1);
+    util_free(nodes);
+    if (s != NULL) {
+        ck_assert_int_eq(store_close(s, &err), SLOG_OK);
+    }
+    ck_assert(rc == SLOG_OK || (rc == SLOG_ENOMEM && err.code == SLOG_ENOMEM));
+    return rc;
+}
+
+START_TEST(test_store_open_out_of_memory_is_clean)
+{
+    const size_t sizes[] = {5000};
+    uint64_t off[1];
+    write_file(4096, 10, sizes, 1, off, true);
+    for (size_t n = 0; n < 50; n++) {
+        if (open_read_with_failure(n) == SLOG_OK) {
+            return;
+        }
+    }
+    ck_abort_msg("store_open never succeeded");
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
     Suite *const s = suite_create("store");
@@ -741,6 +799,7 @@ static Suite *store_suite(void)
         {"update_timeline", test_store_update_timeline},
         {"killed_writer_opens_up_to_flush", test_store_killed_writer_opens_up_to_flush},
         {"live_reader_follows_writer", test_store_live_reader_follows_writer},
+        {"reader_opens_file_of_open_writer", test_store_reader_opens_file_of_open_writer},
         {"missing_file_is_eio", test_store_missing_file_is_eio},
         {"not_hdf5_is_eformat", test_store_not_hdf5_is_eformat},
         {"hdf5_without_magic_is_eformat", test_store_hdf5_without_magic_is_eformat},
@@ -753,6 +812,7 @@ static Suite *store_suite(void)
         {"filter_decodes_through_hdf5", test_store_filter_decodes_through_hdf5},
         {"create_rejects_bad_chunk_size", test_store_create_rejects_bad_chunk_size},
         {"create_out_of_memory_is_clean", test_store_create_out_of_memory_is_clean},
+        {"open_out_of_memory_is_clean", test_store_open_out_of_memory_is_clean},
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         TCase *const tc = tcase_create(tests[i].name);
