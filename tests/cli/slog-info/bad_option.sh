@@ -1,0 +1,1 @@
+"$SLOG_INFO" --jsonn x.slog

@@ -1,0 +1,1 @@
+"$SLOG_INFO" --help | head -n 1

@@ -1,0 +1,1 @@
+"$SLOG_INFO" does-not-exist.slog

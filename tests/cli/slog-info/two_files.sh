@@ -1,0 +1,1 @@
+"$SLOG_INFO" a.slog b.slog

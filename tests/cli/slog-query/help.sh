@@ -1,0 +1,1 @@
+"$SLOG_QUERY" --help | head -n 1

@@ -1,0 +1,2 @@
+printf 'not a trace\n' > junk.slog
+"$SLOG_QUERY" junk.slog -f jsonl

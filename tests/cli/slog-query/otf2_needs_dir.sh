@@ -1,0 +1,1 @@
+"$SLOG_QUERY" t.slog --format otf2

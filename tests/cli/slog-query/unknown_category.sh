@@ -1,0 +1,2 @@
+"$SLOG_SYNTH" --states 100 -q -o t.slog
+"$SLOG_QUERY" t.slog --category nope

@@ -1,0 +1,1 @@
+"$SLOG_SYNTH" --states 1.5 -o out.slog

@@ -1,0 +1,2 @@
+# --help goes to stdout and exits 0
+"$SLOG_SYNTH" --help | head -n 1

@@ -1,0 +1,704 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * slog-query - the drawables (and, zoomed out, the previews) of a time
+ * window of a libslog file, as a table, JSON lines, CSV, Chrome JSON or
+ * OTF2.  Options are parsed into a query in three steps: parse the text
+ * (times stay text until the file is open), resolve it against the file
+ * (relative times and percentages become ticks with exact integer math,
+ * names become id lists; a timeline name selects its descendants too), then
+ * run the query and stream every item to the chosen format.
+ * Exit status: 0 ok, 1 file or I/O failure, 2 bad arguments.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <slog/slog.h>
+
+#include "query_out.h"
+#include "timeline_tree.h"
+#include "units.h"
+
+#ifdef SLOG_HAVE_OTF2
+#    include "export_otf2.h"
+#endif
+
+#ifndef SLOG_TOOL_VERSION
+#    define SLOG_TOOL_VERSION SLOG_VERSION_STRING
+#endif
+
+#define PROG "slog-query"
+
+enum { EXIT_USAGE = 2 };
+
+typedef enum out_format { FMT_TABLE, FMT_JSONL, FMT_CSV, FMT_CHROME, FMT_OTF2 } out_format;
+
+typedef struct query_opts {
+    const char *path;
+    const char *window; /* NULL: whole trace */
+    const char *output; /* NULL: stdout */
+    uint64_t pixels;    /* 0: full detail */
+    const char **timeline_names;
+    size_t ntimeline_names;
+    const char **category_names;
+    size_t ncategory_names;
+    uint32_t kinds;     /* 0: all */
+    out_format format;
+    bool io;
+    bool absolute;
+} query_opts;
+
+/* ---- messages ----------------------------------------------------------- */
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    (void)fprintf(stderr, PROG ": ");
+    (void)vfprintf(stderr, fmt, ap);
+    (void)fprintf(stderr, " (see " PROG " --help)\n");
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+static int report_slog_error(const char *what, const char *path, int rc, const slog_error *err)
+{
+    (void)fprintf(stderr, PROG ": %s: %s: %s (%s", path, what,
+                  err->message[0] != '\0' ? err->message : "unknown error",
+                  slog_status_name(rc));
+    if (err->offset != UINT64_MAX && err->offset != 0) {
+        (void)fprintf(stderr, ", byte %" PRIu64, err->offset);
+    }
+    if (err->source[0] != '\0' && strcmp(err->source, path) != 0) {
+        (void)fprintf(stderr, ", in %s", err->source);
+    }
+    (void)fprintf(stderr, ")\n");
+    return EXIT_FAILURE;
+}
+
+static void usage(FILE *f)
+{
+    (void)fprintf(
+        f,
+        "Usage: " PROG " FILE [--window T0:T1] [options]\n"
+        "Print the drawables of a time window of a libslog file.\n"
+        "\n"
+        "  -w, --window T0:T1     window; times relative to the trace's start with a unit\n"
+        "                         (250ns, 2us, 1.5ms, 3s) or percentages of the trace\n"
+        "                         (10%%:20%%); an empty side means the trace's start/end;\n"
+        "                         default: the whole trace\n"
+        "      --absolute         T0 and T1 are raw ticks of the file's clock\n"
+        "  -p, --pixels N         zoom: resolution = ceil(window / N) ticks per pixel, so\n"
+        "                         sub-pixel detail comes back as previews (default: full detail)\n"
+        "  -t, --timeline NAME    only this timeline and its descendants (repeatable)\n"
+        "  -c, --category NAME    only this category (repeatable)\n"
+        "  -k, --kind LIST        comma list of state,event,arrow,counter,preview\n"
+        "  -f, --format FMT       table (default), jsonl, csv, chrome or otf2\n"
+        "  -o, --output PATH      write to PATH instead of stdout (a directory for otf2)\n"
+        "      --io               print the query's I/O statistics on stderr\n"
+        "  -h, --help             this help\n"
+        "  -V, --version          tool and library versions\n"
+        "\n"
+        "jsonl/csv times are integer ns from the trace's start; chrome ts are absolute.\n");
+}
+
+static void print_version(void)
+{
+    printf(PROG " %s (libslog %s)\n", SLOG_TOOL_VERSION, slog_version_string());
+    if (slog_version_number() != SLOG_VERSION_NUMBER) {
+        (void)fprintf(stderr, PROG ": warning: built with libslog %s, running with %s\n",
+                      SLOG_VERSION_STRING, slog_version_string());
+    }
+}
+
+/* ---- parsing the command line ------------------------------------------- */
+
+static int parse_kinds(const char *text, uint32_t *mask)
+{
+    static const char *const names[] = {"state", "event", "arrow", "counter", "preview"};
+    *mask = 0;
+    const char *p = text;
+    while (*p != '\0') {
+        const size_t n = strcspn(p, ",");
+        bool found = false;
+        for (uint32_t k = 0; k < 5; k++) {
+            const size_t len = strlen(names[k]);
+            /* accept the plural too: "states" */
+            if ((n == len || (n == len + 1 && p[len] == 's')) && strncmp(p, names[k], len) == 0) {
+                *mask |= 1u << k;
+                found = true;
+            }
+        }
+        if (!found) {
+            return usage_error("--kind: unknown kind '%.*s' (use state, event, arrow, counter, "
+                               "preview)",
+                               (int)n, p);
+        }
+        p += n;
+        if (*p == ',') {
+            p++;
+        }
+    }
+    if (*mask == 0) {
+        return usage_error("--kind: empty list");
+    }
+    return 0;
+}
+
+static int parse_format(const char *text, out_format *f)
+{
+    static const char *const names[] = {"table", "jsonl", "csv", "chrome", "otf2"};
+    for (int i = 0; i < 5; i++) {
+        if (strcmp(text, names[i]) == 0) {
+            *f = (out_format)i;
+            return 0;
+        }
+    }
+    return usage_error("--format: unknown format '%s' (use table, jsonl, csv, chrome or otf2)",
+                       text);
+}
+
+static int push_name(const char ***list, size_t *n, const char *name)
+{
+    const char **grown = realloc(*list, (*n + 1) * sizeof **list);
+    if (grown == NULL) {
+        (void)fprintf(stderr, PROG ": out of memory\n");
+        return EXIT_FAILURE;
+    }
+    grown[(*n)++] = name;
+    *list = grown;
+    return 0;
+}
+
+enum { OPT_IO = 256, OPT_ABSOLUTE };
+
+static const struct option long_opts[] = {
+    {"window", required_argument, NULL, 'w'},   {"pixels", required_argument, NULL, 'p'},
+    {"timeline", required_argument, NULL, 't'}, {"category", required_argument, NULL, 'c'},
+    {"kind", required_argument, NULL, 'k'},     {"format", required_argument, NULL, 'f'},
+    {"output", required_argument, NULL, 'o'},   {"io", no_argument, NULL, OPT_IO},
+    {"absolute", no_argument, NULL, OPT_ABSOLUTE}, {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},        {NULL, 0, NULL, 0},
+};
+
+static int parse_pixels(const char *arg, uint64_t *out)
+{
+    char why[160];
+    if (units_parse_count(arg, out, why, sizeof why) != 0) {
+        return usage_error("--pixels: %s", why);
+    }
+    if (*out == 0 || *out > (UINT64_C(1) << 32)) {
+        return usage_error("--pixels: %s is out of range 1..4294967296", arg);
+    }
+    return 0;
+}
+
+/* One option; returns 0 to go on, -1 when done successfully (help), or an exit status. */
+static int parse_one(int c, const char *arg, const char *argtext, query_opts *o)
+{
+    switch (c) {
+    case 'w':
+        o->window = arg;
+        return 0;
+    case 'p':
+        return parse_pixels(arg, &o->pixels);
+    case 't':
+        return push_name(&o->timeline_names, &o->ntimeline_names, arg);
+    case 'c':
+        return push_name(&o->category_names, &o->ncategory_names, arg);
+    case 'k':
+        return parse_kinds(arg, &o->kinds);
+    case 'f':
+        return parse_format(arg, &o->format);
+    case 'o':
+        o->output = arg;
+        return 0;
+    case OPT_IO:
+        o->io = true;
+        return 0;
+    case OPT_ABSOLUTE:
+        o->absolute = true;
+        return 0;
+    case 'h':
+        usage(stdout);
+        return -1;
+    case 'V':
+        print_version();
+        return -1;
+    default:
+        return usage_error("invalid or incomplete option '%s'", argtext);
+    }
+}
+
+/* Check one side of --window before the file is open (so a typo is a
+ * usage error even when the file is missing); resolve_side converts it. */
+static int check_side(const char *text, bool absolute)
+{
+    char why[160];
+    int64_t i;
+    uint64_t u;
+    if (*text == '\0' || strcmp(text, "0") == 0) {
+        return 0;
+    }
+    if (absolute) {
+        if (units_parse_int64(text, &i, why, sizeof why) != 0) {
+            return usage_error("--window: %s (--absolute takes raw ticks)", why);
+        }
+        return 0;
+    }
+    const int rc = units_is_percent(text) ? units_parse_percent(text, &u, why, sizeof why)
+                                          : units_parse_duration(text, &i, why, sizeof why);
+    return rc != 0 ? usage_error("--window: %s", why) : 0;
+}
+
+static int check_window(const char *w, bool absolute)
+{
+    const char *colon = strchr(w, ':');
+    if (colon == NULL || strchr(colon + 1, ':') != NULL) {
+        return usage_error("--window: expected T0:T1, got '%s'", w);
+    }
+    char left[128];
+    const size_t n = (size_t)(colon - w);
+    if (n >= sizeof left) {
+        return usage_error("--window: '%s' is too long", w);
+    }
+    memcpy(left, w, n);
+    left[n] = '\0';
+    const int rc = check_side(left, absolute);
+    return rc != 0 ? rc : check_side(colon + 1, absolute);
+}
+
+/* Returns -2 to go on, otherwise the exit status. */
+static int parse_args(int argc, char **argv, query_opts *o)
+{
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "w:p:t:c:k:f:o:hV", long_opts, NULL)) != -1) {
+        const int r = parse_one(c, optarg, argv[optind - 1], o);
+        if (r < 0) {
+            return EXIT_SUCCESS;
+        }
+        if (r > 0) {
+            return r;
+        }
+    }
+    if (optind >= argc) {
+        return usage_error("missing FILE");
+    }
+    if (argc - optind > 1) {
+        return usage_error("unexpected argument '%s'", argv[optind + 1]);
+    }
+    o->path = argv[optind];
+    if (o->format == FMT_OTF2 && o->output == NULL) {
+        return usage_error("--format otf2 needs --output DIR");
+    }
+    if (o->window != NULL) {
+        const int rc = check_window(o->window, o->absolute);
+        if (rc != 0) {
+            return rc;
+        }
+    }
+    return -2;
+}
+
+/* ---- resolving against the file ----------------------------------------- */
+
+/* One side of the window: "" (trace start/end), a percentage, a duration
+ * relative to the start, or with --absolute raw ticks. */
+static int resolve_side(const char *text, bool is_end, bool absolute, const slog_file_info *fi,
+                        int64_t *out)
+{
+    char why[160];
+    if (*text == '\0') {
+        /* the whole extent, inclusive: zero-length drawables at the very
+         * start and points at the very end are inside */
+        *out = is_end ? (fi->end < INT64_MAX ? fi->end + 1 : INT64_MAX)
+                      : (fi->start > INT64_MIN ? fi->start - 1 : INT64_MIN);
+        return 0;
+    }
+    if (absolute) {
+        if (units_parse_int64(text, out, why, sizeof why) != 0) {
+            return usage_error("--window: %s (--absolute takes raw ticks)", why);
+        }
+        return 0;
+    }
+    const uint64_t span = (uint64_t)fi->end - (uint64_t)fi->start;
+    int64_t offset;
+    if (strcmp(text, "0") == 0) {
+        offset = 0; /* zero needs no unit */
+    } else if (units_is_percent(text)) {
+        uint64_t part;
+        if (units_parse_percent(text, &part, why, sizeof why) != 0) {
+            return usage_error("--window: %s", why);
+        }
+        if (is_end && part == UNITS_PERCENT_SCALE) {
+            return resolve_side("", true, false, fi, out); /* 100% includes the end */
+        }
+        offset = (int64_t)units_apply_percent(span, part);
+    } else {
+        int64_t ns;
+        if (units_parse_duration(text, &ns, why, sizeof why) != 0) {
+            return usage_error("--window: %s", why);
+        }
+        /* ns -> ticks: round the start down and the end up, so the window
+         * covers at least what was asked */
+        const int conv = is_end ? units_muldiv_ceil(ns, fi->ticks_per_second, 1000000000, &offset)
+                                : units_muldiv(ns, fi->ticks_per_second, 1000000000, &offset);
+        if (conv != 0) {
+            return usage_error("--window: '%s' is too far for this file's clock", text);
+        }
+    }
+    if (__builtin_add_overflow(fi->start, offset, out)) {
+        return usage_error("--window: '%s' is beyond the end of time", text);
+    }
+    return 0;
+}
+
+static int resolve_window(const query_opts *o, const slog_file_info *fi, int64_t *t0, int64_t *t1)
+{
+    const char *w = o->window != NULL ? o->window : ":";
+    const char *colon = strchr(w, ':');
+    if (colon == NULL || strchr(colon + 1, ':') != NULL) {
+        return usage_error("--window: expected T0:T1, got '%s'", w);
+    }
+    char left[128];
+    const size_t n = (size_t)(colon - w);
+    if (n >= sizeof left) {
+        return usage_error("--window: '%s' is too long", w);
+    }
+    memcpy(left, w, n);
+    left[n] = '\0';
+    int rc = resolve_side(left, false, o->absolute, fi, t0);
+    if (rc == 0) {
+        rc = resolve_side(colon + 1, true, o->absolute, fi, t1);
+    }
+    if (rc != 0) {
+        return rc;
+    }
+    if (*t1 <= *t0) {
+        return usage_error("--window: empty window '%s' (the end must come after the start)", w);
+    }
+    return 0;
+}
+
+/* ceil(visible window / pixels), at least 1 tick. */
+static int64_t resolution_for(const slog_file_info *fi, int64_t t0, int64_t t1, uint64_t pixels)
+{
+    const int64_t lo = t0 > fi->start ? t0 : fi->start;
+    const int64_t hi = t1 < fi->end ? t1 : fi->end;
+    uint64_t span = hi > lo ? (uint64_t)hi - (uint64_t)lo : (uint64_t)t1 - (uint64_t)t0;
+    uint64_t res = span / pixels + (span % pixels != 0 ? 1 : 0);
+    if (res == 0) {
+        res = 1;
+    }
+    return res > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)res;
+}
+
+typedef struct id_list {
+    uint32_t *ids;
+    uint32_t n;
+} id_list;
+
+static int select_timelines(const query_opts *o, const timeline_tree *t, id_list *out)
+{
+    uint8_t *mark = calloc((size_t)t->n + 1, 1);
+    uint32_t *stack = calloc((size_t)t->n + 1, sizeof *stack);
+    out->ids = calloc((size_t)t->n + 1, sizeof *out->ids);
+    if (mark == NULL || stack == NULL || out->ids == NULL) {
+        free(mark);
+        free(stack);
+        (void)fprintf(stderr, PROG ": out of memory\n");
+        return EXIT_FAILURE;
+    }
+    int rc = 0;
+    for (size_t k = 0; k < o->ntimeline_names && rc == 0; k++) {
+        bool found = false;
+        for (uint32_t i = 0; i < t->n; i++) {
+            if (strcmp(t->info[i].name, o->timeline_names[k]) == 0) {
+                timeline_tree_mark_subtree(t, i, mark, stack);
+                found = true;
+            }
+        }
+        if (!found) {
+            rc = usage_error("--timeline: no timeline named '%s' in %s", o->timeline_names[k],
+                             o->path);
+        }
+    }
+    for (uint32_t i = 0; i < t->n; i++) {
+        if (mark[i]) {
+            out->ids[out->n++] = i;
+        }
+    }
+    free(mark);
+    free(stack);
+    return rc;
+}
+
+static int select_categories(const query_opts *o, const slog_category_info *cats, uint32_t ncats,
+                             id_list *out)
+{
+    out->ids = calloc((size_t)ncats + 1, sizeof *out->ids);
+    if (out->ids == NULL) {
+        (void)fprintf(stderr, PROG ": out of memory\n");
+        return EXIT_FAILURE;
+    }
+    for (size_t k = 0; k < o->ncategory_names; k++) {
+        bool found = false;
+        for (uint32_t i = 0; i < ncats; i++) {
+            if (cats[i].name != NULL && strcmp(cats[i].name, o->category_names[k]) == 0) {
+                found = true;
+                bool dup = false;
+                for (uint32_t j = 0; j < out->n; j++) {
+                    dup = dup || out->ids[j] == i;
+                }
+                if (!dup) {
+                    out->ids[out->n++] = i;
+                }
+            }
+        }
+        if (!found) {
+            return usage_error("--category: no category named '%s' in %s", o->category_names[k],
+                               o->path);
+        }
+    }
+    return 0;
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+typedef struct query_run {
+    const query_opts *o;
+    slog_reader *r;
+    const slog_file_info *fi;
+    timeline_tree tl;
+    slog_category_info *cats;
+    id_list tsel, csel;
+    slog_query_options q;
+    FILE *out;
+} query_run;
+
+static int load_categories(query_run *run)
+{
+    const uint32_t n = run->fi->categories;
+    run->cats = calloc((size_t)n + 1, sizeof *run->cats);
+    if (run->cats == NULL) {
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (slog_reader_category(run->r, i, &run->cats[i]) != SLOG_OK) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Window, resolution, filters -> run->q.  Returns 0 or an exit status. */
+static int build_query(query_run *run)
+{
+    const query_opts *o = run->o;
+    slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    int rc = resolve_window(o, run->fi, &q.t0, &q.t1);
+    if (rc != 0) {
+        return rc;
+    }
+    q.resolution = o->pixels > 0 ? resolution_for(run->fi, q.t0, q.t1, o->pixels) : 0;
+    q.kinds = o->kinds;
+    if (o->ntimeline_names > 0) {
+        rc = select_timelines(o, &run->tl, &run->tsel);
+        if (rc != 0) {
+            return rc;
+        }
+        q.timelines = run->tsel.ids;
+        q.ntimelines = run->tsel.n;
+    }
+    if (o->ncategory_names > 0) {
+        rc = select_categories(o, run->cats, run->fi->categories, &run->csel);
+        if (rc != 0) {
+            return rc;
+        }
+        q.categories = run->csel.ids;
+        q.ncategories = run->csel.n;
+    }
+    run->q = q;
+    return 0;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    (void)clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static void print_io(const slog_query_stats *st, double ms)
+{
+    (void)fprintf(stderr,
+                  PROG ": io: nodes_visited=%" PRIu64 " nodes_read=%" PRIu64
+                       " cache_hits=%" PRIu64 " bytes_read=%" PRIu64 " bytes_decoded=%" PRIu64
+                       " items=%" PRIu64 " elapsed_ms=%.3f\n",
+                  st->nodes_visited, st->nodes_read, st->cache_hits, st->bytes_read,
+                  st->bytes_decoded, st->items, ms);
+}
+
+static const qout_format *format_impl(out_format f)
+{
+    switch (f) {
+    case FMT_JSONL:
+        return &qout_jsonl;
+    case FMT_CSV:
+        return &qout_csv;
+    case FMT_CHROME:
+        return &qout_chrome;
+    default:
+        return &qout_table;
+    }
+}
+
+/* Stream every item of the query to the format.  Returns an exit status. */
+static int stream_items(query_run *run, const qout_format *fmt)
+{
+    qout_ctx ctx = {run->out, run->fi, &run->tl, run->cats, run->fi->categories, NULL};
+    slog_query *q = NULL;
+    slog_error err;
+    memset(&err, 0, sizeof err);
+    const double t_start = now_ms();
+    int rc = slog_query_create(&q, run->r, &run->q, &err);
+    if (rc != SLOG_OK) {
+        return report_slog_error("Cannot start the query", run->o->path, rc, &err);
+    }
+    int status = EXIT_SUCCESS;
+    if (fmt->begin(&ctx) != 0) {
+        (void)fprintf(stderr, PROG ": out of memory\n");
+        status = EXIT_FAILURE;
+    }
+    const slog_item *it = NULL;
+    while (status == EXIT_SUCCESS && (rc = slog_query_next(q, &it, &err)) == SLOG_OK) {
+        if (fmt->item(&ctx, it) != 0) {
+            break; /* write error: reported below */
+        }
+    }
+    if (status == EXIT_SUCCESS && rc != SLOG_END && rc != SLOG_OK) {
+        status = report_slog_error("Cannot read the window", run->o->path, rc, &err);
+    }
+    if (fmt->end(&ctx) != 0 && status == EXIT_SUCCESS) {
+        status = EXIT_FAILURE;
+    }
+    if (run->o->io) {
+        slog_query_stats st;
+        slog_query_stats_get(q, &st);
+        print_io(&st, now_ms() - t_start);
+    }
+    slog_query_destroy(q);
+    return status;
+}
+
+static int export_otf2(query_run *run)
+{
+#ifdef SLOG_HAVE_OTF2
+    char errbuf[512] = "";
+    if (export_otf2_write(run->r, &run->q, run->o->output, errbuf, sizeof errbuf) != 0) {
+        (void)fprintf(stderr, PROG ": %s: Failed to export OTF2 to %s: %s\n", run->o->path,
+                      run->o->output, errbuf[0] != '\0' ? errbuf : "unknown error");
+        return EXIT_FAILURE;
+    }
+    return EXIT_SUCCESS;
+#else
+    (void)run;
+    (void)fprintf(stderr, PROG ": OTF2 support was not built (configure with -Dotf2=enabled)\n");
+    return EXIT_FAILURE;
+#endif
+}
+
+static int open_output(query_run *run)
+{
+    if (run->o->output == NULL) {
+        run->out = stdout;
+        return 0;
+    }
+    run->out = fopen(run->o->output, "w");
+    if (run->out == NULL) {
+        (void)fprintf(stderr, PROG ": Cannot create %s: %s\n", run->o->output, strerror(errno));
+        return EXIT_FAILURE;
+    }
+    return 0;
+}
+
+static int close_output(query_run *run, int status)
+{
+    if (run->out == NULL) {
+        return status;
+    }
+    const bool bad = fflush(run->out) != 0 || ferror(run->out);
+    const bool close_bad = run->out != stdout && fclose(run->out) != 0;
+    if ((bad || close_bad) && status == EXIT_SUCCESS) {
+        (void)fprintf(stderr, PROG ": Failed to write %s: %s\n",
+                      run->o->output != NULL ? run->o->output : "the output", strerror(errno));
+        return EXIT_FAILURE;
+    }
+    return status;
+}
+
+static int run_query(query_run *run)
+{
+    if (timeline_tree_load(&run->tl, run->r) != 0 || load_categories(run) != 0) {
+        (void)fprintf(stderr, PROG ": %s: Cannot read the timeline and category tables\n",
+                      run->o->path);
+        return EXIT_FAILURE;
+    }
+    int status = build_query(run);
+    if (status != 0) {
+        return status;
+    }
+    if (run->o->format == FMT_OTF2) {
+        return export_otf2(run);
+    }
+    status = open_output(run);
+    if (status != 0) {
+        return status;
+    }
+    static char buf[1 << 16];
+    (void)setvbuf(run->out, buf, _IOFBF, sizeof buf);
+    status = stream_items(run, format_impl(run->o->format));
+    return close_output(run, status);
+}
+
+int main(int argc, char **argv)
+{
+    query_opts o;
+    memset(&o, 0, sizeof o);
+    int status = parse_args(argc, argv, &o);
+    if (status != -2) {
+        free(o.timeline_names);
+        free(o.category_names);
+        return status;
+    }
+    query_run run;
+    memset(&run, 0, sizeof run);
+    run.o = &o;
+    slog_error err;
+    memset(&err, 0, sizeof err);
+    const int rc = slog_reader_open(&run.r, o.path, NULL, &err);
+    if (rc != SLOG_OK) {
+        status = report_slog_error("Cannot open", o.path, rc, &err);
+    } else {
+        run.fi = slog_reader_info(run.r);
+        status = run_query(&run);
+    }
+    timeline_tree_free(&run.tl);
+    free(run.cats);
+    free(run.tsel.ids);
+    free(run.csel.ids);
+    slog_reader_destroy(run.r);
+    free(o.timeline_names);
+    free(o.category_names);
+    return status;
+}

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * output_chrome.c - a window as Chrome Trace Event JSON (object form,
+ * "displayTimeUnit": "ns"), so it opens in Perfetto or chrome://tracing and
+ * re-imports through slog-import.
+ *
+ * Mapping.  A timeline of kind PROCESS, or one with children, or a top-level
+ * one, becomes a pid (numbered 1.. in display order); every other timeline
+ * becomes a tid under its nearest pid ancestor.  process_name/thread_name
+ * (and *_sort_index when the sort key is set) M events carry the names.
+ * States are X events (name = category, cat = category group, depth implied
+ * by nesting), events i (scope t), arrows s/f flow pairs with a fresh id and
+ * bp "e", counter samples C events {"name": category, args {"value": v}}.
+ * ts/dur are microseconds printed from integer ns with exactly three
+ * fraction digits, never through a double.  Drawables on a pid timeline use
+ * tid = pid.  Previews have no Chrome equivalent: state previews become X
+ * events of cat "slog.preview" carrying the summary in args; the others are
+ * counted in "otherData".
+ * Tools layer: public libslog headers and utils/common.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query_out.h"
+#include "units.h"
+
+typedef struct chrome_state {
+    uint32_t *pid;     /* per timeline */
+    uint32_t *tid;     /* per timeline; == pid for a pid timeline */
+    bool *is_process;
+    bool first;
+    uint64_t next_flow;
+    uint64_t previews_skipped;
+} chrome_state;
+
+static bool process_role(const timeline_tree *t, uint32_t id)
+{
+    const slog_timeline_info *ti = &t->info[id];
+    return ti->kind == SLOG_TIMELINE_PROCESS || timeline_tree_nchildren(t, id) > 0 ||
+           ti->parent == SLOG_NO_PARENT || ti->parent >= t->n;
+}
+
+/* pids and tids in display order, so a parent is numbered before its children */
+static void assign_ids(chrome_state *st, const timeline_tree *t)
+{
+    uint32_t next_pid = 1;
+    for (uint32_t k = 0; k < t->n; k++) {
+        const uint32_t id = t->order[k];
+        const uint32_t parent = t->info[id].parent;
+        if (process_role(t, id) || !st->is_process[parent]) {
+            st->is_process[id] = true;
+            st->pid[id] = next_pid++;
+            st->tid[id] = st->pid[id];
+        }
+    }
+    /* tids above every pid, so a pid timeline's own tid (== pid) is unique */
+    uint32_t next_tid = next_pid;
+    for (uint32_t k = 0; k < t->n; k++) {
+        const uint32_t id = t->order[k];
+        if (!st->is_process[id]) {
+            st->pid[id] = st->pid[t->info[id].parent];
+            st->tid[id] = next_tid++;
+        }
+    }
+}
+
+/* Comma and newline between array elements. */
+static void next_element(qout_ctx *c)
+{
+    chrome_state *st = c->impl;
+    fputs(st->first ? "\n" : ",\n", c->f);
+    st->first = false;
+}
+
+static void metadata(qout_ctx *c, json_writer *j, const char *what, uint32_t id, const char *key,
+                     bool is_int, int64_t v, const char *s)
+{
+    const chrome_state *st = c->impl;
+    next_element(c);
+    json_writer_init(j, c->f);
+    json_begin_object(j);
+    json_kv_string(j, "ph", "M");
+    json_kv_string(j, "name", what);
+    json_kv_uint(j, "pid", st->pid[id]);
+    json_kv_uint(j, "tid", st->tid[id]);
+    json_key(j, "args");
+    json_begin_object(j);
+    if (is_int) {
+        json_kv_int(j, key, v);
+    } else {
+        json_kv_string(j, key, s);
+    }
+    json_end_object(j);
+    json_end_object(j);
+}
+
+static void emit_metadata(qout_ctx *c, json_writer *j)
+{
+    const chrome_state *st = c->impl;
+    const timeline_tree *t = c->tl;
+    for (uint32_t k = 0; k < t->n; k++) {
+        const uint32_t id = t->order[k];
+        const slog_timeline_info *ti = &t->info[id];
+        const bool proc = st->is_process[id];
+        metadata(c, j, proc ? "process_name" : "thread_name", id, "name", false, 0, ti->name);
+        if (ti->sort_key != 0) {
+            metadata(c, j, proc ? "process_sort_index" : "thread_sort_index", id, "sort_index",
+                     true, ti->sort_key, NULL);
+        }
+    }
+}
+
+static int chrome_begin(qout_ctx *c)
+{
+    chrome_state *st = calloc(1, sizeof *st);
+    const uint32_t n = c->tl->n;
+    if (st == NULL) {
+        return -1;
+    }
+    c->impl = st;
+    st->pid = calloc((size_t)n + 1, sizeof *st->pid);
+    st->tid = calloc((size_t)n + 1, sizeof *st->tid);
+    st->is_process = calloc((size_t)n + 1, sizeof *st->is_process);
+    if (st->pid == NULL || st->tid == NULL || st->is_process == NULL) {
+        return -1;
+    }
+    st->first = true;
+    assign_ids(st, c->tl);
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", c->f);
+    json_writer j;
+    json_writer_init(&j, c->f);
+    emit_metadata(c, &j);
+    return 0;
+}
+
+/* "ph", name/cat from the category (cat: @p cat when not NULL), pid/tid
+ * from the timeline, "ts"; the object stays open. */
+static void event_head(qout_ctx *c, json_writer *j, const char *ph, uint32_t timeline,
+                       uint32_t category, int64_t ts_ticks, const char *cat)
+{
+    const chrome_state *st = c->impl;
+    char buf[48];
+    next_element(c);
+    json_writer_init(j, c->f);
+    json_begin_object(j);
+    json_kv_string(j, "ph", ph);
+    json_kv_string(j, "name", qout_category_name(c, category));
+    const char *group = cat != NULL ? cat : qout_category_group(c, category);
+    if (*group != '\0') {
+        json_kv_string(j, "cat", group);
+    }
+    const bool known = timeline < c->tl->n;
+    json_kv_uint(j, "pid", known ? st->pid[timeline] : 0);
+    json_kv_uint(j, "tid", known ? st->tid[timeline] : 0);
+    json_key(j, "ts");
+    json_raw(j, units_format_us3(qout_abs_ns(c, ts_ticks), buf, sizeof buf));
+}
+
+static void dur_field(qout_ctx *c, json_writer *j, int64_t start, int64_t end)
+{
+    char buf[48];
+    json_key(j, "dur");
+    json_raw(j, units_format_us3(qout_abs_ns(c, end) - qout_abs_ns(c, start), buf, sizeof buf));
+}
+
+static void args_field(json_writer *j, const slog_item *it)
+{
+    const slog_arg *args;
+    const uint32_t n = qout_item_args(it, &args);
+    if (n > 0) {
+        json_key(j, "args");
+        qout_args_json(j, args, n);
+    }
+}
+
+static void chrome_arrow(qout_ctx *c, json_writer *j, const slog_item *it)
+{
+    chrome_state *st = c->impl;
+    const slog_arrow *a = &it->u.arrow;
+    const uint64_t id = ++st->next_flow;
+    event_head(c, j, "s", a->from, a->category, a->start, NULL);
+    json_kv_uint(j, "id", id);
+    args_field(j, it);
+    json_end_object(j);
+    event_head(c, j, "f", a->to, a->category, a->end, NULL);
+    json_kv_uint(j, "id", id);
+    json_kv_string(j, "bp", "e");
+    json_end_object(j);
+}
+
+static void chrome_preview(qout_ctx *c, json_writer *j, const slog_preview *p)
+{
+    chrome_state *st = c->impl;
+    if (p->of != SLOG_KIND_STATE || !qout_row_is_timeline(p->fold) || p->row >= c->tl->n) {
+        st->previews_skipped++;
+        return;
+    }
+    event_head(c, j, "X", p->row, p->category, p->start, "slog.preview");
+    dur_field(c, j, p->start, p->end);
+    json_key(j, "args");
+    json_begin_object(j);
+    json_kv_uint(j, "fold", p->fold);
+    json_kv_uint(j, "count", p->count);
+    json_kv_int(j, "inclusive_ns", qout_dur_ns(c, p->inclusive));
+    json_kv_int(j, "exclusive_ns", qout_dur_ns(c, p->exclusive));
+    json_kv_int(j, "min_ns", qout_dur_ns(c, p->min));
+    json_kv_int(j, "max_ns", qout_dur_ns(c, p->max));
+    json_end_object(j);
+    json_end_object(j);
+}
+
+static int chrome_item(qout_ctx *c, const slog_item *it)
+{
+    json_writer j;
+    switch (it->kind) {
+    case SLOG_KIND_STATE:
+        event_head(c, &j, "X", it->u.state.timeline, it->u.state.category, it->u.state.start,
+                   NULL);
+        dur_field(c, &j, it->u.state.start, it->u.state.end);
+        args_field(&j, it);
+        json_end_object(&j);
+        break;
+    case SLOG_KIND_EVENT:
+        event_head(c, &j, "i", it->u.event.timeline, it->u.event.category, it->u.event.time,
+                   NULL);
+        json_kv_string(&j, "s", "t");
+        args_field(&j, it);
+        json_end_object(&j);
+        break;
+    case SLOG_KIND_ARROW:
+        chrome_arrow(c, &j, it);
+        break;
+    case SLOG_KIND_COUNTER:
+        event_head(c, &j, "C", it->u.counter.timeline, it->u.counter.category,
+                   it->u.counter.time, NULL);
+        json_key(&j, "args");
+        json_begin_object(&j);
+        json_kv_double(&j, "value", it->u.counter.value);
+        json_end_object(&j);
+        json_end_object(&j);
+        break;
+    case SLOG_KIND_PREVIEW:
+        chrome_preview(c, &j, &it->u.preview);
+        break;
+    }
+    return ferror(c->f) ? -1 : 0;
+}
+
+static int chrome_end(qout_ctx *c)
+{
+    chrome_state *st = c->impl;
+    if (st == NULL) {
+        return -1;
+    }
+    (void)fprintf(c->f,
+                  "\n],\"otherData\":{\"generator\":\"slog-query\",\"previews_skipped\":%" PRIu64
+                  "}}\n",
+                  st->previews_skipped);
+    free(st->pid);
+    free(st->tid);
+    free(st->is_process);
+    free(st);
+    c->impl = NULL;
+    return 0;
+}
+
+const qout_format qout_chrome = {"chrome", chrome_begin, chrome_item, chrome_end};
