@@ -643,6 +643,491 @@ START_TEST(test_recorder_broken_inputs_name_file_and_offset)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* through slog-import and the reader                                  */
+
+#ifdef SLOG_RECORDER_IMPORT_TESTS
+#    include <sys/wait.h>
+
+#    include <slog/slog_reader.h>
+
+/* Run slog-import -q IN -o OUT with stderr to errpath; returns exit status. */
+static int run_import(const char *in, const char *out, const char *errpath)
+{
+    const char *const exe = getenv("SLOG_IMPORT");
+    ck_assert_msg(exe != NULL && exe[0] != '\0', "SLOG_IMPORT is not set");
+    fflush(NULL);
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (freopen(errpath, "w", stderr) == NULL || freopen("/dev/null", "w", stdout) == NULL) {
+            _exit(126);
+        }
+        execl(exe, "slog-import", "-q", in, "-o", out, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+/* One state as a canonical line: rank tstart tend func depth tid ( args ) */
+static char *state_line(slog_reader *rd, const slog_state *st, int64_t start_ns)
+{
+    slog_timeline_info tl, parent;
+    slog_category_info cat;
+    ck_assert_int_eq(slog_reader_timeline(rd, st->timeline, &tl), SLOG_OK);
+    ck_assert_int_eq(slog_reader_category(rd, st->category, &cat), SLOG_OK);
+    unsigned rank = 0;
+    unsigned long long tid = 0;
+    if (tl.kind == SLOG_TIMELINE_THREAD) {
+        ck_assert_int_eq(sscanf(tl.name, "thread %llu", &tid), 1);
+        ck_assert_int_eq(slog_reader_timeline(rd, tl.parent, &parent), SLOG_OK);
+        ck_assert_int_eq(parent.kind, SLOG_TIMELINE_RANK);
+        ck_assert_int_eq(sscanf(parent.name, "rank %u", &rank), 1);
+    } else {
+        ck_assert_int_eq(tl.kind, SLOG_TIMELINE_RANK);
+        ck_assert_int_eq(sscanf(tl.name, "rank %u", &rank), 1);
+    }
+    /* exact ns: every time is start_ts + a whole number of 100 ns ticks */
+    ck_assert_int_eq((st->start - start_ns) % 100, 0);
+    ck_assert_int_eq((st->end - start_ns) % 100, 0);
+    size_t cap = 256, len = 0;
+    char *args = malloc(cap);
+    ck_assert_ptr_nonnull(args);
+    args[0] = '\0';
+    for (uint32_t i = 0; i < st->nargs; i++) {
+        char num[32];
+        const slog_arg *const a = &st->args[i];
+        const char *v = num;
+        if (a->type == SLOG_ARG_STRING) {
+            v = a->v.s;
+        } else if (a->type == SLOG_ARG_INT) {
+            snprintf(num, sizeof num, "%lld", (long long)a->v.i);
+        } else {
+            ck_assert_int_eq(a->type, SLOG_ARG_UINT);
+            snprintf(num, sizeof num, "%llu", (unsigned long long)a->v.u);
+        }
+        const size_t vl = strlen(v);
+        if (len + vl + 2 > cap) {
+            cap = 2 * (len + vl + 2);
+            args = realloc(args, cap);
+            ck_assert_ptr_nonnull(args);
+        }
+        memcpy(args + len, v, vl);
+        len += vl;
+        args[len++] = ' ';
+        args[len] = '\0';
+    }
+    char *line = NULL;
+    ck_assert_int_ge(asprintf(&line, "%u %lld %lld %s %u %llu ( %s)", rank,
+                              (long long)((st->start - start_ns) / 100),
+                              (long long)((st->end - start_ns) / 100), cat.name, st->depth, tid,
+                              args),
+                     0);
+    free(args);
+    return line;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct lines {
+    char **v;
+    size_t n, cap;
+} lines;
+
+static void lines_add(lines *l, char *s)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap != 0 ? 2 * l->cap : 512;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        ck_assert_ptr_nonnull(l->v);
+    }
+    l->v[l->n++] = s;
+}
+
+static void lines_free(lines *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i]);
+    }
+    free(l->v);
+}
+
+/* All states of a file as canonical lines, plus per-rank/function counts. */
+static void read_states(const char *path, int64_t start_ns, lines *out, counts *c)
+{
+    slog_reader *rd = NULL;
+    slog_error err;
+    ck_assert_msg(slog_reader_open(&rd, path, NULL, &err) == SLOG_OK, "%s", err.message);
+    const slog_file_info *const info = slog_reader_info(rd);
+    ck_assert(info->complete);
+    ck_assert_uint_eq(info->ticks_per_second, 1000000000u);
+    slog_query_options qo = SLOG_QUERY_OPTIONS_INIT;
+    qo.kinds = 1u << SLOG_KIND_STATE;
+    qo.t0 = info->start;
+    qo.t1 = info->end + 1;
+    slog_query *q = NULL;
+    ck_assert_int_eq(slog_query_create(&q, rd, &qo, &err), SLOG_OK);
+    const slog_item *it = NULL;
+    int rc;
+    while ((rc = slog_query_next(q, &it, &err)) == SLOG_OK) {
+        ck_assert_int_eq(it->kind, SLOG_KIND_STATE);
+        char *const line = state_line(rd, &it->u.state, start_ns);
+        unsigned rank = 0;
+        char func[128];
+        ck_assert_int_eq(sscanf(line, "%u %*d %*d %127s", &rank, func), 2);
+        ck_assert_uint_lt(rank, MAXR);
+        c->per[counts_slot(c, func)][rank]++;
+        c->rank[rank]++;
+        ck_assert_uint_lt(it->u.state.depth, MAXD);
+        c->depth[it->u.state.depth][rank]++;
+        lines_add(out, line);
+    }
+    ck_assert_int_eq(rc, SLOG_END);
+    ck_assert_uint_eq(info->states, out->n);
+    slog_query_destroy(q);
+    slog_reader_destroy(rd);
+}
+
+/* decoded.txt records in the same canonical form */
+static void decoded_lines(const char *txtpath, lines *out)
+{
+    char *const text = read_text(txtpath);
+    char *cur = text, *line;
+    while ((line = next_line(&cur)) != NULL && strncmp(line, "## records (", 12) != 0) {
+    }
+    while ((line = next_line(&cur)) != NULL) {
+        if (line[0] == '\0') {
+            continue;
+        }
+        unsigned rank = 0, depth = 0;
+        char ts0[32], ts1[32], func[128];
+        unsigned long long tid = 0;
+        int used = 0;
+        ck_assert_int_eq(sscanf(line, "%u %31s %31s %127s %u %llu %n", &rank, ts0, ts1, func,
+                                &depth, &tid, &used),
+                         6);
+        char *s = NULL;
+        ck_assert_int_ge(asprintf(&s, "%u %lld %lld %s %u %llu %s", rank,
+                                  (long long)parse_ticks(ts0), (long long)parse_ticks(ts1), func,
+                                  depth, tid, line + used),
+                         0);
+        lines_add(out, s);
+    }
+    free(text);
+}
+
+/* Every record, imported with raw per-rank clocks, comes back from the
+ * reader with its rank, thread, function, depth, arguments and exact times. */
+START_TEST(test_recorder_import_round_trips_every_record)
+{
+    char *const dir = corpus_path(traces[_i]);
+    char *txt = NULL, *ref = NULL;
+    ck_assert_int_ge(asprintf(&txt, "%s.decoded.txt", dir), 0);
+    ck_assert_int_ge(asprintf(&ref, "%s.reference.txt", dir), 0);
+    char *const tmp = make_tmpdir();
+    char *out = NULL, *errp = NULL;
+    ck_assert_int_ge(asprintf(&out, "%s/out.slog", tmp), 0);
+    ck_assert_int_ge(asprintf(&errp, "%s/stderr", tmp), 0);
+    ck_assert_int_eq(setenv("SLOG_RECORDER_ALIGN", "none", 1), 0);
+    const int status = run_import(dir, out, errp);
+    char *const errtext = read_text(errp);
+    ck_assert_msg(status == 0, "slog-import %s: exit %d: %s", traces[_i], status, errtext);
+
+    rec_trace *t = NULL;
+    ck_assert_int_eq(rec_trace_open(&t, dir, NULL), SLOG_OK);
+    const uint32_t nranks = (uint32_t)rec_trace_header(t)->total_ranks;
+    lines got = {0}, want = {0};
+    counts *const cg = calloc(1, sizeof *cg), *const cw = calloc(1, sizeof *cw);
+    ck_assert_ptr_nonnull(cg);
+    ck_assert_ptr_nonnull(cw);
+    read_states(out, rec_start_ns(rec_trace_header(t)), &got, cg);
+    decoded_lines(txt, &want);
+    counts_from_reference(cw, ref, nranks);
+    assert_counts_equal(cg, cw, nranks, traces[_i]);
+
+    ck_assert_uint_eq(got.n, want.n);
+    qsort((void *)got.v, got.n, sizeof *got.v, cmp_str);
+    qsort((void *)want.v, want.n, sizeof *want.v, cmp_str);
+    for (size_t i = 0; i < got.n; i++) {
+        ck_assert_msg(strcmp(got.v[i], want.v[i]) == 0, "%s:\n got  %s\n want %s", traces[_i],
+                      got.v[i], want.v[i]);
+    }
+    lines_free(&got);
+    lines_free(&want);
+    free(cg);
+    free(cw);
+    rec_trace_close(t);
+    unlink(out);
+    unlink(errp);
+    rmdir(tmp);
+    free(errtext);
+    free(out);
+    free(errp);
+    free(tmp);
+    free(txt);
+    free(ref);
+    free(dir);
+}
+END_TEST
+
+/* Default import: each rank is shifted so that its first barrier on
+ * MPI_COMM_WORLD ends when rank 0's does; the shift is one constant per
+ * rank, so durations and the order within a rank stay as decoded. */
+START_TEST(test_recorder_import_aligns_ranks_at_world_barrier)
+{
+    char *const dir = corpus_path(traces[_i]);
+    char *const tmp = make_tmpdir();
+    char *out = NULL, *errp = NULL;
+    ck_assert_int_ge(asprintf(&out, "%s/out.slog", tmp), 0);
+    ck_assert_int_ge(asprintf(&errp, "%s/stderr", tmp), 0);
+    ck_assert_int_eq(unsetenv("SLOG_RECORDER_ALIGN"), 0);
+    ck_assert_int_eq(run_import(dir, out, errp), 0);
+
+    slog_reader *rd = NULL;
+    ck_assert_int_eq(slog_reader_open(&rd, out, NULL, NULL), SLOG_OK);
+    const slog_file_info *const info = slog_reader_info(rd);
+    slog_query_options qo = SLOG_QUERY_OPTIONS_INIT;
+    qo.kinds = 1u << SLOG_KIND_STATE;
+    qo.t0 = info->start;
+    qo.t1 = info->end + 1;
+    slog_query *q = NULL;
+    ck_assert_int_eq(slog_query_create(&q, rd, &qo, NULL), SLOG_OK);
+    int64_t first_start[MAXR], first_end[MAXR];
+    for (int r = 0; r < MAXR; r++) {
+        first_start[r] = INT64_MAX;
+        first_end[r] = 0;
+    }
+    const slog_item *it = NULL;
+    uint32_t maxrank = 0;
+    while (slog_query_next(q, &it, NULL) == SLOG_OK) {
+        const slog_state *const st = &it->u.state;
+        slog_category_info cat;
+        slog_timeline_info tl;
+        ck_assert_int_eq(slog_reader_category(rd, st->category, &cat), SLOG_OK);
+        ck_assert_int_eq(slog_reader_timeline(rd, st->timeline, &tl), SLOG_OK);
+        if (tl.kind == SLOG_TIMELINE_THREAD) {
+            ck_assert_int_eq(slog_reader_timeline(rd, tl.parent, &tl), SLOG_OK);
+        }
+        unsigned rank = 0;
+        ck_assert_int_eq(sscanf(tl.name, "rank %u", &rank), 1);
+        ck_assert_uint_lt(rank, MAXR);
+        maxrank = rank > maxrank ? rank : maxrank;
+        if (strcmp(cat.name, "MPI_Barrier") == 0 && st->depth == 0 && st->nargs >= 1 &&
+            st->args[0].type == SLOG_ARG_STRING && strcmp(st->args[0].v.s, "MPI_COMM_WORLD") == 0 &&
+            st->start < first_start[rank]) {
+            first_start[rank] = st->start;
+            first_end[rank] = st->end;
+        }
+    }
+    ck_assert_uint_eq(maxrank, 3);
+    for (uint32_t r = 0; r <= maxrank; r++) {
+        ck_assert_int_ne(first_start[r], INT64_MAX);
+        ck_assert_int_eq(first_end[r], first_end[0]);
+    }
+    slog_query_destroy(q);
+    slog_reader_destroy(rd);
+    unlink(out);
+    unlink(errp);
+    rmdir(tmp);
+    free(out);
+    free(errp);
+    free(tmp);
+    free(dir);
+}
+END_TEST
+
+/* Threads: with stored tids every record sits on a THREAD child of its
+ * rank; the corpus run has a helper pthread on rank 0 only. */
+START_TEST(test_recorder_import_threads_become_child_timelines)
+{
+    char *const dir = corpus_path("posix_mpi_tid_nocomp");
+    char *const tmp = make_tmpdir();
+    char *out = NULL, *errp = NULL;
+    ck_assert_int_ge(asprintf(&out, "%s/out.slog", tmp), 0);
+    ck_assert_int_ge(asprintf(&errp, "%s/stderr", tmp), 0);
+    ck_assert_int_eq(run_import(dir, out, errp), 0);
+    slog_reader *rd = NULL;
+    ck_assert_int_eq(slog_reader_open(&rd, out, NULL, NULL), SLOG_OK);
+    const slog_file_info *const info = slog_reader_info(rd);
+    uint32_t threads_of[MAXR] = {0}, ranks = 0;
+    for (uint32_t id = 0; id < info->timelines; id++) {
+        slog_timeline_info tl, parent;
+        ck_assert_int_eq(slog_reader_timeline(rd, id, &tl), SLOG_OK);
+        if (tl.kind == SLOG_TIMELINE_RANK) {
+            ck_assert_uint_eq(tl.parent, SLOG_NO_PARENT);
+            ranks++;
+            continue;
+        }
+        ck_assert_int_eq(tl.kind, SLOG_TIMELINE_THREAD);
+        ck_assert_int_eq(slog_reader_timeline(rd, tl.parent, &parent), SLOG_OK);
+        unsigned r = 0;
+        ck_assert_int_eq(sscanf(parent.name, "rank %u", &r), 1);
+        ck_assert_uint_lt(r, MAXR);
+        threads_of[r]++;
+    }
+    ck_assert_uint_eq(ranks, 4);
+    ck_assert_uint_eq(threads_of[0], 2);
+    ck_assert_uint_eq(threads_of[1], 1);
+    ck_assert_uint_eq(threads_of[2], 1);
+    ck_assert_uint_eq(threads_of[3], 1);
+    /* one category per function, grouped by layer */
+    bool seen_posix = false, seen_mpi = false;
+    for (uint32_t id = 0; id < info->categories; id++) {
+        slog_category_info c;
+        ck_assert_int_eq(slog_reader_category(rd, id, &c), SLOG_OK);
+        ck_assert_int_eq(c.kind, SLOG_KIND_STATE);
+        if (strcmp(c.name, "write") == 0) {
+            ck_assert_str_eq(c.group, "POSIX");
+            seen_posix = true;
+        }
+        if (strcmp(c.name, "MPI_Send") == 0) {
+            ck_assert_str_eq(c.group, "MPI");
+            seen_mpi = true;
+        }
+    }
+    ck_assert(seen_posix && seen_mpi);
+    ck_assert_uint_eq(info->categories, 18);
+    slog_reader_destroy(rd);
+    unlink(out);
+    unlink(errp);
+    rmdir(tmp);
+    free(out);
+    free(errp);
+    free(tmp);
+    free(dir);
+}
+END_TEST
+
+/* Damaged folders: exit status 1, a message naming the file inside the
+ * folder and the byte offset, and no output that passes for complete. */
+START_TEST(test_recorder_import_broken_input_fails_with_location)
+{
+    char *dir = NULL, *expect = NULL;
+    ck_assert_int_ge(asprintf(&dir, "%s/tests/data/recorder/%s", SLOG_SOURCE_ROOT, broken[_i]), 0);
+    ck_assert_int_ge(asprintf(&expect, "%s/expect", dir), 0);
+    char *const text = read_text(expect);
+    char file[64] = "", off[32] = "";
+    char *cur = text, *line;
+    while ((line = next_line(&cur)) != NULL) {
+        sscanf(line, "file=%63s", file);
+        sscanf(line, "offset=%31s", off);
+    }
+    char *const tmp = make_tmpdir();
+    char *out = NULL, *errp = NULL, *want = NULL;
+    ck_assert_int_ge(asprintf(&out, "%s/out.slog", tmp), 0);
+    ck_assert_int_ge(asprintf(&errp, "%s/stderr", tmp), 0);
+    ck_assert_int_eq(run_import(dir, out, errp), 1);
+    char *const errtext = read_text(errp);
+    if (strcmp(off, "none") == 0) {
+        ck_assert_int_ge(asprintf(&want, "slog-import: %s/%s: ", dir, file), 0);
+    } else {
+        ck_assert_int_ge(asprintf(&want, "slog-import: %s/%s: byte %s: ", dir, file, off), 0);
+    }
+    ck_assert_msg(strstr(errtext, want) != NULL, "stderr \"%s\" lacks \"%s\"", errtext, want);
+    slog_reader *rd = NULL;
+    if (slog_reader_open(&rd, out, NULL, NULL) == SLOG_OK) {
+        ck_assert(!slog_reader_info(rd)->complete);
+        ck_assert_uint_eq(slog_reader_info(rd)->states, 0);
+        slog_reader_destroy(rd);
+    }
+    unlink(out);
+    unlink(errp);
+    rmdir(tmp);
+    free(errtext);
+    free(want);
+    free(out);
+    free(errp);
+    free(tmp);
+    free(text);
+    free(expect);
+    free(dir);
+}
+END_TEST
+
+/* Common calls get named arguments; decimal text becomes integers, except
+ * offsets when pattern recognition may have turned them into patterns. */
+static void check_write_at_offset(const char *trace, slog_arg_type want_type)
+{
+    char *const dir = corpus_path(trace);
+    char *const tmp = make_tmpdir();
+    char *out = NULL, *errp = NULL;
+    ck_assert_int_ge(asprintf(&out, "%s/out.slog", tmp), 0);
+    ck_assert_int_ge(asprintf(&errp, "%s/stderr", tmp), 0);
+    ck_assert_int_eq(run_import(dir, out, errp), 0);
+    slog_reader *rd = NULL;
+    ck_assert_int_eq(slog_reader_open(&rd, out, NULL, NULL), SLOG_OK);
+    const slog_file_info *const info = slog_reader_info(rd);
+    slog_query_options qo = SLOG_QUERY_OPTIONS_INIT;
+    qo.t0 = info->start;
+    qo.t1 = info->end + 1;
+    slog_query *q = NULL;
+    ck_assert_int_eq(slog_query_create(&q, rd, &qo, NULL), SLOG_OK);
+    const slog_item *it = NULL;
+    uint32_t seen_at = 0, seen_pwrite = 0;
+    while (slog_query_next(q, &it, NULL) == SLOG_OK) {
+        const slog_state *const st = &it->u.state;
+        slog_category_info cat;
+        ck_assert_int_eq(slog_reader_category(rd, st->category, &cat), SLOG_OK);
+        if (strcmp(cat.name, "MPI_File_write_at") == 0) {
+            ck_assert_uint_ge(st->nargs, 5);
+            ck_assert_str_eq(st->args[0].key, "fh");
+            ck_assert_str_eq(st->args[1].key, "offset");
+            ck_assert_int_eq(st->args[1].type, want_type);
+            ck_assert_str_eq(st->args[3].key, "count");
+            ck_assert_int_eq(st->args[3].type, SLOG_ARG_INT);
+            ck_assert_str_eq(st->args[4].key, "datatype");
+            ck_assert_int_eq(st->args[4].type, SLOG_ARG_STRING);
+            ck_assert_str_eq(cat.group, "MPI-IO");
+            seen_at++;
+        } else if (strcmp(cat.name, "pwrite") == 0) {
+            ck_assert_uint_eq(st->nargs, 4);
+            ck_assert_str_eq(st->args[0].key, "path");
+            ck_assert_int_eq(st->args[0].type, SLOG_ARG_STRING);
+            ck_assert_ptr_nonnull(strstr(st->args[0].v.s, "/scratch/run/"));
+            ck_assert_str_eq(st->args[1].key, "buf");
+            ck_assert_str_eq(st->args[1].v.s, "%p");
+            ck_assert_str_eq(st->args[2].key, "count");
+            ck_assert_int_eq(st->args[2].type, SLOG_ARG_INT);
+            ck_assert_int_gt(st->args[2].v.i, 0);
+            ck_assert_str_eq(st->args[3].key, "offset");
+            ck_assert_int_eq(st->args[3].type, want_type);
+            ck_assert_str_eq(cat.group, "POSIX");
+            seen_pwrite++;
+        } else if (strcmp(cat.name, "H5Dwrite") == 0) {
+            ck_assert_str_eq(st->args[0].key, "dset");
+            ck_assert_int_eq(st->args[0].type, SLOG_ARG_INT); /* hid_t as a number */
+            ck_assert_str_eq(cat.group, "HDF5");
+        }
+    }
+    ck_assert_uint_eq(seen_at, 7);      /* reference: MPI_File_write_at 7 */
+    ck_assert_uint_eq(seen_pwrite, 10); /* reference: pwrite 10 */
+    slog_query_destroy(q);
+    slog_reader_destroy(rd);
+    unlink(out);
+    unlink(errp);
+    rmdir(tmp);
+    free(out);
+    free(errp);
+    free(tmp);
+    free(dir);
+}
+
+START_TEST(test_recorder_import_args_named_and_typed)
+{
+    check_write_at_offset("mpiio_hdf5", SLOG_ARG_INT);
+    check_write_at_offset("mpiio_hdf5_patterns", SLOG_ARG_STRING);
+}
+END_TEST
+#endif /* SLOG_RECORDER_IMPORT_TESTS */
+
+/* The import cases are built (SLOG_RECORDER_IMPORT_TESTS) when meson has a
+ * slog-import executable to run; the decoder cases need no library. */
 static Suite *recorder_suite(void)
 {
     Suite *const s = suite_create("recorder");
@@ -660,6 +1145,16 @@ static Suite *recorder_suite(void)
     tcase_add_loop_test(tc, test_recorder_byte_flips_never_crash, 0, NTRACES);
     tcase_add_loop_test(tc, test_recorder_broken_inputs_name_file_and_offset, 0, NBROKEN);
     suite_add_tcase(s, tc);
+#ifdef SLOG_RECORDER_IMPORT_TESTS
+    tc = tcase_create("import");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_recorder_import_round_trips_every_record, 0, NTRACES);
+    tcase_add_loop_test(tc, test_recorder_import_aligns_ranks_at_world_barrier, 0, NTRACES);
+    tcase_add_test(tc, test_recorder_import_threads_become_child_timelines);
+    tcase_add_test(tc, test_recorder_import_args_named_and_typed);
+    tcase_add_loop_test(tc, test_recorder_import_broken_input_fails_with_location, 0, NBROKEN);
+    suite_add_tcase(s, tc);
+#endif
     return s;
 }
 

@@ -1,0 +1,842 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * import_recorder.c - slog-import entry for Recorder 2.4.x / 2.5.x trace
+ * folders.  recorder_decode.c does the decoding; this file maps records to
+ * drawables: one RANK timeline "rank N" per rank (THREAD children
+ * "thread T" for records that carry a thread id), one state category per
+ * function name (group = its layer: POSIX, MPI, MPI-IO, HDF5, user), one
+ * state per record with depth = call depth and the arguments as args.
+ *
+ * Order of work, so that a damaged folder fails before anything is written:
+ *   1. open the folder and every rank once (validates every file; finds each
+ *      rank's first MPI_Barrier on MPI_COMM_WORLD for clock alignment);
+ *   2. define timelines, then stream the ranks' records merged by end time.
+ * Per rank, records come in start order and a parent ends after its
+ * children, so each rank keeps a small min-heap of records whose end time
+ * lies after the latest start seen; a record leaves the heap once no later
+ * record can end before it.  A heap over the ranks then yields records in
+ * nondecreasing end time, the writer's best case.  When the decoded
+ * timestamps of all ranks would exceed MERGE_BYTES, ranks are streamed one
+ * after another instead (the writer places late drawables correctly).
+ *
+ * Times: epoch ns = start_ts (rank 0's start, the only absolute time in
+ * the format) + the rank's ticks x time_resolution + the rank's alignment
+ * shift; see doc/IMPORT-RECORDER.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "importer.h"
+#include "recorder_decode.h"
+
+#define MERGE_BYTES (UINT64_C(1) << 30)
+#define MAX_ARGS    256u
+#define NO_BARRIER  INT64_MIN
+
+/* ------------------------------------------------------------------ */
+/* folder detection                                                   */
+
+static bool is_file(const char *dir, const char *name)
+{
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) {
+        return false;
+    }
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The trace folder for an input path: the path itself if it is a folder,
+ * else the folder of a VERSION or recorder.mt file.  Caller frees. */
+static char *trace_folder(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        return NULL;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        return strdup(path);
+    }
+    const char *const slash = strrchr(path, '/');
+    const char *const base = slash != NULL ? slash + 1 : path;
+    if (strcmp(base, "VERSION") != 0 && strcmp(base, "recorder.mt") != 0) {
+        return NULL;
+    }
+    if (slash == NULL) {
+        return strdup(".");
+    }
+    const size_t n = slash == path ? 1 : (size_t)(slash - path);
+    char *const dir = malloc(n + 1);
+    if (dir != NULL) {
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    return dir;
+}
+
+static int recorder_probe(const char *path, const unsigned char *head, size_t n)
+{
+    (void)head;
+    (void)n;
+    char *const dir = trace_folder(path);
+    if (dir == NULL) {
+        return 0;
+    }
+    const bool yes = is_file(dir, "VERSION") && is_file(dir, "recorder.mt");
+    struct stat st;
+    const bool given_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    free(dir);
+    return yes ? (given_dir ? 100 : 90) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* categories: one per function name                                 */
+
+typedef struct cat_entry {
+    char *name;
+    uint32_t id;
+    uint64_t counts[IMPORT_OUTCOMES];
+    rec_layer layer;
+} cat_entry;
+
+typedef struct cat_map {
+    cat_entry *slots; /* open addressing, power-of-two size */
+    uint32_t cap, used;
+    int64_t by_func[256]; /* slot of a (non-user) function id, -1 unknown */
+} cat_map;
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    while (*s != '\0') {
+        h = (h ^ (unsigned char)*s++) * 1099511628211u;
+    }
+    return h;
+}
+
+static int cat_map_init(cat_map *m)
+{
+    memset(m, 0, sizeof *m);
+    m->cap = 512;
+    m->slots = calloc(m->cap, sizeof *m->slots);
+    for (size_t i = 0; i < 256; i++) {
+        m->by_func[i] = -1;
+    }
+    return m->slots != NULL ? 0 : -1;
+}
+
+static void cat_map_free(cat_map *m)
+{
+    for (uint32_t i = 0; i < m->cap; i++) {
+        free(m->slots[i].name);
+    }
+    free(m->slots);
+}
+
+static uint32_t cat_find_slot(const cat_map *m, const char *name)
+{
+    uint32_t i = (uint32_t)hash_str(name) & (m->cap - 1);
+    while (m->slots[i].name != NULL && strcmp(m->slots[i].name, name) != 0) {
+        i = (i + 1) & (m->cap - 1);
+    }
+    return i;
+}
+
+static int cat_grow(cat_map *m)
+{
+    cat_map bigger = *m;
+    bigger.cap = m->cap * 2;
+    bigger.slots = calloc(bigger.cap, sizeof *bigger.slots);
+    if (bigger.slots == NULL) {
+        return -1;
+    }
+    for (uint32_t i = 0; i < m->cap; i++) {
+        if (m->slots[i].name != NULL) {
+            bigger.slots[cat_find_slot(&bigger, m->slots[i].name)] = m->slots[i];
+        }
+    }
+    /* by_func holds slot numbers: rebuild them */
+    for (size_t f = 0; f < 256; f++) {
+        if (m->by_func[f] >= 0) {
+            bigger.by_func[f] = cat_find_slot(&bigger, m->slots[m->by_func[f]].name);
+        }
+    }
+    free(m->slots);
+    *m = bigger;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* per-rank streams                                                   */
+
+typedef struct pending {
+    int64_t start, end; /* ns, shifted */
+    const rec_sig *sig;
+    uint64_t seq; /* call order, to break ties */
+} pending;
+
+typedef struct thread_tl {
+    uint64_t tid;
+    uint32_t timeline;
+} thread_tl;
+
+typedef struct rank_src {
+    uint32_t rank;
+    uint32_t timeline;
+    int64_t barrier_end; /* ticks of the first world barrier's end, NO_BARRIER if none */
+    int64_t shift;       /* ns added to this rank's times */
+    uint64_t nrec;
+    rec_rank *rk;
+    pending *heap;
+    size_t n, cap;
+    int64_t last_start;
+    bool exhausted;
+    thread_tl *threads;
+    uint32_t nthreads, thread_cap;
+} rank_src;
+
+typedef struct rec_import {
+    import_ctx *ctx;
+    rec_trace *t;
+    const rec_header *h;
+    char *dir;
+    int64_t start_ns;
+    rank_src *ranks;
+    uint32_t nranks;
+    uint32_t parent; /* SLOG_NO_PARENT, or the folder's timeline with several inputs */
+    cat_map cats;
+    slog_arg *args;
+    char *argtext;
+    size_t argtext_cap;
+    uint64_t done, total;
+    uint64_t repaired;
+    bool keep_offsets_text;
+} rec_import;
+
+static bool pend_less(const pending *a, const pending *b)
+{
+    return a->end < b->end || (a->end == b->end && a->seq < b->seq);
+}
+
+static int heap_push(rank_src *s, const pending *p)
+{
+    if (s->n == s->cap) {
+        const size_t cap = s->cap != 0 ? s->cap * 2 : 64;
+        pending *const nh = realloc(s->heap, cap * sizeof *nh);
+        if (nh == NULL) {
+            return -1;
+        }
+        s->heap = nh;
+        s->cap = cap;
+    }
+    size_t i = s->n++;
+    while (i > 0 && pend_less(p, &s->heap[(i - 1) / 2])) {
+        s->heap[i] = s->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->heap[i] = *p;
+    return 0;
+}
+
+static pending heap_pop(rank_src *s)
+{
+    const pending top = s->heap[0];
+    const pending last = s->heap[--s->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= s->n) {
+            break;
+        }
+        if (c + 1 < s->n && pend_less(&s->heap[c + 1], &s->heap[c])) {
+            c++;
+        }
+        if (!pend_less(&s->heap[c], &last)) {
+            break;
+        }
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (s->n > 0) {
+        s->heap[i] = last;
+    }
+    return top;
+}
+
+static int64_t to_ns(const rec_import *im, const rank_src *s, int64_t ticks)
+{
+    return im->start_ns + rec_ticks_to_ns(im->h, ticks) + s->shift;
+}
+
+/* Read records until the heap's smallest end can no longer be undercut:
+ * later records start at or after last_start, and end no earlier. */
+static int src_fill(rec_import *im, rank_src *s)
+{
+    while (!s->exhausted && (s->n == 0 || s->heap[0].end > s->last_start)) {
+        rec_record rec;
+        if (rec_rank_next(s->rk, &rec) != SLOG_OK) {
+            s->exhausted = true;
+            break;
+        }
+        /* 2^52 ticks are > 14 years at 100 ns: far past any run, and safe
+         * from int64 overflow once scaled to ns and offset by the epoch. */
+        if (rec.tend >= (INT64_C(1) << 52) || rec.tstart >= (INT64_C(1) << 52)) {
+            return import_fail(im->ctx, 0, 0, UINT64_MAX,
+                               "Rank %u record %llu: time %lld ticks is out of range", s->rank,
+                               (unsigned long long)rec.index, (long long)rec.tend);
+        }
+        pending p = {to_ns(im, s, rec.tstart), to_ns(im, s, rec.tend), rec.sig, rec.index};
+        if (p.end < p.start) {
+            /* the deltas are truncated independently; never seen in the
+             * corpus, but a corrupted pair could do it */
+            im->repaired++;
+            if (im->repaired == 1) {
+                import_warn(im->ctx, 0, 0, UINT64_MAX,
+                            "Rank %u record %llu ends before it starts; end set to its start",
+                            s->rank, (unsigned long long)rec.index);
+            }
+            p.end = p.start;
+        }
+        if (heap_push(s, &p) != 0) {
+            return import_fail(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+        }
+        s->last_start = p.start;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* mapping one record                                                 */
+
+static int writer_fail(rec_import *im, const char *what, const slog_error *err)
+{
+    return import_fail(im->ctx, 0, 0, UINT64_MAX, "Failed to %s: %s", what, err->message);
+}
+
+static int thread_timeline(rec_import *im, rank_src *s, uint64_t tid, uint32_t *out)
+{
+    for (uint32_t i = 0; i < s->nthreads; i++) {
+        if (s->threads[i].tid == tid) {
+            *out = s->threads[i].timeline;
+            return 0;
+        }
+    }
+    if (s->nthreads == s->thread_cap) {
+        const uint32_t cap = s->thread_cap != 0 ? s->thread_cap * 2 : 4;
+        thread_tl *const nt = realloc(s->threads, cap * sizeof *nt);
+        if (nt == NULL) {
+            return import_fail(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+        }
+        s->threads = nt;
+        s->thread_cap = cap;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "thread %llu", (unsigned long long)tid);
+    slog_error err;
+    uint32_t id = 0;
+    if (slog_writer_add_timeline(im->ctx->writer, s->timeline, SLOG_TIMELINE_THREAD, name,
+                                 (int64_t)(tid & INT64_MAX), &id, &err) != SLOG_OK) {
+        return writer_fail(im, "add a thread timeline", &err);
+    }
+    s->threads[s->nthreads++] = (thread_tl){tid, id};
+    *out = id;
+    return 0;
+}
+
+static int category_of(rec_import *im, const rec_sig *sig, const char *user_symbol, cat_entry **out)
+{
+    cat_map *const m = &im->cats;
+    const bool user = sig->func_id == REC_USER_FUNC_ID;
+    if (!user && m->by_func[sig->func_id] >= 0) {
+        *out = &m->slots[m->by_func[sig->func_id]];
+        return 0;
+    }
+    const char *const name =
+        user ? (user_symbol != NULL && user_symbol[0] != '\0' ? user_symbol : "user_function")
+             : rec_trace_func_name(im->t, sig->func_id);
+    if (2 * (m->used + 1) > m->cap && cat_grow(m) != 0) {
+        return import_fail(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+    }
+    const uint32_t slot = cat_find_slot(m, name);
+    cat_entry *const e = &m->slots[slot];
+    if (e->name == NULL) {
+        const rec_layer layer = rec_trace_func_layer(im->t, sig->func_id);
+        slog_error err;
+        if (slog_writer_add_category(im->ctx->writer, SLOG_KIND_STATE, name, 0,
+                                     rec_layer_name(layer), &e->id, &err) != SLOG_OK) {
+            return writer_fail(im, "add a category", &err);
+        }
+        e->name = strdup(name);
+        if (e->name == NULL) {
+            return import_fail(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+        }
+        e->layer = layer;
+        m->used++;
+    }
+    if (!user) {
+        m->by_func[sig->func_id] = slot;
+    }
+    *out = e;
+    return 0;
+}
+
+/* Argument names for common calls, from Recorder's argument order (checked
+ * against the corpus).  Arguments past the list, or of other calls, are
+ * "arg<i>". */
+typedef struct arg_names {
+    const char *func;
+    const char *names[7];
+} arg_names;
+
+static const arg_names known_args[] = {
+    {"open", {"path", "flags", "mode"}},
+    {"open64", {"path", "flags", "mode"}},
+    {"creat", {"path", "mode"}},
+    {"creat64", {"path", "mode"}},
+    {"close", {"path"}},
+    {"fsync", {"path"}},
+    {"fdatasync", {"path"}},
+    {"fclose", {"path"}},
+    {"fflush", {"path"}},
+    {"unlink", {"path"}},
+    {"remove", {"path"}},
+    {"read", {"path", "buf", "count"}},
+    {"write", {"path", "buf", "count"}},
+    {"pread", {"path", "buf", "count", "offset"}},
+    {"pwrite", {"path", "buf", "count", "offset"}},
+    {"pread64", {"path", "buf", "count", "offset"}},
+    {"pwrite64", {"path", "buf", "count", "offset"}},
+    {"lseek", {"path", "offset", "whence"}},
+    {"lseek64", {"path", "offset", "whence"}},
+    {"fopen", {"path", "mode"}},
+    {"fopen64", {"path", "mode"}},
+    {"fread", {"buf", "size", "count", "path"}},
+    {"fwrite", {"buf", "size", "count", "path"}},
+    {"fcntl", {"path", "cmd", "arg"}},
+    {"mmap", {"addr", "length", "prot", "flags", "path", "offset"}},
+    {"mmap64", {"addr", "length", "prot", "flags", "path", "offset"}},
+    {"umask", {"mask"}},
+    {"MPI_File_open", {"comm", "path", "amode", "info", "fh"}},
+    {"MPI_File_close", {"fh"}},
+    {"MPI_File_read_at", {"fh", "offset", "buf", "count", "datatype", "status"}},
+    {"MPI_File_write_at", {"fh", "offset", "buf", "count", "datatype", "status"}},
+    {"MPI_File_read_at_all", {"fh", "offset", "buf", "count", "datatype", "status"}},
+    {"MPI_File_write_at_all", {"fh", "offset", "buf", "count", "datatype", "status"}},
+    {"MPI_File_set_view", {"fh", "disp", "etype", "filetype", "datarep", "info"}},
+    {"MPI_File_get_size", {"fh", "size"}},
+    {"MPI_Send", {"buf", "count", "datatype", "dest", "tag", "comm"}},
+    {"MPI_Recv", {"buf", "count", "datatype", "source", "tag", "comm", "status"}},
+    {"MPI_Barrier", {"comm"}},
+    {"MPI_Bcast", {"buf", "count", "datatype", "root", "comm"}},
+    {"MPI_Allreduce", {"sendbuf", "recvbuf", "count", "datatype", "op", "comm"}},
+    {"MPI_Comm_rank", {"comm", "rank"}},
+    {"MPI_Comm_size", {"comm", "size"}},
+    {"H5Fcreate", {"path", "flags", "fcpl", "fapl"}},
+    {"H5Dread", {"dset", "mem_type", "mem_space", "file_space", "dxpl", "buf"}},
+    {"H5Dwrite", {"dset", "mem_type", "mem_space", "file_space", "dxpl", "buf"}},
+};
+
+static const char *const *names_for(const char *func)
+{
+    for (size_t i = 0; i < sizeof known_args / sizeof known_args[0]; i++) {
+        if (strcmp(known_args[i].func, func) == 0) {
+            return known_args[i].names;
+        }
+    }
+    return NULL;
+}
+
+/* A decimal integer argument becomes INT (or UINT past INT64_MAX). */
+static void set_value(slog_arg *a, const char *text, bool keep_text)
+{
+    a->type = SLOG_ARG_STRING;
+    a->v.s = text;
+    const char *p = text + (text[0] == '-');
+    const size_t n = strlen(p);
+    if (keep_text || n == 0 || n > 20 || strspn(p, "0123456789") != n) {
+        return;
+    }
+    errno = 0;
+    char *end = NULL;
+    if (text[0] == '-') {
+        const long long v = strtoll(text, &end, 10);
+        if (errno == 0 && *end == '\0') {
+            a->type = SLOG_ARG_INT;
+            a->v.i = v;
+        }
+        return;
+    }
+    const unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0') {
+        return;
+    }
+    if (v <= (unsigned long long)INT64_MAX) {
+        a->type = SLOG_ARG_INT;
+        a->v.i = (int64_t)v;
+    } else {
+        a->type = SLOG_ARG_UINT;
+        a->v.u = v;
+    }
+}
+
+/* Fill im->args from a signature; returns the count, or -1 (failed). */
+static int64_t build_args(rec_import *im, const rec_sig *sig, const char *func)
+{
+    const char *starts[MAX_ARGS];
+    uint32_t lens[MAX_ARGS], rest = 0;
+    const uint32_t n = rec_split_args(sig, starts, lens, MAX_ARGS, &rest);
+    /* key text "argNNN" (8) + value, each NUL-terminated */
+    const size_t need = (size_t)sig->args_len + (size_t)n * 10 + 16;
+    if (need > im->argtext_cap) {
+        char *const nb = realloc(im->argtext, need);
+        if (nb == NULL) {
+            import_fail(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+            return -1;
+        }
+        im->argtext = nb;
+        im->argtext_cap = need;
+    }
+    const bool user = sig->func_id == REC_USER_FUNC_ID;
+    static const char *const user_names[] = {"object", "symbol"};
+    const char *const *names = user ? user_names : names_for(func);
+    const size_t nnames = user ? 2 : 7;
+    char *out = im->argtext;
+    for (uint32_t i = 0; i < n; i++) {
+        slog_arg *const a = &im->args[i];
+        if (names != NULL && i < nnames && names[i] != NULL) {
+            a->key = names[i];
+        } else {
+            a->key = out;
+            out += (size_t)sprintf(out, "arg%u", i) + 1;
+        }
+        memcpy(out, starts[i], lens[i]);
+        out[lens[i]] = '\0';
+        /* pattern recognition turns offsets into text such as 4096*r+0 or
+         * -96 (relative): offsets then stay text, never numbers */
+        const bool keep = im->keep_offsets_text && strcmp(a->key, "offset") == 0;
+        set_value(a, out, keep || user);
+        out += lens[i] + 1;
+    }
+    return n;
+}
+
+static int emit(rec_import *im, rank_src *s, const pending *p)
+{
+    const rec_sig *const sig = p->sig;
+    uint32_t timeline = s->timeline;
+    if (sig->tid != 0 && thread_timeline(im, s, sig->tid, &timeline) != 0) {
+        return 1;
+    }
+    const char *const func = rec_trace_func_name(im->t, sig->func_id);
+    const int64_t nargs = build_args(im, sig, func != NULL ? func : "");
+    if (nargs < 0) {
+        return 1;
+    }
+    const char *symbol = NULL;
+    if (sig->func_id == REC_USER_FUNC_ID && nargs >= 2) {
+        symbol = im->args[1].v.s;
+    }
+    cat_entry *cat = NULL;
+    if (category_of(im, sig, symbol, &cat) != 0) {
+        return 1;
+    }
+    const slog_state st = {timeline,   cat->id,         p->start, p->end,
+                           sig->depth, (uint32_t)nargs, im->args};
+    slog_error err;
+    if (slog_writer_append_state(im->ctx->writer, &st, &err) != SLOG_OK) {
+        return writer_fail(im, "append a state", &err);
+    }
+    cat->counts[IMPORT_IMPORTED]++;
+    im->done++;
+    if ((im->done & 0xffff) == 0) {
+        import_progress(im->ctx, im->done, im->total);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* merge                                                              */
+
+static bool src_less(const rank_src *a, const rank_src *b)
+{
+    return pend_less(&a->heap[0], &b->heap[0]) ||
+           (a->heap[0].end == b->heap[0].end && a->heap[0].seq == b->heap[0].seq &&
+            a->rank < b->rank);
+}
+
+static void sift_down(rank_src **h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) {
+            return;
+        }
+        if (c + 1 < n && src_less(h[c + 1], h[c])) {
+            c++;
+        }
+        if (!src_less(h[c], h[i])) {
+            return;
+        }
+        rank_src *const tmp = h[c];
+        h[c] = h[i];
+        h[i] = tmp;
+        i = c;
+    }
+}
+
+static int rank_start(rec_import *im, rank_src *s)
+{
+    slog_error err;
+    if (rec_rank_open(&s->rk, im->t, s->rank, &err) != SLOG_OK) {
+        /* validated before; only memory can fail here */
+        im->ctx->display_name = err.source;
+        return import_fail(im->ctx, 0, 0, err.offset, "%s", err.message);
+    }
+    s->exhausted = false;
+    s->last_start = INT64_MIN;
+    return src_fill(im, s);
+}
+
+static void rank_stop(rank_src *s)
+{
+    rec_rank_close(s->rk);
+    s->rk = NULL;
+    free(s->heap);
+    s->heap = NULL;
+    s->n = s->cap = 0;
+}
+
+/* Stream ranks [first, first + count) merged by end time. */
+static int merge_ranks(rec_import *im, uint32_t first, uint32_t count)
+{
+    rank_src **const h = calloc(count, sizeof *h);
+    if (h == NULL) {
+        return import_fail(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+    }
+    size_t n = 0;
+    int rc = 0;
+    for (uint32_t i = 0; i < count && rc == 0; i++) {
+        rank_src *const s = &im->ranks[first + i];
+        rc = rank_start(im, s);
+        if (rc == 0 && s->n > 0) {
+            h[n++] = s;
+        }
+    }
+    for (size_t i = n; i-- > 0;) {
+        sift_down(h, n, i);
+    }
+    while (rc == 0 && n > 0) {
+        rank_src *const s = h[0];
+        const pending p = heap_pop(s);
+        rc = emit(im, s, &p);
+        if (rc == 0) {
+            rc = src_fill(im, s);
+        }
+        if (s->n == 0) {
+            h[0] = h[--n];
+        }
+        sift_down(h, n, 0);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        rank_stop(&im->ranks[first + i]);
+    }
+    free(h);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* validation pass and clock alignment                                */
+
+static bool is_world_barrier(const rec_import *im, const rec_sig *sig)
+{
+    const char *const f = rec_trace_func_name(im->t, sig->func_id);
+    return sig->depth == 0 && f != NULL && strcmp(f, "MPI_Barrier") == 0 && sig->args_len >= 15 &&
+           memcmp(sig->args, "MPI_COMM_WORLD ", 15) == 0;
+}
+
+/* Open every rank once: checks every file before anything is written,
+ * counts records and finds the first MPI_Barrier(MPI_COMM_WORLD). */
+static int validate_ranks(rec_import *im, uint64_t *ts_bytes)
+{
+    *ts_bytes = 0;
+    for (uint32_t r = 0; r < im->nranks; r++) {
+        rank_src *const s = &im->ranks[r];
+        s->rank = r;
+        s->barrier_end = NO_BARRIER;
+        rec_rank *rk = NULL;
+        slog_error err;
+        if (rec_rank_open(&rk, im->t, r, &err) != SLOG_OK) {
+            im->ctx->display_name = err.source;
+            return import_fail(im->ctx, 0, 0, err.offset, "%s", err.message);
+        }
+        s->nrec = rec_rank_record_count(rk);
+        im->total += s->nrec;
+        *ts_bytes += 8 * s->nrec;
+        rec_record rec;
+        while (rec_rank_next(rk, &rec) == SLOG_OK) {
+            if (is_world_barrier(im, rec.sig)) {
+                s->barrier_end = rec.tend;
+                break;
+            }
+        }
+        rec_rank_close(rk);
+    }
+    return 0;
+}
+
+/* Ranks count their ticks from their own start, but the format stores only
+ * rank 0's start time.  A barrier on MPI_COMM_WORLD releases all ranks at
+ * nearly the same moment, so when every rank has one, each rank is shifted
+ * to make its first world barrier end when rank 0's does.  Set
+ * SLOG_RECORDER_ALIGN=none to keep the raw per-rank clocks. */
+static void align_clocks(rec_import *im)
+{
+    const char *const mode = getenv("SLOG_RECORDER_ALIGN");
+    if (mode != NULL && strcmp(mode, "none") == 0) {
+        return;
+    }
+    for (uint32_t r = 0; r < im->nranks; r++) {
+        if (im->ranks[r].barrier_end == NO_BARRIER) {
+            return;
+        }
+    }
+    const int64_t ref = rec_ticks_to_ns(im->h, im->ranks[0].barrier_end);
+    for (uint32_t r = 0; r < im->nranks; r++) {
+        im->ranks[r].shift = ref - rec_ticks_to_ns(im->h, im->ranks[r].barrier_end);
+    }
+}
+
+static int define_timelines(rec_import *im)
+{
+    slog_error err;
+    slog_writer *const w = im->ctx->writer;
+    im->parent = SLOG_NO_PARENT;
+    if (im->ctx->input_count > 1) {
+        /* several inputs in one file: keep each run's ranks apart */
+        const char *const slash = strrchr(im->dir, '/');
+        const char *const base = slash != NULL && slash[1] != '\0' ? slash + 1 : im->dir;
+        if (slog_writer_add_timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_GENERIC, base,
+                                     (int64_t)im->ctx->input_index, &im->parent, &err) != SLOG_OK) {
+            return writer_fail(im, "add a timeline", &err);
+        }
+    }
+    for (uint32_t r = 0; r < im->nranks; r++) {
+        char name[32];
+        snprintf(name, sizeof name, "rank %u", r);
+        if (slog_writer_add_timeline(w, im->parent, SLOG_TIMELINE_RANK, name, (int64_t)r,
+                                     &im->ranks[r].timeline, &err) != SLOG_OK) {
+            return writer_fail(im, "add a timeline", &err);
+        }
+    }
+    return 0;
+}
+
+static int cmp_cat_id(const void *a, const void *b)
+{
+    const uint32_t x = (*(const cat_entry *const *)a)->id, y = (*(const cat_entry *const *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* Counts per function, in category order (first use). */
+static void report_counts(rec_import *im)
+{
+    const cat_entry **const list = calloc(im->cats.used + 1u, sizeof *list);
+    uint32_t n = 0;
+    for (uint32_t i = 0; list != NULL && i < im->cats.cap; i++) {
+        if (im->cats.slots[i].name != NULL) {
+            list[n++] = &im->cats.slots[i];
+        }
+    }
+    if (list != NULL) {
+        qsort((void *)list, n, sizeof *list, cmp_cat_id);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        char what[300];
+        snprintf(what, sizeof what, "%s %s", rec_layer_name(list[i]->layer), list[i]->name);
+        import_count(im->ctx, what, IMPORT_IMPORTED, list[i]->counts[IMPORT_IMPORTED]);
+    }
+    free((void *)list);
+    if (im->repaired > 0) {
+        import_count(im->ctx, "Recorder record ending before its start", IMPORT_REPAIRED,
+                     im->repaired);
+    }
+}
+
+static int import_records(rec_import *im)
+{
+    uint64_t ts_bytes = 0;
+    int rc = validate_ranks(im, &ts_bytes);
+    if (rc != 0) {
+        return rc;
+    }
+    align_clocks(im);
+    rc = define_timelines(im);
+    if (rc != 0) {
+        return rc;
+    }
+    if (ts_bytes <= MERGE_BYTES) {
+        rc = merge_ranks(im, 0, im->nranks);
+    } else {
+        for (uint32_t r = 0; r < im->nranks && rc == 0; r++) {
+            rc = merge_ranks(im, r, 1);
+        }
+    }
+    if (rc == 0) {
+        import_progress(im->ctx, im->done, im->total);
+        report_counts(im);
+    }
+    return rc;
+}
+
+static int recorder_run(import_ctx *ctx, const char *path)
+{
+    rec_import im;
+    memset(&im, 0, sizeof im);
+    im.ctx = ctx;
+    const char *const shown = ctx->display_name;
+    im.dir = trace_folder(path);
+    if (im.dir == NULL) {
+        return import_fail(ctx, 0, 0, UINT64_MAX,
+                           "Cannot use this path: a Recorder trace is a folder (or its "
+                           "VERSION / recorder.mt file)");
+    }
+    slog_error err;
+    int rc = 0;
+    if (rec_trace_open(&im.t, im.dir, &err) != SLOG_OK) {
+        ctx->display_name = err.source;
+        rc = import_fail(ctx, 0, 0, err.offset, "%s", err.message);
+        goto out;
+    }
+    im.h = rec_trace_header(im.t);
+    im.start_ns = rec_start_ns(im.h);
+    im.keep_offsets_text =
+        im.h->interprocess_pattern_recognition || im.h->intraprocess_pattern_recognition;
+    im.nranks = (uint32_t)im.h->total_ranks;
+    im.ranks = calloc(im.nranks, sizeof *im.ranks);
+    im.args = calloc(MAX_ARGS, sizeof *im.args);
+    if (im.ranks == NULL || im.args == NULL || cat_map_init(&im.cats) != 0) {
+        rc = import_fail(ctx, 0, 0, UINT64_MAX, "Out of memory");
+        goto out;
+    }
+    rc = import_records(&im);
+out:
+    ctx->display_name = shown;
+    for (uint32_t r = 0; im.ranks != NULL && r < im.nranks; r++) {
+        rank_stop(&im.ranks[r]);
+        free(im.ranks[r].threads);
+    }
+    free(im.ranks);
+    if (im.cats.slots != NULL) {
+        cat_map_free(&im.cats);
+    }
+    free(im.args);
+    free(im.argtext);
+    rec_trace_close(im.t);
+    free(im.dir);
+    return rc;
+}
+
+const importer import_recorder = {"recorder", recorder_probe, recorder_run, NULL};
