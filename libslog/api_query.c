@@ -14,6 +14,7 @@
 #include "util_alloc.h"
 #include "util_error.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,7 +164,7 @@ static int load_entry(slog_query *q, uint64_t off, uint64_t len, int preview, ca
     int rc = store_read_blob(r->st, off, len, raw, &io, err);
     q->stats.bytes_read += io.bytes_read;
     q->stats.bytes_decoded += io.bytes_decoded;
-    uint64_t bad = 0;
+    uint64_t bad = UINT64_MAX; /* set by the blob decoders only */
     if (rc == SLOG_OK && preview) {
         rc = pv_decode(raw, (size_t)len, &e->previews, &e->npreviews, &bad);
         util_free(raw);
@@ -178,9 +179,9 @@ static int load_entry(slog_query *q, uint64_t off, uint64_t len, int preview, ca
         util_free(raw);
     }
     if (rc == SLOG_ECORRUPT && bad != UINT64_MAX) {
-        rc = util_err(err, SLOG_ECORRUPT, off + bad, r->path,
-                      "Corrupt node %s at payload byte %llu", preview ? "preview" : "drawables",
-                      (unsigned long long)(off + bad));
+        const uint64_t at = off + bad;
+        rc = util_err(err, SLOG_ECORRUPT, at, r->path, "Corrupt node %s at payload byte %" PRIu64,
+                      preview ? "preview" : "drawables", at);
     }
     if (rc != SLOG_OK) {
         node_cache_entry_free(e);

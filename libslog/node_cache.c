@@ -72,7 +72,7 @@ static void evict(node_cache *c)
 int node_cache_put(node_cache *c, cache_entry *e)
 {
     void *p = c->entries;
-    if (util_grow(&p, &c->cap, c->n + 1, sizeof *c->entries) != 0) {
+    if (util_grow(&p, &c->cap, c->n + 1, sizeof(void *)) != 0) {
         node_cache_entry_free(e);
         return -1;
     }

@@ -525,9 +525,16 @@ static void decode_arg(dec *d, const fmt_strings *strings, slog_arg *a)
     }
 }
 
+/* Where decoded args go: out->args, of which `used` are taken. */
+typedef struct args_sink {
+    fmt_decoded *out;
+    const fmt_strings *strings;
+    uint64_t used;
+} args_sink;
+
 /* Decode the args of one item whose encoded length is len. */
-static void decode_item_args(dec *d, uint64_t len, const fmt_strings *strings, fmt_decoded *out,
-                             uint64_t *used, const slog_arg **args, uint32_t *nargs)
+static void decode_item_args(dec *d, uint64_t len, args_sink *sink, const slog_arg **args,
+                             uint32_t *nargs)
 {
     *args = NULL;
     *nargs = 0;
@@ -540,19 +547,19 @@ static void decode_item_args(dec *d, uint64_t len, const fmt_strings *strings, f
     }
     dec sub = {d->base, d->p, d->p + len, 0};
     const uint64_t n = get(&sub);
-    if (sub.bad || n == 0 || n > len || *used + n > out->nargs) {
+    if (sub.bad || n == 0 || n > len || sink->used + n > sink->out->nargs) {
         d->bad = 1;
         return;
     }
-    slog_arg *const a = out->args + *used;
+    slog_arg *const a = sink->out->args + sink->used;
     for (uint64_t i = 0; i < n && !sub.bad; i++) {
-        decode_arg(&sub, strings, &a[i]);
+        decode_arg(&sub, sink->strings, &a[i]);
     }
     if (sub.bad || sub.p != sub.end) {
         d->bad = 1;
         return;
     }
-    *used += n;
+    sink->used += n;
     *args = a;
     *nargs = (uint32_t)n;
     d->p += len;
@@ -572,92 +579,109 @@ static int alloc_items(fmt_decoded *o, uint64_t arg_bound)
     return o->states && o->events && o->arrows && o->counters && o->args ? 0 : -1;
 }
 
-/* Column pass: fills every field but args; remembers args lengths. */
-static void decode_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t *alen)
+/* Column passes: fill every field but args; remember args lengths. */
+static void decode_state_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t *alen)
 {
-    const uint64_t ns = o->n[0], ne = o->n[1], na = o->n[2], nc = o->n[3];
+    const uint64_t n = o->n[0];
+    slog_state *const v = o->states;
     int64_t prev = base;
-    for (uint64_t i = 0; i < ns; i++) {
-        o->states[i].timeline = get32(d);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].timeline = get32(d);
     }
-    for (uint64_t i = 0; i < ns; i++) {
-        o->states[i].category = get32(d);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].category = get32(d);
     }
-    for (uint64_t i = 0; i < ns; i++) {
-        o->states[i].end = get_time(d, &prev);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].end = get_time(d, &prev);
     }
-    for (uint64_t i = 0; i < ns; i++) {
-        o->states[i].start = get_start(d, o->states[i].end);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].start = get_start(d, v[i].end);
     }
-    for (uint64_t i = 0; i < ns; i++) {
-        o->states[i].depth = get32(d);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].depth = get32(d);
     }
-    for (uint64_t i = 0; i < ns; i++) {
+    for (uint64_t i = 0; i < n; i++) {
         alen[i] = get(d);
     }
-    prev = base;
-    for (uint64_t i = 0; i < ne; i++) {
-        o->events[i].timeline = get32(d);
+}
+
+static void decode_event_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t *alen)
+{
+    const uint64_t n = o->n[1];
+    slog_event *const v = o->events;
+    int64_t prev = base;
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].timeline = get32(d);
     }
-    for (uint64_t i = 0; i < ne; i++) {
-        o->events[i].category = get32(d);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].category = get32(d);
     }
-    for (uint64_t i = 0; i < ne; i++) {
-        o->events[i].time = get_time(d, &prev);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].time = get_time(d, &prev);
     }
-    for (uint64_t i = 0; i < ne; i++) {
-        alen[ns + i] = get(d);
+    for (uint64_t i = 0; i < n; i++) {
+        alen[i] = get(d);
     }
-    prev = base;
-    for (uint64_t i = 0; i < na; i++) {
-        o->arrows[i].category = get32(d);
+}
+
+static void decode_arrow_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t *alen)
+{
+    const uint64_t n = o->n[2];
+    slog_arrow *const v = o->arrows;
+    int64_t prev = base;
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].category = get32(d);
     }
-    for (uint64_t i = 0; i < na; i++) {
-        o->arrows[i].from = get32(d);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].from = get32(d);
     }
-    for (uint64_t i = 0; i < na; i++) {
-        o->arrows[i].to = get32(d);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].to = get32(d);
     }
-    for (uint64_t i = 0; i < na; i++) {
-        o->arrows[i].end = get_time(d, &prev);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].end = get_time(d, &prev);
     }
-    for (uint64_t i = 0; i < na; i++) {
-        o->arrows[i].start = get_start(d, o->arrows[i].end);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].start = get_start(d, v[i].end);
     }
-    for (uint64_t i = 0; i < na; i++) {
-        alen[ns + ne + i] = get(d);
+    for (uint64_t i = 0; i < n; i++) {
+        alen[i] = get(d);
     }
-    prev = base;
-    for (uint64_t i = 0; i < nc; i++) {
-        o->counters[i].timeline = get32(d);
+}
+
+static void decode_counter_columns(dec *d, fmt_decoded *o, int64_t base)
+{
+    const uint64_t n = o->n[3];
+    slog_counter *const v = o->counters;
+    int64_t prev = base;
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].timeline = get32(d);
     }
-    for (uint64_t i = 0; i < nc; i++) {
-        o->counters[i].category = get32(d);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].category = get32(d);
     }
-    for (uint64_t i = 0; i < nc; i++) {
-        o->counters[i].time = get_time(d, &prev);
+    for (uint64_t i = 0; i < n; i++) {
+        v[i].time = get_time(d, &prev);
     }
-    for (uint64_t i = 0; i < nc; i++) {
+    for (uint64_t i = 0; i < n; i++) {
         const uint64_t bits = get_u64le(d);
-        memcpy(&o->counters[i].value, &bits, 8);
+        memcpy(&v[i].value, &bits, 8);
     }
 }
 
 static void decode_all_args(dec *d, fmt_decoded *o, const fmt_strings *strings,
                             const uint64_t *alen)
 {
-    uint64_t used = 0;
+    args_sink sink = {o, strings, 0};
     const uint64_t ns = o->n[0], ne = o->n[1], na = o->n[2];
     for (uint64_t i = 0; i < ns && !d->bad; i++) {
-        decode_item_args(d, alen[i], strings, o, &used, &o->states[i].args, &o->states[i].nargs);
+        decode_item_args(d, alen[i], &sink, &o->states[i].args, &o->states[i].nargs);
     }
     for (uint64_t i = 0; i < ne && !d->bad; i++) {
-        decode_item_args(d, alen[ns + i], strings, o, &used, &o->events[i].args,
-                         &o->events[i].nargs);
+        decode_item_args(d, alen[ns + i], &sink, &o->events[i].args, &o->events[i].nargs);
     }
     for (uint64_t i = 0; i < na && !d->bad; i++) {
-        decode_item_args(d, alen[ns + ne + i], strings, o, &used, &o->arrows[i].args,
-                         &o->arrows[i].nargs);
+        decode_item_args(d, alen[ns + ne + i], &sink, &o->arrows[i].args, &o->arrows[i].nargs);
     }
 }
 
@@ -692,7 +716,10 @@ int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_de
         fmt_decoded_free(out);
         return SLOG_ENOMEM;
     }
-    decode_columns(&d, out, base, alen);
+    decode_state_columns(&d, out, base, alen);
+    decode_event_columns(&d, out, base, alen + out->n[0]);
+    decode_arrow_columns(&d, out, base, alen + out->n[0] + out->n[1]);
+    decode_counter_columns(&d, out, base);
     decode_all_args(&d, out, strings, alen);
     util_free(alen);
     if (d.bad) {

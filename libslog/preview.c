@@ -165,21 +165,21 @@ int pv_add_arrow(pv_summary *s, const pv_fold_ctx *ctx, uint32_t from, uint32_t 
     return 0;
 }
 
-static void add_counter_values(pv_entry *e, uint64_t count, double vmin, double vmax, double vsum,
-                               double vlast, int64_t last_time)
+/* e += src for counter entries (src may be a single sample). */
+static void add_counter_values(pv_entry *e, const pv_entry *src)
 {
-    if (e->count == 0 || vmin < e->vmin) {
-        e->vmin = vmin;
+    if (e->count == 0 || src->vmin < e->vmin) {
+        e->vmin = src->vmin;
     }
-    if (e->count == 0 || vmax > e->vmax) {
-        e->vmax = vmax;
+    if (e->count == 0 || src->vmax > e->vmax) {
+        e->vmax = src->vmax;
     }
-    e->vsum += vsum;
-    if (last_time >= e->last_time) {
-        e->last_time = last_time;
-        e->vlast = vlast;
+    e->vsum += src->vsum;
+    if (src->last_time >= e->last_time) {
+        e->last_time = src->last_time;
+        e->vlast = src->vlast;
     }
-    e->count += count;
+    e->count += src->count;
 }
 
 int pv_add_counter(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
@@ -190,7 +190,12 @@ int pv_add_counter(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t 
     if (e == NULL) {
         return -1;
     }
-    add_counter_values(e, 1, value, value, value, value, time);
+    pv_entry one;
+    memset(&one, 0, sizeof one);
+    one.count = 1;
+    one.vmin = one.vmax = one.vsum = one.vlast = value;
+    one.last_time = time;
+    add_counter_values(e, &one);
     return 0;
 }
 
@@ -204,8 +209,7 @@ static int merge_entry(pv_summary *s, const pv_fold_ctx *ctx, const pv_entry *sr
         return -1;
     }
     if (src->kind == SLOG_KIND_COUNTER) {
-        add_counter_values(e, src->count, src->vmin, src->vmax, src->vsum, src->vlast,
-                           src->last_time);
+        add_counter_values(e, src);
         return 0;
     }
     e->count += src->count;
@@ -360,9 +364,8 @@ int pv_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget)
 {
     while (pv_encoded_size(s) > budget) {
         int rc;
-        if (s->fold < 2) {
-            rc = refold(s, ctx, s->fold + 1, NULL, 0);
-        } else if (distinct_categories(s) > 8) {
+        const int fold_categories = s->fold >= 2 && distinct_categories(s) > 8;
+        if (fold_categories) {
             rc = fold_rare_categories(s, ctx, distinct_categories(s) / 2);
         } else if (s->fold < PV_FOLD_MAX) {
             rc = refold(s, ctx, s->fold + 1, NULL, 0);

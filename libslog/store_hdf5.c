@@ -29,13 +29,14 @@
 #include "util_error.h"
 #include "util_lock.h"
 
-#define LZ4_FILTER_ID   32004
-#define MAX_CHUNK_BYTES (1u << 30)
-#define MAX_STRING_ATTR 256 /* longest string attribute accepted (creator: 129) */
-#define TIMELINE_CHUNK  128
-#define CATEGORY_CHUNK  128
-#define NODE_CHUNK      512
-#define STRINGS_CHUNK   16384
+#define LZ4_FILTER_ID      32004
+#define MAX_CHUNK_BYTES    (1u << 30)
+#define SWMR_READ_ATTEMPTS 10
+#define MAX_STRING_ATTR    256 /* longest string attribute accepted (creator: 129) */
+#define TIMELINE_CHUNK     128
+#define CATEGORY_CHUNK     128
+#define NODE_CHUNK         512
+#define STRINGS_CHUNK      16384
 
 /* ---- compound layouts: one field table per row type -------------------- */
 
@@ -890,6 +891,10 @@ static int open_file(store *s, slog_error *err)
     h5_cause c = h5_last_cause();
     if (s->file < 0 && !c.truncated) {
         (void)H5Eclear2(H5E_DEFAULT);
+        /* SWMR readers retry a metadata read whose checksum fails (the
+         * writer may be mid-write), 100 times by default with growing
+         * sleeps: a damaged file would then take minutes to refuse. */
+        (void)H5Pset_metadata_read_attempts(fapl, SWMR_READ_ATTEMPTS);
         s->file = H5Fopen(s->path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
         s->swmr_read = s->file >= 0;
         if (s->file < 0) {

@@ -11,20 +11,19 @@
 
 int util_err(slog_error *err, int code, uint64_t offset, const char *source, const char *fmt, ...)
 {
-    if (err == NULL) {
+    if (err == NULL || fmt == NULL) {
         return code;
     }
     err->code = code;
     err->offset = offset;
-    if (source != NULL) {
-        (void)snprintf(err->source, sizeof err->source, "%s", source);
-    } else {
-        err->source[0] = '\0';
-    }
+    (void)snprintf(err->source, sizeof err->source, "%s", source != NULL ? source : "");
     va_list ap;
     va_start(ap, fmt);
-    (void)vsnprintf(err->message, sizeof err->message, fmt, ap);
+    const int n = vsnprintf(err->message, sizeof err->message, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): va_start above; analyzer false positive
     va_end(ap);
+    if (n < 0) {
+        err->message[0] = '\0';
+    }
     return code;
 }
 
