@@ -1,0 +1,1728 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * chrome_parse.c - streaming reader of Chrome Trace Event JSON and DFTracer
+ * JSON-lines: yajl's push parser over chunks (never a whole document), with
+ * a small frame stack saying where we are (root object, events array, event,
+ * args, stackFrames...).  Each event becomes one packed chrome_event record
+ * handed to the sink; nested args values are re-serialised as JSON text.
+ *
+ * Repairs (each warned with file:line:col and counted):
+ *  - between events, a missing ',' or a ',' before ']' makes yajl stop on
+ *    the offending '{' or ']'; a fresh yajl handle is primed with a
+ *    synthetic prefix re-creating the open containers ("[" or
+ *    {"k":[ ) and fed again from that byte;
+ *  - end of input inside the events array (missing ']', with or without a
+ *    trailing ','): the events read are kept; inside an event: that partial
+ *    event is dropped;
+ *  - invalid UTF-8 in strings (yajl is told not to validate): replaced by
+ *    U+FFFD;
+ *  - JSON-lines: a line that ends inside a string has a raw newline in the
+ *    string; it is joined with the next line (the newline kept as "\n").
+ * Anything else is an error at file:line:col saying what was expected.
+ * Tools layer: public libslog headers, yajl, libc.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+#include "chrome.h"
+#include "diag.h"
+
+#define NO_OFF SIZE_MAX
+#define MAX_FRAMES 16
+#define MAX_CAPTURE_DEPTH 4096
+#define MAX_LINE_JOINS 64
+
+typedef enum frame_kind {
+    FR_ROOTOBJ,  /* the root object: keys choose what follows */
+    FR_EVENTS,   /* an array of events (or samples, or system events) */
+    FR_EVENT,    /* one event object */
+    FR_ARGS,     /* the event's "args" object */
+    FR_ID2,      /* the event's "id2" object */
+    FR_FRAMES,   /* the top-level "stackFrames" object */
+    FR_FRAME,    /* one stack frame */
+    FR_SYSOBJ,   /* systemTraceEvents given as an object */
+} frame_kind;
+
+typedef enum events_kind { EV_TRACE, EV_SAMPLES, EV_SYSTEM } events_kind;
+
+/* What to do with a value that arrives (depends on frame and key). */
+typedef enum slot {
+    SLOT_IGNORE,
+    SLOT_NAME, SLOT_CAT, SLOT_PH, SLOT_SCOPE, SLOT_BP, SLOT_S, SLOT_SF, SLOT_BIND,
+    SLOT_TS, SLOT_DUR, SLOT_TDUR, SLOT_TTS,
+    SLOT_PID, SLOT_TID, SLOT_ID, SLOT_ID2_LOCAL, SLOT_ID2_GLOBAL,
+    SLOT_FLOW_IN, SLOT_FLOW_OUT,
+    SLOT_ARGS, SLOT_ID2,
+    SLOT_EXTRA,    /* unknown event field: kept as arg "@key" */
+    SLOT_ARG,      /* member of args */
+    SLOT_FRAME_NAME, SLOT_FRAME_PARENT,
+    SLOT_TOP_EVENTS, SLOT_TOP_SAMPLES, SLOT_TOP_FRAMES, SLOT_TOP_SYSTEM, SLOT_TOP_OTHER,
+    SLOT_SYS_EVENTS,
+} slot;
+
+typedef struct barg {
+    size_t key;
+    slog_arg_type type;
+    union {
+        size_t s;
+        int64_t i;
+        uint64_t u;
+        double d;
+        bool b;
+    } v;
+} barg;
+
+/* The event being read: strings live in `arena` (offsets, NO_OFF = absent). */
+typedef struct builder {
+    char *arena;
+    size_t alen, acap;
+    barg *args;
+    size_t nargs, capargs;
+    size_t name, cat, ph, pid, tid, id, scope, bp, s, sf, bind_id;
+    char id_kind;
+    int64_t ts, dur, tdur, tts;
+    uint32_t flags;
+    uint32_t nkeys;
+    uint64_t line, col, offset;
+    size_t key;      /* current key (arena offset) in args / extras */
+} builder;
+
+struct chrome_parser {
+    import_ctx *ctx;
+    chrome_mode mode;
+    uint32_t input;
+    uint64_t *seq;
+    chrome_sink sink;
+    yajl_callbacks cb;
+    yajl_handle h;
+    diag_lines lines;
+    const unsigned char *chunk; /* chunk being parsed (JSON mode) */
+    size_t chunk_pos;           /* where the current yajl_parse call started */
+    bool started, root_seen, root_done, replaying, failed, in_line;
+
+    frame_kind fr[MAX_FRAMES];
+    events_kind evk[MAX_FRAMES];
+    int nfr;
+    slot pending;               /* what the next value is for */
+
+    /* JSON capture of a nested value (args members, extras) */
+    int cap_depth;
+    slot cap_slot;
+    size_t cap_start;
+    bool cap_after_key;
+    unsigned char *cap_comma;   /* per depth: a member was written */
+    /* skipping a value we only count */
+    int skip_depth;
+
+    builder b;
+    char topkey[64];
+    char *tmp;                  /* UTF-8 repair buffer */
+    size_t tmpcap;
+
+    /* JSON-lines */
+    char *line;
+    size_t line_len, line_cap;
+    uint64_t line_no;           /* 1-based number of the (first) line in `line` */
+    uint64_t phys_lines;        /* physical lines started so far */
+    uint64_t line_off;          /* stream offset of its first byte */
+    uint64_t stream_off;        /* bytes fed so far */
+    uint32_t joins;             /* raw newlines joined into `line` */
+    uint64_t cur_line_base;     /* stream offset of line[0] while parsing it */
+
+    /* counts */
+    uint64_t n_events, n_samples, n_frames, n_system, n_nonobj;
+    uint64_t n_missing_comma, n_trailing_comma, n_missing_close, n_truncated, n_utf8,
+        n_newline_joins, n_bad_time, n_rounded;
+    uint64_t n_topkey[8];
+};
+
+static const char *const topkey_names[8] = {
+    "displayTimeUnit", "metadata", "otherData", "baseTimeNanoseconds", "systemTraceEvents (text)",
+    "traceEvents (not an array)", "top-level key (other)", "line (blank or bracket)",
+};
+
+/* ---------------------------------------------------------------- errors */
+
+static uint64_t cur_offset(chrome_parser *p)
+{
+    if (p->mode == CHROME_MODE_LINES) {
+        return p->cur_line_base + yajl_get_bytes_consumed(p->h);
+    }
+    if (p->h == NULL || p->chunk == NULL) {
+        return p->lines.base + p->lines.len;
+    }
+    return p->lines.base + p->chunk_pos + yajl_get_bytes_consumed(p->h);
+}
+
+static void locate(chrome_parser *p, uint64_t off, uint64_t *line, uint64_t *col)
+{
+    if (p->mode == CHROME_MODE_LINES) {
+        *line = p->line_no;
+        *col = off >= p->cur_line_base ? off - p->cur_line_base + 1 : 1;
+        return;
+    }
+    diag_lines_locate(&p->lines, off, line, col);
+}
+
+/* A warning at a stream offset; the literal format is also its cap key. */
+#define pwarn_at(p, off, ...)                                                                   \
+    do {                                                                                       \
+        uint64_t wl_ = 0, wc_ = 0;                                                             \
+        const uint64_t wo_ = (off);                                                            \
+        locate((p), wo_, &wl_, &wc_);                                                          \
+        import_warn((p)->ctx, wl_, wc_, wo_, __VA_ARGS__);                                     \
+    } while (0)
+
+static int pfail_at(chrome_parser *p, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int pfail_at(chrome_parser *p, uint64_t off, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    uint64_t line = 0, col = 0;
+    locate(p, off, &line, &col);
+    p->failed = true;
+    return import_fail(p->ctx, line, col, off, "%s", msg);
+}
+
+/* --------------------------------------------------------------- builder */
+
+static int arena_reserve(builder *b, size_t n)
+{
+    if (b->alen + n <= b->acap) {
+        return 0;
+    }
+    size_t cap = b->acap ? b->acap : 1024;
+    while (cap < b->alen + n) {
+        cap *= 2;
+    }
+    char *a = realloc(b->arena, cap);
+    if (a == NULL) {
+        return -1;
+    }
+    b->arena = a;
+    b->acap = cap;
+    return 0;
+}
+
+static int arena_put(builder *b, const void *s, size_t n)
+{
+    if (arena_reserve(b, n) != 0) {
+        return -1;
+    }
+    memcpy(b->arena + b->alen, s, n);
+    b->alen += n;
+    return 0;
+}
+
+/* Store a NUL-terminated copy; returns its offset or NO_OFF (no memory). */
+static size_t arena_str(builder *b, const void *s, size_t n)
+{
+    const size_t off = b->alen;
+    if (arena_reserve(b, n + 1) != 0) {
+        return NO_OFF;
+    }
+    memcpy(b->arena + off, s, n);
+    b->arena[off + n] = '\0';
+    b->alen += n + 1;
+    return off;
+}
+
+static void builder_reset(builder *b)
+{
+    b->alen = 0;
+    b->nargs = 0;
+    b->name = b->cat = b->ph = b->pid = b->tid = b->id = NO_OFF;
+    b->scope = b->bp = b->s = b->sf = b->bind_id = NO_OFF;
+    b->id_kind = 0;
+    b->ts = b->dur = b->tdur = b->tts = 0;
+    b->flags = 0;
+    b->nkeys = 0;
+    b->key = NO_OFF;
+}
+
+static barg *builder_arg(builder *b)
+{
+    if (b->nargs == b->capargs) {
+        const size_t cap = b->capargs ? b->capargs * 2 : 16;
+        barg *a = realloc(b->args, cap * sizeof *a);
+        if (a == NULL) {
+            return NULL;
+        }
+        b->args = a;
+        b->capargs = cap;
+    }
+    barg *a = &b->args[b->nargs++];
+    a->key = b->key;
+    return a;
+}
+
+/* Pack the builder into one allocation.  Later duplicates of an args key
+ * win (as in most JSON readers). */
+static chrome_event *builder_pack(const builder *b)
+{
+    const size_t keep = b->nargs; /* upper bound: duplicates are dropped below */
+    const size_t bytes = sizeof(chrome_event) + keep * sizeof(slog_arg) + b->alen;
+    chrome_event *ev = malloc(bytes);
+    if (ev == NULL) {
+        return NULL;
+    }
+    memset(ev, 0, sizeof *ev);
+    ev->bytes = bytes;
+    ev->args = (slog_arg *)(void *)(ev + 1);
+    char *strs = (char *)(ev->args + keep);
+    if (b->alen > 0) {
+        memcpy(strs, b->arena, b->alen);
+    }
+#define PTR(off) ((off) == NO_OFF ? NULL : strs + (off))
+    uint32_t n = 0;
+    for (size_t i = 0; i < b->nargs; i++) {
+        const barg *a = &b->args[i];
+        bool dup = false;
+        for (size_t j = i + 1; j < b->nargs && !dup; j++) {
+            dup = strcmp(b->arena + a->key, b->arena + b->args[j].key) == 0;
+        }
+        if (dup) {
+            continue;
+        }
+        slog_arg *o = &ev->args[n++];
+        o->key = PTR(a->key);
+        o->type = a->type;
+        switch (a->type) {
+        case SLOG_ARG_STRING:
+        case SLOG_ARG_JSON:
+            o->v.s = PTR(a->v.s);
+            break;
+        case SLOG_ARG_INT:
+            o->v.i = a->v.i;
+            break;
+        case SLOG_ARG_UINT:
+            o->v.u = a->v.u;
+            break;
+        case SLOG_ARG_DOUBLE:
+            o->v.d = a->v.d;
+            break;
+        case SLOG_ARG_BOOL:
+        default:
+            o->v.b = a->v.b;
+            break;
+        }
+    }
+    ev->nargs = n;
+    ev->name = PTR(b->name);
+    ev->cat = PTR(b->cat);
+    ev->pid = PTR(b->pid);
+    ev->tid = PTR(b->tid);
+    ev->id = PTR(b->id);
+    ev->scope = PTR(b->scope);
+    ev->bp = PTR(b->bp);
+    ev->s = PTR(b->s);
+    ev->sf = PTR(b->sf);
+    ev->bind_id = PTR(b->bind_id);
+    if (b->ph != NO_OFF) {
+        (void)snprintf(ev->ph, sizeof ev->ph, "%s", strs + b->ph);
+    }
+#undef PTR
+    ev->id_kind = b->id_kind;
+    ev->ts = b->ts;
+    ev->dur = b->dur;
+    ev->tdur = b->tdur;
+    ev->tts = b->tts;
+    ev->flags = b->flags | (b->nkeys == 0 ? CEV_EMPTY : 0u);
+    ev->line = b->line;
+    ev->col = b->col;
+    ev->offset = b->offset;
+    return ev;
+}
+
+/* ---------------------------------------------------------------- UTF-8 */
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    const unsigned c = s[0];
+    size_t len;
+    unsigned min;
+    if (c < 0x80) {
+        return 1;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (n < len) {
+        return 0;
+    }
+    unsigned cp = c & (0x7fu >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80) {
+            return 0;
+        }
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+        return 0;
+    }
+    return len;
+}
+
+/* Validate; on bad bytes build a repaired copy in p->tmp.  Returns the text
+ * to use (s itself when valid) and sets *n; NULL on no memory. */
+static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, size_t *n)
+{
+    size_t i = 0;
+    const size_t len = *n;
+    while (i < len) {
+        if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        const size_t k = utf8_seq(s + i, len - i);
+        if (k == 0) {
+            break;
+        }
+        i += k;
+    }
+    if (i == len) {
+        return s;
+    }
+    if (p->tmpcap < len * 3 + 1) {
+        char *t = realloc(p->tmp, len * 3 + 1);
+        if (t == NULL) {
+            return NULL;
+        }
+        p->tmp = t;
+        p->tmpcap = len * 3 + 1;
+    }
+    size_t o = 0;
+    for (i = 0; i < len;) {
+        const size_t k = s[i] < 0x80 ? 1 : utf8_seq(s + i, len - i);
+        if (k == 0) {
+            memcpy(p->tmp + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        } else {
+            memcpy(p->tmp + o, s + i, k);
+            o += k;
+            i += k;
+        }
+    }
+    p->n_utf8++;
+    pwarn_at(p, cur_offset(p), "invalid UTF-8 in a string (replaced by U+FFFD)");
+    *n = o;
+    return (const unsigned char *)p->tmp;
+}
+
+/* --------------------------------------------------------- JSON capture */
+
+static int cap_json_string(builder *b, const unsigned char *s, size_t n)
+{
+    if (arena_put(b, "\"", 1) != 0) {
+        return -1;
+    }
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            continue;
+        }
+        if (arena_put(b, s + run, i - run) != 0) {
+            return -1;
+        }
+        char esc[8];
+        if (c == '"' || c == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)c;
+            esc[2] = '\0';
+        } else if (c == '\n') {
+            memcpy(esc, "\\n", 3);
+        } else if (c == '\t') {
+            memcpy(esc, "\\t", 3);
+        } else {
+            (void)snprintf(esc, sizeof esc, "\\u%04x", c);
+        }
+        if (arena_put(b, esc, strlen(esc)) != 0) {
+            return -1;
+        }
+        run = i + 1;
+    }
+    if (arena_put(b, s + run, n - run) != 0 || arena_put(b, "\"", 1) != 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static int cap_prefix(chrome_parser *p)
+{
+    if (p->cap_after_key) {
+        p->cap_after_key = false;
+        return 0;
+    }
+    if (p->cap_depth > 0) {
+        unsigned char *c = &p->cap_comma[p->cap_depth];
+        if (*c && arena_put(&p->b, ",", 1) != 0) {
+            return -1;
+        }
+        *c = 1;
+    }
+    return 0;
+}
+
+static int cap_open(chrome_parser *p, char ch)
+{
+    if (cap_prefix(p) != 0) {
+        return -1;
+    }
+    if (p->cap_depth + 1 >= MAX_CAPTURE_DEPTH) {
+        return -2;
+    }
+    p->cap_depth++;
+    p->cap_comma[p->cap_depth] = 0;
+    return arena_put(&p->b, &ch, 1);
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+static void push_frame(chrome_parser *p, frame_kind k, events_kind ek)
+{
+    p->fr[p->nfr] = k;
+    p->evk[p->nfr] = ek;
+    p->nfr++;
+}
+
+static frame_kind top_frame(const chrome_parser *p)
+{
+    return p->fr[p->nfr - 1];
+}
+
+static void start_event(chrome_parser *p, events_kind ek)
+{
+    builder_reset(&p->b);
+    p->b.offset = cur_offset(p) - 1;
+    locate(p, p->b.offset, &p->b.line, &p->b.col);
+    if (ek == EV_SAMPLES) {
+        p->b.flags |= CEV_SAMPLE;
+    }
+}
+
+static int finish_event(chrome_parser *p)
+{
+    chrome_event *ev = builder_pack(&p->b);
+    if (ev == NULL) {
+        return pfail_at(p, p->b.offset, "Out of memory");
+    }
+    ev->seq = (*p->seq)++;
+    ev->input = p->input;
+    if (ev->flags & CEV_SAMPLE) {
+        p->n_samples++;
+    } else {
+        p->n_events++;
+    }
+    if (ev->flags & CEV_BAD_TIME) {
+        p->n_bad_time++;
+    }
+    if (ev->flags & CEV_ROUNDED) {
+        p->n_rounded++;
+    }
+    if (p->sink.event(p->sink.user, ev) != 0) {
+        p->failed = true;
+        return 1;
+    }
+    return 0;
+}
+
+static slot event_key_slot(const char *k, size_t n)
+{
+    static const struct {
+        const char *name;
+        slot s;
+    } map[] = {
+        {"name", SLOT_NAME}, {"cat", SLOT_CAT}, {"ph", SLOT_PH}, {"ts", SLOT_TS},
+        {"dur", SLOT_DUR}, {"tdur", SLOT_TDUR}, {"tts", SLOT_TTS}, {"pid", SLOT_PID},
+        {"tid", SLOT_TID}, {"id", SLOT_ID}, {"id2", SLOT_ID2}, {"args", SLOT_ARGS},
+        {"scope", SLOT_SCOPE}, {"bp", SLOT_BP}, {"s", SLOT_S}, {"sf", SLOT_SF},
+        {"bind_id", SLOT_BIND}, {"flow_in", SLOT_FLOW_IN}, {"flow_out", SLOT_FLOW_OUT},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        if (strlen(map[i].name) == n && memcmp(map[i].name, k, n) == 0) {
+            return map[i].s;
+        }
+    }
+    return SLOT_EXTRA;
+}
+
+static slot top_key_slot(chrome_parser *p, const char *k, size_t n)
+{
+    (void)snprintf(p->topkey, sizeof p->topkey, "%.*s", (int)(n < 63 ? n : 63), k);
+    if (n == 11 && memcmp(k, "traceEvents", n) == 0) {
+        return SLOT_TOP_EVENTS;
+    }
+    if (n == 7 && memcmp(k, "samples", n) == 0) {
+        return SLOT_TOP_SAMPLES;
+    }
+    if (n == 11 && memcmp(k, "stackFrames", n) == 0) {
+        return SLOT_TOP_FRAMES;
+    }
+    if (n == 17 && memcmp(k, "systemTraceEvents", n) == 0) {
+        return SLOT_TOP_SYSTEM;
+    }
+    return SLOT_TOP_OTHER;
+}
+
+static void count_top_other(chrome_parser *p)
+{
+    static const char *const known[] = {"displayTimeUnit", "metadata", "otherData",
+                                        "baseTimeNanoseconds"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcmp(p->topkey, known[i]) == 0) {
+            p->n_topkey[i]++;
+            return;
+        }
+    }
+    p->n_topkey[6]++;
+}
+
+/* A scalar value (string, number text, bool, null) for the pending slot. */
+typedef enum scalar_kind { SC_STRING, SC_NUMBER, SC_BOOL, SC_NULL } scalar_kind;
+
+static int set_time(chrome_parser *p, const char *t, size_t n, int64_t *dst, uint32_t flag)
+{
+    bool rounded = false;
+    int64_t v = 0;
+    if (chrome_time_parse(t, n, &v, &rounded) != 0) {
+        p->b.flags |= CEV_BAD_TIME;
+        return 0;
+    }
+    *dst = v;
+    p->b.flags |= flag | (rounded ? CEV_ROUNDED : 0u);
+    return 0;
+}
+
+/* An id-like value: integers (number or string) in canonical form. */
+static size_t store_idlike(builder *b, const char *t, size_t n)
+{
+    char canon[48];
+    if (chrome_int_canon(t, n, canon, sizeof canon)) {
+        return arena_str(b, canon, strlen(canon));
+    }
+    return arena_str(b, t, n);
+}
+
+static int typed_number_arg(barg *a, builder *b, const char *t, size_t n)
+{
+    char buf[64];
+    bool integer = n > 0;
+    for (size_t i = 0; i < n; i++) {
+        const char c = t[i];
+        if (!((c >= '0' && c <= '9') || (i == 0 && c == '-'))) {
+            integer = false;
+            break;
+        }
+    }
+    if (n >= sizeof buf) {
+        a->type = SLOG_ARG_JSON; /* very long numbers keep their text */
+        a->v.s = arena_str(b, t, n);
+        return a->v.s == NO_OFF ? -1 : 0;
+    }
+    memcpy(buf, t, n);
+    buf[n] = '\0';
+    if (integer) {
+        char *end = NULL;
+        errno = 0;
+        const long long v = strtoll(buf, &end, 10);
+        if (errno == 0 && *end == '\0') {
+            a->type = SLOG_ARG_INT;
+            a->v.i = v;
+            return 0;
+        }
+        if (buf[0] != '-') {
+            errno = 0;
+            const unsigned long long u = strtoull(buf, &end, 10);
+            if (errno == 0 && *end == '\0') {
+                a->type = SLOG_ARG_UINT;
+                a->v.u = u;
+                return 0;
+            }
+        }
+        a->type = SLOG_ARG_JSON; /* beyond 64 bits: exact text */
+        a->v.s = arena_str(b, t, n);
+        return a->v.s == NO_OFF ? -1 : 0;
+    }
+    a->type = SLOG_ARG_DOUBLE;
+    a->v.d = strtod(buf, NULL);
+    return 0;
+}
+
+static int scalar_arg(chrome_parser *p, scalar_kind k, const char *t, size_t n, bool bv)
+{
+    builder *b = &p->b;
+    barg *a = builder_arg(b);
+    if (a == NULL) {
+        return -1;
+    }
+    switch (k) {
+    case SC_STRING:
+        a->type = SLOG_ARG_STRING;
+        a->v.s = arena_str(b, t, n);
+        return a->v.s == NO_OFF ? -1 : 0;
+    case SC_NUMBER:
+        return typed_number_arg(a, b, t, n);
+    case SC_BOOL:
+        a->type = SLOG_ARG_BOOL;
+        a->v.b = bv;
+        return 0;
+    case SC_NULL:
+    default:
+        a->type = SLOG_ARG_JSON;
+        a->v.s = arena_str(b, "null", 4);
+        return a->v.s == NO_OFF ? -1 : 0;
+    }
+}
+
+static int scalar_event_field(chrome_parser *p, slot s, scalar_kind k, const char *t, size_t n,
+                              bool bv)
+{
+    builder *b = &p->b;
+    const bool text = k == SC_STRING || k == SC_NUMBER;
+    size_t *dst = NULL;
+    switch (s) {
+    case SLOT_NAME: dst = &b->name; break;
+    case SLOT_CAT: dst = &b->cat; break;
+    case SLOT_PH: dst = &b->ph; break;
+    case SLOT_SCOPE: dst = &b->scope; break;
+    case SLOT_BP: dst = &b->bp; break;
+    case SLOT_S: dst = &b->s; break;
+    case SLOT_TS:
+        return text ? set_time(p, t, n, &b->ts, CEV_HAS_TS) : 0;
+    case SLOT_DUR:
+        return text ? set_time(p, t, n, &b->dur, CEV_HAS_DUR) : 0;
+    case SLOT_TDUR:
+        return text ? set_time(p, t, n, &b->tdur, CEV_HAS_TDUR) : 0;
+    case SLOT_TTS:
+        return text ? set_time(p, t, n, &b->tts, CEV_HAS_TTS) : 0;
+    case SLOT_PID:
+    case SLOT_TID:
+    case SLOT_SF:
+    case SLOT_BIND:
+    case SLOT_ID:
+    case SLOT_ID2_LOCAL:
+    case SLOT_ID2_GLOBAL: {
+        if (!text) {
+            return 0;
+        }
+        const size_t off = store_idlike(b, t, n);
+        if (off == NO_OFF) {
+            return -1;
+        }
+        if (s == SLOT_PID) {
+            b->pid = off;
+        } else if (s == SLOT_TID) {
+            b->tid = off;
+        } else if (s == SLOT_SF) {
+            b->sf = off;
+        } else if (s == SLOT_BIND) {
+            b->bind_id = off;
+        } else {
+            b->id = off;
+            b->id_kind = s == SLOT_ID ? 'i' : s == SLOT_ID2_LOCAL ? 'l' : 'g';
+        }
+        return 0;
+    }
+    case SLOT_FLOW_IN:
+        b->flags |= (k == SC_BOOL && bv) ? CEV_FLOW_IN : 0u;
+        return 0;
+    case SLOT_FLOW_OUT:
+        b->flags |= (k == SC_BOOL && bv) ? CEV_FLOW_OUT : 0u;
+        return 0;
+    case SLOT_ARGS:
+        b->key = arena_str(b, "@args", 5);
+        if (b->key == NO_OFF) {
+            return -1;
+        }
+        return scalar_arg(p, k, t, n, bv);
+    case SLOT_EXTRA:
+    case SLOT_ARG:
+        return scalar_arg(p, k, t, n, bv);
+    default:
+        return 0;
+    }
+    if (text) {
+        *dst = arena_str(b, t, n);
+        return *dst == NO_OFF ? -1 : 0;
+    }
+    return 0;
+}
+
+static int on_scalar(chrome_parser *p, scalar_kind k, const char *t, size_t n, bool bv)
+{
+    if (p->skip_depth > 0) {
+        return 0;
+    }
+    if (p->cap_depth > 0) {
+        if (cap_prefix(p) != 0) {
+            return -1;
+        }
+        switch (k) {
+        case SC_STRING:
+            return cap_json_string(&p->b, (const unsigned char *)t, n);
+        case SC_NUMBER:
+            return arena_put(&p->b, t, n);
+        case SC_BOOL:
+            return bv ? arena_put(&p->b, "true", 4) : arena_put(&p->b, "false", 5);
+        case SC_NULL:
+        default:
+            return arena_put(&p->b, "null", 4);
+        }
+    }
+    if (p->nfr == 0) {
+        return -3; /* a scalar as the whole document */
+    }
+    const slot s = p->pending;
+    p->pending = SLOT_IGNORE;
+    switch (top_frame(p)) {
+    case FR_EVENTS:
+        if (p->evk[p->nfr - 1] == EV_SYSTEM) {
+            p->n_system++;
+        } else {
+            p->n_nonobj++;
+            pwarn_at(p, cur_offset(p), "an events array element that is not an object (skipped)");
+        }
+        return 0;
+    case FR_EVENT:
+    case FR_ARGS:
+    case FR_ID2:
+        return scalar_event_field(p, s, k, t, n, bv);
+    case FR_FRAME:
+        if ((s == SLOT_FRAME_NAME || s == SLOT_FRAME_PARENT) && (k == SC_STRING || k == SC_NUMBER)) {
+            const size_t off = s == SLOT_FRAME_NAME ? arena_str(&p->b, t, n)
+                                                    : store_idlike(&p->b, t, n);
+            if (off == NO_OFF) {
+                return -1;
+            }
+            if (s == SLOT_FRAME_NAME) {
+                p->b.name = off;
+            } else {
+                p->b.cat = off; /* parent id kept in the cat slot */
+            }
+        }
+        return 0;
+    case FR_ROOTOBJ:
+        if (s == SLOT_TOP_SYSTEM) {
+            p->n_topkey[4]++;
+        } else if (s == SLOT_TOP_EVENTS || s == SLOT_TOP_SAMPLES || s == SLOT_TOP_FRAMES) {
+            p->n_topkey[5]++;
+        } else {
+            count_top_other(p);
+        }
+        return 0;
+    case FR_FRAMES:
+    case FR_SYSOBJ:
+    default:
+        return 0;
+    }
+}
+
+/* ------------------------------------------------------ yajl callbacks */
+
+#define CB_PARSER(ctx) chrome_parser *p = (chrome_parser *)(ctx)
+#define CB_RESULT(rc) return cb_result(p, (rc))
+
+static int cb_result(chrome_parser *p, int rc)
+{
+    if (rc == 0) {
+        return 1;
+    }
+    if (!p->failed) {
+        if (rc == -2) {
+            (void)pfail_at(p, cur_offset(p), "nesting deeper than %d levels", MAX_CAPTURE_DEPTH);
+        } else if (rc == -3) {
+            (void)pfail_at(p, cur_offset(p), "expected '[' or '{' (a trace is an array or object)");
+        } else if (rc > 0) {
+            p->failed = true; /* already reported */
+        } else {
+            (void)pfail_at(p, cur_offset(p), "Out of memory");
+        }
+    }
+    return 0;
+}
+
+static int cb_null(void *ctx)
+{
+    CB_PARSER(ctx);
+    if (p->replaying) {
+        return 1;
+    }
+    CB_RESULT(on_scalar(p, SC_NULL, NULL, 0, false));
+}
+
+static int cb_bool(void *ctx, int v)
+{
+    CB_PARSER(ctx);
+    if (p->replaying) {
+        return 1;
+    }
+    CB_RESULT(on_scalar(p, SC_BOOL, NULL, 0, v != 0));
+}
+
+static int cb_number(void *ctx, const char *s, size_t n)
+{
+    CB_PARSER(ctx);
+    if (p->replaying) {
+        return 1;
+    }
+    CB_RESULT(on_scalar(p, SC_NUMBER, s, n, false));
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t n)
+{
+    CB_PARSER(ctx);
+    if (p->replaying) {
+        return 1;
+    }
+    if (p->skip_depth > 0) {
+        return 1;
+    }
+    const unsigned char *t = utf8_fix(p, s, &n);
+    if (t == NULL) {
+        CB_RESULT(-1);
+    }
+    CB_RESULT(on_scalar(p, SC_STRING, (const char *)t, n, false));
+}
+
+/* A container starts: decide its frame from the pending slot. */
+static int open_container(chrome_parser *p, bool is_map)
+{
+    if (p->skip_depth > 0) {
+        p->skip_depth++;
+        return 0;
+    }
+    if (p->cap_depth > 0) {
+        return cap_open(p, is_map ? '{' : '[');
+    }
+    if (p->nfr == 0) {
+        p->root_seen = true;
+        push_frame(p, is_map ? FR_ROOTOBJ : FR_EVENTS, EV_TRACE);
+        return 0;
+    }
+    if (p->nfr >= MAX_FRAMES - 1) {
+        return -2;
+    }
+    const slot s = p->pending;
+    p->pending = SLOT_IGNORE;
+    switch (top_frame(p)) {
+    case FR_ROOTOBJ:
+        if (s == SLOT_TOP_EVENTS && !is_map) {
+            push_frame(p, FR_EVENTS, EV_TRACE);
+        } else if (s == SLOT_TOP_SAMPLES && !is_map) {
+            push_frame(p, FR_EVENTS, EV_SAMPLES);
+        } else if (s == SLOT_TOP_FRAMES && is_map) {
+            push_frame(p, FR_FRAMES, EV_TRACE);
+        } else if (s == SLOT_TOP_SYSTEM) {
+            if (is_map) {
+                push_frame(p, FR_SYSOBJ, EV_SYSTEM);
+            } else {
+                push_frame(p, FR_EVENTS, EV_SYSTEM);
+            }
+        } else {
+            if (s == SLOT_TOP_EVENTS) {
+                p->n_topkey[5]++;
+            } else {
+                count_top_other(p);
+            }
+            p->skip_depth = 1;
+        }
+        return 0;
+    case FR_SYSOBJ:
+        if (s == SLOT_SYS_EVENTS && !is_map) {
+            push_frame(p, FR_EVENTS, EV_SYSTEM);
+        } else {
+            p->skip_depth = 1;
+        }
+        return 0;
+    case FR_EVENTS: {
+        const events_kind ek = p->evk[p->nfr - 1];
+        if (ek == EV_SYSTEM) {
+            p->n_system++;
+            p->skip_depth = 1;
+        } else if (!is_map) {
+            p->n_nonobj++;
+            pwarn_at(p, cur_offset(p) - 1, "an events array element that is not an object (skipped)");
+            p->skip_depth = 1;
+        } else {
+            start_event(p, ek);
+            push_frame(p, FR_EVENT, ek);
+        }
+        return 0;
+    }
+    case FR_FRAMES:
+        if (is_map) {
+            push_frame(p, FR_FRAME, EV_TRACE);
+            p->b.name = NO_OFF;
+            p->b.cat = NO_OFF;
+        } else {
+            p->skip_depth = 1;
+        }
+        return 0;
+    case FR_EVENT:
+        if (s == SLOT_ARGS && is_map) {
+            push_frame(p, FR_ARGS, EV_TRACE);
+            return 0;
+        }
+        if (s == SLOT_ID2 && is_map) {
+            push_frame(p, FR_ID2, EV_TRACE);
+            return 0;
+        }
+        if (s == SLOT_ARGS) {
+            p->b.key = arena_str(&p->b, "@args", 5);
+            if (p->b.key == NO_OFF) {
+                return -1;
+            }
+            break; /* an array as args: captured as JSON text */
+        }
+        if (s == SLOT_EXTRA) {
+            break; /* captured as JSON text */
+        }
+        p->skip_depth = 1; /* a container where a scalar field belongs */
+        return 0;
+    case FR_ARGS:
+        break;
+    case FR_ID2:
+    case FR_FRAME:
+    default:
+        p->skip_depth = 1;
+        return 0;
+    }
+    /* capture a nested value as JSON text into a new arg */
+    barg *a = builder_arg(&p->b);
+    if (a == NULL) {
+        return -1;
+    }
+    a->type = SLOG_ARG_JSON;
+    p->cap_start = p->b.alen;
+    p->cap_after_key = false;
+    p->cap_depth = 0;
+    return cap_open(p, is_map ? '{' : '[');
+}
+
+static int close_container(chrome_parser *p, bool is_map)
+{
+    if (p->skip_depth > 0) {
+        p->skip_depth--;
+        return 0;
+    }
+    if (p->cap_depth > 0) {
+        const char ch = is_map ? '}' : ']';
+        if (arena_put(&p->b, &ch, 1) != 0) {
+            return -1;
+        }
+        p->cap_depth--;
+        if (p->cap_depth == 0) {
+            if (arena_put(&p->b, "", 1) != 0) { /* NUL-terminate the text */
+                return -1;
+            }
+            p->b.args[p->b.nargs - 1].v.s = p->cap_start;
+        }
+        return 0;
+    }
+    if (p->nfr == 0) {
+        return 0;
+    }
+    const frame_kind k = top_frame(p);
+    p->nfr--;
+    if (p->nfr == 0) {
+        p->root_done = true;
+    }
+    if (k == FR_EVENT) {
+        return finish_event(p);
+    }
+    if (k == FR_FRAME && p->sink.frame != NULL) {
+        p->n_frames++;
+        const char *name = p->b.name == NO_OFF ? "" : p->b.arena + p->b.name;
+        const char *parent = p->b.cat == NO_OFF ? NULL : p->b.arena + p->b.cat;
+        const int rc = p->sink.frame(p->sink.user, p->input, p->b.arena + p->b.key, name, parent);
+        return rc != 0 ? 1 : 0;
+    }
+    return 0;
+}
+
+static int cb_start_map(void *ctx)
+{
+    CB_PARSER(ctx);
+    if (p->replaying) {
+        return 1;
+    }
+    CB_RESULT(open_container(p, true));
+}
+
+static int cb_end_map(void *ctx)
+{
+    CB_PARSER(ctx);
+    if (p->replaying) {
+        return 1;
+    }
+    CB_RESULT(close_container(p, true));
+}
+
+static int cb_start_array(void *ctx)
+{
+    CB_PARSER(ctx);
+    if (p->replaying) {
+        return 1;
+    }
+    CB_RESULT(open_container(p, false));
+}
+
+static int cb_end_array(void *ctx)
+{
+    CB_PARSER(ctx);
+    if (p->replaying) {
+        return 1;
+    }
+    CB_RESULT(close_container(p, false));
+}
+
+static int on_key(chrome_parser *p, const unsigned char *k, size_t n)
+{
+    if (p->skip_depth > 0) {
+        return 0;
+    }
+    if (p->cap_depth > 0) {
+        unsigned char *c = &p->cap_comma[p->cap_depth];
+        if (*c && arena_put(&p->b, ",", 1) != 0) {
+            return -1;
+        }
+        *c = 1;
+        p->cap_after_key = true;
+        if (cap_json_string(&p->b, k, n) != 0 || arena_put(&p->b, ":", 1) != 0) {
+            return -1;
+        }
+        return 0;
+    }
+    const char *key = (const char *)k;
+    switch (top_frame(p)) {
+    case FR_ROOTOBJ:
+        p->pending = top_key_slot(p, key, n);
+        return 0;
+    case FR_SYSOBJ:
+        p->pending = (n == 6 && memcmp(key, "events", 6) == 0) ? SLOT_SYS_EVENTS : SLOT_IGNORE;
+        return 0;
+    case FR_EVENT:
+        p->b.nkeys++;
+        p->pending = event_key_slot(key, n);
+        if (p->pending == SLOT_EXTRA) {
+            p->b.key = p->b.alen;
+            if (arena_put(&p->b, "@", 1) != 0 || arena_str(&p->b, key, n) == NO_OFF) {
+                return -1;
+            }
+        }
+        return 0;
+    case FR_ARGS:
+        p->pending = SLOT_ARG;
+        p->b.key = arena_str(&p->b, key, n);
+        return p->b.key == NO_OFF ? -1 : 0;
+    case FR_ID2:
+        p->pending = (n == 5 && memcmp(key, "local", 5) == 0)    ? SLOT_ID2_LOCAL
+                     : (n == 6 && memcmp(key, "global", 6) == 0) ? SLOT_ID2_GLOBAL
+                                                                 : SLOT_IGNORE;
+        return 0;
+    case FR_FRAMES:
+        p->b.alen = 0; /* frames reuse the builder arena */
+        p->b.key = arena_str(&p->b, key, n);
+        return p->b.key == NO_OFF ? -1 : 0;
+    case FR_FRAME:
+        p->pending = (n == 4 && memcmp(key, "name", 4) == 0)     ? SLOT_FRAME_NAME
+                     : (n == 6 && memcmp(key, "parent", 6) == 0) ? SLOT_FRAME_PARENT
+                                                                 : SLOT_IGNORE;
+        return 0;
+    case FR_EVENTS:
+    default:
+        return 0;
+    }
+}
+
+static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
+{
+    CB_PARSER(ctx);
+    if (p->replaying) {
+        return 1;
+    }
+    const unsigned char *t = utf8_fix(p, k, &n);
+    if (t == NULL) {
+        CB_RESULT(-1);
+    }
+    CB_RESULT(on_key(p, t, n));
+}
+
+/* ------------------------------------------------------------ JSON mode */
+
+static int new_handle(chrome_parser *p)
+{
+    if (p->h != NULL) {
+        yajl_free(p->h);
+    }
+    p->h = yajl_alloc(&p->cb, NULL, p);
+    if (p->h == NULL) {
+        return -1;
+    }
+    (void)yajl_config(p->h, yajl_dont_validate_strings, 1);
+    return 0;
+}
+
+/* A fresh handle that is inside the same containers as the old one was. */
+static int restart_handle(chrome_parser *p)
+{
+    if (new_handle(p) != 0) {
+        return -1;
+    }
+    char prefix[MAX_FRAMES * 8];
+    size_t n = 0;
+    for (int i = 0; i < p->nfr; i++) {
+        const char *piece = p->fr[i] == FR_EVENTS ? "[" : "{\"k\":";
+        const size_t l = strlen(piece);
+        memcpy(prefix + n, piece, l);
+        n += l;
+    }
+    p->replaying = true;
+    const yajl_status st = yajl_parse(p->h, (const unsigned char *)prefix, n);
+    p->replaying = false;
+    return st == yajl_status_ok ? 0 : -1;
+}
+
+static const char *expected_here(const chrome_parser *p)
+{
+    if (p->nfr == 0) {
+        return p->root_done ? "end of input after the trace" : "'[' or '{' (a trace is an array or object)";
+    }
+    switch (top_frame(p)) {
+    case FR_EVENTS:
+        return "',' or ']' after an event";
+    case FR_ROOTOBJ:
+    case FR_SYSOBJ:
+    case FR_FRAMES:
+        return "a key or '}' in the top-level object";
+    case FR_EVENT:
+    case FR_ARGS:
+    case FR_ID2:
+    case FR_FRAME:
+    default:
+        return "valid JSON inside an event";
+    }
+}
+
+/* yajl stopped at chunk[at-1]; repair between events or fail. */
+static int json_error(chrome_parser *p, const unsigned char *buf, size_t len, size_t *at)
+{
+    const size_t consumed = yajl_get_bytes_consumed(p->h);
+    size_t end = p->chunk_pos + consumed;
+    if (end > len) {
+        end = len;
+    }
+    const size_t bad = end > 0 ? end - 1 : 0;
+    const uint64_t off = p->lines.base + bad;
+    const bool between = p->nfr > 0 && top_frame(p) == FR_EVENTS && p->cap_depth == 0 &&
+                         p->skip_depth == 0;
+    if (between && len > 0 && (buf[bad] == '{' || buf[bad] == ']')) {
+        if (buf[bad] == '{') {
+            p->n_missing_comma++;
+            pwarn_at(p, off, "missing ',' between events (inserted)");
+        } else {
+            p->n_trailing_comma++;
+            pwarn_at(p, off, "trailing ',' before ']' (ignored)");
+        }
+        if (restart_handle(p) != 0) {
+            return pfail_at(p, off, "Out of memory");
+        }
+        *at = bad;
+        return 0;
+    }
+    if (p->failed) {
+        return 1; /* a callback reported already */
+    }
+    unsigned char *msg = yajl_get_error(p->h, 0, NULL, 0);
+    char yajl_msg[160];
+    (void)snprintf(yajl_msg, sizeof yajl_msg, "%s", msg != NULL ? (const char *)msg : "");
+    yajl_free_error(p->h, msg);
+    char *nl = strchr(yajl_msg, '\n');
+    if (nl != NULL) {
+        *nl = '\0';
+    }
+    if (len == 0 || bad >= len) {
+        return pfail_at(p, off, "expected %s", expected_here(p));
+    }
+    const unsigned char c = buf[bad];
+    if (c >= 0x20 && c < 0x7f) {
+        return pfail_at(p, off, "expected %s, found '%c' (%s)", expected_here(p), c, yajl_msg);
+    }
+    return pfail_at(p, off, "expected %s, found byte 0x%02x (%s)", expected_here(p), c, yajl_msg);
+}
+
+static int json_feed(chrome_parser *p, const unsigned char *buf, size_t len, size_t at)
+{
+    p->chunk = buf;
+    while (at < len) {
+        p->chunk_pos = at;
+        const yajl_status st = yajl_parse(p->h, buf + at, len - at);
+        if (st == yajl_status_ok) {
+            return 0;
+        }
+        if (st == yajl_status_client_canceled || p->failed) {
+            return 1;
+        }
+        if (json_error(p, buf, len, &at) != 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int json_finish(chrome_parser *p)
+{
+    p->chunk = NULL;
+    const uint64_t end = p->lines.base + p->lines.len;
+    if (!p->root_seen && p->nfr == 0) {
+        return pfail_at(p, end, "expected '[' or '{': the input holds no trace");
+    }
+    if (p->root_done) {
+        const yajl_status st = yajl_complete_parse(p->h);
+        if (st != yajl_status_ok && !p->failed) {
+            return pfail_at(p, end, "expected end of input after the trace");
+        }
+        return p->failed ? 1 : 0;
+    }
+    /* Truncated: keep what was read. */
+    bool dropped = false;
+    while (p->nfr > 0 && top_frame(p) != FR_EVENTS) {
+        const frame_kind k = top_frame(p);
+        if (k == FR_EVENT || k == FR_ARGS || k == FR_ID2) {
+            dropped = true;
+        }
+        if (k == FR_ROOTOBJ) {
+            break;
+        }
+        p->nfr--;
+    }
+    if (dropped) {
+        p->n_truncated++;
+        pwarn_at(p, end, "input ends inside an event (that event is dropped)");
+    }
+    p->n_missing_close++;
+    pwarn_at(p, end, "input ends before the closing '%s' (events read so far are kept)",
+             p->nfr > 0 && top_frame(p) == FR_EVENTS ? "]" : "}");
+    return 0;
+}
+
+/* ----------------------------------------------------------- lines mode */
+
+/* Does the text end inside a JSON string? */
+static bool ends_in_string(const char *s, size_t n)
+{
+    bool in = false;
+    for (size_t i = 0; i < n; i++) {
+        if (in) {
+            if (s[i] == '\\') {
+                i++;
+            } else if (s[i] == '"') {
+                in = false;
+            }
+        } else if (s[i] == '"') {
+            in = true;
+        }
+    }
+    return in;
+}
+
+static bool is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Parse one event line (already trimmed).  0 ok, 1 failed, 2 incomplete
+ * (ends inside a string: the caller joins the next line). */
+static int lines_parse(chrome_parser *p, const char *s, size_t n, uint64_t base)
+{
+    if (new_handle(p) != 0) {
+        return pfail_at(p, base, "Out of memory");
+    }
+    p->cur_line_base = base;
+    p->nfr = 0;
+    push_frame(p, FR_EVENTS, EV_TRACE);
+    p->cap_depth = 0;
+    p->skip_depth = 0;
+    yajl_status st = yajl_parse(p->h, (const unsigned char *)s, n);
+    if (st == yajl_status_ok) {
+        st = yajl_complete_parse(p->h);
+    }
+    if (st == yajl_status_ok) {
+        return p->nfr == 1 ? 0 : 2;
+    }
+    if (p->failed || st == yajl_status_client_canceled) {
+        return 1;
+    }
+    if (ends_in_string(s, n)) {
+        return 2;
+    }
+    const size_t consumed = yajl_get_bytes_consumed(p->h);
+    const size_t bad = consumed > 0 ? consumed - 1 : 0;
+    return pfail_at(p, base + bad, "expected one JSON object per line (an event)");
+}
+
+static int lines_handle(chrome_parser *p, char *s, size_t n, uint64_t base)
+{
+    size_t i = 0;
+    while (i < n && is_ws(s[i])) {
+        i++;
+    }
+    while (n > i && is_ws(s[n - 1])) {
+        n--;
+    }
+    if (i < n && s[i] == '[') {
+        i++; /* "[" alone, or "[{...}" on the first line */
+        while (i < n && is_ws(s[i])) {
+            i++;
+        }
+    }
+    while (n > i && (s[n - 1] == ']' || s[n - 1] == ',' || is_ws(s[n - 1]))) {
+        if (s[n - 1] == ']' && n - 1 > i && s[n - 2] != '}' && s[n - 2] != ',' &&
+            !is_ws(s[n - 2])) {
+            break; /* a ']' that belongs to the event */
+        }
+        n--;
+    }
+    if (i == n) {
+        p->n_topkey[7]++;
+        return 0;
+    }
+    return lines_parse(p, s + i, n - i, base + i);
+}
+
+static int line_append(chrome_parser *p, const unsigned char *s, size_t n)
+{
+    if (p->line_len + n + 2 > p->line_cap) {
+        size_t cap = p->line_cap ? p->line_cap : 4096;
+        while (cap < p->line_len + n + 2) {
+            cap *= 2;
+        }
+        char *l = realloc(p->line, cap);
+        if (l == NULL) {
+            return -1;
+        }
+        p->line = l;
+        p->line_cap = cap;
+    }
+    memcpy(p->line + p->line_len, s, n);
+    p->line_len += n;
+    return 0;
+}
+
+/* A complete physical line is in p->line (without its newline). */
+static int lines_complete(chrome_parser *p, bool at_eof)
+{
+    const int rc = lines_handle(p, p->line, p->line_len, p->line_off);
+    if (rc == 2) {
+        if (at_eof) {
+            p->n_truncated++;
+            pwarn_at(p, p->line_off + p->line_len,
+                     "input ends inside an event (that event is dropped)");
+            p->line_len = 0;
+            return 0;
+        }
+        if (p->joins >= MAX_LINE_JOINS) {
+            return pfail_at(p, p->line_off + p->line_len,
+                            "expected the end of a string before the end of the line");
+        }
+        /* raw newline inside a string: keep it as \n and read on */
+        p->cur_line_base = p->line_off;
+        pwarn_at(p, p->line_off + p->line_len,
+                 "raw newline inside a string (joined with the next line)");
+        p->n_newline_joins++;
+        p->joins++;
+        return line_append(p, (const unsigned char *)"\\n", 2) != 0 ? -1 : 2;
+    }
+    p->line_len = 0;
+    p->joins = 0;
+    return rc;
+}
+
+static int lines_feed(chrome_parser *p, const unsigned char *buf, size_t len)
+{
+    size_t at = 0;
+    while (at < len) {
+        const unsigned char *nl = memchr(buf + at, '\n', len - at);
+        const size_t end = nl != NULL ? (size_t)(nl - buf) : len;
+        if (p->line_len == 0 && p->joins == 0) {
+            p->line_off = p->stream_off + at;
+            p->line_no = p->phys_lines + 1;
+        }
+        if (!p->in_line) {
+            p->phys_lines++;
+            p->in_line = true;
+        }
+        if (line_append(p, buf + at, end - at) != 0) {
+            return pfail_at(p, p->line_off, "Out of memory");
+        }
+        if (nl == NULL) {
+            break;
+        }
+        at = end + 1;
+        p->in_line = false;
+        const int rc = lines_complete(p, false);
+        if (rc == 2) {
+            continue; /* the joined line continues on the next one */
+        }
+        if (rc != 0) {
+            return 1;
+        }
+    }
+    p->stream_off += len;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ API */
+
+int chrome_parser_create(chrome_parser **out, import_ctx *ctx, chrome_mode mode, uint32_t input,
+                         uint64_t *seq, const chrome_sink *sink)
+{
+    chrome_parser *p = calloc(1, sizeof *p);
+    if (p == NULL) {
+        return -1;
+    }
+    p->cap_comma = malloc(MAX_CAPTURE_DEPTH);
+    if (p->cap_comma == NULL) {
+        free(p);
+        return -1;
+    }
+    p->ctx = ctx;
+    p->mode = mode;
+    p->input = input;
+    p->seq = seq;
+    p->sink = *sink;
+    p->cb.yajl_null = cb_null;
+    p->cb.yajl_boolean = cb_bool;
+    p->cb.yajl_number = cb_number;
+    p->cb.yajl_string = cb_string;
+    p->cb.yajl_start_map = cb_start_map;
+    p->cb.yajl_map_key = cb_map_key;
+    p->cb.yajl_end_map = cb_end_map;
+    p->cb.yajl_start_array = cb_start_array;
+    p->cb.yajl_end_array = cb_end_array;
+    diag_lines_init(&p->lines);
+    builder_reset(&p->b);
+    if (new_handle(p) != 0) {
+        chrome_parser_destroy(p);
+        return -1;
+    }
+    *out = p;
+    return 0;
+}
+
+int chrome_parser_feed(chrome_parser *p, const unsigned char *buf, size_t len)
+{
+    if (p->failed) {
+        return 1;
+    }
+    if (!p->started) {
+        size_t i = 0;
+        if (len >= 3 && buf[0] == 0xef && buf[1] == 0xbb && buf[2] == 0xbf) {
+            i = 3; /* UTF-8 byte order mark */
+        }
+        while (i < len && is_ws((char)buf[i])) {
+            i++;
+        }
+        if (i == len) {
+            p->stream_off += len;
+            diag_lines_chunk(&p->lines, buf, len);
+            return 0; /* only blanks so far */
+        }
+        p->started = true;
+        if (p->mode == CHROME_MODE_AUTO) {
+            p->mode = chrome_probe_lines(buf + i, len - i) > chrome_probe_json(buf + i, len - i)
+                          ? CHROME_MODE_LINES
+                          : CHROME_MODE_JSON;
+        }
+        if (p->mode == CHROME_MODE_LINES) {
+            return lines_feed(p, buf, len);
+        }
+        diag_lines_chunk(&p->lines, buf, len);
+        return json_feed(p, buf, len, i);
+    }
+    if (p->mode == CHROME_MODE_LINES) {
+        return lines_feed(p, buf, len);
+    }
+    diag_lines_chunk(&p->lines, buf, len);
+    return json_feed(p, buf, len, 0);
+}
+
+int chrome_parser_finish(chrome_parser *p)
+{
+    if (p->failed) {
+        return 1;
+    }
+    if (p->mode == CHROME_MODE_LINES) {
+        if (p->line_len > 0 || p->joins > 0) {
+            const int rc = lines_complete(p, true);
+            if (rc != 0) {
+                return 1;
+            }
+        }
+        if (p->n_events + p->n_samples == 0 && !p->started) {
+            return pfail_at(p, p->stream_off, "expected a trace: the input is empty");
+        }
+        return 0;
+    }
+    if (!p->started) {
+        return pfail_at(p, p->lines.base + p->lines.len,
+                        "expected '[' or '{': the input is empty");
+    }
+    return json_finish(p);
+}
+
+void chrome_parser_report(chrome_parser *p)
+{
+    import_ctx *ctx = p->ctx;
+    import_count(ctx, "event records read", IMPORT_IMPORTED, p->n_events);
+    import_count(ctx, "samples[] entries read", IMPORT_IMPORTED, p->n_samples);
+    import_count(ctx, "stackFrames entries", IMPORT_IMPORTED, p->n_frames);
+    import_count(ctx, "systemTraceEvents records", IMPORT_SKIPPED, p->n_system);
+    import_count(ctx, "non-object array element", IMPORT_SKIPPED, p->n_nonobj);
+    import_count(ctx, "missing ',' between events", IMPORT_REPAIRED, p->n_missing_comma);
+    import_count(ctx, "trailing ',' before ']'", IMPORT_REPAIRED, p->n_trailing_comma);
+    import_count(ctx, "missing closing bracket", IMPORT_REPAIRED, p->n_missing_close);
+    import_count(ctx, "event cut by end of input", IMPORT_SKIPPED, p->n_truncated);
+    import_count(ctx, "invalid UTF-8 string", IMPORT_REPAIRED, p->n_utf8);
+    import_count(ctx, "raw newline in string", IMPORT_REPAIRED, p->n_newline_joins);
+    import_count(ctx, "time sub-ns digits rounded", IMPORT_REPAIRED, p->n_rounded);
+    for (size_t i = 0; i < 8; i++) {
+        import_count(ctx, topkey_names[i], IMPORT_SKIPPED, p->n_topkey[i]);
+    }
+}
+
+void chrome_parser_destroy(chrome_parser *p)
+{
+    if (p == NULL) {
+        return;
+    }
+    if (p->h != NULL) {
+        yajl_free(p->h);
+    }
+    free(p->b.arena);
+    free(p->b.args);
+    free(p->cap_comma);
+    free(p->tmp);
+    free(p->line);
+    free(p);
+}
+
+/* --------------------------------------------------------------- probes */
+
+/* End of a balanced JSON object starting at s[0] == '{', or 0. */
+static size_t object_end(const unsigned char *s, size_t n)
+{
+    int depth = 0;
+    bool in = false;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = s[i];
+        if (in) {
+            if (c == '\\') {
+                i++;
+            } else if (c == '"') {
+                in = false;
+            } else if (c == '\n') {
+                return 0; /* raw newline in a string: still lines, but undecided here */
+            }
+            continue;
+        }
+        if (c == '"') {
+            in = true;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (--depth == 0) {
+                return i + 1;
+            }
+        } else if (c == '\n' && depth > 0) {
+            return 0; /* pretty-printed: not one event per line */
+        }
+    }
+    return 0;
+}
+
+static size_t skip_ws(const unsigned char *s, size_t n, size_t i)
+{
+    while (i < n && is_ws((char)s[i])) {
+        i++;
+    }
+    return i;
+}
+
+int chrome_probe_lines(const unsigned char *head, size_t n)
+{
+    size_t i = 0;
+    if (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf) {
+        i = 3;
+    }
+    i = skip_ws(head, n, i);
+    if (i < n && head[i] == '[') {
+        size_t j = i + 1;
+        while (j < n && (head[j] == ' ' || head[j] == '\t' || head[j] == '\r')) {
+            j++;
+        }
+        if (j < n && head[j] != '\n') {
+            return 0; /* "[{...}, {...}]" on one line: a document */
+        }
+        i = skip_ws(head, n, j);
+    }
+    if (i >= n || head[i] != '{') {
+        return 0;
+    }
+    const size_t e = object_end(head + i, n - i);
+    if (e == 0) {
+        return 0;
+    }
+    size_t j = i + e;
+    while (j < n && (head[j] == ' ' || head[j] == '\t' || head[j] == '\r')) {
+        j++;
+    }
+    if (j < n && head[j] == ',') {
+        return 0; /* one event per line with commas: a document parses faster */
+    }
+    if (j < n && head[j] != '\n') {
+        return 0;
+    }
+    j = skip_ws(head, n, j);
+    return j < n && head[j] == '{' ? 90 : 0;
+}
+
+int chrome_probe_json(const unsigned char *head, size_t n)
+{
+    size_t i = 0;
+    if (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf) {
+        i = 3;
+    }
+    i = skip_ws(head, n, i);
+    if (i >= n) {
+        return 0;
+    }
+    if (head[i] == '[') {
+        const size_t j = skip_ws(head, n, i + 1);
+        return j >= n || head[j] == '{' || head[j] == ']' ? 70 : 20;
+    }
+    if (head[i] == '{') {
+        const size_t j = skip_ws(head, n, i + 1);
+        return j < n && head[j] == '"' ? 60 : 10;
+    }
+    return 0;
+}

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * chrome_time.c - exact decimal microseconds -> integer nanoseconds.  The
+ * Trace Event Format writes ts/dur/tdur in microseconds with any number of
+ * fraction digits ("1712195495519689.047"); a double holds only ~16
+ * significant digits, so the text is read digit by digit into a 64-bit
+ * mantissa and a decimal exponent, and scaled by 10^3 in integer arithmetic.
+ * Only digits below one nanosecond are rounded (half away from zero).
+ * Tools layer: libc only.
+ */
+#include <string.h>
+
+#include "chrome.h"
+
+static const uint64_t pow10_u64[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+    100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+    10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+    100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+};
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+typedef struct decimal {
+    bool neg;
+    uint64_t mant;     /* significant digits kept */
+    int64_t exp10;     /* value = mant * 10^exp10 (before dropped digits) */
+    int first_dropped; /* first digit not kept, -1 if none */
+    bool sticky;       /* a nonzero digit after first_dropped */
+} decimal;
+
+static void decimal_digit(decimal *d, int digit, int *kept, bool fraction)
+{
+    if (d->mant == 0 && digit == 0) {
+        if (fraction) {
+            d->exp10--; /* leading zero of the fraction: scale only */
+        }
+        return;
+    }
+    if (*kept < 19) {
+        d->mant = d->mant * 10u + (uint64_t)digit;
+        (*kept)++;
+        if (fraction) {
+            d->exp10--;
+        }
+        return;
+    }
+    if (!fraction) {
+        d->exp10++; /* integer digit beyond the mantissa: scale up */
+    }
+    if (d->first_dropped < 0) {
+        d->first_dropped = digit;
+    } else if (digit != 0) {
+        d->sticky = true;
+    }
+}
+
+/* Returns 0 or -1 (syntax). */
+static int decimal_scan(const char *s, size_t len, decimal *d)
+{
+    size_t i = 0;
+    while (i < len && is_blank(s[i])) {
+        i++;
+    }
+    while (len > i && is_blank(s[len - 1])) {
+        len--;
+    }
+    memset(d, 0, sizeof *d);
+    d->first_dropped = -1;
+    if (i < len && (s[i] == '-' || s[i] == '+')) {
+        d->neg = s[i] == '-';
+        i++;
+    }
+    int kept = 0;
+    size_t digits = 0;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+        decimal_digit(d, s[i] - '0', &kept, false);
+    }
+    if (i < len && s[i] == '.') {
+        i++;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+            decimal_digit(d, s[i] - '0', &kept, true);
+        }
+    }
+    if (digits == 0) {
+        return -1;
+    }
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        bool eneg = false;
+        if (i < len && (s[i] == '-' || s[i] == '+')) {
+            eneg = s[i] == '-';
+            i++;
+        }
+        int64_t e = 0;
+        size_t edigits = 0;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, edigits++) {
+            if (e < 100000) {
+                e = e * 10 + (s[i] - '0');
+            }
+        }
+        if (edigits == 0) {
+            return -1;
+        }
+        d->exp10 += eneg ? -e : e;
+    }
+    return i == len ? 0 : -1;
+}
+
+int chrome_time_parse(const char *text, size_t len, int64_t *ns, bool *rounded)
+{
+    decimal d;
+    *rounded = false;
+    if (decimal_scan(text, len, &d) != 0) {
+        return -1;
+    }
+    const int64_t k = d.exp10 + 3; /* microseconds -> nanoseconds */
+    uint64_t mag = 0;
+    if (d.mant == 0) {
+        mag = 0;
+        *rounded = d.first_dropped > 0 || d.sticky;
+    } else if (k >= 0) {
+        if (k > 19 || d.mant > UINT64_MAX / pow10_u64[k]) {
+            return -2;
+        }
+        mag = d.mant * pow10_u64[k];
+        if (d.first_dropped >= 0) {
+            /* dropped digits only survive at k == 0 (else it overflowed) */
+            *rounded = d.first_dropped > 0 || d.sticky;
+            if (d.first_dropped >= 5) {
+                mag++;
+            }
+        }
+    } else if (k < -19) {
+        mag = 0;
+        *rounded = true;
+    } else {
+        const uint64_t div = pow10_u64[-k];
+        mag = d.mant / div;
+        const uint64_t rem = d.mant % div;
+        *rounded = rem != 0 || d.first_dropped > 0 || d.sticky;
+        if (rem >= div - rem) {
+            mag++; /* half away from zero */
+        }
+    }
+    if (d.neg) {
+        if (mag > (uint64_t)INT64_MAX + 1u) {
+            return -2;
+        }
+        *ns = mag == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)mag;
+    } else {
+        if (mag > (uint64_t)INT64_MAX) {
+            return -2;
+        }
+        *ns = (int64_t)mag;
+    }
+    return 0;
+}
+
+bool chrome_int_canon(const char *text, size_t len, char *out, size_t outlen)
+{
+    size_t i = 0;
+    while (i < len && is_blank(text[i])) {
+        i++;
+    }
+    while (len > i && is_blank(text[len - 1])) {
+        len--;
+    }
+    bool neg = false;
+    if (i < len && (text[i] == '-' || text[i] == '+')) {
+        neg = text[i] == '-';
+        i++;
+    }
+    if (i == len) {
+        return false;
+    }
+    for (size_t j = i; j < len; j++) {
+        if (text[j] < '0' || text[j] > '9') {
+            return false;
+        }
+    }
+    while (i + 1 < len && text[i] == '0') {
+        i++;
+    }
+    if (len - i == 1 && text[i] == '0') {
+        neg = false;
+    }
+    const size_t need = (neg ? 1u : 0u) + (len - i) + 1u;
+    if (need > outlen) {
+        return false;
+    }
+    size_t o = 0;
+    if (neg) {
+        out[o++] = '-';
+    }
+    memcpy(out + o, text + i, len - i);
+    out[o + len - i] = '\0';
+    return true;
+}
