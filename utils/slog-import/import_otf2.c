@@ -224,6 +224,12 @@ static const char *const rec_names[REC_COUNT] = {
 
 #define COLLECTIVE_OPS 24
 
+/* Descriptions that slog-query's OTF2 exporter gives regions and metric
+ * members (export_otf2.c), so that a re-import restores kinds and groups. */
+#define SLOG_STATE_MARK "slog:state:"
+#define SLOG_EVENT_MARK "slog:event:"
+#define SLOG_COUNTER_MARK "slog:counter:"
+
 typedef struct otf2_imp {
     import_ctx *ctx;
     slog_writer *w;
@@ -331,7 +337,18 @@ static uint32_t region_category(otf2_imp *imp, otf2_def_region *r)
     snprintf(group, sizeof group, "%s/%s",
              otf2_paradigm_name(&imp->defs, r->paradigm, pbuf, sizeof pbuf),
              otf2_role_name(r->role));
-    if (add_category(imp, SLOG_KIND_STATE, s, group, &r->category) != 0) {
+    /* regions written by slog-query's exporter carry their category's kind
+     * and group in the description */
+    const char *const descr = otf2_defs_string(&imp->defs, r->description);
+    slog_kind kind = SLOG_KIND_STATE;
+    if (strncmp(descr, SLOG_STATE_MARK, strlen(SLOG_STATE_MARK)) == 0) {
+        snprintf(group, sizeof group, "%s", descr + strlen(SLOG_STATE_MARK));
+    } else if (strncmp(descr, SLOG_EVENT_MARK, strlen(SLOG_EVENT_MARK)) == 0) {
+        snprintf(group, sizeof group, "%s", descr + strlen(SLOG_EVENT_MARK));
+        kind = SLOG_KIND_EVENT;
+        r->event = true;
+    }
+    if (add_category(imp, kind, s, group, &r->category) != 0) {
         return OTF2_NO_INDEX;
     }
     return r->category;
@@ -606,6 +623,19 @@ static otf2_frame *push_frame(otf2_imp *imp, otf2_def_loc *l)
 static int pop_frame(otf2_imp *imp, otf2_def_loc *l, int64_t end)
 {
     otf2_frame *const f = &l->stack[--l->depth];
+    if (f->event) {
+        const slog_event ev = {.timeline = l->timeline,
+                               .category = f->category,
+                               .time = f->start,
+                               .nargs = f->nargs,
+                               .args = f->nargs ? f->args : NULL};
+        slog_error e;
+        if (slog_writer_append_event(imp->w, &ev, &e) != SLOG_OK) {
+            write_failed(imp, &e, "an event");
+            return -1;
+        }
+        return 0;
+    }
     const slog_state s = {.timeline = l->timeline,
                           .category = f->category,
                           .start = f->start,
@@ -641,6 +671,7 @@ static OTF2_CallbackCode enter_region(otf2_imp *imp, int rec, uint64_t loc, uint
     f->category = cat;
     f->region = region;
     f->start = ns;
+    f->event = r->event;
     if (attrs_append(imp, al, &f->args, &f->nargs, &f->cap_args, rec, loc, t) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
     }
@@ -735,6 +766,7 @@ static OTF2_CallbackCode cb_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, v
     f->category = OTF2_NO_INDEX; /* known at the end */
     f->region = UINT64_MAX;
     f->start = ns;
+    f->event = false;
     if (attrs_append(imp, al, &f->args, &f->nargs, &f->cap_args, REC_MPI_COLLECTIVE_BEGIN, loc,
                      t) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
@@ -974,8 +1006,13 @@ static uint32_t member_category(otf2_imp *imp, otf2_def_member *m)
 {
     if (m->category == OTF2_NO_INDEX) {
         const char *const unit = otf2_defs_string(&imp->defs, m->unit);
-        char group[128];
-        snprintf(group, sizeof group, "metric%s%s", unit[0] ? "/" : "", unit);
+        const char *const descr = otf2_defs_string(&imp->defs, m->description);
+        char group[512];
+        if (strncmp(descr, SLOG_COUNTER_MARK, strlen(SLOG_COUNTER_MARK)) == 0) {
+            snprintf(group, sizeof group, "%s", descr + strlen(SLOG_COUNTER_MARK));
+        } else {
+            snprintf(group, sizeof group, "metric%s%s", unit[0] ? "/" : "", unit);
+        }
         if (add_category(imp, SLOG_KIND_COUNTER, otf2_defs_string(&imp->defs, m->name), group,
                          &m->category) != 0) {
             return OTF2_NO_INDEX;

@@ -316,11 +316,12 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
 {
     otf2_defs *const d = ud;
     otf2_def_region *r;
-    (void)canonical, (void)descr, (void)flags, (void)file, (void)begin, (void)end;
+    (void)canonical, (void)flags, (void)file, (void)begin, (void)end;
     TABLE_ADD(d, d->regions, self, "REGION", r);
     if (r) {
         r->id = self;
         r->name = name;
+        r->description = descr;
         r->role = role;
         r->paradigm = paradigm;
         r->category = OTF2_NO_INDEX;
@@ -396,12 +397,13 @@ static OTF2_CallbackCode def_member(void *ud, OTF2_MetricMemberRef self, OTF2_St
 {
     otf2_defs *const d = ud;
     otf2_def_member *m;
-    (void)descr, (void)type, (void)value_type, (void)base, (void)exponent;
+    (void)type, (void)value_type, (void)base, (void)exponent;
     TABLE_ADD(d, d->members, self, "METRIC_MEMBER", m);
     if (m) {
         m->id = self;
         m->name = name;
         m->unit = unit;
+        m->description = descr;
         m->mode = mode;
         m->category = OTF2_NO_INDEX;
     }
@@ -735,7 +737,8 @@ static int check_metrics(otf2_defs *d)
     for (uint32_t i = 0; i < d->members.n; i++) {
         const otf2_def_member *const m = &d->members.v[i];
         if (!string_ok(d, m->name, "METRIC_MEMBER", m->id) ||
-            !string_ok(d, m->unit, "METRIC_MEMBER", m->id)) {
+            !string_ok(d, m->unit, "METRIC_MEMBER", m->id) ||
+            !string_ok(d, m->description, "METRIC_MEMBER", m->id)) {
             return -1;
         }
     }
@@ -764,7 +767,8 @@ static int check_metrics(otf2_defs *d)
 static int check_misc(otf2_defs *d)
 {
     for (uint32_t i = 0; i < d->regions.n; i++) {
-        if (!string_ok(d, d->regions.v[i].name, "REGION", d->regions.v[i].id)) {
+        if (!string_ok(d, d->regions.v[i].name, "REGION", d->regions.v[i].id) ||
+            !string_ok(d, d->regions.v[i].description, "REGION", d->regions.v[i].id)) {
             return -1;
         }
     }

@@ -54,6 +54,7 @@ typedef struct otf2_frame {
     uint32_t category; /* OTF2_NO_INDEX while a collective waits for its End */
     uint64_t region;   /* OTF2 region id, UINT64_MAX for a collective */
     int64_t start;     /* ns */
+    bool event;        /* an event written by slog's exporter (see IMPORT-OTF2.md) */
     uint32_t nargs, cap_args;
     slog_arg *args;
 } otf2_frame;
@@ -75,9 +76,10 @@ typedef struct otf2_def_loc {
 
 typedef struct otf2_def_region {
     uint64_t id;
-    OTF2_StringRef name;
+    OTF2_StringRef name, description;
     OTF2_RegionRole role;
     OTF2_Paradigm paradigm;
+    bool event;        /* described "slog:event:...": Enter+Leave is one event */
     uint32_t category; /* created on first use */
 } otf2_def_region;
 
@@ -99,7 +101,7 @@ typedef struct otf2_def_comm {
 
 typedef struct otf2_def_member {
     uint64_t id;
-    OTF2_StringRef name, unit;
+    OTF2_StringRef name, unit, description;
     OTF2_MetricMode mode;
     uint32_t category; /* created on first use */
 } otf2_def_member;

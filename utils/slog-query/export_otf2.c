@@ -1,0 +1,913 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * export_otf2.c - a window of a libslog file as an OTF2 archive.
+ *
+ * The query returns drawables in tree-node order, not time order, while an
+ * OTF2 location must be written in time order with Enter/Leave properly
+ * nested.  So the export first collects the window per timeline (states,
+ * and point records: events, counter samples, message ends), then writes
+ * each timeline as one location: states sorted by (start, depth, longer
+ * first) are replayed through a stack and merged with the point records by
+ * time.  Memory is proportional to the window, not to the file.
+ *
+ * Mapping (doc/IMPORT-OTF2.md): HOST timelines -> system tree nodes under
+ * one root; every timeline -> a location, grouped under its nearest
+ * PROCESS/RANK ancestor-or-self (else its top-most non-host ancestor);
+ * state categories -> regions (description "slog:state:<group>"); events
+ * -> Enter+Leave of a region described "slog:event:<group>" at the same
+ * time; counters -> one metric member and class per category (described
+ * "slog:counter:<group>"); arrows -> MPI_Send at the start and MPI_Recv at
+ * the end on one communicator over all locations, tagged so that each
+ * (sender, receiver) pair matches in FIFO order; args -> attributes.
+ * Ticks are written as they are, with the file's ticks per second as the
+ * timer resolution (and a global offset that lifts negative times to 0),
+ * so a re-import gives back the same times.
+ */
+#include "export_otf2.h"
+
+#include <otf2/otf2.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small tables ---------------------------------------------------------- */
+
+/* Interned strings: id = position; a hash table finds existing ones. */
+typedef struct strtab {
+    char **v;
+    uint32_t n, cap;
+    uint32_t *slots; /* id + 1, 0 = empty */
+    size_t nslots;
+} strtab;
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    }
+    return h;
+}
+
+static int strtab_rehash(strtab *t)
+{
+    const size_t n = t->nslots ? t->nslots * 2 : 256;
+    uint32_t *const s = calloc(n, sizeof *s);
+    if (!s) {
+        return -1;
+    }
+    for (uint32_t id = 0; id < t->n; id++) {
+        size_t i = (size_t)str_hash(t->v[id]) & (n - 1);
+        while (s[i]) {
+            i = (i + 1) & (n - 1);
+        }
+        s[i] = id + 1;
+    }
+    free(t->slots);
+    t->slots = s;
+    t->nslots = n;
+    return 0;
+}
+
+/* Id of `s`, adding it if new; UINT32_MAX when out of memory. */
+static uint32_t strtab_id(strtab *t, const char *s)
+{
+    if ((size_t)(t->n + 1) * 2 > t->nslots && strtab_rehash(t) != 0) {
+        return UINT32_MAX;
+    }
+    size_t i = (size_t)str_hash(s) & (t->nslots - 1);
+    while (t->slots[i]) {
+        if (strcmp(t->v[t->slots[i] - 1], s) == 0) {
+            return t->slots[i] - 1;
+        }
+        i = (i + 1) & (t->nslots - 1);
+    }
+    if (t->n == t->cap) {
+        const uint32_t cap = t->cap ? t->cap * 2 : 256;
+        char **const v = realloc(t->v, cap * sizeof *v);
+        if (!v) {
+            return UINT32_MAX;
+        }
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n] = strdup(s);
+    if (!t->v[t->n]) {
+        return UINT32_MAX;
+    }
+    t->slots[i] = t->n + 1;
+    return t->n++;
+}
+
+static void strtab_free(strtab *t)
+{
+    for (uint32_t i = 0; i < t->n; i++) {
+        free(t->v[i]);
+    }
+    free(t->v);
+    free(t->slots);
+}
+
+/* Grow *pv (a T*) to hold need elements of size elem. */
+static int grow(void *pv, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap) {
+        return 0;
+    }
+    uint32_t ncap = *cap ? *cap : 16;
+    while (ncap < need) {
+        ncap *= 2;
+    }
+    void *p;
+    memcpy(&p, pv, sizeof p);
+    void *const q = realloc(p, (size_t)ncap * elem);
+    if (!q) {
+        return -1;
+    }
+    memcpy(pv, &q, sizeof q);
+    *cap = ncap;
+    return 0;
+}
+
+/* ---- collected window ------------------------------------------------------ */
+
+typedef struct xattr {
+    uint32_t attr;
+    OTF2_Type type;
+    OTF2_AttributeValue v;
+} xattr;
+
+typedef struct xstate {
+    int64_t start, end;
+    uint32_t depth, region;
+    uint32_t aoff, an;
+} xstate;
+
+enum { P_EVENT, P_COUNTER, P_SEND, P_RECV };
+
+typedef struct xpoint {
+    int64_t t;
+    uint32_t seq; /* arrival order, to sort stably */
+    uint8_t kind;
+    uint32_t ref;  /* region (event), metric (counter), peer location (send/recv) */
+    uint32_t tag;
+    uint64_t bytes;
+    double value;
+    uint32_t aoff, an;
+} xpoint;
+
+typedef struct xloc {
+    xstate *states;
+    uint32_t nstates, capstates;
+    xpoint *points;
+    uint32_t npoints, cappoints;
+} xloc;
+
+typedef struct pair_tag {
+    uint32_t from, to, next;
+} pair_tag;
+
+typedef struct exporter {
+    slog_reader *r;
+    const slog_file_info *fi;
+    uint32_t ntl, ncat;
+    slog_timeline_info *tls;
+    slog_category_info *cats;
+    uint32_t *cat_ref;  /* region or metric id of a category, UINT32_MAX if none yet */
+    uint32_t nregions, nmetrics;
+    uint32_t *region_name, *region_descr; /* string ids per region */
+    uint32_t *metric_name, *metric_descr; /* string ids per metric member */
+    strtab strings;
+    strtab attrs; /* "<type>:<key>" -> attribute id */
+    xattr *args;
+    uint32_t nargs, capargs;
+    xloc *locs;
+    pair_tag *tags; /* next tag per (from, to) pair, linear probing */
+    size_t ntags_slots, ntags;
+    uint32_t seq;
+    int64_t tmin, tmax;
+    bool have_arrows;
+    uint64_t clamped;
+    char *err;
+    size_t errlen;
+} exporter;
+
+static int fail(exporter *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(exporter *x, const char *fmt, ...)
+{
+    if (x->err && x->errlen && !x->err[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(x->err, x->errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static uint32_t intern(exporter *x, const char *s)
+{
+    return strtab_id(&x->strings, s ? s : "");
+}
+
+/* Region for a STATE or EVENT category, metric for a COUNTER category. */
+static uint32_t category_ref(exporter *x, uint32_t cat)
+{
+    if (cat >= x->ncat) {
+        return UINT32_MAX;
+    }
+    if (x->cat_ref[cat] != UINT32_MAX) {
+        return x->cat_ref[cat];
+    }
+    const slog_category_info *const c = &x->cats[cat];
+    char descr[600];
+    const char *const what = c->kind == SLOG_KIND_EVENT     ? "event"
+                             : c->kind == SLOG_KIND_COUNTER ? "counter"
+                                                            : "state";
+    snprintf(descr, sizeof descr, "slog:%s:%s", what, c->group ? c->group : "");
+    const uint32_t name = intern(x, c->name), d = intern(x, descr);
+    if (name == UINT32_MAX || d == UINT32_MAX) {
+        return UINT32_MAX;
+    }
+    if (c->kind == SLOG_KIND_COUNTER) {
+        x->metric_name[x->nmetrics] = name;
+        x->metric_descr[x->nmetrics] = d;
+        x->cat_ref[cat] = x->nmetrics++;
+    } else {
+        x->region_name[x->nregions] = name;
+        x->region_descr[x->nregions] = d;
+        x->cat_ref[cat] = x->nregions++;
+    }
+    return x->cat_ref[cat];
+}
+
+/* Convert args to attributes in x->args; *off and *n say where. */
+static int add_args(exporter *x, const slog_arg *a, uint32_t na, uint32_t *off, uint32_t *n)
+{
+    *off = x->nargs;
+    *n = 0;
+    if (na == 0) {
+        return 0;
+    }
+    if (grow(&x->args, &x->capargs, x->nargs + na, sizeof *x->args) != 0) {
+        return fail(x, "out of memory");
+    }
+    for (uint32_t i = 0; i < na; i++) {
+        xattr *const xa = &x->args[x->nargs];
+        switch (a[i].type) {
+        case SLOG_ARG_INT: xa->type = OTF2_TYPE_INT64; xa->v.int64 = a[i].v.i; break;
+        case SLOG_ARG_UINT: xa->type = OTF2_TYPE_UINT64; xa->v.uint64 = a[i].v.u; break;
+        case SLOG_ARG_DOUBLE: xa->type = OTF2_TYPE_DOUBLE; xa->v.float64 = a[i].v.d; break;
+        case SLOG_ARG_BOOL: xa->type = OTF2_TYPE_UINT8; xa->v.uint8 = a[i].v.b ? 1 : 0; break;
+        default: /* STRING and JSON text */
+            xa->type = OTF2_TYPE_STRING;
+            xa->v.stringRef = intern(x, a[i].v.s);
+            if (xa->v.stringRef == UINT32_MAX) {
+                return fail(x, "out of memory");
+            }
+            break;
+        }
+        char key[600];
+        snprintf(key, sizeof key, "%u:%s", (unsigned)xa->type, a[i].key ? a[i].key : "");
+        xa->attr = strtab_id(&x->attrs, key);
+        if (xa->attr == UINT32_MAX || intern(x, a[i].key) == UINT32_MAX) {
+            return fail(x, "out of memory");
+        }
+        x->nargs++;
+        (*n)++;
+    }
+    return 0;
+}
+
+static xpoint *add_point(exporter *x, uint32_t tl, int64_t t, uint8_t kind)
+{
+    xloc *const l = &x->locs[tl];
+    if (grow(&l->points, &l->cappoints, l->npoints + 1, sizeof *l->points) != 0) {
+        fail(x, "out of memory");
+        return NULL;
+    }
+    xpoint *const p = &l->points[l->npoints++];
+    memset(p, 0, sizeof *p);
+    p->t = t;
+    p->kind = kind;
+    p->seq = x->seq++;
+    if (t < x->tmin) {
+        x->tmin = t;
+    }
+    if (t > x->tmax) {
+        x->tmax = t;
+    }
+    return p;
+}
+
+/* Tag of the next message from `from` to `to`: per-pair sequence numbers
+ * make every message its own FIFO key, so any arrow order re-imports. */
+static int next_tag(exporter *x, uint32_t from, uint32_t to, uint32_t *tag)
+{
+    if ((x->ntags + 1) * 2 > x->ntags_slots) {
+        const size_t n = x->ntags_slots ? x->ntags_slots * 2 : 256;
+        pair_tag *const s = calloc(n, sizeof *s);
+        if (!s) {
+            return fail(x, "out of memory");
+        }
+        for (size_t i = 0; i < x->ntags_slots; i++) {
+            if (x->tags[i].next) {
+                size_t j = ((size_t)x->tags[i].from * 31u + x->tags[i].to) & (n - 1);
+                while (s[j].next) {
+                    j = (j + 1) & (n - 1);
+                }
+                s[j] = x->tags[i];
+            }
+        }
+        free(x->tags);
+        x->tags = s;
+        x->ntags_slots = n;
+    }
+    size_t i = ((size_t)from * 31u + to) & (x->ntags_slots - 1);
+    while (x->tags[i].next && (x->tags[i].from != from || x->tags[i].to != to)) {
+        i = (i + 1) & (x->ntags_slots - 1);
+    }
+    if (!x->tags[i].next) {
+        x->tags[i] = (pair_tag){from, to, 1};
+        x->ntags++;
+    }
+    *tag = x->tags[i].next++ - 1;
+    return 0;
+}
+
+static uint64_t arg_bytes(const slog_arrow *a)
+{
+    for (uint32_t i = 0; i < a->nargs; i++) {
+        if (a->args[i].key && strcmp(a->args[i].key, "bytes") == 0) {
+            if (a->args[i].type == SLOG_ARG_UINT) {
+                return a->args[i].v.u;
+            }
+            if (a->args[i].type == SLOG_ARG_INT && a->args[i].v.i >= 0) {
+                return (uint64_t)a->args[i].v.i;
+            }
+        }
+    }
+    return 0;
+}
+
+static int collect_state(exporter *x, const slog_state *s)
+{
+    if (s->timeline >= x->ntl) {
+        return fail(x, "state on unknown timeline %u", s->timeline);
+    }
+    const uint32_t region = category_ref(x, s->category);
+    xloc *const l = &x->locs[s->timeline];
+    if (region == UINT32_MAX ||
+        grow(&l->states, &l->capstates, l->nstates + 1, sizeof *l->states) != 0) {
+        return fail(x, "out of memory or unknown category %u", s->category);
+    }
+    xstate *const xs = &l->states[l->nstates++];
+    xs->start = s->start;
+    xs->end = s->end;
+    xs->depth = s->depth;
+    xs->region = region;
+    if (s->start < x->tmin) {
+        x->tmin = s->start;
+    }
+    if (s->end > x->tmax) {
+        x->tmax = s->end;
+    }
+    return add_args(x, s->args, s->nargs, &xs->aoff, &xs->an);
+}
+
+static int collect(exporter *x, const slog_item *it)
+{
+    switch (it->kind) {
+    case SLOG_KIND_STATE: return collect_state(x, &it->u.state);
+    case SLOG_KIND_EVENT: {
+        const slog_event *const e = &it->u.event;
+        const uint32_t region = category_ref(x, e->category);
+        xpoint *const p = e->timeline < x->ntl && region != UINT32_MAX
+                              ? add_point(x, e->timeline, e->time, P_EVENT)
+                              : NULL;
+        if (!p) {
+            return fail(x, "event on unknown timeline %u or category %u", e->timeline,
+                        e->category);
+        }
+        p->ref = region;
+        return add_args(x, e->args, e->nargs, &p->aoff, &p->an);
+    }
+    case SLOG_KIND_COUNTER: {
+        const slog_counter *const c = &it->u.counter;
+        const uint32_t metric = category_ref(x, c->category);
+        xpoint *const p = c->timeline < x->ntl && metric != UINT32_MAX
+                              ? add_point(x, c->timeline, c->time, P_COUNTER)
+                              : NULL;
+        if (!p) {
+            return fail(x, "counter on unknown timeline %u or category %u", c->timeline,
+                        c->category);
+        }
+        p->ref = metric;
+        p->value = c->value;
+        return 0;
+    }
+    case SLOG_KIND_ARROW: {
+        const slog_arrow *const a = &it->u.arrow;
+        uint32_t tag = 0;
+        if (a->from >= x->ntl || a->to >= x->ntl) {
+            return fail(x, "arrow between unknown timelines %u and %u", a->from, a->to);
+        }
+        if (next_tag(x, a->from, a->to, &tag) != 0) {
+            return -1;
+        }
+        xpoint *const s = add_point(x, a->from, a->start, P_SEND);
+        xpoint *const r = s ? add_point(x, a->to, a->end, P_RECV) : NULL;
+        if (!r) {
+            return -1;
+        }
+        s->ref = a->to;
+        r->ref = a->from;
+        s->tag = r->tag = tag;
+        s->bytes = r->bytes = arg_bytes(a);
+        x->have_arrows = true;
+        return 0;
+    }
+    default: return 0; /* previews: never requested */
+    }
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *caller,
+                                bool final)
+{
+    (void)ud, (void)ft, (void)loc, (void)caller, (void)final;
+    return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc)
+{
+    (void)ud, (void)ft, (void)loc;
+    return 0;
+}
+
+static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
+
+static int cmp_state(const void *pa, const void *pb)
+{
+    const xstate *const a = pa, *const b = pb;
+    if (a->start != b->start) {
+        return a->start < b->start ? -1 : 1;
+    }
+    if (a->depth != b->depth) {
+        return a->depth < b->depth ? -1 : 1;
+    }
+    if (a->end != b->end) {
+        return a->end > b->end ? -1 : 1;
+    }
+    return 0;
+}
+
+static int cmp_point(const void *pa, const void *pb)
+{
+    const xpoint *const a = pa, *const b = pb;
+    if (a->t != b->t) {
+        return a->t < b->t ? -1 : 1;
+    }
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+typedef struct writer_ctx {
+    exporter *x;
+    OTF2_EvtWriter *w;
+    OTF2_AttributeList *al;
+    int64_t bias; /* added to every tick: makes negative times non-negative */
+} writer_ctx;
+
+static OTF2_TimeStamp ts(const writer_ctx *c, int64_t t)
+{
+    return (OTF2_TimeStamp)(t + c->bias);
+}
+
+static OTF2_AttributeList *attrs(writer_ctx *c, uint32_t off, uint32_t n)
+{
+    if (n == 0) {
+        return NULL;
+    }
+    OTF2_AttributeList_RemoveAllAttributes(c->al);
+    for (uint32_t i = 0; i < n; i++) {
+        const xattr *const a = &c->x->args[off + i];
+        OTF2_AttributeList_AddAttribute(c->al, a->attr, a->type, a->v);
+    }
+    return c->al;
+}
+
+static OTF2_ErrorCode write_point(writer_ctx *c, const xpoint *p)
+{
+    const OTF2_TimeStamp t = ts(c, p->t);
+    switch (p->kind) {
+    case P_EVENT: {
+        const OTF2_ErrorCode e = OTF2_EvtWriter_Enter(c->w, attrs(c, p->aoff, p->an), t, p->ref);
+        return e != OTF2_SUCCESS ? e : OTF2_EvtWriter_Leave(c->w, NULL, t, p->ref);
+    }
+    case P_COUNTER: {
+        const OTF2_Type type = OTF2_TYPE_DOUBLE;
+        OTF2_MetricValue v;
+        v.floating_point = p->value;
+        return OTF2_EvtWriter_Metric(c->w, NULL, t, p->ref, 1, &type, &v);
+    }
+    case P_SEND: return OTF2_EvtWriter_MpiSend(c->w, NULL, t, p->ref, 0, p->tag, p->bytes);
+    default: return OTF2_EvtWriter_MpiRecv(c->w, NULL, t, p->ref, 0, p->tag, p->bytes);
+    }
+}
+
+/* Write one location: states replayed through a stack, merged with points.
+ * A state that would end after its enclosing state is cut at that end (OTF2
+ * regions nest); such cuts are counted. */
+static int write_location(writer_ctx *c, xloc *l)
+{
+    qsort(l->states, l->nstates, sizeof *l->states, cmp_state);
+    qsort(l->points, l->npoints, sizeof *l->points, cmp_point);
+    uint32_t *const stack = malloc(((size_t)l->nstates + 1) * sizeof *stack);
+    if (!stack) {
+        return fail(c->x, "out of memory");
+    }
+    uint32_t depth = 0, i = 0, j = 0;
+    int64_t at = 0;
+    const char *what = "";
+    OTF2_ErrorCode e = OTF2_SUCCESS;
+    while (e == OTF2_SUCCESS && (i < l->nstates || j < l->npoints || depth > 0)) {
+        const int64_t enter_t = i < l->nstates ? l->states[i].start : INT64_MAX;
+        const int64_t leave_t = depth ? l->states[stack[depth - 1]].end : INT64_MAX;
+        const int64_t point_t = j < l->npoints ? l->points[j].t : INT64_MAX;
+        const int64_t first = enter_t < leave_t ? (enter_t < point_t ? enter_t : point_t)
+                                                : (leave_t < point_t ? leave_t : point_t);
+        /* at one instant: a state ending where its sibling starts ends first;
+         * otherwise points stay inside the states around them */
+        if (depth > 0 && leave_t == first && (point_t > first || enter_t == first)) {
+            const xstate *const s = &l->states[stack[--depth]];
+            what = "the end of a state";
+            at = s->end;
+            e = OTF2_EvtWriter_Leave(c->w, NULL, ts(c, s->end), s->region);
+        } else if (i < l->nstates && enter_t == first) {
+            xstate *const s = &l->states[i];
+            if (depth && s->end > l->states[stack[depth - 1]].end) {
+                s->end = l->states[stack[depth - 1]].end;
+                c->x->clamped++;
+            }
+            what = "the start of a state";
+            at = s->start;
+            e = OTF2_EvtWriter_Enter(c->w, attrs(c, s->aoff, s->an), ts(c, s->start), s->region);
+            stack[depth++] = i++;
+        } else {
+            static const char *const kinds[] = {"an event", "a counter sample", "a message send",
+                                                "a message receive"};
+            what = kinds[l->points[j].kind];
+            at = l->points[j].t;
+            e = write_point(c, &l->points[j++]);
+        }
+    }
+    free(stack);
+    if (e != OTF2_SUCCESS) {
+        return fail(c->x, "cannot write %s at tick %lld: %s", what, (long long)at,
+                    OTF2_Error_GetDescription(e));
+    }
+    return 0;
+}
+
+/* Group owner of timeline t: nearest PROCESS/RANK ancestor-or-self, else the
+ * top-most non-host ancestor-or-self, else t. */
+static uint32_t group_owner(const exporter *x, uint32_t t)
+{
+    uint32_t top = SLOG_NO_PARENT;
+    for (uint32_t a = t; a != SLOG_NO_PARENT; a = x->tls[a].parent) {
+        if (x->tls[a].kind == SLOG_TIMELINE_PROCESS || x->tls[a].kind == SLOG_TIMELINE_RANK) {
+            return a;
+        }
+        if (x->tls[a].kind != SLOG_TIMELINE_HOST) {
+            top = a;
+        }
+    }
+    return top != SLOG_NO_PARENT ? top : t;
+}
+
+/* System tree node of the host enclosing timeline t (itself if a host); 0 = root. */
+static uint32_t host_node(const exporter *x, uint32_t t)
+{
+    for (uint32_t a = t; a != SLOG_NO_PARENT; a = x->tls[a].parent) {
+        if (x->tls[a].kind == SLOG_TIMELINE_HOST) {
+            return a + 1;
+        }
+    }
+    return 0;
+}
+
+static OTF2_LocationType location_type(slog_timeline_kind k)
+{
+    switch (k) {
+    case SLOG_TIMELINE_GPU: return OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
+    case SLOG_TIMELINE_COUNTER: return OTF2_LOCATION_TYPE_METRIC;
+    default: return OTF2_LOCATION_TYPE_CPU_THREAD;
+    }
+}
+
+static int write_topology(exporter *x, OTF2_GlobalDefWriter *g, const uint64_t *nevents)
+{
+    OTF2_ErrorCode e = OTF2_GlobalDefWriter_WriteSystemTreeNode(
+        g, 0, intern(x, "slog"), intern(x, "machine"), OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    for (uint32_t t = 0; t < x->ntl && e == OTF2_SUCCESS; t++) {
+        if (x->tls[t].kind == SLOG_TIMELINE_HOST) {
+            const uint32_t parent =
+                x->tls[t].parent == SLOG_NO_PARENT ? 0 : host_node(x, x->tls[t].parent);
+            e = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, t + 1, intern(x, x->tls[t].name),
+                                                         intern(x, "node"), parent);
+        }
+    }
+    bool *const is_owner = calloc(x->ntl ? x->ntl : 1, sizeof *is_owner);
+    if (!is_owner) {
+        return fail(x, "out of memory");
+    }
+    for (uint32_t t = 0; t < x->ntl; t++) {
+        is_owner[group_owner(x, t)] = true;
+    }
+    for (uint32_t t = 0; t < x->ntl && e == OTF2_SUCCESS; t++) {
+        if (is_owner[t]) {
+            const OTF2_LocationGroupType type = x->tls[t].kind == SLOG_TIMELINE_GPU
+                                                    ? OTF2_LOCATION_GROUP_TYPE_ACCELERATOR
+                                                    : OTF2_LOCATION_GROUP_TYPE_PROCESS;
+            e = OTF2_GlobalDefWriter_WriteLocationGroup(g, t, intern(x, x->tls[t].name), type,
+                                                        host_node(x, t),
+                                                        OTF2_UNDEFINED_LOCATION_GROUP);
+        }
+    }
+    free(is_owner);
+    for (uint32_t t = 0; t < x->ntl && e == OTF2_SUCCESS; t++) {
+        e = OTF2_GlobalDefWriter_WriteLocation(g, t, intern(x, x->tls[t].name),
+                                               location_type(x->tls[t].kind), nevents[t],
+                                               group_owner(x, t));
+    }
+    if (e != OTF2_SUCCESS) {
+        return fail(x, "cannot write definitions: %s", OTF2_Error_GetDescription(e));
+    }
+    return 0;
+}
+
+static int write_comm(exporter *x, OTF2_GlobalDefWriter *g)
+{
+    if (!x->have_arrows) {
+        return 0;
+    }
+    uint64_t *const members = malloc((size_t)x->ntl * sizeof *members);
+    if (!members) {
+        return fail(x, "out of memory");
+    }
+    for (uint32_t t = 0; t < x->ntl; t++) {
+        members[t] = t;
+    }
+    /* rank r of the communicator is location r, i.e. timeline r */
+    OTF2_ErrorCode e = OTF2_GlobalDefWriter_WriteGroup(g, 0, intern(x, "slog locations"),
+                                                       OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                                       OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                                       x->ntl, members);
+    if (e == OTF2_SUCCESS) {
+        e = OTF2_GlobalDefWriter_WriteGroup(g, 1, intern(x, "slog ranks"),
+                                            OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                            OTF2_GROUP_FLAG_NONE, x->ntl, members);
+    }
+    if (e == OTF2_SUCCESS) {
+        e = OTF2_GlobalDefWriter_WriteComm(g, 0, intern(x, "slog arrows"), 1, OTF2_UNDEFINED_COMM,
+                                           OTF2_COMM_FLAG_NONE);
+    }
+    free(members);
+    if (e != OTF2_SUCCESS) {
+        return fail(x, "cannot write the communicator: %s", OTF2_Error_GetDescription(e));
+    }
+    return 0;
+}
+
+/* Intern every name the definitions use, so that the strings can be written
+ * first (readers such as otf2-print resolve names as they go). */
+static int intern_names(exporter *x)
+{
+    static const char *const fixed[] = {"", "slog", "machine", "node", "slog locations",
+                                        "slog ranks", "slog arrows"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        if (intern(x, fixed[i]) == UINT32_MAX) {
+            return fail(x, "out of memory");
+        }
+    }
+    for (uint32_t t = 0; t < x->ntl; t++) {
+        if (intern(x, x->tls[t].name) == UINT32_MAX) {
+            return fail(x, "out of memory");
+        }
+    }
+    return 0;
+}
+
+static int write_defs(exporter *x, OTF2_GlobalDefWriter *g, const uint64_t *nevents, int64_t bias)
+{
+    if (intern_names(x) != 0) {
+        return -1;
+    }
+    for (uint32_t s = 0; s < x->strings.n; s++) {
+        if (OTF2_GlobalDefWriter_WriteString(g, s, x->strings.v[s]) != OTF2_SUCCESS) {
+            return fail(x, "cannot write strings");
+        }
+    }
+    const uint64_t length = x->tmax >= x->tmin ? (uint64_t)(x->tmax - x->tmin) : 0;
+    OTF2_ErrorCode e = OTF2_GlobalDefWriter_WriteClockProperties(
+        g, x->fi->ticks_per_second ? x->fi->ticks_per_second : 1000000000u, (uint64_t)bias, length,
+        OTF2_UNDEFINED_TIMESTAMP);
+    const uint32_t empty = intern(x, "");
+    for (uint32_t r = 0; r < x->nregions && e == OTF2_SUCCESS; r++) {
+        e = OTF2_GlobalDefWriter_WriteRegion(g, r, x->region_name[r], x->region_name[r],
+                                             x->region_descr[r], OTF2_REGION_ROLE_FUNCTION,
+                                             OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, empty, 0,
+                                             0);
+    }
+    for (uint32_t m = 0; m < x->nmetrics && e == OTF2_SUCCESS; m++) {
+        e = OTF2_GlobalDefWriter_WriteMetricMember(
+            g, m, x->metric_name[m], x->metric_descr[m], OTF2_METRIC_TYPE_OTHER,
+            OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL, 0, empty);
+        if (e == OTF2_SUCCESS) {
+            const OTF2_MetricMemberRef member = m;
+            e = OTF2_GlobalDefWriter_WriteMetricClass(g, m, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
+                                                      OTF2_RECORDER_KIND_ABSTRACT);
+        }
+    }
+    for (uint32_t a = 0; a < x->attrs.n && e == OTF2_SUCCESS; a++) {
+        unsigned type = 0;
+        int skip = 0;
+        sscanf(x->attrs.v[a], "%u:%n", &type, &skip);
+        e = OTF2_GlobalDefWriter_WriteAttribute(g, a, intern(x, x->attrs.v[a] + skip), empty,
+                                                (OTF2_Type)type);
+    }
+    if (e != OTF2_SUCCESS) {
+        return fail(x, "cannot write definitions: %s", OTF2_Error_GetDescription(e));
+    }
+    return write_topology(x, g, nevents) != 0 || write_comm(x, g) != 0 ? -1 : 0;
+}
+
+static int write_archive(exporter *x, const char *dir)
+{
+    OTF2_Archive *const ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
+                                               4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+                                               OTF2_COMPRESSION_NONE);
+    if (!ar) {
+        return fail(x, "cannot create the archive %s/traces.otf2 (does it exist already?)", dir);
+    }
+    uint64_t *const nevents = calloc(x->ntl ? x->ntl : 1, sizeof *nevents);
+    writer_ctx c = {.x = x, .al = OTF2_AttributeList_New()};
+    c.bias = x->tmin < 0 && x->tmin != INT64_MAX ? -x->tmin : 0;
+    int rc = -1;
+    if (!nevents || !c.al || OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL) != OTF2_SUCCESS ||
+        OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS ||
+        OTF2_Archive_SetCreator(ar, "slog-query " SLOG_VERSION_STRING) != OTF2_SUCCESS ||
+        OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS) {
+        fail(x, "cannot open the event files of %s/traces.otf2", dir);
+        goto out;
+    }
+    for (uint32_t t = 0; t < x->ntl; t++) {
+        c.w = OTF2_Archive_GetEvtWriter(ar, t);
+        if (!c.w || write_location(&c, &x->locs[t]) != 0) {
+            fail(x, "cannot write the events of location %u", t);
+            goto out;
+        }
+        if (
+            OTF2_EvtWriter_GetNumberOfEvents(c.w, &nevents[t]) != OTF2_SUCCESS ||
+            OTF2_Archive_CloseEvtWriter(ar, c.w) != OTF2_SUCCESS) {
+            fail(x, "cannot write the events of location %u", t);
+            goto out;
+        }
+    }
+    if (OTF2_Archive_CloseEvtFiles(ar) != OTF2_SUCCESS ||
+        OTF2_Archive_OpenDefFiles(ar) != OTF2_SUCCESS) {
+        fail(x, "cannot finish the event files");
+        goto out;
+    }
+    for (uint32_t t = 0; t < x->ntl; t++) {
+        OTF2_DefWriter *const dw = OTF2_Archive_GetDefWriter(ar, t);
+        if (!dw || OTF2_Archive_CloseDefWriter(ar, dw) != OTF2_SUCCESS) {
+            fail(x, "cannot write the local definitions of location %u", t);
+            goto out;
+        }
+    }
+    OTF2_GlobalDefWriter *const g = OTF2_Archive_GetGlobalDefWriter(ar);
+    if (OTF2_Archive_CloseDefFiles(ar) != OTF2_SUCCESS || !g) {
+        fail(x, "cannot open the global definitions");
+        goto out;
+    }
+    rc = write_defs(x, g, nevents, c.bias);
+out:
+    if (OTF2_Archive_Close(ar) != OTF2_SUCCESS && rc == 0) {
+        rc = fail(x, "cannot close the archive %s/traces.otf2", dir);
+    }
+    OTF2_AttributeList_Delete(c.al);
+    free(nevents);
+    return rc;
+}
+
+/* ---- driver ------------------------------------------------------------------ */
+
+static int load_tables(exporter *x)
+{
+    x->fi = slog_reader_info(x->r);
+    x->ntl = x->fi->timelines;
+    x->ncat = x->fi->categories;
+    const size_t nt = x->ntl ? x->ntl : 1, nc = x->ncat ? x->ncat : 1;
+    x->tls = calloc(nt, sizeof *x->tls);
+    x->locs = calloc(nt, sizeof *x->locs);
+    x->cats = calloc(nc, sizeof *x->cats);
+    x->cat_ref = malloc(nc * sizeof *x->cat_ref);
+    x->region_name = calloc(nc, sizeof *x->region_name);
+    x->region_descr = calloc(nc, sizeof *x->region_descr);
+    x->metric_name = calloc(nc, sizeof *x->metric_name);
+    x->metric_descr = calloc(nc, sizeof *x->metric_descr);
+    if (!x->tls || !x->locs || !x->cats || !x->cat_ref || !x->region_name || !x->region_descr ||
+        !x->metric_name || !x->metric_descr) {
+        return fail(x, "out of memory");
+    }
+    memset(x->cat_ref, 0xff, nc * sizeof *x->cat_ref);
+    for (uint32_t t = 0; t < x->ntl; t++) {
+        if (slog_reader_timeline(x->r, t, &x->tls[t]) != SLOG_OK) {
+            return fail(x, "cannot read timeline %u", t);
+        }
+    }
+    for (uint32_t k = 0; k < x->ncat; k++) {
+        if (slog_reader_category(x->r, k, &x->cats[k]) != SLOG_OK) {
+            return fail(x, "cannot read category %u", k);
+        }
+    }
+    return 0;
+}
+
+static int run_query(exporter *x, const slog_query_options *q)
+{
+    slog_query_options qo = SLOG_QUERY_OPTIONS_INIT;
+    if (q) {
+        qo = *q;
+    } else {
+        qo.t0 = INT64_MIN;
+        qo.t1 = INT64_MAX;
+    }
+    qo.resolution = 0; /* full detail: previews cannot be written as OTF2 */
+    qo.kinds &= ~(1u << SLOG_KIND_PREVIEW);
+    slog_query *qy;
+    slog_error e;
+    if (slog_query_create(&qy, x->r, &qo, &e) != SLOG_OK) {
+        return fail(x, "cannot query the window: %s", e.message);
+    }
+    const slog_item *it;
+    int rc;
+    while ((rc = slog_query_next(qy, &it, &e)) == SLOG_OK) {
+        if (collect(x, it) != 0) {
+            slog_query_destroy(qy);
+            return -1;
+        }
+    }
+    slog_query_destroy(qy);
+    if (rc != SLOG_END) {
+        return fail(x, "cannot read the window: %s", e.message);
+    }
+    return 0;
+}
+
+static void exporter_free(exporter *x)
+{
+    for (uint32_t t = 0; x->locs && t < x->ntl; t++) {
+        free(x->locs[t].states);
+        free(x->locs[t].points);
+    }
+    free(x->locs);
+    free(x->tls);
+    free(x->cats);
+    free(x->cat_ref);
+    free(x->region_name);
+    free(x->region_descr);
+    free(x->metric_name);
+    free(x->metric_descr);
+    free(x->args);
+    free(x->tags);
+    strtab_free(&x->strings);
+    strtab_free(&x->attrs);
+}
+
+int export_otf2_write(slog_reader *r, const slog_query_options *q, const char *dir, char *errbuf,
+                      size_t errlen)
+{
+    exporter x = {.r = r, .err = errbuf, .errlen = errlen, .tmin = INT64_MAX, .tmax = INT64_MIN};
+    if (errbuf && errlen) {
+        errbuf[0] = '\0';
+    }
+    int rc = load_tables(&x);
+    if (rc == 0) {
+        rc = run_query(&x, q);
+    }
+    if (rc == 0) {
+        rc = write_archive(&x, dir);
+    }
+    if (rc == 0 && x.clamped) {
+        fprintf(stderr,
+                "slog-query: warning: %llu states ended after their enclosing state and were cut "
+                "at its end (OTF2 regions nest)\n",
+                (unsigned long long)x.clamped);
+    }
+    exporter_free(&x);
+    return rc;
+}
