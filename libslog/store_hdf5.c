@@ -175,7 +175,7 @@ static void h5_leave(const h5_guard *g)
 
 typedef struct h5_cause {
     char desc[160];
-    bool truncated;
+    bool damaged; /* HDF5 saw a truncated file or a bad checksum */
 } h5_cause;
 
 static herr_t cause_walk(unsigned n, const H5E_error2_t *e, void *data)
@@ -184,8 +184,8 @@ static herr_t cause_walk(unsigned n, const H5E_error2_t *e, void *data)
     if (n == 0 && e->desc != NULL) {
         (void)snprintf(c->desc, sizeof c->desc, "%s", e->desc);
     }
-    if (e->min_num == H5E_TRUNCATED) {
-        c->truncated = true;
+    if (e->min_num == H5E_TRUNCATED || (e->desc != NULL && strstr(e->desc, "checksum") != NULL)) {
+        c->damaged = true;
     }
     return 0;
 }
@@ -889,7 +889,7 @@ static int open_file(store *s, slog_error *err)
     }
     s->file = H5Fopen(s->path, H5F_ACC_RDONLY, fapl);
     h5_cause c = h5_last_cause();
-    if (s->file < 0 && !c.truncated) {
+    if (s->file < 0 && !c.damaged) {
         (void)H5Eclear2(H5E_DEFAULT);
         /* SWMR readers retry a metadata read whose checksum fails (the
          * writer may be mid-write), 100 times by default with growing
@@ -897,18 +897,20 @@ static int open_file(store *s, slog_error *err)
         (void)H5Pset_metadata_read_attempts(fapl, SWMR_READ_ATTEMPTS);
         s->file = H5Fopen(s->path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
         s->swmr_read = s->file >= 0;
-        if (s->file < 0) {
-            const h5_cause c2 = h5_last_cause();
-            c.truncated = c2.truncated;
+        const h5_cause c2 = s->file < 0 ? h5_last_cause() : c;
+        if (c2.damaged) {
+            c = c2;
         }
     }
     (void)H5Pclose(fapl);
     if (s->file >= 0) {
         return SLOG_OK;
     }
-    if (c.truncated) {
-        return util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, "File is truncated (HDF5: %s)",
-                        c.desc);
+    /* precheck_path saw the HDF5 signature: truncation and checksum
+     * failures mean a damaged file, anything else a file we cannot read. */
+    if (c.damaged) {
+        return util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path,
+                        "Damaged HDF5 file: truncated or bad checksum (HDF5: %s)", c.desc);
     }
     return util_err(err, SLOG_EFORMAT, UINT64_MAX, s->path,
                     "Cannot open as HDF5, damaged or not HDF5 (HDF5: %s)", c.desc);

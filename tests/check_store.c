@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store.h"
@@ -593,27 +594,69 @@ static int open_and_read_all(const char *p, const uint64_t *off, const size_t *s
     return rc;
 }
 
-START_TEST(test_store_truncated_file_is_error)
+/* Cut the file at 39 lengths; each cut must fail to open or to read. */
+static void check_truncations(const uint64_t *off, const size_t *sizes, size_t nb)
 {
-    const size_t sizes[] = {20000, 30000};
-    uint64_t off[2];
-    write_file(4096, 300, sizes, 2, off, true);
-    ck_assert_int_eq(open_and_read_all(path, off, sizes, 2), SLOG_OK);
+    ck_assert_int_eq(open_and_read_all(path, off, sizes, nb), SLOG_OK);
     const off_t full = file_size(path);
     char cut[600];
     (void)snprintf(cut, sizeof cut, "%s/cut.slog", tmpdir);
-    int failures = 0;
     for (int k = 1; k < 40; k++) {
         const off_t len = full * k / 40;
         char cmd[1400];
         (void)snprintf(cmd, sizeof cmd, "head -c %lld '%s' > '%s'", (long long)len, path, cut);
         ck_assert_int_eq(system(cmd), 0);
-        const int rc = open_and_read_all(cut, off, sizes, 2);
+        const int rc = open_and_read_all(cut, off, sizes, nb);
         ck_assert_msg(rc == SLOG_ECORRUPT || rc == SLOG_EFORMAT, "cut at %lld: rc %d",
                       (long long)len, rc);
-        failures++;
     }
-    ck_assert_int_eq(failures, 39);
+}
+
+START_TEST(test_store_truncated_file_is_error)
+{
+    const size_t sizes[] = {20000, 30000};
+    uint64_t off[2];
+    write_file(4096, 300, sizes, 2, off, true);
+    check_truncations(off, sizes, 2);
+}
+END_TEST
+
+START_TEST(test_store_truncated_file_of_killed_writer_is_error)
+{
+    const size_t sizes[] = {20000, 30000};
+    const uint64_t off[2] = {0, 20480};
+    const pid_t pid = fork();
+    ck_assert_int_ne(pid, -1);
+    if (pid == 0) {
+        uint64_t got[2];
+        write_file(4096, 300, sizes, 2, got, false); /* flushed, never closed */
+        _exit(got[1] == off[1] ? 0 : 1);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    check_truncations(off, sizes, 2);
+}
+END_TEST
+
+static void poke(off_t where, const void *bytes, size_t n)
+{
+    const int fd = open(path, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pwrite(fd, bytes, n, where), (ssize_t)n);
+    ck_assert_int_eq(close(fd), 0);
+}
+
+START_TEST(test_store_bad_superblock_checksum_is_ecorrupt_fast)
+{
+    write_file(4096, 1, NULL, 0, NULL, true);
+    /* Superblock v3: 8-byte signature, then versions, addresses and a
+     * checksum; byte 30 lies in the end-of-file address. */
+    const unsigned char junk = 0x5a;
+    poke(30, &junk, 1);
+    const time_t t0 = time(NULL);
+    expect_open_fails(SLOG_ECORRUPT, "checksum");
+    ck_assert_int_le(time(NULL) - t0, 3);
 }
 END_TEST
 
@@ -628,14 +671,6 @@ static void chunk_location(uint64_t coff, haddr_t *addr, hsize_t *size)
     ck_assert_int_ge(H5Dget_chunk_info_by_coord(d, off, &mask, addr, size), 0);
     H5Dclose(d);
     H5Fclose(f);
-}
-
-static void poke(off_t where, const void *bytes, size_t n)
-{
-    const int fd = open(path, O_WRONLY);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(pwrite(fd, bytes, n, where), (ssize_t)n);
-    ck_assert_int_eq(close(fd), 0);
 }
 
 START_TEST(test_store_corrupt_payload_is_ecorrupt)
@@ -808,7 +843,11 @@ static Suite *store_suite(void)
         {"wrong_type_is_ecorrupt", test_store_wrong_type_is_ecorrupt},
         {"missing_attribute_is_ecorrupt", test_store_missing_attribute_is_ecorrupt},
         {"truncated_file_is_error", test_store_truncated_file_is_error},
+        {"truncated_file_of_killed_writer_is_error",
+         test_store_truncated_file_of_killed_writer_is_error},
         {"corrupt_payload_is_ecorrupt", test_store_corrupt_payload_is_ecorrupt},
+        {"bad_superblock_checksum_is_ecorrupt_fast",
+         test_store_bad_superblock_checksum_is_ecorrupt_fast},
         {"filter_decodes_through_hdf5", test_store_filter_decodes_through_hdf5},
         {"create_rejects_bad_chunk_size", test_store_create_rejects_bad_chunk_size},
         {"create_out_of_memory_is_clean", test_store_create_out_of_memory_is_clean},
