@@ -690,6 +690,132 @@ START_TEST(test_mpe_damaged_files_fail_at_offset)
 }
 END_TEST
 
+/* ---- every truncation, flipped bytes -------------------------------- */
+
+typedef struct mem_src {
+    const unsigned char *p;
+    size_t len, at;
+} mem_src;
+
+static long mem_read(void *user, void *buf, size_t n)
+{
+    mem_src *m = user;
+    const size_t k = n < m->len - m->at ? n : m->len - m->at;
+    memcpy(buf, m->p + m->at, k);
+    m->at += k;
+    return (long)k;
+}
+
+static unsigned char *load_file(const char *path, size_t *len)
+{
+    mpe_in in;
+    gzFile g = open_in(path, &in);
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    for (;;) {
+        ck_assert_ptr_nonnull(buf);
+        const int r = gzread(g, buf + n, (unsigned)(cap - n));
+        ck_assert_int_ge(r, 0);
+        if (r == 0) {
+            break;
+        }
+        n += (size_t)r;
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    (void)gzclose(g);
+    *len = n;
+    return buf;
+}
+
+/* Decode bytes held in memory as CLOG2 or SLOG-2; 0 ok, -1 error. */
+static int decode_mem(const unsigned char *p, size_t len, bool clog2, mpe_err *e)
+{
+    int rc = 0;
+    clog2_conv *conv = NULL;
+    slog2_file *f = NULL;
+    for (int pass = 0; pass < 2 && rc == 0; pass++) {
+        mem_src m = {p, len, 0};
+        mpe_in in = {mem_read, NULL, &m, 0};
+        if (clog2) {
+            clog2_reader *r = NULL;
+            clog2_record rec;
+            rc = clog2_reader_open(&r, &in, e);
+            if (rc == 0 && pass == 0) {
+                rc = clog2_conv_create(&conv, clog2_reader_preamble(r), e);
+            }
+            while (rc == 0 && (rc = clog2_reader_next(r, &rec, e)) == 0) {
+                rc = pass == 0 ? clog2_conv_learn(conv, &rec, e)
+                               : clog2_conv_feed(conv, &rec, ignore_drawable, NULL, e);
+            }
+            rc = rc == 1 ? 0 : rc;
+            clog2_reader_destroy(r);
+        } else if (pass == 0) {
+            rc = slog2_file_scan(&f, &in, e);
+        } else {
+            rc = slog2_file_emit(f, &in, ignore_drawable, NULL, e);
+        }
+    }
+    clog2_conv_destroy(conv);
+    slog2_file_destroy(f);
+    return rc;
+}
+
+static const char *const hostile_inputs[][2] = {
+    {"data", "y_tiny.clog2"},
+    {"corpus", "user_states.slog2"},
+};
+
+/* A file cut anywhere must fail, with an offset inside what is left. */
+START_TEST(test_mpe_every_truncation_fails)
+{
+    const bool clog2 = strstr(hostile_inputs[_i][1], ".clog2") != NULL;
+    char *path = strcmp(hostile_inputs[_i][0], "data") == 0 ? data_file(hostile_inputs[_i][1])
+                                                            : corpus_file(hostile_inputs[_i][1]);
+    size_t len = 0;
+    unsigned char *buf = load_file(path, &len);
+    mpe_err e = {0, ""};
+    ck_assert_int_eq(decode_mem(buf, len, clog2, &e), 0);
+    /* every length for the small CLOG2; for the SLOG-2 every length in the
+     * header, the first node's start and the metadata, a stride elsewhere */
+    for (size_t cut = 0; cut < len; cut += (clog2 || cut < 400 || cut + 2000 > len) ? 1 : 37) {
+        e.offset = UINT64_MAX;
+        ck_assert_msg(decode_mem(buf, cut, clog2, &e) != 0, "%s cut at %zu decoded", path, cut);
+        ck_assert_msg(e.offset <= cut, "%s cut at %zu: error offset %llu", path, cut,
+                      (unsigned long long)e.offset);
+    }
+    free(buf);
+    free(path);
+}
+END_TEST
+
+/* Flipped bytes: an error or a clean decode, never a crash (run under
+ * ASan/UBSan in CI). */
+START_TEST(test_mpe_flipped_bytes_never_crash)
+{
+    const bool clog2 = strstr(hostile_inputs[_i][1], ".clog2") != NULL;
+    char *path = strcmp(hostile_inputs[_i][0], "data") == 0 ? data_file(hostile_inputs[_i][1])
+                                                            : corpus_file(hostile_inputs[_i][1]);
+    size_t len = 0;
+    unsigned char *buf = load_file(path, &len);
+    size_t failed = 0, tried = 0;
+    for (size_t at = 0; at < len; at += clog2 ? 1 : 11) {
+        const unsigned char keep = buf[at];
+        buf[at] = (unsigned char)(keep ^ 0xa5u);
+        mpe_err e = {0, ""};
+        failed += decode_mem(buf, len, clog2, &e) != 0;
+        tried++;
+        buf[at] = keep;
+    }
+    /* the structure is checked: a fair share of flips must be caught */
+    ck_assert_msg(failed > tried / 20, "%s: only %zu of %zu flips detected", path, failed, tried);
+    free(buf);
+    free(path);
+}
+END_TEST
+
 /* ---- unit behaviour --------------------------------------------------- */
 
 START_TEST(test_mpe_info_format_keys_and_values)
@@ -1009,6 +1135,8 @@ static Suite *mpe_suite(void)
     tcase_add_loop_test(tc, test_mpe_same_run_same_drawables, 0, NELEM(same_run));
     tcase_add_test(tc, test_mpe_clog2_tiny_exact_drawables);
     tcase_add_loop_test(tc, test_mpe_damaged_files_fail_at_offset, 0, NELEM(broken_cases));
+    tcase_add_loop_test(tc, test_mpe_every_truncation_fails, 0, NELEM(hostile_inputs));
+    tcase_add_loop_test(tc, test_mpe_flipped_bytes_never_crash, 0, NELEM(hostile_inputs));
     tcase_add_test(tc, test_mpe_info_format_keys_and_values);
     tcase_add_test(tc, test_mpe_colour_names_match_jumpshot);
     suite_add_tcase(s, tc);

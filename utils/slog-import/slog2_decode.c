@@ -872,7 +872,9 @@ int slog2_file_scan(slog2_file **out, mpe_in *in, mpe_err *e)
         slog2_file_destroy(f);
         return -1;
     }
-    qsort(f->inner, f->ninner, sizeof *f->inner, cmp_inner);
+    if (f->ninner > 0) {
+        qsort(f->inner, f->ninner, sizeof *f->inner, cmp_inner);
+    }
     f->st.nodes = f->nnodes;
     *out = f;
     return 0;
