@@ -876,19 +876,43 @@ START_TEST(test_recorder_import_round_trips_every_record)
 }
 END_TEST
 
-/* Default import: each rank is shifted so that its first barrier on
- * MPI_COMM_WORLD ends when rank 0's does; the shift is one constant per
- * rank, so durations and the order within a rank stay as decoded. */
-START_TEST(test_recorder_import_aligns_ranks_at_world_barrier)
+typedef struct span {
+    int64_t start, end;
+    uint64_t category; /* hash of the name: ids follow first use, which alignment reorders */
+    bool world_barrier;
+} span;
+
+typedef struct rank_spans {
+    span *v;
+    size_t n, cap;
+} rank_spans;
+
+static int cmp_span(const void *a, const void *b)
 {
-    char *const dir = corpus_path(traces[_i]);
+    const span *x = a, *y = b;
+    if (x->start != y->start) {
+        return x->start < y->start ? -1 : 1;
+    }
+    if (x->end != y->end) {
+        return x->end < y->end ? -1 : 1;
+    }
+    return (x->category > y->category) - (x->category < y->category);
+}
+
+/* Import `dir` (with SLOG_RECORDER_ALIGN=align, NULL to unset) and return
+ * each rank's states sorted by time. */
+static uint32_t import_spans(const char *dir, const char *align, rank_spans *per)
+{
     char *const tmp = make_tmpdir();
     char *out = NULL, *errp = NULL;
     ck_assert_int_ge(asprintf(&out, "%s/out.slog", tmp), 0);
     ck_assert_int_ge(asprintf(&errp, "%s/stderr", tmp), 0);
-    ck_assert_int_eq(unsetenv("SLOG_RECORDER_ALIGN"), 0);
+    if (align != NULL) {
+        ck_assert_int_eq(setenv("SLOG_RECORDER_ALIGN", align, 1), 0);
+    } else {
+        ck_assert_int_eq(unsetenv("SLOG_RECORDER_ALIGN"), 0);
+    }
     ck_assert_int_eq(run_import(dir, out, errp), 0);
-
     slog_reader *rd = NULL;
     ck_assert_int_eq(slog_reader_open(&rd, out, NULL, NULL), SLOG_OK);
     const slog_file_info *const info = slog_reader_info(rd);
@@ -898,13 +922,8 @@ START_TEST(test_recorder_import_aligns_ranks_at_world_barrier)
     qo.t1 = info->end + 1;
     slog_query *q = NULL;
     ck_assert_int_eq(slog_query_create(&q, rd, &qo, NULL), SLOG_OK);
-    int64_t first_start[MAXR], first_end[MAXR];
-    for (int r = 0; r < MAXR; r++) {
-        first_start[r] = INT64_MAX;
-        first_end[r] = 0;
-    }
     const slog_item *it = NULL;
-    uint32_t maxrank = 0;
+    uint32_t nranks = 0;
     while (slog_query_next(q, &it, NULL) == SLOG_OK) {
         const slog_state *const st = &it->u.state;
         slog_category_info cat;
@@ -917,18 +936,24 @@ START_TEST(test_recorder_import_aligns_ranks_at_world_barrier)
         unsigned rank = 0;
         ck_assert_int_eq(sscanf(tl.name, "rank %u", &rank), 1);
         ck_assert_uint_lt(rank, MAXR);
-        maxrank = rank > maxrank ? rank : maxrank;
-        if (strcmp(cat.name, "MPI_Barrier") == 0 && st->depth == 0 && st->nargs >= 1 &&
-            st->args[0].type == SLOG_ARG_STRING && strcmp(st->args[0].v.s, "MPI_COMM_WORLD") == 0 &&
-            st->start < first_start[rank]) {
-            first_start[rank] = st->start;
-            first_end[rank] = st->end;
+        nranks = rank + 1 > nranks ? rank + 1 : nranks;
+        rank_spans *const rs = &per[rank];
+        if (rs->n == rs->cap) {
+            rs->cap = rs->cap != 0 ? 2 * rs->cap : 256;
+            rs->v = realloc(rs->v, rs->cap * sizeof *rs->v);
+            ck_assert_ptr_nonnull(rs->v);
         }
+        uint64_t hname = 1469598103934665603u;
+        for (const char *c = cat.name; *c != '\0'; c++) {
+            hname = (hname ^ (unsigned char)*c) * 1099511628211u;
+        }
+        rs->v[rs->n++] = (span){st->start, st->end, hname,
+                                strcmp(cat.name, "MPI_Barrier") == 0 && st->nargs >= 1 &&
+                                    st->args[0].type == SLOG_ARG_STRING &&
+                                    strcmp(st->args[0].v.s, "MPI_COMM_WORLD") == 0};
     }
-    ck_assert_uint_eq(maxrank, 3);
-    for (uint32_t r = 0; r <= maxrank; r++) {
-        ck_assert_int_ne(first_start[r], INT64_MAX);
-        ck_assert_int_eq(first_end[r], first_end[0]);
+    for (uint32_t r = 0; r < nranks; r++) {
+        qsort(per[r].v, per[r].n, sizeof *per[r].v, cmp_span);
     }
     slog_query_destroy(q);
     slog_reader_destroy(rd);
@@ -938,6 +963,63 @@ START_TEST(test_recorder_import_aligns_ranks_at_world_barrier)
     free(out);
     free(errp);
     free(tmp);
+    return nranks;
+}
+
+/* Default import: each rank is moved by one constant (rank 0 not at all),
+ * and afterwards no world barrier on any rank ends before rank 0 entered
+ * it, nor on rank 0 before that rank entered it. */
+START_TEST(test_recorder_import_aligns_ranks_at_world_barriers)
+{
+    char *const dir = corpus_path(traces[_i]);
+    rank_spans raw[MAXR], aligned[MAXR];
+    memset(raw, 0, sizeof raw);
+    memset(aligned, 0, sizeof aligned);
+    const uint32_t nranks = import_spans(dir, "none", raw);
+    ck_assert_uint_eq(import_spans(dir, NULL, aligned), nranks);
+    ck_assert_uint_eq(nranks, 4);
+    uint32_t moved = 0;
+    for (uint32_t r = 0; r < nranks; r++) {
+        ck_assert_uint_eq(raw[r].n, aligned[r].n);
+        ck_assert_uint_gt(raw[r].n, 0);
+        const int64_t d = aligned[r].v[0].start - raw[r].v[0].start;
+        for (size_t i = 0; i < raw[r].n; i++) {
+            ck_assert_int_eq(aligned[r].v[i].start - raw[r].v[i].start, d);
+            ck_assert_int_eq(aligned[r].v[i].end - raw[r].v[i].end, d);
+            ck_assert_uint_eq(aligned[r].v[i].category, raw[r].v[i].category);
+        }
+        if (r == 0) {
+            ck_assert_int_eq(d, 0);
+        }
+        moved += d != 0;
+    }
+    ck_assert_uint_gt(moved, 0); /* every corpus run has world barriers */
+    const rank_spans *const r0 = &aligned[0];
+    for (uint32_t r = 1; r < nranks; r++) {
+        size_t i = 0, j = 0;
+        for (;;) {
+            while (i < r0->n && !r0->v[i].world_barrier) {
+                i++;
+            }
+            while (j < aligned[r].n && !aligned[r].v[j].world_barrier) {
+                j++;
+            }
+            if (i == r0->n || j == aligned[r].n) {
+                break;
+            }
+            ck_assert_msg(r0->v[i].start <= aligned[r].v[j].end &&
+                              aligned[r].v[j].start <= r0->v[i].end,
+                          "%s: rank %u leaves a world barrier before rank 0 enters, or the "
+                          "reverse",
+                          traces[_i], r);
+            i++;
+            j++;
+        }
+    }
+    for (uint32_t r = 0; r < MAXR; r++) {
+        free(raw[r].v);
+        free(aligned[r].v);
+    }
     free(dir);
 }
 END_TEST
@@ -1149,7 +1231,7 @@ static Suite *recorder_suite(void)
     tc = tcase_create("import");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_recorder_import_round_trips_every_record, 0, NTRACES);
-    tcase_add_loop_test(tc, test_recorder_import_aligns_ranks_at_world_barrier, 0, NTRACES);
+    tcase_add_loop_test(tc, test_recorder_import_aligns_ranks_at_world_barriers, 0, NTRACES);
     tcase_add_test(tc, test_recorder_import_threads_become_child_timelines);
     tcase_add_test(tc, test_recorder_import_args_named_and_typed);
     tcase_add_loop_test(tc, test_recorder_import_broken_input_fails_with_location, 0, NBROKEN);

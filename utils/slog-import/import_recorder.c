@@ -32,9 +32,9 @@
 #include "importer.h"
 #include "recorder_decode.h"
 
-#define MERGE_BYTES (UINT64_C(1) << 30)
-#define MAX_ARGS    256u
-#define NO_BARRIER  INT64_MIN
+#define MERGE_BYTES  (UINT64_C(1) << 30)
+#define MAX_ARGS     256u
+#define MAX_BARRIERS 65536u /* world barriers kept per rank for alignment */
 
 /* ------------------------------------------------------------------ */
 /* folder detection                                                   */
@@ -186,8 +186,9 @@ typedef struct thread_tl {
 typedef struct rank_src {
     uint32_t rank;
     uint32_t timeline;
-    int64_t barrier_end; /* ticks of the first world barrier's end, NO_BARRIER if none */
-    int64_t shift;       /* ns added to this rank's times */
+    int64_t (*barriers)[2]; /* [start, end] ticks of its MPI_Barrier(MPI_COMM_WORLD) calls */
+    uint32_t nbarriers, barrier_cap;
+    int64_t shift; /* ns added to this rank's times */
     uint64_t nrec;
     rec_rank *rk;
     pending *heap;
@@ -653,19 +654,38 @@ static int merge_ranks(rec_import *im, uint32_t first, uint32_t count)
 static bool is_world_barrier(const rec_import *im, const rec_sig *sig)
 {
     const char *const f = rec_trace_func_name(im->t, sig->func_id);
-    return sig->depth == 0 && f != NULL && strcmp(f, "MPI_Barrier") == 0 && sig->args_len >= 15 &&
+    return f != NULL && strcmp(f, "MPI_Barrier") == 0 && sig->args_len >= 15 &&
            memcmp(sig->args, "MPI_COMM_WORLD ", 15) == 0;
 }
 
+static int keep_barrier(rank_src *s, const rec_record *rec)
+{
+    if (s->nbarriers == MAX_BARRIERS) {
+        return 0;
+    }
+    if (s->nbarriers == s->barrier_cap) {
+        const uint32_t cap = s->barrier_cap != 0 ? 2 * s->barrier_cap : 16;
+        int64_t(*const nb)[2] = realloc(s->barriers, cap * sizeof *nb);
+        if (nb == NULL) {
+            return -1;
+        }
+        s->barriers = nb;
+        s->barrier_cap = cap;
+    }
+    s->barriers[s->nbarriers][0] = rec->tstart;
+    s->barriers[s->nbarriers][1] = rec->tend;
+    s->nbarriers++;
+    return 0;
+}
+
 /* Open every rank once: checks every file before anything is written,
- * counts records and finds the first MPI_Barrier(MPI_COMM_WORLD). */
+ * counts records and collects the MPI_Barrier(MPI_COMM_WORLD) calls. */
 static int validate_ranks(rec_import *im, uint64_t *ts_bytes)
 {
     *ts_bytes = 0;
     for (uint32_t r = 0; r < im->nranks; r++) {
         rank_src *const s = &im->ranks[r];
         s->rank = r;
-        s->barrier_end = NO_BARRIER;
         rec_rank *rk = NULL;
         slog_error err;
         if (rec_rank_open(&rk, im->t, r, &err) != SLOG_OK) {
@@ -676,36 +696,56 @@ static int validate_ranks(rec_import *im, uint64_t *ts_bytes)
         im->total += s->nrec;
         *ts_bytes += 8 * s->nrec;
         rec_record rec;
-        while (rec_rank_next(rk, &rec) == SLOG_OK) {
+        int rc = 0;
+        while (rc == 0 && rec_rank_next(rk, &rec) == SLOG_OK) {
             if (is_world_barrier(im, rec.sig)) {
-                s->barrier_end = rec.tend;
-                break;
+                rc = keep_barrier(s, &rec);
             }
         }
         rec_rank_close(rk);
+        if (rc != 0) {
+            return import_fail(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+        }
     }
     return 0;
 }
 
 /* Ranks count their ticks from their own start, but the format stores only
- * rank 0's start time.  A barrier on MPI_COMM_WORLD releases all ranks at
- * nearly the same moment, so when every rank has one, each rank is shifted
- * to make its first world barrier end when rank 0's does.  Set
- * SLOG_RECORDER_ALIGN=none to keep the raw per-rank clocks. */
+ * rank 0's start time (see doc/IMPORT-RECORDER.md).  Barriers on
+ * MPI_COMM_WORLD are the only synchronisation every rank records, and the
+ * k-th one is the same call on every rank.  Each rank r > 0 is shifted by
+ * d so that (1) its first world barrier ends when rank 0's does, then
+ * (2) d is clamped into the interval where no world barrier on r ends
+ * before rank 0 entered it, nor on rank 0 before r entered it (when that
+ * interval is not empty).  Without a world barrier on every rank nothing is
+ * shifted.  SLOG_RECORDER_ALIGN=none keeps the raw per-rank clocks. */
 static void align_clocks(rec_import *im)
 {
     const char *const mode = getenv("SLOG_RECORDER_ALIGN");
     if (mode != NULL && strcmp(mode, "none") == 0) {
         return;
     }
+    uint32_t n = UINT32_MAX;
     for (uint32_t r = 0; r < im->nranks; r++) {
-        if (im->ranks[r].barrier_end == NO_BARRIER) {
-            return;
-        }
+        n = im->ranks[r].nbarriers < n ? im->ranks[r].nbarriers : n;
     }
-    const int64_t ref = rec_ticks_to_ns(im->h, im->ranks[0].barrier_end);
-    for (uint32_t r = 0; r < im->nranks; r++) {
-        im->ranks[r].shift = ref - rec_ticks_to_ns(im->h, im->ranks[r].barrier_end);
+    if (n == 0 || n == UINT32_MAX) {
+        return;
+    }
+    const int64_t(*const b0)[2] = (const int64_t(*)[2])im->ranks[0].barriers;
+    for (uint32_t r = 1; r < im->nranks; r++) {
+        const int64_t(*const br)[2] = (const int64_t(*)[2])im->ranks[r].barriers;
+        int64_t d = b0[0][1] - br[0][1];
+        int64_t lo = INT64_MIN, hi = INT64_MAX;
+        for (uint32_t k = 0; k < n; k++) {
+            lo = b0[k][0] - br[k][1] > lo ? b0[k][0] - br[k][1] : lo;
+            hi = b0[k][1] - br[k][0] < hi ? b0[k][1] - br[k][0] : hi;
+        }
+        if (lo <= hi) {
+            d = d < lo ? lo : d > hi ? hi : d;
+        }
+        /* ticks -> ns keeps the sign: the conversion is linear */
+        im->ranks[r].shift = d >= 0 ? rec_ticks_to_ns(im->h, d) : -rec_ticks_to_ns(im->h, -d);
     }
 }
 
@@ -827,6 +867,7 @@ out:
     for (uint32_t r = 0; im.ranks != NULL && r < im.nranks; r++) {
         rank_stop(&im.ranks[r]);
         free(im.ranks[r].threads);
+        free(im.ranks[r].barriers);
     }
     free(im.ranks);
     if (im.cats.slots != NULL) {
