@@ -14,35 +14,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Length of a sequence by its lead byte (0: never valid) and the allowed
+ * range of its second byte (RFC 3629 table 3-7). */
+static size_t utf8_lead(unsigned char c, unsigned char *lo, unsigned char *hi)
+{
+    *lo = 0x80;
+    *hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) {
+        return 2;
+    }
+    if (c >= 0xe0 && c <= 0xef) {
+        *lo = c == 0xe0 ? 0xa0 : 0x80;
+        *hi = c == 0xed ? 0x9f : 0xbf;
+        return 3;
+    }
+    if (c >= 0xf0 && c <= 0xf4) {
+        *lo = c == 0xf0 ? 0x90 : 0x80;
+        *hi = c == 0xf4 ? 0x8f : 0xbf;
+        return 4;
+    }
+    return 0;
+}
+
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid;
  * *bad receives how many bytes to replace by one U+FFFD in that case. */
 static size_t utf8_valid_len(const unsigned char *s, size_t n, size_t *bad)
 {
-    const unsigned char c = s[0];
-    size_t len;
-    unsigned char lo = 0x80;
-    unsigned char hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        lo = c == 0xe0 ? 0xa0 : 0x80;
-        hi = c == 0xed ? 0x9f : 0xbf;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        lo = c == 0xf0 ? 0x90 : 0x80;
-        hi = c == 0xf4 ? 0x8f : 0xbf;
-    } else {
-        *bad = 1;
-        return 0;
-    }
+    unsigned char lo;
+    unsigned char hi;
+    const size_t len = utf8_lead(s[0], &lo, &hi);
+    *bad = 1;
     for (size_t i = 1; i < len; i++) {
-        const unsigned char lim_lo = i == 1 ? lo : 0x80;
-        const unsigned char lim_hi = i == 1 ? hi : 0xbf;
-        if (i >= n || s[i] < lim_lo || s[i] > lim_hi) {
+        if (i >= n || s[i] < lo || s[i] > hi) {
             *bad = i;
             return 0;
         }
+        lo = 0x80;
+        hi = 0xbf;
     }
     return len;
 }
@@ -51,25 +59,25 @@ static void write_escape(FILE *f, unsigned char c)
 {
     switch (c) {
     case '"':
-        fputs("\\\"", f);
+        (void)fputs("\\\"", f);
         break;
     case '\\':
-        fputs("\\\\", f);
+        (void)fputs("\\\\", f);
         break;
     case '\n':
-        fputs("\\n", f);
+        (void)fputs("\\n", f);
         break;
     case '\r':
-        fputs("\\r", f);
+        (void)fputs("\\r", f);
         break;
     case '\t':
-        fputs("\\t", f);
+        (void)fputs("\\t", f);
         break;
     case '\b':
-        fputs("\\b", f);
+        (void)fputs("\\b", f);
         break;
     case '\f':
-        fputs("\\f", f);
+        (void)fputs("\\f", f);
         break;
     default:
         (void)fprintf(f, "\\u%04x", (unsigned)c);
@@ -81,7 +89,7 @@ void json_write_string_n(FILE *f, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     const unsigned char *const end = p + n;
-    putc('"', f);
+    (void)putc('"', f);
     while (p < end) {
         /* copy the longest run of plain printable ASCII at once */
         const unsigned char *run = p;
@@ -104,17 +112,17 @@ void json_write_string_n(FILE *f, const char *s, size_t n)
             (void)fwrite(p, 1, len, f);
             p += len;
         } else {
-            fputs("\xef\xbf\xbd", f);
+            (void)fputs("\xef\xbf\xbd", f);
             p += bad;
         }
     }
-    putc('"', f);
+    (void)putc('"', f);
 }
 
 void json_write_string(FILE *f, const char *s)
 {
     if (s == NULL) {
-        fputs("null", f);
+        (void)fputs("null", f);
         return;
     }
     json_write_string_n(f, s, strlen(s));
@@ -156,7 +164,7 @@ static void before_value(json_writer *w)
         return;
     }
     if (w->need_comma[w->depth]) {
-        putc(',', w->f);
+        (void)putc(',', w->f);
     }
     w->need_comma[w->depth] = true;
 }
@@ -164,7 +172,7 @@ static void before_value(json_writer *w)
 static void open_nested(json_writer *w, char c)
 {
     before_value(w);
-    putc(c, w->f);
+    (void)putc(c, w->f);
     if (w->depth < JSON_MAX_DEPTH) {
         w->depth++;
     }
@@ -173,7 +181,7 @@ static void open_nested(json_writer *w, char c)
 
 static void close_nested(json_writer *w, char c)
 {
-    putc(c, w->f);
+    (void)putc(c, w->f);
     if (w->depth > 0) {
         w->depth--;
     }
@@ -203,7 +211,7 @@ void json_key(json_writer *w, const char *key)
 {
     before_value(w);
     json_write_string(w->f, key);
-    putc(':', w->f);
+    (void)putc(':', w->f);
     w->after_key = true;
 }
 
@@ -229,25 +237,25 @@ void json_double(json_writer *w, double v)
 {
     char buf[48];
     before_value(w);
-    fputs(json_format_double(v, buf, sizeof buf), w->f);
+    (void)fputs(json_format_double(v, buf, sizeof buf), w->f);
 }
 
 void json_bool(json_writer *w, bool v)
 {
     before_value(w);
-    fputs(v ? "true" : "false", w->f);
+    (void)fputs(v ? "true" : "false", w->f);
 }
 
 void json_null(json_writer *w)
 {
     before_value(w);
-    fputs("null", w->f);
+    (void)fputs("null", w->f);
 }
 
 void json_raw(json_writer *w, const char *text)
 {
     before_value(w);
-    fputs(text == NULL || *text == '\0' ? "null" : text, w->f);
+    (void)fputs(text == NULL || *text == '\0' ? "null" : text, w->f);
 }
 
 void json_kv_string(json_writer *w, const char *key, const char *s)

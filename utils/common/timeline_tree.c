@@ -62,8 +62,8 @@ static int build_children(timeline_tree *t)
 }
 
 /* Pre-order from `root`, appending to order[*k]; depth from `d0`. */
-static void walk(timeline_tree *t, uint32_t root, uint32_t d0, uint8_t *seen, uint32_t *stack,
-                 uint32_t *k)
+static void
+walk(timeline_tree *t, uint32_t root, uint32_t d0, uint8_t *seen, uint32_t *stack, uint32_t *k)
 {
     uint32_t sp = 0;
     stack[sp++] = root;
@@ -149,8 +149,7 @@ uint32_t timeline_tree_nchildren(const timeline_tree *t, uint32_t id)
     return t->first_child[id + 1] - t->first_child[id];
 }
 
-void timeline_tree_mark_subtree(const timeline_tree *t, uint32_t id, uint8_t *mark,
-                                uint32_t *stack)
+void timeline_tree_mark_subtree(const timeline_tree *t, uint32_t id, uint8_t *mark, uint32_t *stack)
 {
     uint32_t sp = 0;
     if (mark[id]) {

@@ -37,7 +37,9 @@ uint32_t timeline_tree_nchildren(const timeline_tree *t, uint32_t id);
  * Set mark[x] = 1 for @p id and each of its descendants.
  * @param stack scratch of t->n entries
  */
-void timeline_tree_mark_subtree(const timeline_tree *t, uint32_t id, uint8_t *mark,
+void timeline_tree_mark_subtree(const timeline_tree *t,
+                                uint32_t id,
+                                uint8_t *mark,
                                 uint32_t *stack);
 
 /** Lower-case name of a timeline kind ("process"). */

@@ -22,7 +22,8 @@ typedef struct decimal {
     int exp10;
 } decimal;
 
-static int fail(char *why, size_t whylen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static int fail(char *why, size_t whylen, const char *fmt, ...)
 {
@@ -94,8 +95,8 @@ static int parse_decimal(const char **pp, decimal *d, char *why, size_t whylen)
 }
 
 /* mant * 10^exp10 as an exact integer not above max; -1 with why otherwise. */
-static int decimal_to_int(decimal d, uint64_t max, const char *finer, uint64_t *out, char *why,
-                          size_t whylen)
+static int
+decimal_to_int(decimal d, uint64_t max, const char *finer, uint64_t *out, char *why, size_t whylen)
 {
     uint64_t v = d.mant;
     int e = d.exp10;
@@ -136,7 +137,7 @@ int units_parse_duration(const char *text, int64_t *out, char *why, size_t whyle
         return fail(why, whylen, "negative duration '%s'", text);
     }
     const char *p = text;
-    decimal d;
+    decimal d = {0, 0};
     if (parse_decimal(&p, &d, why, whylen) != 0) {
         return -1;
     }
@@ -171,7 +172,7 @@ int units_parse_percent(const char *text, uint64_t *out, char *why, size_t whyle
         return fail(why, whylen, "expected a percentage like '12.5%%'");
     }
     const char *p = text;
-    decimal d;
+    decimal d = {0, 0};
     if (*p == '-') {
         return fail(why, whylen, "negative percentage '%s'", text);
     }
@@ -268,7 +269,7 @@ int units_parse_count(const char *text, uint64_t *out, char *why, size_t whylen)
         return fail(why, whylen, "negative count '%s'", text);
     }
     const char *p = text;
-    decimal d;
+    decimal d = {0, 0};
     if (parse_decimal(&p, &d, why, whylen) != 0 || parse_exponent(&p, &d.exp10, why, whylen) != 0) {
         return -1;
     }
@@ -338,7 +339,7 @@ int units_parse_size(const char *text, uint64_t *out, char *why, size_t whylen)
         return fail(why, whylen, "negative size '%s'", text);
     }
     const char *p = text;
-    decimal d;
+    decimal d = {0, 0};
     if (parse_decimal(&p, &d, why, whylen) != 0) {
         return -1;
     }

@@ -29,7 +29,9 @@
 #define PROG          "slog-info"
 #define DEFAULT_LINES 50u
 
-enum { EXIT_USAGE = 2 };
+enum {
+    EXIT_USAGE = 2
+};
 
 typedef struct info_opts {
     const char *path;
@@ -39,13 +41,14 @@ typedef struct info_opts {
 
 static void usage(FILE *f)
 {
-    (void)fprintf(f, "Usage: " PROG " FILE [--json] [--all]\n"
-                     "Describe a libslog trace file without reading its payload.\n"
-                     "\n"
-                     "  -j, --json      one JSON object on stdout (schema 1, times in ns)\n"
-                     "  -a, --all       list every timeline and category (default: first %u)\n"
-                     "  -h, --help      this help\n"
-                     "  -V, --version   tool and library versions\n",
+    (void)fprintf(f,
+                  "Usage: " PROG " FILE [--json] [--all]\n"
+                  "Describe a libslog trace file without reading its payload.\n"
+                  "\n"
+                  "  -j, --json      one JSON object on stdout (schema 1, times in ns)\n"
+                  "  -a, --all       list every timeline and category (default: first %u)\n"
+                  "  -h, --help      this help\n"
+                  "  -V, --version   tool and library versions\n",
                   DEFAULT_LINES);
 }
 
@@ -64,7 +67,7 @@ static int usage_error(const char *fmt, ...)
 
 static void print_version(void)
 {
-    printf(PROG " %s (libslog %s)\n", SLOG_TOOL_VERSION, slog_version_string());
+    (void)printf(PROG " %s (libslog %s)\n", SLOG_TOOL_VERSION, slog_version_string());
     if (slog_version_number() != SLOG_VERSION_NUMBER) {
         (void)fprintf(stderr, PROG ": warning: built with libslog %s, running with %s\n",
                       SLOG_VERSION_STRING, slog_version_string());
@@ -75,8 +78,10 @@ static void print_version(void)
 static int parse_args(int argc, char **argv, info_opts *o)
 {
     static const struct option longs[] = {
-        {"json", no_argument, NULL, 'j'},    {"all", no_argument, NULL, 'a'},
-        {"help", no_argument, NULL, 'h'},    {"version", no_argument, NULL, 'V'},
+        {"json", no_argument, NULL, 'j'},
+        {"all", no_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -137,57 +142,57 @@ static void text_summary(const char *path, const slog_file_info *fi)
 {
     char a[64];
     char b[64];
-    printf("file:            %s\n", path);
-    printf("format:          read version %" PRIu32 ", write version %" PRIu32 "\n",
-           fi->format_read_version, fi->format_write_version);
-    printf("complete:        %s\n", fi->complete ? "yes" : "no (writer did not finish)");
-    printf("creator:         %s\n", fi->creator != NULL && *fi->creator ? fi->creator : "-");
-    printf("clock:           %" PRIu64 " ticks per second\n", fi->ticks_per_second);
+    (void)printf("file:            %s\n", path);
+    (void)printf("format:          read version %" PRIu32 ", write version %" PRIu32 "\n",
+                 fi->format_read_version, fi->format_write_version);
+    (void)printf("complete:        %s\n", fi->complete ? "yes" : "no (writer did not finish)");
+    (void)printf("creator:         %s\n", fi->creator != NULL && *fi->creator ? fi->creator : "-");
+    (void)printf("clock:           %" PRIu64 " ticks per second\n", fi->ticks_per_second);
     const int64_t dur_ns = units_ticks_to_ns(fi->end - fi->start, fi->ticks_per_second);
-    printf("time range:      %" PRId64 " .. %" PRId64 " ticks (duration %s)\n", fi->start,
-           fi->end, units_format_duration(dur_ns, a, sizeof a));
-    printf("drawables:       %" PRIu64 " (%" PRIu64 " states, %" PRIu64 " events, %" PRIu64
-           " arrows, %" PRIu64 " counter samples)\n",
-           total_drawables(fi), fi->states, fi->events, fi->arrows, fi->counters);
-    printf("tree:            %" PRIu64 " nodes, depth %" PRIu32 ", fanout %" PRIu32
-           ", leaf budget %s\n",
-           fi->nodes, fi->depth, fi->fanout, units_format_bytes(fi->leaf_bytes, a, sizeof a));
-    printf("size:            %s (%" PRIu64 " bytes), node payload %s\n",
-           units_format_bytes(fi->file_bytes, a, sizeof a), fi->file_bytes,
-           units_format_bytes(fi->payload_bytes, b, sizeof b));
-    printf("bytes/drawable:  %s on disk, %s payload\n",
-           per_drawable(fi->file_bytes, total_drawables(fi), a, sizeof a),
-           per_drawable(fi->payload_bytes, total_drawables(fi), b, sizeof b));
+    (void)printf("time range:      %" PRId64 " .. %" PRId64 " ticks (duration %s)\n", fi->start,
+                 fi->end, units_format_duration(dur_ns, a, sizeof a));
+    (void)printf("drawables:       %" PRIu64 " (%" PRIu64 " states, %" PRIu64 " events, %" PRIu64
+                 " arrows, %" PRIu64 " counter samples)\n",
+                 total_drawables(fi), fi->states, fi->events, fi->arrows, fi->counters);
+    (void)printf("tree:            %" PRIu64 " nodes, depth %" PRIu32 ", fanout %" PRIu32
+                 ", leaf budget %s\n",
+                 fi->nodes, fi->depth, fi->fanout, units_format_bytes(fi->leaf_bytes, a, sizeof a));
+    (void)printf("size:            %s (%" PRIu64 " bytes), node payload %s\n",
+                 units_format_bytes(fi->file_bytes, a, sizeof a), fi->file_bytes,
+                 units_format_bytes(fi->payload_bytes, b, sizeof b));
+    (void)printf("bytes/drawable:  %s on disk, %s payload\n",
+                 per_drawable(fi->file_bytes, total_drawables(fi), a, sizeof a),
+                 per_drawable(fi->payload_bytes, total_drawables(fi), b, sizeof b));
 }
 
 static void text_timelines(const timeline_tree *t, bool all)
 {
-    printf("timelines (%" PRIu32 "):\n", t->n);
+    (void)printf("timelines (%" PRIu32 "):\n", t->n);
     const uint32_t limit = all ? t->n : (t->n < DEFAULT_LINES ? t->n : DEFAULT_LINES);
     for (uint32_t k = 0; k < limit; k++) {
         const slog_timeline_info *ti = &t->info[t->order[k]];
         const uint32_t indent = 2 + 2 * (t->depth[ti->id] < 32 ? t->depth[ti->id] : 32);
-        printf("%*s%s  [%s, id %" PRIu32, (int)indent, "", ti->name, timeline_kind_name(ti->kind),
-               ti->id);
+        (void)printf("%*s%s  [%s, id %" PRIu32, (int)indent, "", ti->name,
+                     timeline_kind_name(ti->kind), ti->id);
         if (ti->sort_key != 0) {
-            printf(", sort %" PRId64, ti->sort_key);
+            (void)printf(", sort %" PRId64, ti->sort_key);
         }
         const uint32_t nc = timeline_tree_nchildren(t, ti->id);
         if (nc > 0) {
-            printf(", %" PRIu32 " children", nc);
+            (void)printf(", %" PRIu32 " children", nc);
         }
-        printf("]\n");
+        (void)printf("]\n");
     }
     if (limit < t->n) {
-        printf("  ... %" PRIu32 " more (--all lists them)\n", t->n - limit);
+        (void)printf("  ... %" PRIu32 " more (--all lists them)\n", t->n - limit);
     }
 }
 
 static int text_categories(const slog_reader *r, uint32_t n, bool all)
 {
-    printf("categories (%" PRIu32 "):\n", n);
+    (void)printf("categories (%" PRIu32 "):\n", n);
     if (n > 0) {
-        printf("  %6s  %-8s %-10s %-16s %s\n", "id", "kind", "colour", "group", "name");
+        (void)printf("  %6s  %-8s %-10s %-16s %s\n", "id", "kind", "colour", "group", "name");
     }
     const uint32_t limit = all ? n : (n < DEFAULT_LINES ? n : DEFAULT_LINES);
     for (uint32_t i = 0; i < limit; i++) {
@@ -197,11 +202,12 @@ static int text_categories(const slog_reader *r, uint32_t n, bool all)
         }
         char col[16];
         colour_text(ci.rgba, col, sizeof col);
-        printf("  %6" PRIu32 "  %-8s %-10s %-16s %s\n", i, drawable_kind_name(ci.kind), col,
-               ci.group != NULL && *ci.group ? ci.group : "-", ci.name != NULL ? ci.name : "");
+        (void)printf("  %6" PRIu32 "  %-8s %-10s %-16s %s\n", i, drawable_kind_name(ci.kind), col,
+                     ci.group != NULL && *ci.group ? ci.group : "-",
+                     ci.name != NULL ? ci.name : "");
     }
     if (limit < n) {
-        printf("  ... %" PRIu32 " more (--all lists them)\n", n - limit);
+        (void)printf("  ... %" PRIu32 " more (--all lists them)\n", n - limit);
     }
     return 0;
 }
@@ -310,7 +316,7 @@ static int describe(const info_opts *o, slog_reader *r)
         json_timelines(&j, &t);
         rc = json_categories(&j, r, fi->categories);
         json_end_object(&j);
-        putchar('\n');
+        (void)putchar('\n');
     } else {
         text_summary(o->path, fi);
         text_timelines(&t, o->all);
@@ -341,8 +347,7 @@ int main(int argc, char **argv)
     const int rc = slog_reader_open(&r, o.path, NULL, &err);
     if (rc != SLOG_OK) {
         (void)fprintf(stderr, PROG ": %s: Cannot open: %s (%s", o.path,
-                      err.message[0] != '\0' ? err.message : "unknown error",
-                      slog_status_name(rc));
+                      err.message[0] != '\0' ? err.message : "unknown error", slog_status_name(rc));
         if (err.offset != UINT64_MAX && err.offset != 0) {
             (void)fprintf(stderr, ", byte %" PRIu64, err.offset);
         }

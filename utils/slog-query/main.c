@@ -36,9 +36,17 @@
 
 #define PROG "slog-query"
 
-enum { EXIT_USAGE = 2 };
+enum {
+    EXIT_USAGE = 2
+};
 
-typedef enum out_format { FMT_TABLE, FMT_JSONL, FMT_CSV, FMT_CHROME, FMT_OTF2 } out_format;
+typedef enum out_format {
+    FMT_TABLE,
+    FMT_JSONL,
+    FMT_CSV,
+    FMT_CHROME,
+    FMT_OTF2
+} out_format;
 
 typedef struct query_opts {
     const char *path;
@@ -49,7 +57,7 @@ typedef struct query_opts {
     size_t ntimeline_names;
     const char **category_names;
     size_t ncategory_names;
-    uint32_t kinds;     /* 0: all */
+    uint32_t kinds; /* 0: all */
     out_format format;
     bool io;
     bool absolute;
@@ -73,8 +81,7 @@ static int usage_error(const char *fmt, ...)
 static int report_slog_error(const char *what, const char *path, int rc, const slog_error *err)
 {
     (void)fprintf(stderr, PROG ": %s: %s: %s (%s", path, what,
-                  err->message[0] != '\0' ? err->message : "unknown error",
-                  slog_status_name(rc));
+                  err->message[0] != '\0' ? err->message : "unknown error", slog_status_name(rc));
     if (err->offset != UINT64_MAX && err->offset != 0) {
         (void)fprintf(stderr, ", byte %" PRIu64, err->offset);
     }
@@ -113,7 +120,7 @@ static void usage(FILE *f)
 
 static void print_version(void)
 {
-    printf(PROG " %s (libslog %s)\n", SLOG_TOOL_VERSION, slog_version_string());
+    (void)printf(PROG " %s (libslog %s)\n", SLOG_TOOL_VERSION, slog_version_string());
     if (slog_version_number() != SLOG_VERSION_NUMBER) {
         (void)fprintf(stderr, PROG ": warning: built with libslog %s, running with %s\n",
                       SLOG_VERSION_STRING, slog_version_string());
@@ -179,15 +186,18 @@ static int push_name(const char ***list, size_t *n, const char *name)
     return 0;
 }
 
-enum { OPT_IO = 256, OPT_ABSOLUTE };
+enum {
+    OPT_IO = 256,
+    OPT_ABSOLUTE
+};
 
 static const struct option long_opts[] = {
-    {"window", required_argument, NULL, 'w'},   {"pixels", required_argument, NULL, 'p'},
-    {"timeline", required_argument, NULL, 't'}, {"category", required_argument, NULL, 'c'},
-    {"kind", required_argument, NULL, 'k'},     {"format", required_argument, NULL, 'f'},
-    {"output", required_argument, NULL, 'o'},   {"io", no_argument, NULL, OPT_IO},
+    {"window", required_argument, NULL, 'w'},      {"pixels", required_argument, NULL, 'p'},
+    {"timeline", required_argument, NULL, 't'},    {"category", required_argument, NULL, 'c'},
+    {"kind", required_argument, NULL, 'k'},        {"format", required_argument, NULL, 'f'},
+    {"output", required_argument, NULL, 'o'},      {"io", no_argument, NULL, OPT_IO},
     {"absolute", no_argument, NULL, OPT_ABSOLUTE}, {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},        {NULL, 0, NULL, 0},
+    {"version", no_argument, NULL, 'V'},           {NULL, 0, NULL, 0},
 };
 
 static int parse_pixels(const char *arg, uint64_t *out)
@@ -312,17 +322,57 @@ static int parse_args(int argc, char **argv, query_opts *o)
 
 /* ---- resolving against the file ----------------------------------------- */
 
+/* The whole extent, inclusive: zero-length drawables at the very start and
+ * points at the very end are inside. */
+static int64_t whole_side(const slog_file_info *fi, bool is_end)
+{
+    if (is_end) {
+        return fi->end < INT64_MAX ? fi->end + 1 : INT64_MAX;
+    }
+    return fi->start > INT64_MIN ? fi->start - 1 : INT64_MIN;
+}
+
+/* A percentage of the trace as ticks from its start (100% on the right
+ * side means the whole extent: *whole is set). */
+static int percent_offset(
+    const char *text, bool is_end, const slog_file_info *fi, int64_t *offset, bool *whole)
+{
+    char why[160];
+    uint64_t part;
+    if (units_parse_percent(text, &part, why, sizeof why) != 0) {
+        return usage_error("--window: %s", why);
+    }
+    *whole = is_end && part == UNITS_PERCENT_SCALE;
+    const uint64_t span = (uint64_t)fi->end - (uint64_t)fi->start;
+    *offset = (int64_t)units_apply_percent(span, part);
+    return 0;
+}
+
+/* A duration as ticks from the start: the start side rounds down, the end
+ * side up, so the window covers at least what was asked. */
+static int duration_offset(const char *text, bool is_end, const slog_file_info *fi, int64_t *offset)
+{
+    char why[160];
+    int64_t ns;
+    if (units_parse_duration(text, &ns, why, sizeof why) != 0) {
+        return usage_error("--window: %s", why);
+    }
+    const int conv = is_end ? units_muldiv_ceil(ns, fi->ticks_per_second, 1000000000, offset)
+                            : units_muldiv(ns, fi->ticks_per_second, 1000000000, offset);
+    if (conv != 0) {
+        return usage_error("--window: '%s' is too far for this file's clock", text);
+    }
+    return 0;
+}
+
 /* One side of the window: "" (trace start/end), a percentage, a duration
  * relative to the start, or with --absolute raw ticks. */
-static int resolve_side(const char *text, bool is_end, bool absolute, const slog_file_info *fi,
-                        int64_t *out)
+static int
+resolve_side(const char *text, bool is_end, bool absolute, const slog_file_info *fi, int64_t *out)
 {
     char why[160];
     if (*text == '\0') {
-        /* the whole extent, inclusive: zero-length drawables at the very
-         * start and points at the very end are inside */
-        *out = is_end ? (fi->end < INT64_MAX ? fi->end + 1 : INT64_MAX)
-                      : (fi->start > INT64_MIN ? fi->start - 1 : INT64_MIN);
+        *out = whole_side(fi, is_end);
         return 0;
     }
     if (absolute) {
@@ -331,31 +381,17 @@ static int resolve_side(const char *text, bool is_end, bool absolute, const slog
         }
         return 0;
     }
-    const uint64_t span = (uint64_t)fi->end - (uint64_t)fi->start;
-    int64_t offset;
-    if (strcmp(text, "0") == 0) {
-        offset = 0; /* zero needs no unit */
-    } else if (units_is_percent(text)) {
-        uint64_t part;
-        if (units_parse_percent(text, &part, why, sizeof why) != 0) {
-            return usage_error("--window: %s", why);
-        }
-        if (is_end && part == UNITS_PERCENT_SCALE) {
-            return resolve_side("", true, false, fi, out); /* 100% includes the end */
-        }
-        offset = (int64_t)units_apply_percent(span, part);
-    } else {
-        int64_t ns;
-        if (units_parse_duration(text, &ns, why, sizeof why) != 0) {
-            return usage_error("--window: %s", why);
-        }
-        /* ns -> ticks: round the start down and the end up, so the window
-         * covers at least what was asked */
-        const int conv = is_end ? units_muldiv_ceil(ns, fi->ticks_per_second, 1000000000, &offset)
-                                : units_muldiv(ns, fi->ticks_per_second, 1000000000, &offset);
-        if (conv != 0) {
-            return usage_error("--window: '%s' is too far for this file's clock", text);
-        }
+    int64_t offset = 0;
+    bool whole = false;
+    int rc = 0;
+    if (units_is_percent(text)) {
+        rc = percent_offset(text, is_end, fi, &offset, &whole);
+    } else if (strcmp(text, "0") != 0) { /* zero needs no unit */
+        rc = duration_offset(text, is_end, fi, &offset);
+    }
+    if (rc != 0 || whole) {
+        *out = whole_side(fi, is_end);
+        return rc;
     }
     if (__builtin_add_overflow(fi->start, offset, out)) {
         return usage_error("--window: '%s' is beyond the end of time", text);
@@ -443,8 +479,19 @@ static int select_timelines(const query_opts *o, const timeline_tree *t, id_list
     return rc;
 }
 
-static int select_categories(const query_opts *o, const slog_category_info *cats, uint32_t ncats,
-                             id_list *out)
+/* Append id unless present (category lists are short). */
+static void add_unique(id_list *l, uint32_t id)
+{
+    for (uint32_t j = 0; j < l->n; j++) {
+        if (l->ids[j] == id) {
+            return;
+        }
+    }
+    l->ids[l->n++] = id;
+}
+
+static int
+select_categories(const query_opts *o, const slog_category_info *cats, uint32_t ncats, id_list *out)
 {
     out->ids = calloc((size_t)ncats + 1, sizeof *out->ids);
     if (out->ids == NULL) {
@@ -455,14 +502,8 @@ static int select_categories(const query_opts *o, const slog_category_info *cats
         bool found = false;
         for (uint32_t i = 0; i < ncats; i++) {
             if (cats[i].name != NULL && strcmp(cats[i].name, o->category_names[k]) == 0) {
+                add_unique(out, i);
                 found = true;
-                bool dup = false;
-                for (uint32_t j = 0; j < out->n; j++) {
-                    dup = dup || out->ids[j] == i;
-                }
-                if (!dup) {
-                    out->ids[out->n++] = i;
-                }
             }
         }
         if (!found) {
@@ -521,6 +562,8 @@ static int build_query(query_run *run)
         q.ntimelines = run->tsel.n;
     }
     if (o->ncategory_names > 0) {
+        /* run->cats and run->csel.ids are freed by main (the analyzer loses them) */
+        // NOLINTNEXTLINE(clang-analyzer-unix.Malloc)
         rc = select_categories(o, run->cats, run->fi->categories, &run->csel);
         if (rc != 0) {
             return rc;
@@ -542,9 +585,9 @@ static double now_ms(void)
 static void print_io(const slog_query_stats *st, double ms)
 {
     (void)fprintf(stderr,
-                  PROG ": io: nodes_visited=%" PRIu64 " nodes_read=%" PRIu64
-                       " cache_hits=%" PRIu64 " bytes_read=%" PRIu64 " bytes_decoded=%" PRIu64
-                       " items=%" PRIu64 " elapsed_ms=%.3f\n",
+                  PROG ": io: nodes_visited=%" PRIu64 " nodes_read=%" PRIu64 " cache_hits=%" PRIu64
+                       " bytes_read=%" PRIu64 " bytes_decoded=%" PRIu64 " items=%" PRIu64
+                       " elapsed_ms=%.3f\n",
                   st->nodes_visited, st->nodes_read, st->cache_hits, st->bytes_read,
                   st->bytes_decoded, st->items, ms);
 }

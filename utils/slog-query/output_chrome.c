@@ -26,8 +26,8 @@
 #include "units.h"
 
 typedef struct chrome_state {
-    uint32_t *pid;     /* per timeline */
-    uint32_t *tid;     /* per timeline; == pid for a pid timeline */
+    uint32_t *pid; /* per timeline */
+    uint32_t *tid; /* per timeline; == pid for a pid timeline */
     bool *is_process;
     bool first;
     uint64_t next_flow;
@@ -69,12 +69,12 @@ static void assign_ids(chrome_state *st, const timeline_tree *t)
 static void next_element(qout_ctx *c)
 {
     chrome_state *st = c->impl;
-    fputs(st->first ? "\n" : ",\n", c->f);
+    (void)fputs(st->first ? "\n" : ",\n", c->f);
     st->first = false;
 }
 
-static void metadata(qout_ctx *c, json_writer *j, const char *what, uint32_t id, const char *key,
-                     bool is_int, int64_t v, const char *s)
+/* Open an M event {"ph":"M","name":what,"pid","tid","args":{ (left open). */
+static void meta_open(qout_ctx *c, json_writer *j, const char *what, uint32_t id)
 {
     const chrome_state *st = c->impl;
     next_element(c);
@@ -86,11 +86,10 @@ static void metadata(qout_ctx *c, json_writer *j, const char *what, uint32_t id,
     json_kv_uint(j, "tid", st->tid[id]);
     json_key(j, "args");
     json_begin_object(j);
-    if (is_int) {
-        json_kv_int(j, key, v);
-    } else {
-        json_kv_string(j, key, s);
-    }
+}
+
+static void meta_close(json_writer *j)
+{
     json_end_object(j);
     json_end_object(j);
 }
@@ -103,10 +102,13 @@ static void emit_metadata(qout_ctx *c, json_writer *j)
         const uint32_t id = t->order[k];
         const slog_timeline_info *ti = &t->info[id];
         const bool proc = st->is_process[id];
-        metadata(c, j, proc ? "process_name" : "thread_name", id, "name", false, 0, ti->name);
+        meta_open(c, j, proc ? "process_name" : "thread_name", id);
+        json_kv_string(j, "name", ti->name);
+        meta_close(j);
         if (ti->sort_key != 0) {
-            metadata(c, j, proc ? "process_sort_index" : "thread_sort_index", id, "sort_index",
-                     true, ti->sort_key, NULL);
+            meta_open(c, j, proc ? "process_sort_index" : "thread_sort_index", id);
+            json_kv_int(j, "sort_index", ti->sort_key);
+            meta_close(j);
         }
     }
 }
@@ -127,7 +129,7 @@ static int chrome_begin(qout_ctx *c)
     }
     st->first = true;
     assign_ids(st, c->tl);
-    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", c->f);
+    (void)fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", c->f);
     json_writer j;
     json_writer_init(&j, c->f);
     emit_metadata(c, &j);
@@ -135,10 +137,12 @@ static int chrome_begin(qout_ctx *c)
 }
 
 /* "ph", name/cat from the category (cat: @p cat when not NULL), pid/tid
- * from the timeline, "ts"; the object stays open. */
-static void event_head(qout_ctx *c, json_writer *j, const char *ph, uint32_t timeline,
-                       uint32_t category, int64_t ts_ticks, const char *cat)
+ * from the timeline, "ts" from sp.start; the object stays open. */
+static void event_head(qout_ctx *c, json_writer *j, const char *ph, qout_span sp, const char *cat)
 {
+    const uint32_t timeline = sp.timeline;
+    const uint32_t category = sp.category;
+    const int64_t ts_ticks = sp.start;
     const chrome_state *st = c->impl;
     char buf[48];
     next_element(c);
@@ -179,11 +183,11 @@ static void chrome_arrow(qout_ctx *c, json_writer *j, const slog_item *it)
     chrome_state *st = c->impl;
     const slog_arrow *a = &it->u.arrow;
     const uint64_t id = ++st->next_flow;
-    event_head(c, j, "s", a->from, a->category, a->start, NULL);
+    event_head(c, j, "s", (qout_span){a->from, a->category, a->start, a->start}, NULL);
     json_kv_uint(j, "id", id);
     args_field(j, it);
     json_end_object(j);
-    event_head(c, j, "f", a->to, a->category, a->end, NULL);
+    event_head(c, j, "f", (qout_span){a->to, a->category, a->end, a->end}, NULL);
     json_kv_uint(j, "id", id);
     json_kv_string(j, "bp", "e");
     json_end_object(j);
@@ -196,7 +200,7 @@ static void chrome_preview(qout_ctx *c, json_writer *j, const slog_preview *p)
         st->previews_skipped++;
         return;
     }
-    event_head(c, j, "X", p->row, p->category, p->start, "slog.preview");
+    event_head(c, j, "X", (qout_span){p->row, p->category, p->start, p->end}, "slog.preview");
     dur_field(c, j, p->start, p->end);
     json_key(j, "args");
     json_begin_object(j);
@@ -210,35 +214,49 @@ static void chrome_preview(qout_ctx *c, json_writer *j, const slog_preview *p)
     json_end_object(j);
 }
 
+static void chrome_state_x(qout_ctx *c, json_writer *j, const slog_item *it)
+{
+    const slog_state *s = &it->u.state;
+    event_head(c, j, "X", (qout_span){s->timeline, s->category, s->start, s->end}, NULL);
+    dur_field(c, j, s->start, s->end);
+    args_field(j, it);
+    json_end_object(j);
+}
+
+static void chrome_event_i(qout_ctx *c, json_writer *j, const slog_item *it)
+{
+    const slog_event *e = &it->u.event;
+    event_head(c, j, "i", (qout_span){e->timeline, e->category, e->time, e->time}, NULL);
+    json_kv_string(j, "s", "t");
+    args_field(j, it);
+    json_end_object(j);
+}
+
+static void chrome_counter_c(qout_ctx *c, json_writer *j, const slog_counter *k)
+{
+    event_head(c, j, "C", (qout_span){k->timeline, k->category, k->time, k->time}, NULL);
+    json_key(j, "args");
+    json_begin_object(j);
+    json_kv_double(j, "value", k->value);
+    json_end_object(j);
+    json_end_object(j);
+}
+
 static int chrome_item(qout_ctx *c, const slog_item *it)
 {
     json_writer j;
     switch (it->kind) {
     case SLOG_KIND_STATE:
-        event_head(c, &j, "X", it->u.state.timeline, it->u.state.category, it->u.state.start,
-                   NULL);
-        dur_field(c, &j, it->u.state.start, it->u.state.end);
-        args_field(&j, it);
-        json_end_object(&j);
+        chrome_state_x(c, &j, it);
         break;
     case SLOG_KIND_EVENT:
-        event_head(c, &j, "i", it->u.event.timeline, it->u.event.category, it->u.event.time,
-                   NULL);
-        json_kv_string(&j, "s", "t");
-        args_field(&j, it);
-        json_end_object(&j);
+        chrome_event_i(c, &j, it);
         break;
     case SLOG_KIND_ARROW:
         chrome_arrow(c, &j, it);
         break;
     case SLOG_KIND_COUNTER:
-        event_head(c, &j, "C", it->u.counter.timeline, it->u.counter.category,
-                   it->u.counter.time, NULL);
-        json_key(&j, "args");
-        json_begin_object(&j);
-        json_kv_double(&j, "value", it->u.counter.value);
-        json_end_object(&j);
-        json_end_object(&j);
+        chrome_counter_c(c, &j, &it->u.counter);
         break;
     case SLOG_KIND_PREVIEW:
         chrome_preview(c, &j, &it->u.preview);

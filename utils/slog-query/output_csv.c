@@ -16,17 +16,17 @@
 static void csv_field(FILE *f, const char *s)
 {
     if (strpbrk(s, ",\"\r\n") == NULL) {
-        fputs(s, f);
+        (void)fputs(s, f);
         return;
     }
-    putc('"', f);
+    (void)putc('"', f);
     for (const char *p = s; *p != '\0'; p++) {
         if (*p == '"') {
-            putc('"', f);
+            (void)putc('"', f);
         }
-        putc(*p, f);
+        (void)putc(*p, f);
     }
-    putc('"', f);
+    (void)putc('"', f);
 }
 
 enum {
@@ -59,10 +59,10 @@ enum {
 };
 
 static const char *const header[NCOL] = {
-    "kind",  "timeline_id", "timeline", "category_id", "category", "start", "end",
-    "depth", "from_id",     "from",     "to_id",       "to",       "value", "of",
-    "fold",  "count",       "inclusive", "exclusive",  "min",      "max",   "vmin",
-    "vmax",  "vsum",        "vlast",    "args",
+    "kind",  "timeline_id", "timeline",  "category_id", "category", "start", "end",
+    "depth", "from_id",     "from",      "to_id",       "to",       "value", "of",
+    "fold",  "count",       "inclusive", "exclusive",   "min",      "max",   "vmin",
+    "vmax",  "vsum",        "vlast",     "args",
 };
 
 /* One row being filled: text per column, NULL for empty. */
@@ -98,31 +98,30 @@ static int csv_begin(qout_ctx *c)
 {
     for (int i = 0; i < NCOL; i++) {
         if (i > 0) {
-            putc(',', c->f);
+            (void)putc(',', c->f);
         }
-        fputs(header[i], c->f);
+        (void)fputs(header[i], c->f);
     }
-    putc('\n', c->f);
+    (void)putc('\n', c->f);
     return 0;
 }
 
-static void set_head(qout_ctx *c, csv_row *r, const char *kind, uint32_t tl, uint32_t cat,
-                     int64_t s, int64_t e)
+static void set_head(qout_ctx *c, csv_row *r, const char *kind, qout_span sp)
 {
     set_str(r, COL_KIND, kind);
-    set_uint(r, COL_TL_ID, tl);
-    set_str(r, COL_TL, qout_timeline_name(c, tl));
-    if (cat != SLOG_CATEGORY_OTHER) {
-        set_uint(r, COL_CAT_ID, cat);
+    set_uint(r, COL_TL_ID, sp.timeline);
+    set_str(r, COL_TL, qout_timeline_name(c, sp.timeline));
+    if (sp.category != SLOG_CATEGORY_OTHER) {
+        set_uint(r, COL_CAT_ID, sp.category);
     }
-    set_str(r, COL_CAT, qout_category_name(c, cat));
-    set_int(r, COL_START, qout_rel_ns(c, s));
-    set_int(r, COL_END, qout_rel_ns(c, e));
+    set_str(r, COL_CAT, qout_category_name(c, sp.category));
+    set_int(r, COL_START, qout_rel_ns(c, sp.start));
+    set_int(r, COL_END, qout_rel_ns(c, sp.end));
 }
 
 static void set_preview(qout_ctx *c, csv_row *r, const slog_preview *p)
 {
-    set_head(c, r, "preview", p->row, p->category, p->start, p->end);
+    set_head(c, r, "preview", (qout_span){p->row, p->category, p->start, p->end});
     if (!qout_row_is_timeline(p->fold)) {
         r->v[COL_TL_ID] = NULL;
     }
@@ -158,18 +157,18 @@ static void set_item(qout_ctx *c, csv_row *r, const slog_item *it)
     switch (it->kind) {
     case SLOG_KIND_STATE: {
         const slog_state *s = &it->u.state;
-        set_head(c, r, "state", s->timeline, s->category, s->start, s->end);
+        set_head(c, r, "state", (qout_span){s->timeline, s->category, s->start, s->end});
         set_uint(r, COL_DEPTH, s->depth);
         break;
     }
     case SLOG_KIND_EVENT: {
         const slog_event *e = &it->u.event;
-        set_head(c, r, "event", e->timeline, e->category, e->time, e->time);
+        set_head(c, r, "event", (qout_span){e->timeline, e->category, e->time, e->time});
         break;
     }
     case SLOG_KIND_ARROW: {
         const slog_arrow *a = &it->u.arrow;
-        set_head(c, r, "arrow", a->from, a->category, a->start, a->end);
+        set_head(c, r, "arrow", (qout_span){a->from, a->category, a->start, a->end});
         set_uint(r, COL_FROM_ID, a->from);
         set_str(r, COL_FROM, qout_timeline_name(c, a->from));
         set_uint(r, COL_TO_ID, a->to);
@@ -178,7 +177,7 @@ static void set_item(qout_ctx *c, csv_row *r, const slog_item *it)
     }
     case SLOG_KIND_COUNTER: {
         const slog_counter *k = &it->u.counter;
-        set_head(c, r, "counter", k->timeline, k->category, k->time, k->time);
+        set_head(c, r, "counter", (qout_span){k->timeline, k->category, k->time, k->time});
         set_double(r, COL_VALUE, k->value);
         break;
     }
@@ -221,7 +220,7 @@ static int csv_item(qout_ctx *c, const slog_item *it)
     r.v[COL_ARGS] = args;
     for (int i = 0; i < NCOL; i++) {
         if (i > 0) {
-            putc(',', c->f);
+            (void)putc(',', c->f);
         }
         if (r.v[i] != NULL) {
             csv_field(c->f, r.v[i]);

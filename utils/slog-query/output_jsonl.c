@@ -10,21 +10,20 @@
  */
 #include "query_out.h"
 
-static void common_fields(qout_ctx *c, json_writer *j, const char *kind, uint32_t timeline,
-                          uint32_t category, int64_t start, int64_t end)
+static void common_fields(qout_ctx *c, json_writer *j, const char *kind, qout_span sp)
 {
     json_kv_string(j, "kind", kind);
-    json_kv_string(j, "timeline", qout_timeline_name(c, timeline));
-    json_kv_uint(j, "timeline_id", timeline);
-    json_kv_string(j, "category", qout_category_name(c, category));
+    json_kv_string(j, "timeline", qout_timeline_name(c, sp.timeline));
+    json_kv_uint(j, "timeline_id", sp.timeline);
+    json_kv_string(j, "category", qout_category_name(c, sp.category));
     json_key(j, "category_id");
-    if (category == SLOG_CATEGORY_OTHER) {
+    if (sp.category == SLOG_CATEGORY_OTHER) {
         json_null(j);
     } else {
-        json_uint(j, category);
+        json_uint(j, sp.category);
     }
-    json_kv_int(j, "start", qout_rel_ns(c, start));
-    json_kv_int(j, "end", qout_rel_ns(c, end));
+    json_kv_int(j, "start", qout_rel_ns(c, sp.start));
+    json_kv_int(j, "end", qout_rel_ns(c, sp.end));
 }
 
 static void args_field(json_writer *j, const slog_item *it)
@@ -100,18 +99,18 @@ static int jsonl_item(qout_ctx *c, const slog_item *it)
     switch (it->kind) {
     case SLOG_KIND_STATE: {
         const slog_state *s = &it->u.state;
-        common_fields(c, &j, "state", s->timeline, s->category, s->start, s->end);
+        common_fields(c, &j, "state", (qout_span){s->timeline, s->category, s->start, s->end});
         json_kv_uint(&j, "depth", s->depth);
         break;
     }
     case SLOG_KIND_EVENT: {
         const slog_event *e = &it->u.event;
-        common_fields(c, &j, "event", e->timeline, e->category, e->time, e->time);
+        common_fields(c, &j, "event", (qout_span){e->timeline, e->category, e->time, e->time});
         break;
     }
     case SLOG_KIND_ARROW: {
         const slog_arrow *a = &it->u.arrow;
-        common_fields(c, &j, "arrow", a->from, a->category, a->start, a->end);
+        common_fields(c, &j, "arrow", (qout_span){a->from, a->category, a->start, a->end});
         json_kv_string(&j, "from", qout_timeline_name(c, a->from));
         json_kv_uint(&j, "from_id", a->from);
         json_kv_string(&j, "to", qout_timeline_name(c, a->to));
@@ -120,7 +119,7 @@ static int jsonl_item(qout_ctx *c, const slog_item *it)
     }
     case SLOG_KIND_COUNTER: {
         const slog_counter *k = &it->u.counter;
-        common_fields(c, &j, "counter", k->timeline, k->category, k->time, k->time);
+        common_fields(c, &j, "counter", (qout_span){k->timeline, k->category, k->time, k->time});
         json_kv_double(&j, "value", k->value);
         break;
     }

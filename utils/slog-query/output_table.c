@@ -14,12 +14,16 @@
 
 static int table_begin(qout_ctx *c)
 {
-    (void)fprintf(c->f, "%-7s %16s %16s %14s  %-20s %-20s %s\n", "KIND", "START", "END",
-                  "DURATION", "TIMELINE", "CATEGORY", "DETAIL");
+    (void)fprintf(c->f, "%-7s %16s %16s %14s  %-20s %-20s %s\n", "KIND", "START", "END", "DURATION",
+                  "TIMELINE", "CATEGORY", "DETAIL");
     return 0;
 }
 
-static void row(qout_ctx *c, const char *kind, int64_t start, int64_t end, const char *timeline,
+static void row(qout_ctx *c,
+                const char *kind,
+                int64_t start,
+                int64_t end,
+                const char *timeline,
                 const char *category)
 {
     char a[48];
@@ -39,7 +43,7 @@ static void detail_args(qout_ctx *c, const slog_item *it)
     if (n > 0) {
         json_writer j;
         json_writer_init(&j, c->f);
-        fputs(" args=", c->f);
+        (void)fputs(" args=", c->f);
         qout_args_json(&j, args, n);
     }
 }
@@ -94,8 +98,8 @@ static int table_item(qout_ctx *c, const slog_item *it)
         const slog_arrow *a = &it->u.arrow;
         row(c, "arrow", a->start, a->end, qout_timeline_name(c, a->from),
             qout_category_name(c, a->category));
-        fputs(" to=", c->f);
-        fputs(qout_timeline_name(c, a->to), c->f);
+        (void)fputs(" to=", c->f);
+        (void)fputs(qout_timeline_name(c, a->to), c->f);
         break;
     }
     case SLOG_KIND_COUNTER: {

@@ -36,6 +36,14 @@ typedef struct qout_format {
     int (*end)(qout_ctx *c);
 } qout_format;
 
+/* Where a drawable sits: its (first) timeline, category and time span. */
+typedef struct qout_span {
+    uint32_t timeline;
+    uint32_t category;
+    int64_t start;
+    int64_t end;
+} qout_span;
+
 extern const qout_format qout_table;
 extern const qout_format qout_jsonl;
 extern const qout_format qout_csv;

@@ -45,7 +45,10 @@
 #define MAX_THREADS 1000000u
 #define ZIPF_BITS   12
 
-enum { EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+enum {
+    EXIT_USAGE = 2,
+    EXIT_INTERRUPTED = 130
+};
 
 typedef struct synth_opts {
     uint64_t states, events, arrows, counters;
@@ -64,9 +67,9 @@ typedef struct thread_gen {
     uint64_t rng;
     int64_t ends[MAX_DEPTH]; /* planned end time of each open call */
     uint32_t timeline;
-    uint32_t process;        /* index into the process arrays */
-    uint8_t depth;           /* open calls */
-    uint8_t max_depth;       /* of the current call tree */
+    uint32_t process;  /* index into the process arrays */
+    uint8_t depth;     /* open calls */
+    uint8_t max_depth; /* of the current call tree */
 } thread_gen;
 
 typedef struct heap_entry {
@@ -218,16 +221,56 @@ static void heap_build(synth *s)
 /* ---- names and metadata ------------------------------------------------- */
 
 static const char *const state_names[N_STATE_CAT] = {
-    "compute",        "MPI_Wait",      "memcpy",         "MPI_Allreduce", "kernel_launch",
-    "MPI_Send",       "MPI_Recv",      "fft_forward",    "fft_inverse",   "solve_linear",
-    "read",           "write",         "malloc",         "free",          "MPI_Barrier",
-    "MPI_Isend",      "MPI_Irecv",     "MPI_Bcast",      "halo_exchange", "stencil_update",
-    "checkpoint_io",  "pack_buffer",   "unpack_buffer",  "assemble",      "precondition",
-    "gemm",           "spmv",          "dot_product",    "axpy",          "norm2",
-    "open",           "close",         "lseek",          "fsync",         "mmap",
-    "omp_parallel",   "omp_barrier",   "omp_for",        "lock_acquire",  "lock_release",
-    "cuda_memcpy_h2d", "cuda_memcpy_d2h", "cuda_sync",   "python_call",   "gc_collect",
-    "json_parse",     "compress",      "decompress",     "hash_update",   "log_write",
+    "compute",
+    "MPI_Wait",
+    "memcpy",
+    "MPI_Allreduce",
+    "kernel_launch",
+    "MPI_Send",
+    "MPI_Recv",
+    "fft_forward",
+    "fft_inverse",
+    "solve_linear",
+    "read",
+    "write",
+    "malloc",
+    "free",
+    "MPI_Barrier",
+    "MPI_Isend",
+    "MPI_Irecv",
+    "MPI_Bcast",
+    "halo_exchange",
+    "stencil_update",
+    "checkpoint_io",
+    "pack_buffer",
+    "unpack_buffer",
+    "assemble",
+    "precondition",
+    "gemm",
+    "spmv",
+    "dot_product",
+    "axpy",
+    "norm2",
+    "open",
+    "close",
+    "lseek",
+    "fsync",
+    "mmap",
+    "omp_parallel",
+    "omp_barrier",
+    "omp_for",
+    "lock_acquire",
+    "lock_release",
+    "cuda_memcpy_h2d",
+    "cuda_memcpy_d2h",
+    "cuda_sync",
+    "python_call",
+    "gc_collect",
+    "json_parse",
+    "compress",
+    "decompress",
+    "hash_update",
+    "log_write",
 };
 
 static const char *state_group(uint32_t k)
@@ -388,8 +431,13 @@ static int emit_arrow(synth *s, const thread_gen *g, int64_t t)
     if (s->w == NULL) {
         return 0;
     }
-    const slog_arrow a = {cat, s->threads[from].timeline, g->timeline, start, t,
-                          s->o->args ? 2u : 0u, s->o->args ? args : NULL};
+    const slog_arrow a = {cat,
+                          s->threads[from].timeline,
+                          g->timeline,
+                          start,
+                          t,
+                          s->o->args ? 2u : 0u,
+                          s->o->args ? args : NULL};
     return slog_writer_append_arrow(s->w, &a, &s->err);
 }
 
@@ -481,9 +529,8 @@ static int do_begin(synth *s, thread_gen *g, int64_t t)
         s->t_first = t;
     }
     mix(s, 0, g->timeline, cat, t);
-    if (s->w != NULL &&
-        slog_writer_begin(s->w, g->timeline, cat, t, with_arg ? &arg : NULL, with_arg ? 1 : 0,
-                          &s->err) != 0) {
+    if (s->w != NULL && slog_writer_begin(s->w, g->timeline, cat, t, with_arg ? &arg : NULL,
+                                          with_arg ? 1 : 0, &s->err) != 0) {
         return -1;
     }
     return 0;
@@ -610,28 +657,27 @@ static int run(synth *s)
 static void usage(FILE *f)
 {
     (void)fprintf(
-        f,
-        "Usage: " PROG " --states N --timelines T [--seed S] -o FILE [options]\n"
-        "Write a deterministic synthetic trace through the libslog writer.\n"
-        "\n"
-        "  -n, --states N          states to write (required; 1e8 and 10M work)\n"
-        "  -t, --timelines T       threads; grouped under ceil(sqrt(T)) processes (default 16)\n"
-        "  -s, --seed S            random seed (default 1); same options -> same drawables\n"
-        "  -o, --output FILE       output file (required unless --dry-run)\n"
-        "  -e, --events E          instant events (default N/10)\n"
-        "  -a, --arrows A          arrows between threads (default N/100)\n"
-        "  -c, --counters C        counter samples on the processes (default N/100)\n"
-        "      --leaf-bytes B      writer leaf budget, e.g. 64KiB (default: library's)\n"
-        "      --fanout K          tree fanout 2..64 (default: library's)\n"
-        "      --lz4-level L       0..12 (default: library's)\n"
-        "      --ticks-per-second Q  clock rate of the file (default 1000000000)\n"
-        "      --no-args           no args on events and arrows\n"
-        "      --state-args        an \"iter\" arg on every top-level state\n"
-        "      --dry-run           generate only, no writer calls (measures the generator)\n"
-        "  -q, --quiet             no summary\n"
-        "      --json              summary as one JSON object on stdout\n"
-        "  -h, --help              this help\n"
-        "  -V, --version           tool and library versions\n");
+        f, "Usage: " PROG " --states N --timelines T [--seed S] -o FILE [options]\n"
+           "Write a deterministic synthetic trace through the libslog writer.\n"
+           "\n"
+           "  -n, --states N          states to write (required; 1e8 and 10M work)\n"
+           "  -t, --timelines T       threads; grouped under ceil(sqrt(T)) processes (default 16)\n"
+           "  -s, --seed S            random seed (default 1); same options -> same drawables\n"
+           "  -o, --output FILE       output file (required unless --dry-run)\n"
+           "  -e, --events E          instant events (default N/10)\n"
+           "  -a, --arrows A          arrows between threads (default N/100)\n"
+           "  -c, --counters C        counter samples on the processes (default N/100)\n"
+           "      --leaf-bytes B      writer leaf budget, e.g. 64KiB (default: library's)\n"
+           "      --fanout K          tree fanout 2..64 (default: library's)\n"
+           "      --lz4-level L       0..12 (default: library's)\n"
+           "      --ticks-per-second Q  clock rate of the file (default 1000000000)\n"
+           "      --no-args           no args on events and arrows\n"
+           "      --state-args        an \"iter\" arg on every top-level state\n"
+           "      --dry-run           generate only, no writer calls (measures the generator)\n"
+           "  -q, --quiet             no summary\n"
+           "      --json              summary as one JSON object on stdout\n"
+           "  -h, --help              this help\n"
+           "  -V, --version           tool and library versions\n");
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -649,7 +695,7 @@ static int usage_error(const char *fmt, ...)
 
 static void print_version(void)
 {
-    printf(PROG " %s (libslog %s)\n", SLOG_TOOL_VERSION, slog_version_string());
+    (void)printf(PROG " %s (libslog %s)\n", SLOG_TOOL_VERSION, slog_version_string());
     if (slog_version_number() != SLOG_VERSION_NUMBER) {
         (void)fprintf(stderr, PROG ": warning: built with libslog %s, running with %s\n",
                       SLOG_VERSION_STRING, slog_version_string());
@@ -699,8 +745,9 @@ static int opt_count(const char *name, const char *arg, uint64_t lo, uint64_t hi
         return -1;
     }
     if (v < lo || v > hi) {
-        (void)fprintf(stderr, PROG ": --%s: %llu is out of range %llu..%llu (see " PROG " --help)\n",
-                      name, (unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi);
+        (void)fprintf(stderr,
+                      PROG ": --%s: %llu is out of range %llu..%llu (see " PROG " --help)\n", name,
+                      (unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi);
         return -1;
     }
     *out = v;
@@ -716,8 +763,9 @@ static int opt_size(const char *arg, uint32_t *out)
         return -1;
     }
     if (v < 256 || v > (UINT64_C(1) << 30)) {
-        (void)fprintf(stderr, PROG ": --leaf-bytes: %s is out of range 256B..1GiB (see " PROG
-                              " --help)\n", arg);
+        (void)fprintf(stderr,
+                      PROG ": --leaf-bytes: %s is out of range 256B..1GiB (see " PROG " --help)\n",
+                      arg);
         return -1;
     }
     *out = (uint32_t)v;
@@ -890,15 +938,15 @@ static void report(const synth *s, double secs)
         (void)snprintf(hex, sizeof hex, "%016llx", (unsigned long long)s->checksum);
         json_kv_string(&j, "checksum", hex);
         json_end_object(&j);
-        putchar('\n');
+        (void)putchar('\n');
         return;
     }
-    printf(PROG ": %s%llu states, %llu events, %llu arrows, %llu counter samples on %u threads "
-                "in %u processes: %.3f s, %.2f M drawables/s, checksum %016llx\n",
-           o->dry_run ? "(dry run) " : "", (unsigned long long)s->ended,
-           (unsigned long long)s->events, (unsigned long long)s->arrows,
-           (unsigned long long)s->counters, o->timelines, s->nprocs, secs,
-           secs > 0 ? (double)total / secs / 1e6 : 0.0, (unsigned long long)s->checksum);
+    (void)printf(
+        PROG ": %s%llu states, %llu events, %llu arrows, %llu counter samples on %u threads "
+             "in %u processes: %.3f s, %.2f M drawables/s, checksum %016llx\n",
+        o->dry_run ? "(dry run) " : "", (unsigned long long)s->ended, (unsigned long long)s->events,
+        (unsigned long long)s->arrows, (unsigned long long)s->counters, o->timelines, s->nprocs,
+        secs, secs > 0 ? (double)total / secs / 1e6 : 0.0, (unsigned long long)s->checksum);
 }
 
 static int fail_writer(synth *s, const char *what)
@@ -957,13 +1005,13 @@ int main(int argc, char **argv)
     s.heap = calloc(o.timelines, sizeof *s.heap);
     s.proc_timeline = calloc(o.timelines, sizeof *s.proc_timeline);
     s.counter_value = calloc((size_t)o.timelines * N_COUNT_CAT, sizeof *s.counter_value);
-    if (s.threads == NULL || s.heap == NULL || s.proc_timeline == NULL ||
-        s.counter_value == NULL) {
+    int rc = EXIT_FAILURE;
+    if (s.threads == NULL || s.heap == NULL || s.proc_timeline == NULL || s.counter_value == NULL) {
         (void)fprintf(stderr, PROG ": out of memory for %u timelines\n", o.timelines);
-        return EXIT_FAILURE;
+    } else {
+        (void)signal(SIGINT, on_sigint);
+        rc = generate(&s);
     }
-    (void)signal(SIGINT, on_sigint);
-    const int rc = generate(&s);
     free(s.threads);
     free(s.heap);
     free(s.proc_timeline);
