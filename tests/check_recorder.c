@@ -503,7 +503,7 @@ START_TEST(test_recorder_truncations_fail_cleanly)
     for (int i = 0; i < f.n; i++) {
         char *p = NULL;
         ck_assert_int_ge(asprintf(&p, "%s/%s", tmp, f.names[i]), 0);
-        const size_t step = f.len[i] > 600 ? f.len[i] / 300 : 1;
+        const size_t step = f.len[i] > 256 ? f.len[i] / 128 : 1;
         for (size_t cut = 0; cut < f.len[i]; cut += step) {
             write_file(p, f.data[i], cut);
             uint64_t h = 0;
@@ -549,7 +549,7 @@ START_TEST(test_recorder_byte_flips_never_crash)
     for (int i = 0; i < f.n; i++) {
         char *p = NULL;
         ck_assert_int_ge(asprintf(&p, "%s/%s", tmp, f.names[i]), 0);
-        const size_t step = f.len[i] > 400 ? f.len[i] / 200 : 1;
+        const size_t step = f.len[i] > 256 ? f.len[i] / 96 : 1;
         for (size_t at = 0; at < f.len[i]; at += step) {
             f.data[i][at] ^= 0xff;
             write_file(p, f.data[i], f.len[i]);
