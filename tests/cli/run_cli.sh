@@ -15,7 +15,16 @@
 set -u
 CLI_DIR=$(cd "$1" && pwd)
 export CLI_DIR
-export SLOG_INFO=$2 SLOG_QUERY=$3 SLOG_SYNTH=$4
+abspath() {
+    case $1 in
+    /*) printf '%s\n' "$1" ;;
+    *) printf '%s/%s\n' "$PWD" "$1" ;;
+    esac
+}
+SLOG_INFO=$(abspath "$2")
+SLOG_QUERY=$(abspath "$3")
+SLOG_SYNTH=$(abspath "$4")
+export SLOG_INFO SLOG_QUERY SLOG_SYNTH
 export PYTHON=${PYTHON:-python3}
 export LC_ALL=C
 
