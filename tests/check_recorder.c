@@ -643,6 +643,124 @@ START_TEST(test_recorder_broken_inputs_name_file_and_offset)
 }
 END_TEST
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct lines {
+    char **v;
+    size_t n, cap;
+} lines;
+
+static void lines_add(lines *l, char *s)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap != 0 ? 2 * l->cap : 512;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        ck_assert_ptr_nonnull(l->v);
+    }
+    l->v[l->n++] = s;
+}
+
+static void lines_free(lines *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i]);
+    }
+    free(l->v);
+}
+
+/* decoded.txt records in the same canonical form */
+static void decoded_lines(const char *txtpath, lines *out)
+{
+    char *const text = read_text(txtpath);
+    char *cur = text, *line;
+    while ((line = next_line(&cur)) != NULL && strncmp(line, "## records (", 12) != 0) {
+    }
+    while ((line = next_line(&cur)) != NULL) {
+        if (line[0] == '\0') {
+            continue;
+        }
+        unsigned rank = 0, depth = 0;
+        char ts0[32], ts1[32], func[128];
+        unsigned long long tid = 0;
+        int used = 0;
+        ck_assert_int_eq(sscanf(line, "%u %31s %31s %127s %u %llu %n", &rank, ts0, ts1, func,
+                                &depth, &tid, &used),
+                         6);
+        char *s = NULL;
+        ck_assert_int_ge(asprintf(&s, "%u %lld %lld %s %u %llu %s", rank,
+                                  (long long)parse_ticks(ts0), (long long)parse_ticks(ts1), func,
+                                  depth, tid, line + used),
+                         0);
+        lines_add(out, s);
+    }
+    free(text);
+}
+
+/* tests/data/recorder/y_<case>/: layouts without a corpus sample, built by
+ * make_cases.py from a corpus trace; `expect` says which decoded.txt they
+ * reproduce (same_as=) and which records they add (extra=). */
+static const char *const layouts[] = {"y_v24_interprocess", "y_v24_user_function"};
+#define NLAYOUTS ((int)(sizeof layouts / sizeof layouts[0]))
+
+START_TEST(test_recorder_layouts_without_sample_decode_as_expected)
+{
+    char *dir = NULL, *expect = NULL;
+    ck_assert_int_ge(asprintf(&dir, "%s/tests/data/recorder/%s", SLOG_SOURCE_ROOT, layouts[_i]), 0);
+    ck_assert_int_ge(asprintf(&expect, "%s/expect", dir), 0);
+    char *const text = read_text(expect);
+    lines want = {0}, got = {0};
+    char *cur = text, *line;
+    while ((line = next_line(&cur)) != NULL) {
+        if (strncmp(line, "same_as=", 8) == 0) {
+            char *const src = corpus_path(line + 8);
+            char *txt = NULL;
+            ck_assert_int_ge(asprintf(&txt, "%s.decoded.txt", src), 0);
+            decoded_lines(txt, &want);
+            free(txt);
+            free(src);
+        } else if (strncmp(line, "extra=", 6) == 0) {
+            lines_add(&want, strdup(line + 6));
+        }
+    }
+    ck_assert_uint_gt(want.n, 0);
+    rec_trace *t = NULL;
+    slog_error err;
+    ck_assert_msg(rec_trace_open(&t, dir, &err) == SLOG_OK, "%s: %s", err.source, err.message);
+    for (uint32_t r = 0; r < (uint32_t)rec_trace_header(t)->total_ranks; r++) {
+        rec_rank *rk = NULL;
+        ck_assert_msg(rec_rank_open(&rk, t, r, &err) == SLOG_OK, "%s: %s", err.source, err.message);
+        rec_record rec;
+        while (rec_rank_next(rk, &rec) == SLOG_OK) {
+            char *s = NULL;
+            ck_assert_int_ge(asprintf(&s, "%u %lld %lld %s %u %llu ( %.*s)", r,
+                                      (long long)rec.tstart, (long long)rec.tend,
+                                      rec_trace_func_name(t, rec.sig->func_id), rec.sig->depth,
+                                      (unsigned long long)rec.sig->tid, (int)rec.sig->args_len,
+                                      rec.sig->args),
+                             0);
+            lines_add(&got, s);
+        }
+        rec_rank_close(rk);
+    }
+    ck_assert_uint_eq(got.n, want.n);
+    qsort((void *)got.v, got.n, sizeof *got.v, cmp_str);
+    qsort((void *)want.v, want.n, sizeof *want.v, cmp_str);
+    for (size_t i = 0; i < got.n; i++) {
+        ck_assert_msg(strcmp(got.v[i], want.v[i]) == 0, "%s:\n got  %s\n want %s", layouts[_i],
+                      got.v[i], want.v[i]);
+    }
+    lines_free(&got);
+    lines_free(&want);
+    rec_trace_close(t);
+    free(text);
+    free(expect);
+    free(dir);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* through slog-import and the reader                                  */
 
@@ -730,34 +848,6 @@ static char *state_line(slog_reader *rd, const slog_state *st, int64_t start_ns)
     return line;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-typedef struct lines {
-    char **v;
-    size_t n, cap;
-} lines;
-
-static void lines_add(lines *l, char *s)
-{
-    if (l->n == l->cap) {
-        l->cap = l->cap != 0 ? 2 * l->cap : 512;
-        l->v = realloc(l->v, l->cap * sizeof *l->v);
-        ck_assert_ptr_nonnull(l->v);
-    }
-    l->v[l->n++] = s;
-}
-
-static void lines_free(lines *l)
-{
-    for (size_t i = 0; i < l->n; i++) {
-        free(l->v[i]);
-    }
-    free(l->v);
-}
-
 /* All states of a file as canonical lines, plus per-rank/function counts. */
 static void read_states(const char *path, int64_t start_ns, lines *out, counts *c)
 {
@@ -792,34 +882,6 @@ static void read_states(const char *path, int64_t start_ns, lines *out, counts *
     ck_assert_uint_eq(info->states, out->n);
     slog_query_destroy(q);
     slog_reader_destroy(rd);
-}
-
-/* decoded.txt records in the same canonical form */
-static void decoded_lines(const char *txtpath, lines *out)
-{
-    char *const text = read_text(txtpath);
-    char *cur = text, *line;
-    while ((line = next_line(&cur)) != NULL && strncmp(line, "## records (", 12) != 0) {
-    }
-    while ((line = next_line(&cur)) != NULL) {
-        if (line[0] == '\0') {
-            continue;
-        }
-        unsigned rank = 0, depth = 0;
-        char ts0[32], ts1[32], func[128];
-        unsigned long long tid = 0;
-        int used = 0;
-        ck_assert_int_eq(sscanf(line, "%u %31s %31s %127s %u %llu %n", &rank, ts0, ts1, func,
-                                &depth, &tid, &used),
-                         6);
-        char *s = NULL;
-        ck_assert_int_ge(asprintf(&s, "%u %lld %lld %s %u %llu %s", rank,
-                                  (long long)parse_ticks(ts0), (long long)parse_ticks(ts1), func,
-                                  depth, tid, line + used),
-                         0);
-        lines_add(out, s);
-    }
-    free(text);
 }
 
 /* Every record, imported with raw per-rank clocks, comes back from the
@@ -1206,6 +1268,58 @@ START_TEST(test_recorder_import_args_named_and_typed)
     check_write_at_offset("mpiio_hdf5_patterns", SLOG_ARG_STRING);
 }
 END_TEST
+
+/* A user-function record (func_id 255) becomes a state whose category is
+ * its symbol, in group "user", with args object and symbol as text. */
+START_TEST(test_recorder_import_user_function_named_by_symbol)
+{
+    char *dir = NULL;
+    ck_assert_int_ge(asprintf(&dir, "%s/tests/data/recorder/y_v24_user_function", SLOG_SOURCE_ROOT),
+                     0);
+    char *const tmp = make_tmpdir();
+    char *out = NULL, *errp = NULL;
+    ck_assert_int_ge(asprintf(&out, "%s/out.slog", tmp), 0);
+    ck_assert_int_ge(asprintf(&errp, "%s/stderr", tmp), 0);
+    ck_assert_int_eq(run_import(dir, out, errp), 0);
+    slog_reader *rd = NULL;
+    ck_assert_int_eq(slog_reader_open(&rd, out, NULL, NULL), SLOG_OK);
+    const slog_file_info *const info = slog_reader_info(rd);
+    ck_assert_uint_eq(info->states, 226); /* 225 corpus records + 1 */
+    slog_query_options qo = SLOG_QUERY_OPTIONS_INIT;
+    qo.t0 = info->start;
+    qo.t1 = info->end + 1;
+    slog_query *q = NULL;
+    ck_assert_int_eq(slog_query_create(&q, rd, &qo, NULL), SLOG_OK);
+    const slog_item *it = NULL;
+    uint32_t found = 0;
+    while (slog_query_next(q, &it, NULL) == SLOG_OK) {
+        slog_category_info cat;
+        ck_assert_int_eq(slog_reader_category(rd, it->u.state.category, &cat), SLOG_OK);
+        if (strcmp(cat.group, "user") != 0) {
+            continue;
+        }
+        ck_assert_str_eq(cat.name, "my_func");
+        ck_assert_uint_eq(it->u.state.nargs, 2);
+        ck_assert_str_eq(it->u.state.args[0].key, "object");
+        ck_assert_int_eq(it->u.state.args[0].type, SLOG_ARG_STRING);
+        ck_assert_str_eq(it->u.state.args[0].v.s, "/usr/lib/libfoo.so");
+        ck_assert_str_eq(it->u.state.args[1].key, "symbol");
+        ck_assert_str_eq(it->u.state.args[1].v.s, "my_func");
+        ck_assert_int_eq(it->u.state.end - it->u.state.start, 50 * 100);
+        found++;
+    }
+    ck_assert_uint_eq(found, 1);
+    slog_query_destroy(q);
+    slog_reader_destroy(rd);
+    unlink(out);
+    unlink(errp);
+    rmdir(tmp);
+    free(out);
+    free(errp);
+    free(tmp);
+    free(dir);
+}
+END_TEST
 #endif /* SLOG_RECORDER_IMPORT_TESTS */
 
 /* The import cases are built (SLOG_RECORDER_IMPORT_TESTS) when meson has a
@@ -1219,6 +1333,7 @@ static Suite *recorder_suite(void)
     tcase_add_loop_test(tc, test_recorder_counts_match_reference, 0, NTRACES);
     tcase_add_test(tc, test_recorder_layers_follow_table_split);
     tcase_add_test(tc, test_recorder_ticks_convert_exactly);
+    tcase_add_loop_test(tc, test_recorder_layouts_without_sample_decode_as_expected, 0, NLAYOUTS);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("hostile");
@@ -1234,6 +1349,7 @@ static Suite *recorder_suite(void)
     tcase_add_loop_test(tc, test_recorder_import_aligns_ranks_at_world_barriers, 0, NTRACES);
     tcase_add_test(tc, test_recorder_import_threads_become_child_timelines);
     tcase_add_test(tc, test_recorder_import_args_named_and_typed);
+    tcase_add_test(tc, test_recorder_import_user_function_named_by_symbol);
     tcase_add_loop_test(tc, test_recorder_import_broken_input_fails_with_location, 0, NBROKEN);
     suite_add_tcase(s, tc);
 #endif

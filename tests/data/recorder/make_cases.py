@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 #
-# make_broken.py - regenerates the damaged Recorder trace folders n_*/ from
+# make_cases.py - regenerates the Recorder test folders n_*/ (damaged) and
+# y_*/ (layouts without a corpus sample) from
 # the corpus (../shared/corpus/recorder).  Each folder gets an `expect` file
 # with the error code, the file inside the folder, the byte offset and a
 # substring of the message that check_recorder.c asserts.  The offsets are
 # derived here from the layout (FORMAT-NOTES.md), not copied from a run.
-import os, shutil, struct, sys
+import os, shutil, struct, sys, zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.environ.get('SLOG_CORPUS',
@@ -117,4 +118,105 @@ cst = rd(d, '0.cst')
 cst[4 + 16 + 8] = 250
 wr(d, '0.cst', cst)
 expect(d, 'SLOG_ECORRUPT', '0.cst', 4 + 16 + 8, 'Function id 250')
+
+
+# ---------------------------------------------------------------------------
+# y_* folders: layouts the corpus has no sample of, built from a corpus trace
+# by the rules of FORMAT-NOTES.md.  `expect` names the corpus trace whose
+# decoded.txt they must reproduce (same_as) plus records they add (extra).
+
+def cfg_rules(data):
+    v = list(struct.unpack('<%di' % (len(data) // 4), data))
+    rules, pos = [], 1
+    for _ in range(v[0]):
+        rid, n = v[pos], v[pos + 1]
+        rules.append((rid, [(v[pos + 2 + 2 * k], v[pos + 3 + 2 * k]) for k in range(n)]))
+        pos += 2 + 2 * n
+    return rules
+
+
+def cfg_bytes(rules):
+    v = [len(rules)]
+    for rid, syms in rules:
+        v += [rid, len(syms)]
+        for val, ex in syms:
+            v += [val, ex]
+    return struct.pack('<%di' % len(v), *v)
+
+
+def cst_entries(data):
+    n = struct.unpack_from('<i', data)[0]
+    out, pos = [], 4
+    for _ in range(n):
+        term, rank, klen, count = struct.unpack_from('<iiiI', data, pos)
+        out.append((term, rank, count, bytes(data[pos + 16:pos + 16 + klen])))
+        pos += 16 + klen
+    return out
+
+
+def cst_bytes(entries):
+    b = struct.pack('<i', len(entries))
+    for term, rank, count, key in entries:
+        b += struct.pack('<iiiI', term, rank, len(key), count) + key
+    return b
+
+
+# 2.4 with interprocess compression (RECORDER_INTERPROCESS_COMPRESSION=1):
+# merged 0.cst with global terminal ids, unique grammars <ugid>.cfg, ug.mt.
+d = clone('y_v24_interprocess', 'posix_mpi-v2.4.0')
+mt = rd(d, 'recorder.mt')
+nranks = struct.unpack_from('<i', mt)[0]
+struct.pack_into('<i', mt, 32, 1)
+wr(d, 'recorder.mt', mt)
+merged, index, grammars = [], {}, []
+for r in range(nranks):
+    local = {}
+    for term, _, count, key in cst_entries(rd(d, '%d.cst' % r)):
+        if key not in index:
+            index[key] = len(merged)
+            merged.append([index[key], r, 0, key])
+        merged[index[key]][2] += count
+        local[term] = index[key]
+    rules = cfg_rules(rd(d, '%d.cfg' % r))
+    grammars.append(cfg_bytes([(rid, [(local[v] if v >= 0 else v, e) for v, e in syms])
+                               for rid, syms in rules]))
+unique, ugid = [], []
+for g in grammars:
+    if g not in unique:
+        unique.append(g)
+    ugid.append(unique.index(g))
+for r in range(nranks):
+    os.unlink(os.path.join(d, '%d.cst' % r))
+    os.unlink(os.path.join(d, '%d.cfg' % r))
+# stored in hash order, not id order, as Recorder does
+merged.sort(key=lambda e: zlib.crc32(e[3]))
+wr(d, '0.cst', cst_bytes([tuple(e) for e in merged]))
+for u, g in enumerate(unique):
+    wr(d, '%d.cfg' % u, g)
+wr(d, 'ug.mt', struct.pack('<%di' % (nranks + 1), *(ugid + [len(unique)])))
+wr(d, 'expect', b'same_as=posix_mpi-v2.4.0\n')
+
+# A user-function record (func_id 255, -finstrument-functions) appended to
+# rank 0 of a 2.4 trace: CST entry, root-rule symbol and one timestamp pair.
+d = clone('y_v24_user_function', 'posix_mpi-v2.4.0')
+entries = cst_entries(rd(d, '0.cst'))
+args = b'/usr/lib/libfoo.so my_func '
+key = struct.pack('<QBBBi', 0, 255, 0, 2, len(args)) + args
+term = len(entries)
+entries.append((term, 0, 1, key))
+wr(d, '0.cst', cst_bytes(entries))
+rules = cfg_rules(rd(d, '0.cfg'))
+rules = [(rid, syms + [(term, 1)] if rid == -1 else syms) for rid, syms in rules]
+wr(d, '0.cfg', cfg_bytes(rules))
+ts = rd(d, '0.ts')
+wr(d, '0.ts', ts + struct.pack('<II', 100, 150))
+# the new record's times: 100 and 150 ticks after the last record's start
+last_start = None
+for line in open(os.path.join(SRC, 'posix_mpi-v2.4.0.decoded.txt')):
+    p = line.split()
+    if len(p) > 6 and p[0] == '0' and p[1][0].isdigit() and '.' in p[1]:
+        last_start = round(float(p[1]) * 1e7)
+wr(d, 'expect', ('same_as=posix_mpi-v2.4.0\n'
+                 'extra=0 %d %d user_function 0 0 ( /usr/lib/libfoo.so my_func )\n'
+                 % (last_start + 100, last_start + 150)).encode())
 print('ok')
