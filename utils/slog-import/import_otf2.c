@@ -1479,12 +1479,14 @@ static void otf2_failed(otf2_imp *imp, OTF2_ErrorCode code, const char *what)
 
 static int read_definitions(otf2_imp *imp, OTF2_Reader *rd, const char *anchor)
 {
+    char where[4200];
+    snprintf(where, sizeof where, "%s.def", imp->trace_dir);
     OTF2_GlobalDefReader *const gdr = OTF2_Reader_GetGlobalDefReader(rd);
     OTF2_GlobalDefReaderCallbacks *const cb = OTF2_GlobalDefReaderCallbacks_New();
     uint64_t n = 0;
     if (!gdr || !cb || otf2_defs_register(cb) != 0) {
         OTF2_GlobalDefReaderCallbacks_Delete(cb);
-        otf2_failed(imp, OTF2_ERROR_FILE_INTERACTION, "Cannot open the global definitions");
+        otf2_failed(imp, OTF2_ERROR_FILE_INTERACTION, where);
         return -1;
     }
     OTF2_ErrorCode e = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, cb, &imp->defs);
@@ -1493,8 +1495,6 @@ static int read_definitions(otf2_imp *imp, OTF2_Reader *rd, const char *anchor)
         e = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
     }
     OTF2_Reader_CloseGlobalDefReader(rd, gdr);
-    char where[4200];
-    snprintf(where, sizeof where, "%s.def", imp->trace_dir);
     if (imp->defs.error[0]) {
         imp_error(imp, "%s: %s", where, imp->defs.error);
         return -1;

@@ -6,8 +6,8 @@
  * OTF2 location must be written in time order with Enter/Leave properly
  * nested.  So the export first collects the window per timeline (states,
  * and point records: events, counter samples, message ends), then writes
- * each timeline as one location: states sorted by (start, depth, longer
- * first) are replayed through a stack and merged with the point records by
+ * each timeline as one location: states sorted by (start, depth, end) are
+ * replayed through a stack and merged with the point records by
  * time.  Memory is proportional to the window, not to the file.
  *
  * Mapping (doc/IMPORT-OTF2.md): HOST timelines -> system tree nodes under
@@ -176,6 +176,8 @@ typedef struct exporter {
     slog_timeline_info *tls;
     slog_category_info *cats;
     uint32_t *cat_ref;  /* region or metric id of a category, UINT32_MAX if none yet */
+    uint32_t *node_id;  /* per timeline: system tree node of a host, else UINT32_MAX */
+    uint32_t *group_id; /* per timeline: location group it owns, else UINT32_MAX */
     uint32_t nregions, nmetrics;
     uint32_t *region_name, *region_descr; /* string ids per region */
     uint32_t *metric_name, *metric_descr; /* string ids per metric member */
@@ -301,8 +303,9 @@ static xpoint *add_point(exporter *x, uint32_t tl, int64_t t, uint8_t kind)
     return p;
 }
 
-/* Tag of the next message from `from` to `to`: per-pair sequence numbers
- * make every message its own FIFO key, so any arrow order re-imports. */
+/* Tag of the next message from group `from` to group `to`: per-pair
+ * sequence numbers make every message its own FIFO key, so arrows in any
+ * order (crossing, or several between two processes) re-import exactly. */
 static int next_tag(exporter *x, uint32_t from, uint32_t to, uint32_t *tag)
 {
     if ((x->ntags + 1) * 2 > x->ntags_slots) {
@@ -335,6 +338,8 @@ static int next_tag(exporter *x, uint32_t from, uint32_t to, uint32_t *tag)
     *tag = x->tags[i].next++ - 1;
     return 0;
 }
+
+static uint32_t group_owner(const exporter *x, uint32_t t);
 
 static uint64_t arg_bytes(const slog_arrow *a)
 {
@@ -413,14 +418,20 @@ static int collect(exporter *x, const slog_item *it)
         if (a->from >= x->ntl || a->to >= x->ntl) {
             return fail(x, "arrow between unknown timelines %u and %u", a->from, a->to);
         }
-        if (next_tag(x, a->from, a->to, &tag) != 0) {
+        /* the importer pairs ends by (process, process, tag): number the
+         * messages per pair of location groups */
+        if (next_tag(x, group_owner(x, a->from), group_owner(x, a->to), &tag) != 0) {
             return -1;
         }
-        xpoint *const s = add_point(x, a->from, a->start, P_SEND);
-        xpoint *const r = s ? add_point(x, a->to, a->end, P_RECV) : NULL;
+        if (!add_point(x, a->from, a->start, P_SEND)) {
+            return -1;
+        }
+        const uint32_t si = x->locs[a->from].npoints - 1;
+        xpoint *const r = add_point(x, a->to, a->end, P_RECV);
         if (!r) {
             return -1;
         }
+        xpoint *const s = &x->locs[a->from].points[si]; /* after r: the array may have moved */
         s->ref = a->to;
         r->ref = a->from;
         s->tag = r->tag = tag;
@@ -458,8 +469,8 @@ static int cmp_state(const void *pa, const void *pb)
     if (a->depth != b->depth) {
         return a->depth < b->depth ? -1 : 1;
     }
-    if (a->end != b->end) {
-        return a->end > b->end ? -1 : 1;
+    if (a->end != b->end) { /* siblings starting together: the shorter one first */
+        return a->end < b->end ? -1 : 1;
     }
     return 0;
 }
@@ -538,9 +549,15 @@ static int write_location(writer_ctx *c, xloc *l)
         const int64_t point_t = j < l->npoints ? l->points[j].t : INT64_MAX;
         const int64_t first = enter_t < leave_t ? (enter_t < point_t ? enter_t : point_t)
                                                 : (leave_t < point_t ? leave_t : point_t);
-        /* at one instant: a state ending where its sibling starts ends first;
-         * otherwise points stay inside the states around them */
-        if (depth > 0 && leave_t == first && (point_t > first || enter_t == first)) {
+        /* At one instant: a state ending where the next one starts ends
+         * first, unless the next one is recorded deeper and fits inside it
+         * (a zero-length child at its parent's end); points stay inside the
+         * states around them. */
+        const bool nests = i < l->nstates && depth > 0 &&
+                           l->states[i].depth > l->states[stack[depth - 1]].depth &&
+                           l->states[i].end <= leave_t;
+        if (depth > 0 && leave_t == first && (point_t > first || enter_t == first) &&
+            !(enter_t == first && nests)) {
             const xstate *const s = &l->states[stack[--depth]];
             what = "the end of a state";
             at = s->end;
@@ -592,7 +609,34 @@ static uint32_t host_node(const exporter *x, uint32_t t)
 {
     for (uint32_t a = t; a != SLOG_NO_PARENT; a = x->tls[a].parent) {
         if (x->tls[a].kind == SLOG_TIMELINE_HOST) {
-            return a + 1;
+            return x->node_id[a];
+        }
+    }
+    return 0;
+}
+
+/* Dense ids (OTF2 readers expect definitions numbered 0, 1, 2, ...):
+ * system tree nodes for hosts (0 is the root), location groups for owners. */
+static int number_topology(exporter *x)
+{
+    const size_t nt = x->ntl ? x->ntl : 1;
+    x->node_id = malloc(nt * sizeof *x->node_id);
+    x->group_id = malloc(nt * sizeof *x->group_id);
+    if (!x->node_id || !x->group_id) {
+        return fail(x, "out of memory");
+    }
+    memset(x->group_id, 0xff, nt * sizeof *x->group_id);
+    uint32_t nodes = 1;
+    for (uint32_t t = 0; t < x->ntl; t++) {
+        x->node_id[t] = x->tls[t].kind == SLOG_TIMELINE_HOST ? nodes++ : UINT32_MAX;
+    }
+    for (uint32_t t = 0; t < x->ntl; t++) {
+        x->group_id[group_owner(x, t)] = 0; /* mark owners */
+    }
+    uint32_t groups = 0;
+    for (uint32_t t = 0; t < x->ntl; t++) {
+        if (x->group_id[t] == 0) {
+            x->group_id[t] = groups++;
         }
     }
     return 0;
@@ -615,32 +659,26 @@ static int write_topology(exporter *x, OTF2_GlobalDefWriter *g, const uint64_t *
         if (x->tls[t].kind == SLOG_TIMELINE_HOST) {
             const uint32_t parent =
                 x->tls[t].parent == SLOG_NO_PARENT ? 0 : host_node(x, x->tls[t].parent);
-            e = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, t + 1, intern(x, x->tls[t].name),
+            e = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, x->node_id[t],
+                                                         intern(x, x->tls[t].name),
                                                          intern(x, "node"), parent);
         }
     }
-    bool *const is_owner = calloc(x->ntl ? x->ntl : 1, sizeof *is_owner);
-    if (!is_owner) {
-        return fail(x, "out of memory");
-    }
-    for (uint32_t t = 0; t < x->ntl; t++) {
-        is_owner[group_owner(x, t)] = true;
-    }
     for (uint32_t t = 0; t < x->ntl && e == OTF2_SUCCESS; t++) {
-        if (is_owner[t]) {
+        if (x->group_id[t] != UINT32_MAX) {
             const OTF2_LocationGroupType type = x->tls[t].kind == SLOG_TIMELINE_GPU
                                                     ? OTF2_LOCATION_GROUP_TYPE_ACCELERATOR
                                                     : OTF2_LOCATION_GROUP_TYPE_PROCESS;
-            e = OTF2_GlobalDefWriter_WriteLocationGroup(g, t, intern(x, x->tls[t].name), type,
+            e = OTF2_GlobalDefWriter_WriteLocationGroup(g, x->group_id[t],
+                                                        intern(x, x->tls[t].name), type,
                                                         host_node(x, t),
                                                         OTF2_UNDEFINED_LOCATION_GROUP);
         }
     }
-    free(is_owner);
     for (uint32_t t = 0; t < x->ntl && e == OTF2_SUCCESS; t++) {
         e = OTF2_GlobalDefWriter_WriteLocation(g, t, intern(x, x->tls[t].name),
                                                location_type(x->tls[t].kind), nevents[t],
-                                               group_owner(x, t));
+                                               x->group_id[group_owner(x, t)]);
     }
     if (e != OTF2_SUCCESS) {
         return fail(x, "cannot write definitions: %s", OTF2_Error_GetDescription(e));
@@ -702,7 +740,7 @@ static int intern_names(exporter *x)
 
 static int write_defs(exporter *x, OTF2_GlobalDefWriter *g, const uint64_t *nevents, int64_t bias)
 {
-    if (intern_names(x) != 0) {
+    if (intern_names(x) != 0 || number_topology(x) != 0) {
         return -1;
     }
     for (uint32_t s = 0; s < x->strings.n; s++) {
@@ -878,6 +916,8 @@ static void exporter_free(exporter *x)
     free(x->tls);
     free(x->cats);
     free(x->cat_ref);
+    free(x->node_id);
+    free(x->group_id);
     free(x->region_name);
     free(x->region_descr);
     free(x->metric_name);
