@@ -5,13 +5,14 @@
 # Each case is tests/cli/<tool>/<case>.sh, run with bash in a fresh
 # temporary directory (its working directory) and these variables:
 #   SLOG_INFO, SLOG_QUERY, SLOG_SYNTH  the tools under test
+#   SLOG_IMPORT                        slog-import (optional 5th argument)
 #   CLI_DIR                            this directory (helper scripts)
 #   PYTHON                             python3
 # Beside it: <case>.exit (expected status, default 0), <case>.stdout.exact
 # (stdout must be exactly this), <case>.stderr.glob (all of stderr must
 # match this bash glob; without it stderr must be empty when the expected
 # status is 0).
-# Usage: run_cli.sh CLI_DIR SLOG_INFO SLOG_QUERY SLOG_SYNTH
+# Usage: run_cli.sh CLI_DIR SLOG_INFO SLOG_QUERY SLOG_SYNTH [SLOG_IMPORT]
 set -u
 CLI_DIR=$(cd "$1" && pwd)
 export CLI_DIR
@@ -24,7 +25,8 @@ abspath() {
 SLOG_INFO=$(abspath "$2")
 SLOG_QUERY=$(abspath "$3")
 SLOG_SYNTH=$(abspath "$4")
-export SLOG_INFO SLOG_QUERY SLOG_SYNTH
+SLOG_IMPORT=$(abspath "${5:-slog-import}")
+export SLOG_INFO SLOG_QUERY SLOG_SYNTH SLOG_IMPORT
 export PYTHON=${PYTHON:-python3}
 export LC_ALL=C
 

@@ -7,10 +7,12 @@
  * Mapping.  A timeline of kind PROCESS, or one with children, or a top-level
  * one, becomes a pid (numbered 1.. in display order); every other timeline
  * becomes a tid under its nearest pid ancestor.  process_name/thread_name
- * (and *_sort_index when the sort key is set) M events carry the names.
+ * (and *_sort_index with the sort key) M events carry the names.
  * States are X events (name = category, cat = category group, depth implied
  * by nesting), events i (scope t), arrows s/f flow pairs with a fresh id and
- * bp "e", counter samples C events {"name": category, args {"value": v}}.
+ * bp "e", counter samples C events {"name": counter, args {category: v}}
+ * (counter = the track's name without ".category" for a counter track
+ * named that way, as importers of C events name them, else the category).
  * ts/dur are microseconds printed from integer ns with exactly three
  * fraction digits, never through a double.  Drawables on a pid timeline use
  * tid = pid.  Previews have no Chrome equivalent: state previews become X
@@ -102,14 +104,16 @@ static void emit_metadata(qout_ctx *c, json_writer *j)
         const uint32_t id = t->order[k];
         const slog_timeline_info *ti = &t->info[id];
         const bool proc = st->is_process[id];
+        if (!proc && ti->kind == SLOG_TIMELINE_COUNTER) {
+            continue; /* its samples are C events of the process, named after it */
+        }
         meta_open(c, j, proc ? "process_name" : "thread_name", id);
         json_kv_string(j, "name", ti->name);
         meta_close(j);
-        if (ti->sort_key != 0) {
-            meta_open(c, j, proc ? "process_sort_index" : "thread_sort_index", id);
-            json_kv_int(j, "sort_index", ti->sort_key);
-            meta_close(j);
-        }
+        /* always, so an importer's default order cannot differ from ours */
+        meta_open(c, j, proc ? "process_sort_index" : "thread_sort_index", id);
+        json_kv_int(j, "sort_index", ti->sort_key);
+        meta_close(j);
     }
 }
 
@@ -138,7 +142,8 @@ static int chrome_begin(qout_ctx *c)
 
 /* "ph", name/cat from the category (cat: @p cat when not NULL), pid/tid
  * from the timeline, "ts" from sp.start; the object stays open. */
-static void event_head(qout_ctx *c, json_writer *j, const char *ph, qout_span sp, const char *cat)
+static void event_head_named(
+    qout_ctx *c, json_writer *j, const char *ph, qout_span sp, const char *cat, const char *name)
 {
     const uint32_t timeline = sp.timeline;
     const uint32_t category = sp.category;
@@ -149,7 +154,7 @@ static void event_head(qout_ctx *c, json_writer *j, const char *ph, qout_span sp
     json_writer_init(j, c->f);
     json_begin_object(j);
     json_kv_string(j, "ph", ph);
-    json_kv_string(j, "name", qout_category_name(c, category));
+    json_kv_string(j, "name", name != NULL ? name : qout_category_name(c, category));
     const char *group = cat != NULL ? cat : qout_category_group(c, category);
     if (*group != '\0') {
         json_kv_string(j, "cat", group);
@@ -159,6 +164,11 @@ static void event_head(qout_ctx *c, json_writer *j, const char *ph, qout_span sp
     json_kv_uint(j, "tid", known ? st->tid[timeline] : 0);
     json_key(j, "ts");
     json_raw(j, units_format_us3(qout_abs_ns(c, ts_ticks), buf, sizeof buf));
+}
+
+static void event_head(qout_ctx *c, json_writer *j, const char *ph, qout_span sp, const char *cat)
+{
+    event_head_named(c, j, ph, sp, cat, NULL);
 }
 
 static void dur_field(qout_ctx *c, json_writer *j, int64_t start, int64_t end)
@@ -232,12 +242,37 @@ static void chrome_event_i(qout_ctx *c, json_writer *j, const slog_item *it)
     json_end_object(j);
 }
 
+/* Length of the counter name when @p timeline is a counter track named
+ * "NAME.SERIES" after the sample's category SERIES (what an importer of C
+ * events creates), else 0: then NAME is given back and the track re-imports
+ * under the same name. */
+static size_t counter_track_prefix(const qout_ctx *c, uint32_t timeline, const char *series)
+{
+    if (timeline >= c->tl->n || c->tl->info[timeline].kind != SLOG_TIMELINE_COUNTER) {
+        return 0;
+    }
+    const char *name = c->tl->info[timeline].name;
+    const size_t n = strlen(name);
+    const size_t ns = strlen(series);
+    if (n < ns + 2 || name[n - ns - 1] != '.' || strcmp(name + n - ns, series) != 0) {
+        return 0;
+    }
+    return n - ns - 1;
+}
+
+/* C event: {"name": counter, "args": {series: value}} where the series is
+ * the category. */
 static void chrome_counter_c(qout_ctx *c, json_writer *j, const slog_counter *k)
 {
-    event_head(c, j, "C", (qout_span){k->timeline, k->category, k->time, k->time}, NULL);
+    const char *series = qout_category_name(c, k->category);
+    const size_t prefix = counter_track_prefix(c, k->timeline, series);
+    char *name = prefix > 0 ? strndup(c->tl->info[k->timeline].name, prefix) : NULL;
+    event_head_named(c, j, "C", (qout_span){k->timeline, k->category, k->time, k->time}, NULL,
+                     name);
+    free(name);
     json_key(j, "args");
     json_begin_object(j);
-    json_kv_double(j, "value", k->value);
+    json_kv_double(j, series, k->value);
     json_end_object(j);
     json_end_object(j);
 }
