@@ -268,16 +268,15 @@ static size_t entry_size(const pv_entry *e)
 {
     size_t n = 1 + codec_varint_len(e->row) + codec_varint_len((uint64_t)e->cat + 1) +
                codec_varint_len(e->count);
+    const size_t durations = codec_varint_len(codec_zigzag(e->incl)) +
+                             codec_varint_len(codec_zigzag(e->min)) +
+                             codec_varint_len(codec_zigzag(e->max));
     switch (e->kind) {
     case SLOG_KIND_STATE:
-        n += codec_varint_len(codec_zigzag(e->excl));
-        /* fall through */
+        n += durations + codec_varint_len(codec_zigzag(e->excl));
+        break;
     case SLOG_KIND_ARROW:
-        n += codec_varint_len(codec_zigzag(e->incl)) + codec_varint_len(codec_zigzag(e->min)) +
-             codec_varint_len(codec_zigzag(e->max));
-        if (e->kind == SLOG_KIND_ARROW) {
-            n += codec_varint_len(e->row_to);
-        }
+        n += durations + codec_varint_len(e->row_to);
         break;
     case SLOG_KIND_COUNTER:
         n += 32 + codec_varint_len(codec_zigzag(e->last_time));
