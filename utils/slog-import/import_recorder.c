@@ -215,6 +215,8 @@ typedef struct rec_import {
     uint64_t done, total;
     uint64_t repaired;
     bool keep_offsets_text;
+    const char *const *argnames[256]; /* names_for() per function id, cached */
+    bool argnames_known[256];
 } rec_import;
 
 static bool pend_less(const pending *a, const pending *b)
@@ -502,7 +504,11 @@ static int64_t build_args(rec_import *im, const rec_sig *sig, const char *func)
     }
     const bool user = sig->func_id == REC_USER_FUNC_ID;
     static const char *const user_names[] = {"object", "symbol"};
-    const char *const *names = user ? user_names : names_for(func);
+    if (!im->argnames_known[sig->func_id]) {
+        im->argnames[sig->func_id] = user ? user_names : names_for(func);
+        im->argnames_known[sig->func_id] = true;
+    }
+    const char *const *const names = im->argnames[sig->func_id];
     const size_t nnames = user ? 2 : 7;
     char *out = im->argtext;
     for (uint32_t i = 0; i < n; i++) {
