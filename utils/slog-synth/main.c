@@ -182,9 +182,11 @@ static void mix(synth *s, uint64_t kind, uint64_t a, uint64_t b, int64_t t)
 
 /* ---- the min-heap of next actions --------------------------------------- */
 
+/* Time only: ties need no tie-break for determinism (the heap's moves are
+ * a pure function of its input), and one compare is cheaper. */
 static bool heap_less(heap_entry a, heap_entry b)
 {
-    return a.time < b.time || (a.time == b.time && a.thread < b.thread);
+    return a.time < b.time;
 }
 
 /* Sift down with the child choice computed without a branch: the choice is
@@ -497,16 +499,17 @@ static int after_end(synth *s, const thread_gen *g, int64_t t)
 /* Probability (out of 65536) that a call at this depth opens another child. */
 static const uint32_t p_child[MAX_DEPTH] = {0, 42000, 38000, 34000, 30000, 26000, 22000, 18000};
 
-/* Planned end of a call that begins at t inside the current stack. */
+/* Planned end of a call that begins at t inside the current stack.  Uses
+ * bits 0..51 of r (the top 12 chose the category). */
 static int64_t plan_end(thread_gen *g, int64_t t, uint64_t r)
 {
     if (g->depth == 0) {
-        g->max_depth = (uint8_t)(1 + (r >> 60) % MAX_DEPTH);
+        g->max_depth = (uint8_t)(1 + (r >> 44) % MAX_DEPTH);
         return t + lognormalish(r, 8);
     }
     const int64_t room = g->ends[g->depth - 1] - t;
     const int64_t share = room >> (1 + popcount8[r & 0x7]);
-    int64_t d = share + (int64_t)below(r, (uint64_t)share + 1);
+    int64_t d = share + (int64_t)below(r << 12, (uint64_t)share + 1);
     if (d < 1) {
         d = 1;
     }
@@ -522,7 +525,7 @@ static int do_begin(synth *s, thread_gen *g, int64_t t)
     }
     const bool with_arg = s->o->state_args && g->depth == 0;
     const slog_arg arg = {.key = "iter", .type = SLOG_ARG_INT, .v.i = (int64_t)s->trees};
-    g->ends[g->depth] = plan_end(g, t, splitmix64(&g->rng));
+    g->ends[g->depth] = plan_end(g, t, r);
     g->depth++;
     s->begun++;
     if (t < s->t_first) {
