@@ -23,13 +23,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <slog/slog.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include <slog/slog.h>
 
 #include "clog2_decode.h"
 #include "mpe_decode.h"
@@ -174,8 +175,8 @@ static int kind_of(const char *topo)
 
 static int rectype_of(const char *name)
 {
-    static const char *const names[] = {"", "", "sdef", "edef", "cdef", "bare",
-                                        "cago", "msg", "coll", "comm", "src", "shft"};
+    static const char *const names[] = {"",     "",    "sdef", "edef", "cdef", "bare",
+                                        "cago", "msg", "coll", "comm", "src",  "shft"};
     for (int i = 0; i < CLOG2_RECTYPES; i++) {
         if (strcmp(names[i], name) == 0) {
             return i;
@@ -193,6 +194,40 @@ static void parse_line_counts(const char *s, ref_line *l)
     }
 }
 
+/* Which table a header line opens: 1 records by type, 2 per category,
+ * 3 per line, 0 none; -1 when the line is no header. */
+static int section_of(const char *line)
+{
+    if (strncmp(line, "###", 3) == 0 || line[0] == '\n') {
+        return strstr(line, "record counts by type") != NULL ? 1 : 0;
+    }
+    if (strncmp(line, "per category", 12) == 0) {
+        return 2;
+    }
+    return strncmp(line, "per line ID", 11) == 0 ? 3 : -1;
+}
+
+static void parse_table_row(reference *r, int section, const char *line)
+{
+    char a[64], b[64];
+    unsigned long long n = 0;
+    int idx = 0;
+    if (section == 1 && sscanf(line, " %63s %llu", a, &n) == 2 && rectype_of(a) >= 0) {
+        r->records[rectype_of(a)] = n;
+    } else if (section == 2 && sscanf(line, " %d %63s %63s %llu", &idx, a, b, &n) == 4) {
+        ck_assert_int_lt(r->ncats, 64);
+        ref_cat *c = &r->cats[r->ncats++];
+        c->index = idx;
+        (void)snprintf(c->name, sizeof c->name, "%s", a);
+        c->kind = kind_of(b);
+        c->count = n;
+    } else if (section == 3 && sscanf(line, " %d:", &idx) == 1) {
+        ck_assert_int_lt(r->nlines, 64);
+        r->lines[r->nlines].line = (uint32_t)idx;
+        parse_line_counts(line, &r->lines[r->nlines++]);
+    }
+}
+
 /* Reads the tables this suite compares with.  Sections: "record counts by
  * type" (CLOG2 side), "per category", "per line ID", "total drawables", and
  * the node lines "{ ID(" of "tree nodes" (SLOG-2 side). */
@@ -203,38 +238,22 @@ static void load_reference(const char *name, reference *r)
     ck_assert_msg(f != NULL, "cannot open %s", path);
     memset(r, 0, sizeof *r);
     char line[1024];
-    int section = 0; /* 1 records, 2 categories, 3 lines */
+    int section = 0;
     while (fgets(line, sizeof line, f) != NULL) {
-        char a[64], b[64];
         unsigned long long n = 0, s = 0, e = 0, ar = 0, sh = 0;
-        int idx = 0;
-        if (strncmp(line, "###", 3) == 0 || line[0] == '\n') {
-            section = strstr(line, "record counts by type") != NULL ? 1 : 0;
-        } else if (strncmp(line, "per category", 12) == 0) {
-            section = 2;
-        } else if (strncmp(line, "per line ID", 11) == 0) {
-            section = 3;
-        } else if (sscanf(line, "total drawables = %llu (State=%llu, Event=%llu, Arrow=%llu); "
-                                "shadow (Preview_*) objects = %llu",
+        const int opens = section_of(line);
+        if (opens >= 0) {
+            section = opens;
+        } else if (sscanf(line,
+                          "total drawables = %llu (State=%llu, Event=%llu, Arrow=%llu); "
+                          "shadow (Preview_*) objects = %llu",
                           &n, &s, &e, &ar, &sh) == 5) {
             r->total = n;
             r->shadows = sh;
         } else if (strncmp(line, "{ ID(", 5) == 0) {
             r->nodes++;
-        } else if (section == 1 && sscanf(line, " %63s %llu", a, &n) == 2 &&
-                   rectype_of(a) >= 0) {
-            r->records[rectype_of(a)] = n;
-        } else if (section == 2 && sscanf(line, " %d %63s %63s %llu", &idx, a, b, &n) == 4) {
-            ck_assert_int_lt(r->ncats, 64);
-            ref_cat *c = &r->cats[r->ncats++];
-            c->index = idx;
-            (void)snprintf(c->name, sizeof c->name, "%s", a);
-            c->kind = kind_of(b);
-            c->count = n;
-        } else if (section == 3 && sscanf(line, " %d:", &idx) == 1) {
-            ck_assert_int_lt(r->nlines, 64);
-            r->lines[r->nlines].line = (uint32_t)idx;
-            parse_line_counts(line, &r->lines[r->nlines++]);
+        } else {
+            parse_table_row(r, section, line);
         }
     }
     (void)fclose(f);
@@ -249,10 +268,10 @@ typedef struct drec {
     const char *cat; /* category name (owned by the decoder) */
     int32_t from[4]; /* world rank, comm, comm rank, thread */
     int32_t to[4];
-    uint32_t line;   /* first vertex line ID */
+    uint32_t line; /* first vertex line ID */
     int64_t start, end;
     uint32_t depth;
-    uint64_t args;   /* FNV-1a of "key=value;..." */
+    uint64_t args; /* FNV-1a of "key=value;..." */
 } drec;
 
 typedef struct decoded {
@@ -380,8 +399,7 @@ static clog2_conv *decode_clog2(const char *path, decoded *dd, uint64_t counts[C
         while ((rc = clog2_reader_next(r, &rec, &e)) == 0) {
             rc = pass == 0 ? clog2_conv_learn(conv, &rec, &e)
                            : clog2_conv_feed(conv, &rec, collect, dd, &e);
-            ck_assert_msg(rc == 0, "%s: byte %llu: %s", path, (unsigned long long)e.offset,
-                          e.msg);
+            ck_assert_msg(rc == 0, "%s: byte %llu: %s", path, (unsigned long long)e.offset, e.msg);
         }
         ck_assert_msg(rc == 1, "%s: byte %llu: %s", path, (unsigned long long)e.offset, e.msg);
         if (counts != NULL) {
@@ -422,8 +440,8 @@ static slog2_file *decode_slog2(const char *path, decoded *dd)
 
 typedef const mpe_category *(*cat_at_fn)(const void *, uint32_t);
 
-static void check_categories(const char *file, const reference *ref, const void *src,
-                             uint32_t ncats, cat_at_fn cat_at)
+static void check_categories(
+    const char *file, const reference *ref, const void *src, uint32_t ncats, cat_at_fn cat_at)
 {
     uint32_t used = 0;
     for (uint32_t i = 0; i < ncats; i++) {
@@ -447,8 +465,8 @@ static void check_categories(const char *file, const reference *ref, const void 
                       file, c->index, c->name, c->kind, (unsigned long long)c->count, rc->name,
                       rc->kind, (unsigned long long)rc->count);
     }
-    ck_assert_msg(used == (uint32_t)ref->ncats, "%s: %u categories used, reference has %d",
-                  file, used, ref->ncats);
+    ck_assert_msg(used == (uint32_t)ref->ncats, "%s: %u categories used, reference has %d", file,
+                  used, ref->ncats);
 }
 
 static void check_lines(const char *file, const reference *ref, const decoded *dd)
@@ -552,8 +570,7 @@ static void drec_text(const drec *r, char *buf, size_t n)
 {
     (void)snprintf(buf, n, "kind %d %s line (%d,%d,%d,%d)->(%d,%d,%d,%d) [%lld, %lld] depth %u",
                    r->kind, r->cat, r->from[0], r->from[1], r->from[2], r->from[3], r->to[0],
-                   r->to[1], r->to[2], r->to[3], (long long)r->start, (long long)r->end,
-                   r->depth);
+                   r->to[1], r->to[2], r->to[3], (long long)r->start, (long long)r->end, r->depth);
 }
 
 START_TEST(test_mpe_same_run_same_drawables)
@@ -573,8 +590,7 @@ START_TEST(test_mpe_same_run_same_drawables)
         drec_text(&b.v[i], tb, sizeof tb);
         ck_assert_msg(cmp_drec(&a.v[i], &b.v[i]) == 0,
                       "%s vs %s: drawable %zu differs: %s%s / %s%s", same_run[_i][0],
-                      same_run[_i][1], i, ta, a.v[i].args == b.v[i].args ? "" : " (args)", tb,
-                      "");
+                      same_run[_i][1], i, ta, a.v[i].args == b.v[i].args ? "" : " (args)", tb, "");
     }
     clog2_conv_destroy(conv);
     slog2_file_destroy(f);
@@ -730,37 +746,49 @@ static unsigned char *load_file(const char *path, size_t *len)
     return buf;
 }
 
-/* Decode bytes held in memory as CLOG2 or SLOG-2; 0 ok, -1 error. */
-static int decode_mem(const unsigned char *p, size_t len, bool clog2, mpe_err *e)
+static int decode_mem_clog2(const unsigned char *p, size_t len, mpe_err *e)
 {
     int rc = 0;
     clog2_conv *conv = NULL;
-    slog2_file *f = NULL;
     for (int pass = 0; pass < 2 && rc == 0; pass++) {
         mem_src m = {p, len, 0};
         mpe_in in = {mem_read, NULL, &m, 0};
-        if (clog2) {
-            clog2_reader *r = NULL;
-            clog2_record rec;
-            rc = clog2_reader_open(&r, &in, e);
-            if (rc == 0 && pass == 0) {
-                rc = clog2_conv_create(&conv, clog2_reader_preamble(r), e);
-            }
-            while (rc == 0 && (rc = clog2_reader_next(r, &rec, e)) == 0) {
-                rc = pass == 0 ? clog2_conv_learn(conv, &rec, e)
-                               : clog2_conv_feed(conv, &rec, ignore_drawable, NULL, e);
-            }
-            rc = rc == 1 ? 0 : rc;
-            clog2_reader_destroy(r);
-        } else if (pass == 0) {
-            rc = slog2_file_scan(&f, &in, e);
-        } else {
-            rc = slog2_file_emit(f, &in, ignore_drawable, NULL, e);
+        clog2_reader *r = NULL;
+        clog2_record rec;
+        rc = clog2_reader_open(&r, &in, e);
+        if (rc == 0 && pass == 0) {
+            rc = clog2_conv_create(&conv, clog2_reader_preamble(r), e);
         }
+        while (rc == 0 && (rc = clog2_reader_next(r, &rec, e)) == 0) {
+            rc = pass == 0 ? clog2_conv_learn(conv, &rec, e)
+                           : clog2_conv_feed(conv, &rec, ignore_drawable, NULL, e);
+        }
+        rc = rc == 1 ? 0 : rc;
+        clog2_reader_destroy(r);
     }
     clog2_conv_destroy(conv);
+    return rc;
+}
+
+static int decode_mem_slog2(const unsigned char *p, size_t len, mpe_err *e)
+{
+    slog2_file *f = NULL;
+    mem_src m = {p, len, 0};
+    mpe_in in = {mem_read, NULL, &m, 0};
+    int rc = slog2_file_scan(&f, &in, e);
+    if (rc == 0) {
+        mem_src m2 = {p, len, 0};
+        mpe_in in2 = {mem_read, NULL, &m2, 0};
+        rc = slog2_file_emit(f, &in2, ignore_drawable, NULL, e);
+    }
     slog2_file_destroy(f);
     return rc;
+}
+
+/* Decode bytes held in memory as CLOG2 or SLOG-2; 0 ok, -1 error. */
+static int decode_mem(const unsigned char *p, size_t len, bool clog2, mpe_err *e)
+{
+    return clog2 ? decode_mem_clog2(p, len, e) : decode_mem_slog2(p, len, e);
 }
 
 static const char *const hostile_inputs[][2] = {
@@ -827,9 +855,10 @@ START_TEST(test_mpe_info_format_keys_and_values)
     char key[64];
     mpe_fmt_arg_key(&f, 1, key, sizeof key);
     ck_assert_str_eq(key, "residual");
-    const unsigned char info[32] = {0,   0,   0,   42,  0x40, 0x09, 0x21, 0xfb, 0x54, 0x44,
-                                    0x2d, 0x18, 0,   2,   'o',  'k',  0,    0,    0x01, 0x0f,
-                                    0xee, 0xee, 0xee}; /* stale bytes after the values */
+    const unsigned char info[32] = {
+        0, 0, 0,   42,  0x40, 0x09, 0x21, 0xfb, 0x54, 0x44, 0x2d, 0x18,
+        0, 2, 'o', 'k', 0,    0,    0x01, 0x0f, 0xee, 0xee, 0xee}; /* stale bytes after the values
+                                                                    */
     mpe_value v[MPE_FMT_MAX];
     ck_assert_uint_eq(mpe_info_decode(&f, info, sizeof info, v), 4);
     ck_assert_int_eq(v[0].i, 42);
@@ -871,8 +900,8 @@ static const char *slog_import(void)
 }
 
 /* Run slog-import IN -o OUT [-f FORMAT]; stderr into errbuf; exit status. */
-static int run_import(const char *in, const char *out, const char *format, char *errbuf,
-                      size_t errlen)
+static int
+run_import(const char *in, const char *out, const char *format, char *errbuf, size_t errlen)
 {
     char errfile[] = "/tmp/check_mpe_err_XXXXXX";
     const int fd = mkstemp(errfile);
@@ -939,6 +968,44 @@ static void timeline_path(slog_reader *r, uint32_t id, char *buf, size_t n)
     memcpy(buf + used + 1, ti.name, strlen(ti.name) + 1);
 }
 
+/* One query item as a comparable record. */
+static void item_record(slog_reader *r, const slog_item *it, rrec *x)
+{
+    memset(x, 0, sizeof *x);
+    x->kind = (int)it->kind;
+    uint32_t cat = 0, tl = 0, tl_to = 0;
+    if (it->kind == SLOG_KIND_STATE) {
+        const slog_state *s = &it->u.state;
+        cat = s->category;
+        tl = tl_to = s->timeline;
+        x->start = s->start;
+        x->end = s->end;
+        x->depth = s->depth;
+        x->nargs = s->nargs;
+    } else if (it->kind == SLOG_KIND_EVENT) {
+        const slog_event *ev = &it->u.event;
+        cat = ev->category;
+        tl = tl_to = ev->timeline;
+        x->start = x->end = ev->time;
+        x->nargs = ev->nargs;
+    } else {
+        ck_assert_int_eq(it->kind, SLOG_KIND_ARROW);
+        const slog_arrow *a = &it->u.arrow;
+        cat = a->category;
+        tl = a->from;
+        tl_to = a->to;
+        x->start = a->start;
+        x->end = a->end;
+        x->nargs = a->nargs;
+    }
+    slog_category_info ci;
+    ck_assert_int_eq(slog_reader_category(r, cat, &ci), SLOG_OK);
+    ck_assert_int_eq((int)ci.kind, x->kind);
+    (void)snprintf(x->cat, sizeof x->cat, "%s", ci.name);
+    timeline_path(r, tl, x->from, sizeof x->from);
+    timeline_path(r, tl_to, x->to, sizeof x->to);
+}
+
 /* Every drawable of an imported file, through a full-detail query. */
 static rrec *read_all(const char *path, size_t *count, slog_reader **out)
 {
@@ -960,39 +1027,9 @@ static rrec *read_all(const char *path, size_t *count, slog_reader **out)
         if (n == cap) {
             cap *= 2;
             v = realloc(v, cap * sizeof *v);
-            ck_assert_ptr_nonnull(v);
         }
-        rrec *x = &v[n++];
-        memset(x, 0, sizeof *x);
-        x->kind = (int)it->kind;
-        slog_category_info ci;
-        uint32_t cat = 0, tl = 0, tl_to = 0;
-        if (it->kind == SLOG_KIND_STATE) {
-            cat = it->u.state.category;
-            tl = tl_to = it->u.state.timeline;
-            x->start = it->u.state.start;
-            x->end = it->u.state.end;
-            x->depth = it->u.state.depth;
-            x->nargs = it->u.state.nargs;
-        } else if (it->kind == SLOG_KIND_EVENT) {
-            cat = it->u.event.category;
-            tl = tl_to = it->u.event.timeline;
-            x->start = x->end = it->u.event.time;
-            x->nargs = it->u.event.nargs;
-        } else {
-            ck_assert_int_eq(it->kind, SLOG_KIND_ARROW);
-            cat = it->u.arrow.category;
-            tl = it->u.arrow.from;
-            tl_to = it->u.arrow.to;
-            x->start = it->u.arrow.start;
-            x->end = it->u.arrow.end;
-            x->nargs = it->u.arrow.nargs;
-        }
-        ck_assert_int_eq(slog_reader_category(r, cat, &ci), SLOG_OK);
-        ck_assert_int_eq((int)ci.kind, x->kind);
-        (void)snprintf(x->cat, sizeof x->cat, "%s", ci.name);
-        timeline_path(r, tl, x->from, sizeof x->from);
-        timeline_path(r, tl_to, x->to, sizeof x->to);
+        ck_assert_ptr_nonnull(v);
+        item_record(r, it, &v[n++]);
     }
     ck_assert_msg(rc == SLOG_END, "%s: query: %s", path, e.message);
     ck_assert_uint_eq(n, info->states + info->events + info->arrows);
@@ -1015,8 +1052,8 @@ static char *import_ok(const char *file)
 
 START_TEST(test_mpe_import_counts_through_reader)
 {
-    const mpe_case *c = _i < NELEM(clog2_cases) ? &clog2_cases[_i]
-                                                 : &slog2_cases[_i - NELEM(clog2_cases)];
+    const mpe_case *c =
+        _i < NELEM(clog2_cases) ? &clog2_cases[_i] : &slog2_cases[_i - NELEM(clog2_cases)];
     reference ref;
     load_reference(c->reference, &ref);
     char *out = import_ok(c->file);
@@ -1029,8 +1066,8 @@ START_TEST(test_mpe_import_counts_through_reader)
         for (size_t i = 0; i < n; i++) {
             got += strcmp(v[i].cat, ref.cats[j].name) == 0 && v[i].kind == ref.cats[j].kind;
         }
-        ck_assert_msg(got == ref.cats[j].count, "%s: %s: %llu drawables, reference %llu",
-                      c->file, ref.cats[j].name, (unsigned long long)got,
+        ck_assert_msg(got == ref.cats[j].count, "%s: %s: %llu drawables, reference %llu", c->file,
+                      ref.cats[j].name, (unsigned long long)got,
                       (unsigned long long)ref.cats[j].count);
     }
     slog_reader_destroy(r);
@@ -1146,8 +1183,7 @@ static Suite *mpe_suite(void)
         tcase_add_loop_test(ti, test_mpe_import_counts_through_reader, 0,
                             NELEM(clog2_cases) + NELEM(slog2_cases));
         tcase_add_loop_test(ti, test_mpe_import_same_run_same_drawables, 0, NELEM(same_run));
-        tcase_add_loop_test(ti, test_mpe_import_damaged_exits_1_incomplete, 0,
-                            NELEM(broken_cases));
+        tcase_add_loop_test(ti, test_mpe_import_damaged_exits_1_incomplete, 0, NELEM(broken_cases));
         suite_add_tcase(s, ti);
     } else {
         (void)fprintf(stderr, "check_mpe: SLOG_IMPORT not set (slog-import not built): "

@@ -65,25 +65,34 @@ static int pre_bool(const char *s, bool *v)
 }
 
 static const char *const pre_titles[] = {
-    "is_big_endian=",          "is_finalzed=",
-    "block_size=",             "num_buffered_blocks=",
-    "max_comm_world_size=",    "max_thread_count=",
-    "known_eventID_start=",    "user_eventID_start=",
-    "known_solo_eventID_start=", "user_solo_eventID_start=",
-    "known_stateID_count=",    "user_stateID_count=",
-    "known_solo_eventID_count=", "user_solo_eventID_count=",
+    "is_big_endian=",
+    "is_finalzed=",
+    "block_size=",
+    "num_buffered_blocks=",
+    "max_comm_world_size=",
+    "max_thread_count=",
+    "known_eventID_start=",
+    "user_eventID_start=",
+    "known_solo_eventID_start=",
+    "user_solo_eventID_start=",
+    "known_stateID_count=",
+    "user_stateID_count=",
+    "known_solo_eventID_count=",
+    "user_solo_eventID_count=",
     "commtable_fptr=",
 };
 
 static int pre_check(const clog2_preamble *p, mpe_err *e)
 {
     if (!p->big_endian) {
-        return mpe_fail(e, 0, "CLOG2 file is little-endian (is_big_endian=FALSE): "
-                              "a per-process temporary file, not a merged log");
+        return mpe_fail(e, 0,
+                        "CLOG2 file is little-endian (is_big_endian=FALSE): "
+                        "a per-process temporary file, not a merged log");
     }
     if (!p->finalized) {
-        return mpe_fail(e, 0, "CLOG2 file is not finalized (is_finalzed=FALSE): "
-                              "run clog2_repair first");
+        return mpe_fail(e, 0,
+                        "CLOG2 file is not finalized (is_finalzed=FALSE): "
+                        "run clog2_repair first");
     }
     if (p->block_size < 64 || p->block_size > (1u << 30)) {
         return mpe_fail(e, 0, "CLOG2 preamble: bad block_size %u", p->block_size);
@@ -134,9 +143,9 @@ int clog2_preamble_parse(clog2_preamble *p, const unsigned char *buf, size_t n, 
             long long main_part = 0, unit = 0, sub = 0;
             const char *s_unit = pre_next(buf, n, &at);
             const char *s_sub = pre_next(buf, n, &at);
-            ok = parse_i64(val, &main_part) && parse_i64(s_unit, &unit) &&
-                 parse_i64(s_sub, &sub) && main_part >= 0 && unit >= 0 && sub >= 0 &&
-                 main_part < 1000000 && unit <= (1ll << 31);
+            ok = parse_i64(val, &main_part) && parse_i64(s_unit, &unit) && parse_i64(s_sub, &sub) &&
+                 main_part >= 0 && unit >= 0 && sub >= 0 && main_part < 1000000 &&
+                 unit <= (1ll << 31);
             v[i] = main_part * unit + sub;
         } else {
             ok = parse_i64(val, &v[i]) && v[i] >= INT32_MIN && v[i] <= INT32_MAX;
@@ -174,7 +183,7 @@ struct clog2_reader {
     uint64_t block_off; /* file offset of the loaded block */
     size_t at;          /* next record inside it */
     uint64_t nblocks;
-    uint64_t loaded;    /* blocks loaded so far */
+    uint64_t loaded; /* blocks loaded so far */
     bool have_block;
     bool ended;
     clog2_comm *comms;
@@ -300,9 +309,9 @@ static void fill_body(clog2_record *rec, const unsigned char *b)
 {
     switch (rec->rectype) {
     case CLOG2_STATEDEF:
-        rec->a = mpe_be_i32(b);      /* state id */
+        rec->a = mpe_be_i32(b); /* state id */
         rec->etype = mpe_be_i32(b + 4);
-        rec->b = mpe_be_i32(b + 8);  /* final etype */
+        rec->b = mpe_be_i32(b + 8); /* final etype */
         copy_str(rec->color, sizeof rec->color, b + 16, 24);
         copy_str(rec->name, sizeof rec->name, b + 40, 32);
         copy_str(rec->format, sizeof rec->format, b + 72, 40);
@@ -356,6 +365,31 @@ static int end_of_log(clog2_reader *r, uint64_t off, mpe_err *e)
     return 1;
 }
 
+/* The 24-byte record header at h (file offset off, `left` bytes left in
+ * the block): a known type whose body fits the block. */
+static int
+parse_header(clog2_record *rec, const unsigned char *h, uint64_t off, size_t left, mpe_err *e)
+{
+    memset(rec, 0, sizeof *rec);
+    rec->offset = off;
+    rec->time = mpe_be_f64(h);
+    rec->icomm = mpe_be_i32(h + 8);
+    rec->rank = mpe_be_i32(h + 12);
+    rec->thread = mpe_be_i32(h + 16);
+    rec->rectype = mpe_be_i32(h + 20);
+    if (rec->rectype < 0 || rec->rectype >= CLOG2_RECTYPES) {
+        return mpe_fail(e, off + 20, "unknown CLOG2 record type %d", rec->rectype);
+    }
+    if (!isfinite(rec->time)) {
+        return mpe_fail(e, off, "record time is not a finite number");
+    }
+    if (left - CLOG2_HEADER_SIZE < (size_t)body_size[rec->rectype]) {
+        return mpe_fail(e, off, "record of type %d crosses the end of its data block",
+                        rec->rectype);
+    }
+    return 0;
+}
+
 int clog2_reader_next(clog2_reader *r, clog2_record *rec, mpe_err *e)
 {
     for (;;) {
@@ -371,24 +405,10 @@ int clog2_reader_next(clog2_reader *r, clog2_record *rec, mpe_err *e)
             return mpe_fail(e, off, "data block ends without an ENDBLOCK record");
         }
         const unsigned char *h = r->block + r->at;
-        memset(rec, 0, sizeof *rec);
-        rec->offset = off;
-        rec->time = mpe_be_f64(h);
-        rec->icomm = mpe_be_i32(h + 8);
-        rec->rank = mpe_be_i32(h + 12);
-        rec->thread = mpe_be_i32(h + 16);
-        rec->rectype = mpe_be_i32(h + 20);
-        if (rec->rectype < 0 || rec->rectype >= CLOG2_RECTYPES) {
-            return mpe_fail(e, off + 20, "unknown CLOG2 record type %d", rec->rectype);
-        }
-        if (!isfinite(rec->time)) {
-            return mpe_fail(e, off, "record time is not a finite number");
+        if (parse_header(rec, h, off, left, e) != 0) {
+            return -1;
         }
         const size_t body = (size_t)body_size[rec->rectype];
-        if (left - CLOG2_HEADER_SIZE < body) {
-            return mpe_fail(e, off, "record of type %d crosses the end of its data block",
-                            rec->rectype);
-        }
         r->counts[rec->rectype]++;
         r->at += CLOG2_HEADER_SIZE + body;
         if (rec->rectype == CLOG2_ENDBLOCK) {
@@ -406,7 +426,11 @@ int clog2_reader_next(clog2_reader *r, clog2_record *rec, mpe_err *e)
 
 /* ---- conversion ----------------------------------------------------- */
 
-enum { ROLE_START = 0, ROLE_FINAL = 1, ROLE_SOLO = 2 };
+enum {
+    ROLE_START = 0,
+    ROLE_FINAL = 1,
+    ROLE_SOLO = 2
+};
 
 typedef struct open_state {
     uint32_t cat;
@@ -433,17 +457,23 @@ typedef struct msg_queue {
     size_t head, n, cap;
 } msg_queue;
 
+/* Where converted drawables go. */
+typedef struct sink {
+    mpe_emit_fn emit;
+    void *user;
+} sink;
+
 struct clog2_conv {
     clog2_preamble pre;
     mpe_category *cats;
     uint32_t ncats, capcats;
     uint32_t first_extra;
-    mpe_map extra;  /* etype -> slot << 2 | role, for definitions outside the ranges */
-    mpe_map wrank;  /* (icomm, rank) -> world rank */
-    mpe_map lines;  /* line ID -> index in line_v */
+    mpe_map extra; /* etype -> slot << 2 | role, for definitions outside the ranges */
+    mpe_map wrank; /* (icomm, rank) -> world rank */
+    mpe_map lines; /* line ID -> index in line_v */
     line_rec *line_v;
     size_t nlines, caplines;
-    mpe_map msgq;   /* (tag, sender pline << 32 | receiver pline) -> queue */
+    mpe_map msgq; /* (tag, sender pline << 32 | receiver pline) -> queue */
     msg_queue *q;
     size_t nq, capq;
     clog2_conv_stats st;
@@ -488,8 +518,8 @@ static int add_category(clog2_conv *c, mpe_kind kind, const char *name)
     return 0;
 }
 
-static int add_placeholders(clog2_conv *c, mpe_kind kind, int32_t count, int32_t id0,
-                            const char *prefix)
+static int
+add_placeholders(clog2_conv *c, mpe_kind kind, int32_t count, int32_t id0, const char *prefix)
 {
     char name[64];
     for (int32_t i = 0; i < count; i++) {
@@ -530,8 +560,8 @@ int clog2_conv_create(clog2_conv **out, const clog2_preamble *p, mpe_err *e)
                               p->known_solo_eventID_start, "MPE_event_");
     }
     if (rc == 0) {
-        rc = add_placeholders(c, MPE_EVENT, p->user_solo_eventID_count,
-                              p->user_solo_eventID_start, "MPE_event_");
+        rc = add_placeholders(c, MPE_EVENT, p->user_solo_eventID_count, p->user_solo_eventID_start,
+                              "MPE_event_");
     }
     c->first_extra = c->ncats;
     *out = c;
@@ -619,8 +649,8 @@ static int define_extra(clog2_conv *c, mpe_kind kind, const clog2_record *rec)
             mpe_map_put(&c->extra, (uint64_t)(int64_t)rec->b, 0, slot << 2 | ROLE_FINAL)) {
             return -1;
         }
-    } else if (mpe_map_put(&c->extra, (uint64_t)(int64_t)rec->etype, 0,
-                           slot << 2 | ROLE_SOLO) != 0) {
+    } else if (mpe_map_put(&c->extra, (uint64_t)(int64_t)rec->etype, 0, slot << 2 | ROLE_SOLO) !=
+               0) {
         return -1;
     }
     return define(c, slot, rec);
@@ -661,8 +691,7 @@ int clog2_conv_learn(clog2_conv *c, const clog2_record *rec, mpe_err *e)
 static int line_of(const clog2_conv *c, const clog2_record *rec, uint32_t *line, mpe_err *e)
 {
     const int64_t w = c->pre.world_size, t = c->pre.thread_count;
-    if (rec->icomm < 0 || rec->rank < 0 || rec->rank >= w || rec->thread < 0 ||
-        rec->thread >= t) {
+    if (rec->icomm < 0 || rec->rank < 0 || rec->rank >= w || rec->thread < 0 || rec->thread >= t) {
         return mpe_fail(e, rec->offset + 8,
                         "record line out of range (icomm=%d rank=%d thread=%d, %lld ranks, "
                         "%lld threads)",
@@ -691,8 +720,8 @@ static line_rec *line_get(clog2_conv *c, uint32_t id)
     return l;
 }
 
-static int state_start(clog2_conv *c, const clog2_record *rec, uint32_t slot, uint32_t line,
-                       mpe_err *e)
+static int
+state_start(clog2_conv *c, const clog2_record *rec, uint32_t slot, uint32_t line, mpe_err *e)
 {
     line_rec *l = line_get(c, line);
     if (l == NULL || grow((void **)&l->open, &l->cap, l->n + 1, sizeof *l->open) != 0) {
@@ -711,8 +740,12 @@ static int state_start(clog2_conv *c, const clog2_record *rec, uint32_t slot, ui
     return 0;
 }
 
-static int state_final(clog2_conv *c, const clog2_record *rec, uint32_t slot, uint32_t line,
-                       mpe_emit_fn emit, void *user, mpe_err *e)
+static int state_final(clog2_conv *c,
+                       const clog2_record *rec,
+                       uint32_t slot,
+                       uint32_t line,
+                       const sink *out,
+                       mpe_err *e)
 {
     line_rec *l = line_get(c, line);
     if (l == NULL) {
@@ -733,23 +766,26 @@ static int state_final(clog2_conv *c, const clog2_record *rec, uint32_t slot, ui
         memcpy(s.info, rec->cargo, CLOG2_CARGO_SIZE);
         s.info_len = CLOG2_CARGO_SIZE;
     }
-    const mpe_drawable d = {MPE_STATE, slot, line, line, s.start,
-                            rec->time < s.start ? s.start : rec->time, s.depth,
-                            s.info_len > 0 ? s.info : NULL, s.info_len, rec->offset};
+    const mpe_drawable d = {MPE_STATE,  slot,
+                            line,       line,
+                            s.start,    rec->time < s.start ? s.start : rec->time,
+                            s.depth,    s.info_len > 0 ? s.info : NULL,
+                            s.info_len, rec->offset};
     c->st.states++;
     c->cats[slot].count++;
-    return emit(user, &d);
+    return out->emit(out->user, &d);
 }
 
-static int solo_event(clog2_conv *c, const clog2_record *rec, uint32_t slot, uint32_t line,
-                      mpe_emit_fn emit, void *user)
+static int
+solo_event(clog2_conv *c, const clog2_record *rec, uint32_t slot, uint32_t line, const sink *out)
 {
-    const mpe_drawable d = {MPE_EVENT, slot, line, line, rec->time, rec->time, 0,
-                            rec->cargo, rec->cargo != NULL ? CLOG2_CARGO_SIZE : 0u,
+    const mpe_drawable d = {MPE_EVENT,  slot,       line,
+                            line,       rec->time,  rec->time,
+                            0,          rec->cargo, rec->cargo != NULL ? CLOG2_CARGO_SIZE : 0u,
                             rec->offset};
     c->st.events++;
     c->cats[slot].count++;
-    return emit(user, &d);
+    return out->emit(out->user, &d);
 }
 
 static msg_queue *queue_get(clog2_conv *c, int32_t tag, uint64_t pair)
@@ -784,8 +820,8 @@ static int queue_push(msg_queue *q, int side, const pending_msg *m)
     return 0;
 }
 
-static int message(clog2_conv *c, const clog2_record *rec, uint32_t line, mpe_emit_fn emit,
-                   void *user, mpe_err *e)
+static int
+message(clog2_conv *c, const clog2_record *rec, uint32_t line, const sink *out, mpe_err *e)
 {
     if (rec->etype != CLOG2_SEND && rec->etype != CLOG2_RECV) {
         return mpe_fail(e, rec->offset + CLOG2_HEADER_SIZE,
@@ -824,18 +860,18 @@ static int message(clog2_conv *c, const clog2_record *rec, uint32_t line, mpe_em
         c->st.arrows_backwards++;
         end = s->time;
     }
-    const mpe_drawable d = {MPE_ARROW, 0, s->line, r->line, s->time, end, 0, info, 8,
-                            rec->offset};
+    const mpe_drawable d = {MPE_ARROW, 0, s->line, r->line, s->time, end, 0, info, 8, rec->offset};
     c->st.arrows++;
     c->cats[0].count++;
-    return emit(user, &d);
+    return out->emit(out->user, &d);
 }
 
-int clog2_conv_feed(clog2_conv *c, const clog2_record *rec, mpe_emit_fn emit, void *user,
-                    mpe_err *e)
+int clog2_conv_feed(
+    clog2_conv *c, const clog2_record *rec, mpe_emit_fn emit, void *user, mpe_err *e)
 {
     uint32_t line = 0, slot = 0;
     int role = 0;
+    const sink out = {emit, user};
     switch (rec->rectype) {
     case CLOG2_BAREEVT:
     case CLOG2_CARGOEVT:
@@ -852,14 +888,14 @@ int clog2_conv_feed(clog2_conv *c, const clog2_record *rec, mpe_emit_fn emit, vo
             return state_start(c, rec, slot, line, e);
         }
         if (role == ROLE_FINAL) {
-            return state_final(c, rec, slot, line, emit, user, e);
+            return state_final(c, rec, slot, line, &out, e);
         }
-        return solo_event(c, rec, slot, line, emit, user);
+        return solo_event(c, rec, slot, line, &out);
     case CLOG2_MSGEVT:
         if (line_of(c, rec, &line, e) != 0) {
             return -1;
         }
-        return message(c, rec, line, emit, user, e);
+        return message(c, rec, line, &out, e);
     case CLOG2_STATEDEF:
     case CLOG2_EVENTDEF:
     case CLOG2_COMMEVT:

@@ -21,11 +21,11 @@
 #ifndef SLOG_CLOG2_DECODE_H
 #define SLOG_CLOG2_DECODE_H
 
-#include "mpe_decode.h"
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "mpe_decode.h"
 
 #define CLOG2_PREAMBLE_SIZE 1024
 #define CLOG2_HEADER_SIZE   24
@@ -79,7 +79,7 @@ typedef struct clog2_record {
     uint64_t offset; /* of its header */
     double time;
     int32_t icomm, rank, thread, rectype;
-    int32_t etype; /* STATEDEF: start event; EVENTDEF/CONSTDEF/BARE/CARGO/MSG/COMM: etype */
+    int32_t etype;      /* STATEDEF: start event; EVENTDEF/CONSTDEF/BARE/CARGO/MSG/COMM: etype */
     int32_t a, b, c, d; /* STATEDEF: state id, final event; MSG: partner icomm, partner rank,
                            tag, size; COMM: icomm, rank, world rank */
     char color[25], name[41], format[41];
@@ -112,19 +112,19 @@ typedef struct clog2_conv clog2_conv;
 
 typedef struct clog2_conv_stats {
     uint64_t states, events, arrows;
-    uint64_t unmatched_starts;  /* start events never closed */
-    uint64_t unmatched_finals;  /* final events without an open start */
-    uint64_t unmatched_msgs;    /* sends or receives without a partner */
-    uint64_t arrows_backwards;  /* receive logged before its send (end set to start) */
-    uint64_t ignored;           /* CONSTDEF, COLLEVT, SRCLOC, TIMESHIFT records */
+    uint64_t unmatched_starts; /* start events never closed */
+    uint64_t unmatched_finals; /* final events without an open start */
+    uint64_t unmatched_msgs;   /* sends or receives without a partner */
+    uint64_t arrows_backwards; /* receive logged before its send (end set to start) */
+    uint64_t ignored;          /* CONSTDEF, COLLEVT, SRCLOC, TIMESHIFT records */
 } clog2_conv_stats;
 
 int clog2_conv_create(clog2_conv **out, const clog2_preamble *p, mpe_err *e);
 /* Pass 1: learn definitions and communicator membership from a record. */
 int clog2_conv_learn(clog2_conv *c, const clog2_record *rec, mpe_err *e);
 /* Pass 2: turn a record into drawables (emit may run 0 or more times). */
-int clog2_conv_feed(clog2_conv *c, const clog2_record *rec, mpe_emit_fn emit, void *user,
-                    mpe_err *e);
+int clog2_conv_feed(
+    clog2_conv *c, const clog2_record *rec, mpe_emit_fn emit, void *user, mpe_err *e);
 /* After pass 2: counts, including drawables left unmatched. */
 void clog2_conv_stats_get(const clog2_conv *c, clog2_conv_stats *out);
 

@@ -9,11 +9,11 @@
  * import_mpe.c writes.  Memory: one block plus what is open.
  * Tools layer: public libslog API and the slog-import helpers.
  */
+#include <stdio.h>
+
 #include "clog2_decode.h"
 #include "import_mpe.h"
 #include "importer.h"
-
-#include <stdio.h>
 
 static int clog2_probe_fn(const char *path, const unsigned char *head, size_t n)
 {
@@ -91,7 +91,8 @@ static void report(import_ctx *ctx, const clog2_conv *conv, const mpe_out *out)
     clog2_conv_stats_get(conv, &st);
     import_count(ctx, "CLOG2 state (start/final pair)", IMPORT_IMPORTED, st.states);
     import_count(ctx, "CLOG2 event (solo)", IMPORT_IMPORTED, st.events);
-    import_count(ctx, "CLOG2 arrow (send/recv pair)", IMPORT_IMPORTED, st.arrows - st.arrows_backwards);
+    import_count(ctx, "CLOG2 arrow (send/recv pair)", IMPORT_IMPORTED,
+                 st.arrows - st.arrows_backwards);
     import_count(ctx, "CLOG2 arrow (send/recv pair)", IMPORT_REPAIRED, st.arrows_backwards);
     import_count(ctx, "CLOG2 unmatched start event", IMPORT_SKIPPED, st.unmatched_starts);
     import_count(ctx, "CLOG2 unmatched final event", IMPORT_SKIPPED, st.unmatched_finals);
@@ -108,8 +109,7 @@ static void report(import_ctx *ctx, const clog2_conv *conv, const mpe_out *out)
                     "unmatched records dropped: %llu start events, %llu final events, %llu "
                     "sends/receives",
                     (unsigned long long)st.unmatched_starts,
-                    (unsigned long long)st.unmatched_finals,
-                    (unsigned long long)st.unmatched_msgs);
+                    (unsigned long long)st.unmatched_finals, (unsigned long long)st.unmatched_msgs);
     }
     if (mpe_out_short_info(out) > 0) {
         import_warn(ctx, 0, 0, UINT64_MAX,
@@ -123,8 +123,8 @@ static int convert_all(import_ctx *ctx, const char *path, clog2_conv *conv, mpe_
     pass p;
     mpe_out *out = NULL;
     int rc = pass_open(ctx, path, &p, e);
-    if (rc == 0 && mpe_out_create(&out, ctx, conv, category_cb, line_cb,
-                                  clog2_conv_threads(conv), p.s) != 0) {
+    const mpe_source src = {conv, category_cb, line_cb, clog2_conv_threads(conv)};
+    if (rc == 0 && mpe_out_create(&out, ctx, &src, p.s) != 0) {
         rc = import_fail(ctx, 0, 0, UINT64_MAX, "out of memory");
     }
     clog2_record rec;

@@ -8,10 +8,11 @@
  */
 #include "import_mpe.h"
 
-#include <slog/slog.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <slog/slog.h>
 
 #define PROGRESS_EVERY 65536u
 
@@ -40,7 +41,7 @@ struct mpe_out {
     uint64_t err_offset;
     char err[512];
     slog_arg args[MPE_FMT_MAX];
-    char text[MPE_FMT_MAX][32];  /* hex renderings */
+    char text[MPE_FMT_MAX][32];        /* hex renderings */
     char strings[65536 + MPE_FMT_MAX]; /* NUL-terminated copies of %s values */
 };
 
@@ -54,8 +55,7 @@ const char *mpe_stream_error(void *stream)
     return import_stream_error(stream);
 }
 
-int mpe_out_create(mpe_out **out, import_ctx *ctx, const void *src, mpe_category_fn category,
-                   mpe_line_fn line, uint32_t threads, import_stream *stream)
+int mpe_out_create(mpe_out **out, import_ctx *ctx, const mpe_source *src, import_stream *stream)
 {
     mpe_out *o = calloc(1, sizeof *o);
     *out = NULL;
@@ -64,10 +64,10 @@ int mpe_out_create(mpe_out **out, import_ctx *ctx, const void *src, mpe_category
     }
     o->ctx = ctx;
     o->w = ctx->writer;
-    o->src = src;
-    o->category = category;
-    o->line = line;
-    o->threads = threads;
+    o->src = src->src;
+    o->category = src->category;
+    o->line = src->line;
+    o->threads = src->threads;
     o->stream = stream;
     o->root = SLOG_NO_PARENT;
     *out = o;
@@ -213,8 +213,8 @@ static int category_of(mpe_out *o, uint32_t slot, uint64_t offset, cat_out **out
     }
     const mpe_category *mc = o->category(o->src, slot);
     slog_error e;
-    if (slog_writer_add_category(o->w, (slog_kind)mc->kind, mc->name, mc->rgba, NULL, &c->id,
-                                 &e) != SLOG_OK) {
+    if (slog_writer_add_category(o->w, (slog_kind)mc->kind, mc->name, mc->rgba, NULL, &c->id, &e) !=
+        SLOG_OK) {
         return write_failed(o, offset, &e, "a category");
     }
     for (uint32_t i = 0; i < mc->fmt.ntypes; i++) {
@@ -226,8 +226,8 @@ static int category_of(mpe_out *o, uint32_t slot, uint64_t offset, cat_out **out
 
 /* ---- args ----------------------------------------------------------- */
 
-static uint32_t make_args(mpe_out *o, const mpe_category *mc, const cat_out *c,
-                          const mpe_drawable *d)
+static uint32_t
+make_args(mpe_out *o, const mpe_category *mc, const cat_out *c, const mpe_drawable *d)
 {
     if (d->info == NULL || mc->fmt.ntypes == 0) {
         return 0;

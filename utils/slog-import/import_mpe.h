@@ -16,20 +16,26 @@
 #ifndef SLOG_IMPORT_MPE_H
 #define SLOG_IMPORT_MPE_H
 
+#include <stdint.h>
+
 #include "importer.h"
 #include "mpe_decode.h"
-
-#include <stdint.h>
 
 typedef const mpe_category *(*mpe_category_fn)(const void *src, uint32_t slot);
 typedef void (*mpe_line_fn)(const void *src, uint32_t line_id, mpe_line *out);
 
+/* The decoder (clog2_conv or slog2_file) and how to ask it about slots and lines. */
+typedef struct mpe_source {
+    const void *src;
+    mpe_category_fn category;
+    mpe_line_fn line;
+    uint32_t threads; /* per process */
+} mpe_source;
+
 typedef struct mpe_out mpe_out;
 
-/* @p src is the decoder (clog2_conv or slog2_file) the callbacks query;
- * @p threads its threads per process; @p stream gives progress (may be NULL). */
-int mpe_out_create(mpe_out **out, import_ctx *ctx, const void *src, mpe_category_fn category,
-                   mpe_line_fn line, uint32_t threads, import_stream *stream);
+/* @p stream gives progress (may be NULL). */
+int mpe_out_create(mpe_out **out, import_ctx *ctx, const mpe_source *src, import_stream *stream);
 /* The mpe_emit_fn: append one drawable; nonzero after a writer failure. */
 int mpe_out_emit(void *out, const mpe_drawable *d);
 /* After a nonzero emit: the message and input offset of the failure. */

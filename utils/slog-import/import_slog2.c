@@ -8,11 +8,11 @@
  * and counted as skipped: libslog computes its own previews.
  * Tools layer: public libslog API and the slog-import helpers.
  */
+#include <stdio.h>
+
 #include "import_mpe.h"
 #include "importer.h"
 #include "slog2_decode.h"
-
-#include <stdio.h>
 
 static int slog2_probe_fn(const char *path, const unsigned char *head, size_t n)
 {
@@ -77,8 +77,8 @@ static int emit_all(import_ctx *ctx, const char *path, slog2_file *f, mpe_err *e
     mpe_in in;
     mpe_out *out = NULL;
     int rc = open_input(ctx, path, &s, &in);
-    if (rc == 0 && mpe_out_create(&out, ctx, f, category_cb, line_cb, slog2_file_threads(f),
-                                  s) != 0) {
+    const mpe_source src = {f, category_cb, line_cb, slog2_file_threads(f)};
+    if (rc == 0 && mpe_out_create(&out, ctx, &src, s) != 0) {
         rc = import_fail(ctx, 0, 0, UINT64_MAX, "out of memory");
     }
     if (rc == 0) {

@@ -17,13 +17,15 @@
 
 int mpe_fail(mpe_err *e, uint64_t offset, const char *fmt, ...)
 {
-    if (e != NULL) {
-        va_list ap;
-        va_start(ap, fmt);
-        e->offset = offset;
-        (void)vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-        va_end(ap);
+    if (e == NULL) {
+        return -1;
     }
+    va_list ap;
+    va_start(ap, fmt);
+    e->offset = offset;
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above; analyzer false positive
+    (void)vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -76,9 +78,8 @@ int mpe_in_skip(mpe_in *in, uint64_t n, const char *what, mpe_err *e)
             return -1;
         }
         if (got < want) {
-            return mpe_fail(e, in->pos,
-                            "truncated: %s from byte %llu, input ends at byte %llu", what,
-                            (unsigned long long)start, (unsigned long long)in->pos);
+            return mpe_fail(e, in->pos, "truncated: %s from byte %llu, input ends at byte %llu",
+                            what, (unsigned long long)start, (unsigned long long)in->pos);
         }
         n -= got;
     }
@@ -166,7 +167,10 @@ uint8_t mpe_cur_u8(mpe_cur *c)
 int16_t mpe_cur_i16(mpe_cur *c)
 {
     const unsigned char *p = mpe_cur_bytes(c, 2);
-    return p != NULL ? mpe_be_i16(p) : 0;
+    if (p == NULL) {
+        return 0;
+    }
+    return mpe_be_i16(p);
 }
 
 int32_t mpe_cur_i32(mpe_cur *c)
@@ -300,8 +304,7 @@ static size_t value_size(char type, const unsigned char *p, size_t left)
     }
 }
 
-uint32_t mpe_info_decode(const mpe_fmt *f, const unsigned char *info, size_t len,
-                         mpe_value *out)
+uint32_t mpe_info_decode(const mpe_fmt *f, const unsigned char *info, size_t len, mpe_value *out)
 {
     size_t at = 0;
     uint32_t n = 0;
@@ -354,53 +357,136 @@ static const struct {
     const char *name; /* lower case, no blanks */
     uint32_t rgb;
 } colour_table[] = {
-    {"aquamarine", 0x7fffd4},     {"beige", 0xf5f5dc},         {"black", 0x000000},
-    {"blue", 0x0000ff},           {"brown", 0xa52a2a},         {"cadetblue", 0x5f9ea0},
-    {"chartreuse", 0x7fff00},     {"chocolate", 0xd2691e},     {"coral", 0xff7f50},
-    {"cornflowerblue", 0x6495ed}, {"cyan", 0x00ffff},          {"darkblue", 0x00008b},
-    {"darkcyan", 0x008b8b},       {"darkgoldenrod", 0xb8860b}, {"darkgray", 0xa9a9a9},
-    {"darkgreen", 0x006400},      {"darkgrey", 0xa9a9a9},      {"darkkhaki", 0xbdb76b},
-    {"darkmagenta", 0x8b008b},    {"darkolivegreen", 0x556b2f}, {"darkolivegreen2", 0xbcee68},
-    {"darkorange", 0xff8c00},     {"darkorchid", 0x9932cc},    {"darkred", 0x8b0000},
-    {"darksalmon", 0xe9967a},     {"darkseagreen", 0x8fbc8f},  {"darkslateblue", 0x483d8b},
-    {"darkslategray", 0x2f4f4f},  {"darkturquoise", 0x00ced1}, {"darkviolet", 0x9400d3},
-    {"deeppink", 0xff1493},       {"deepskyblue", 0x00bfff},   {"dodgerblue", 0x1e90ff},
-    {"firebrick", 0xb22222},      {"forestgreen", 0x228b22},   {"gold", 0xffd700},
-    {"goldenrod", 0xdaa520},      {"gray", 0xc0c0c0},          {"green", 0x00ff00},
-    {"greenyellow", 0xadff2f},    {"grey", 0xc0c0c0},          {"hotpink", 0xff69b4},
-    {"indianred", 0xcd5c5c},      {"ivory", 0xfffff0},         {"khaki", 0xf0e68c},
-    {"lavender", 0xe6e6fa},       {"lawngreen", 0x7cfc00},     {"lightblue", 0xadd8e6},
-    {"lightcoral", 0xf08080},     {"lightcyan", 0xe0ffff},     {"lightgray", 0xd3d3d3},
-    {"lightgreen", 0x90ee90},     {"lightgrey", 0xd3d3d3},     {"lightpink", 0xffb6c1},
-    {"lightsalmon", 0xffa07a},    {"lightseagreen", 0x20b2aa}, {"lightskyblue", 0x87cefa},
-    {"lightslateblue", 0x8470ff}, {"lightsteelblue", 0xb0c4de}, {"lightyellow", 0xffffe0},
-    {"limegreen", 0x32cd32},      {"magenta", 0xff00ff},       {"maroon", 0xb03060},
-    {"mediumblue", 0x0000cd},     {"mediumorchid", 0xba55d3},  {"mediumpurple", 0x9370db},
-    {"mediumseagreen", 0x3cb371}, {"midnightblue", 0x191970},  {"navy", 0x000080},
-    {"navyblue", 0x000080},       {"olivedrab", 0x6b8e23},     {"orange", 0xffa500},
-    {"orangered", 0xff4500},      {"orchid", 0xda70d6},        {"palegreen", 0x98fb98},
-    {"paleturquoise", 0xafeeee},  {"peru", 0xcd853f},          {"pink", 0xffc0cb},
-    {"plum", 0xdda0dd},           {"powderblue", 0xb0e0e6},    {"purple", 0xa020f0},
-    {"red", 0xff0000},            {"royalblue", 0x4169e1},     {"saddlebrown", 0x8b4513},
-    {"salmon", 0xfa8072},         {"sandybrown", 0xf4a460},    {"seagreen", 0x2e8b57},
-    {"sienna", 0xa0522d},         {"skyblue", 0x87ceeb},       {"slateblue", 0x6a5acd},
-    {"slategray", 0x708090},      {"springgreen", 0x00ff7f},   {"steelblue", 0x4682b4},
-    {"tan", 0xd2b48c},            {"thistle", 0xd8bfd8},       {"tomato", 0xff6347},
-    {"turquoise", 0x40e0d0},      {"violet", 0xee82ee},        {"violetred", 0xd02090},
-    {"wheat", 0xf5deb3},          {"white", 0xffffff},         {"yellow", 0xffff00},
+    {"aquamarine", 0x7fffd4},
+    {"beige", 0xf5f5dc},
+    {"black", 0x000000},
+    {"blue", 0x0000ff},
+    {"brown", 0xa52a2a},
+    {"cadetblue", 0x5f9ea0},
+    {"chartreuse", 0x7fff00},
+    {"chocolate", 0xd2691e},
+    {"coral", 0xff7f50},
+    {"cornflowerblue", 0x6495ed},
+    {"cyan", 0x00ffff},
+    {"darkblue", 0x00008b},
+    {"darkcyan", 0x008b8b},
+    {"darkgoldenrod", 0xb8860b},
+    {"darkgray", 0xa9a9a9},
+    {"darkgreen", 0x006400},
+    {"darkgrey", 0xa9a9a9},
+    {"darkkhaki", 0xbdb76b},
+    {"darkmagenta", 0x8b008b},
+    {"darkolivegreen", 0x556b2f},
+    {"darkolivegreen2", 0xbcee68},
+    {"darkorange", 0xff8c00},
+    {"darkorchid", 0x9932cc},
+    {"darkred", 0x8b0000},
+    {"darksalmon", 0xe9967a},
+    {"darkseagreen", 0x8fbc8f},
+    {"darkslateblue", 0x483d8b},
+    {"darkslategray", 0x2f4f4f},
+    {"darkturquoise", 0x00ced1},
+    {"darkviolet", 0x9400d3},
+    {"deeppink", 0xff1493},
+    {"deepskyblue", 0x00bfff},
+    {"dodgerblue", 0x1e90ff},
+    {"firebrick", 0xb22222},
+    {"forestgreen", 0x228b22},
+    {"gold", 0xffd700},
+    {"goldenrod", 0xdaa520},
+    {"gray", 0xc0c0c0},
+    {"green", 0x00ff00},
+    {"greenyellow", 0xadff2f},
+    {"grey", 0xc0c0c0},
+    {"hotpink", 0xff69b4},
+    {"indianred", 0xcd5c5c},
+    {"ivory", 0xfffff0},
+    {"khaki", 0xf0e68c},
+    {"lavender", 0xe6e6fa},
+    {"lawngreen", 0x7cfc00},
+    {"lightblue", 0xadd8e6},
+    {"lightcoral", 0xf08080},
+    {"lightcyan", 0xe0ffff},
+    {"lightgray", 0xd3d3d3},
+    {"lightgreen", 0x90ee90},
+    {"lightgrey", 0xd3d3d3},
+    {"lightpink", 0xffb6c1},
+    {"lightsalmon", 0xffa07a},
+    {"lightseagreen", 0x20b2aa},
+    {"lightskyblue", 0x87cefa},
+    {"lightslateblue", 0x8470ff},
+    {"lightsteelblue", 0xb0c4de},
+    {"lightyellow", 0xffffe0},
+    {"limegreen", 0x32cd32},
+    {"magenta", 0xff00ff},
+    {"maroon", 0xb03060},
+    {"mediumblue", 0x0000cd},
+    {"mediumorchid", 0xba55d3},
+    {"mediumpurple", 0x9370db},
+    {"mediumseagreen", 0x3cb371},
+    {"midnightblue", 0x191970},
+    {"navy", 0x000080},
+    {"navyblue", 0x000080},
+    {"olivedrab", 0x6b8e23},
+    {"orange", 0xffa500},
+    {"orangered", 0xff4500},
+    {"orchid", 0xda70d6},
+    {"palegreen", 0x98fb98},
+    {"paleturquoise", 0xafeeee},
+    {"peru", 0xcd853f},
+    {"pink", 0xffc0cb},
+    {"plum", 0xdda0dd},
+    {"powderblue", 0xb0e0e6},
+    {"purple", 0xa020f0},
+    {"red", 0xff0000},
+    {"royalblue", 0x4169e1},
+    {"saddlebrown", 0x8b4513},
+    {"salmon", 0xfa8072},
+    {"sandybrown", 0xf4a460},
+    {"seagreen", 0x2e8b57},
+    {"sienna", 0xa0522d},
+    {"skyblue", 0x87ceeb},
+    {"slateblue", 0x6a5acd},
+    {"slategray", 0x708090},
+    {"springgreen", 0x00ff7f},
+    {"steelblue", 0x4682b4},
+    {"tan", 0xd2b48c},
+    {"thistle", 0xd8bfd8},
+    {"tomato", 0xff6347},
+    {"turquoise", 0x40e0d0},
+    {"violet", 0xee82ee},
+    {"violetred", 0xd02090},
+    {"wheat", 0xf5deb3},
+    {"white", 0xffffff},
+    {"yellow", 0xffff00},
     {"yellowgreen", 0x9acd32},
 };
+
+/* "Sea Green:extra" -> "seagreen". */
+static void colour_key(const char *name, char *key, size_t len)
+{
+    size_t n = 0;
+    for (const char *p = name; *p != '\0' && *p != ':' && n + 1 < len; p++) {
+        const char ch = *p;
+        if (ch == ' ' || ch == '\t') {
+            continue;
+        }
+        static const char upper[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        static const char lower[] = "abcdefghijklmnopqrstuvwxyz";
+        const char *u = strchr(upper, ch);
+        if (u != NULL) {
+            key[n++] = lower[u - upper];
+        } else {
+            key[n++] = ch;
+        }
+    }
+    key[n] = '\0';
+}
 
 uint32_t mpe_colour_rgba(const char *name)
 {
     char key[64];
-    size_t n = 0;
-    for (const char *p = name; *p != '\0' && *p != ':' && n + 1 < sizeof key; p++) {
-        if (!isspace((unsigned char)*p)) {
-            key[n++] = (char)tolower((unsigned char)*p);
-        }
-    }
-    key[n] = '\0';
+    colour_key(name, key, sizeof key);
     for (size_t i = 0; i < sizeof colour_table / sizeof colour_table[0]; i++) {
         if (strcmp(colour_table[i].name, key) == 0) {
             return (colour_table[i].rgb << 8) | 0xffu;

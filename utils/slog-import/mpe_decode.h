@@ -111,8 +111,7 @@ typedef struct mpe_value {
 /* Decode info bytes value by value as the format says.  Returns the number
  * of values decoded; fewer than f->ntypes when the bytes run out (bytes left
  * over are ignored: CLOG2 cargo carries stale bytes after its values). */
-uint32_t mpe_info_decode(const mpe_fmt *f, const unsigned char *info, size_t len,
-                         mpe_value *out);
+uint32_t mpe_info_decode(const mpe_fmt *f, const unsigned char *info, size_t len, mpe_value *out);
 
 /* A legend entry, as SLOG-2 stores it (CLOG2 derives the same). */
 typedef struct mpe_category {
@@ -121,7 +120,7 @@ typedef struct mpe_category {
     char *name;    /* owned */
     uint32_t rgba; /* 0xRRGGBBAA; 0 = no colour known */
     mpe_fmt fmt;
-    bool defined;  /* a definition record named it */
+    bool defined;   /* a definition record named it */
     uint64_t count; /* real drawables decoded */
 } mpe_category;
 
@@ -142,10 +141,10 @@ typedef struct mpe_drawable {
     uint32_t line_to;  /* arrows: receiver line ID; else == line */
     double start;      /* seconds */
     double end;
-    uint32_t depth;    /* states: states open on the line at its start */
+    uint32_t depth; /* states: states open on the line at its start */
     const unsigned char *info;
     uint32_t info_len;
-    uint64_t offset;   /* input offset of the record or object that completed it */
+    uint64_t offset; /* input offset of the record or object that completed it */
 } mpe_drawable;
 
 /* Return 0 to go on, nonzero to stop decoding (returned as is). */

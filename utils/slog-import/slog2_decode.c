@@ -67,7 +67,8 @@ int slog2_header_parse(slog2_header *h, const unsigned char *buf, size_t n, mpe_
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
         const uint64_t at = mpe_cur_off(&c);
         *blocks[i] = get_fbp(&c);
-        if (blocks[i]->fptr < 0 || (fbp_present(*blocks[i]) && blocks[i]->fptr < SLOG2_HEADER_SIZE)) {
+        if (blocks[i]->fptr < 0 ||
+            (fbp_present(*blocks[i]) && blocks[i]->fptr < SLOG2_HEADER_SIZE)) {
             return mpe_fail(e, at, "SLOG-2 header: block pointer %lld out of range",
                             (long long)blocks[i]->fptr);
         }
@@ -81,8 +82,9 @@ int slog2_header_parse(slog2_header *h, const unsigned char *buf, size_t n, mpe_
     }
     if (!fbp_present(h->categories) || !fbp_present(h->lines) || !fbp_present(h->root) ||
         !fbp_present(h->dir)) {
-        return mpe_fail(e, 24, "SLOG-2 header: categories, line-ID maps, tree root or tree "
-                               "directory missing (file not closed by its writer?)");
+        return mpe_fail(e, 24,
+                        "SLOG-2 header: categories, line-ID maps, tree root or tree "
+                        "directory missing (file not closed by its writer?)");
     }
     return 0;
 }
@@ -161,6 +163,7 @@ typedef struct prim {
 
 static int get_prim(mpe_cur *c, prim *p, mpe_err *e)
 {
+    memset(p, 0, sizeof *p);
     p->offset = mpe_cur_off(c);
     p->cat = mpe_cur_i32(c);
     const int16_t len = mpe_cur_i16(c);
@@ -288,8 +291,7 @@ static uint32_t ancestor_depth(const slog2_file *f, const walk *w, uint32_t line
 }
 
 /* Open states of this node on `line` at `start` (pass 2). */
-static int node_depth(slog2_file *f, uint32_t line, double start, double end, uint32_t *depth,
-                      uint64_t off, mpe_err *e)
+static int node_depth(slog2_file *f, uint32_t line, double start, double end, uint32_t *depth)
 {
     uint32_t n = 0;
     size_t keep = 0;
@@ -303,7 +305,7 @@ static int node_depth(slog2_file *f, uint32_t line, double start, double end, ui
     }
     f->nopen = keep;
     if (grow((void **)&f->open, &f->capopen, f->nopen + 1, sizeof *f->open) != 0) {
-        return mpe_fail(e, off, "out of memory");
+        return -1;
     }
     const open_ref o = {end, line};
     f->open[f->nopen++] = o;
@@ -315,7 +317,8 @@ static int emit_prim(walk *w, const prim *p, bool nestable, mpe_err *e)
 {
     slog2_file *f = w->f;
     uint32_t slot = 0;
-    if (!mpe_map_get(&f->cat_slot, (uint64_t)(int64_t)p->cat, 0, &slot) || f->cats[slot].index < 0) {
+    if (!mpe_map_get(&f->cat_slot, (uint64_t)(int64_t)p->cat, 0, &slot) ||
+        f->cats[slot].index < 0) {
         return mpe_fail(e, p->offset, "drawable of category %d, which the category map lacks",
                         p->cat);
     }
@@ -324,18 +327,19 @@ static int emit_prim(walk *w, const prim *p, bool nestable, mpe_err *e)
     const int want_nv = cat->kind == MPE_EVENT ? 1 : 2;
     if (nestable != want_nestable || p->nv != want_nv ||
         (cat->kind == MPE_STATE && p->line[0] != p->line[1])) {
-        return mpe_fail(e, p->offset, "drawable of category %d (%s) has the wrong shape",
-                        p->cat, cat->name);
+        return mpe_fail(e, p->offset, "drawable of category %d (%s) has the wrong shape", p->cat,
+                        cat->name);
     }
-    mpe_drawable d = {cat->kind, slot, p->line[0], p->line[1], p->t[0], p->t[1], 0,
-                      p->info_len > 0 ? p->info : NULL, p->info_len, p->offset};
+    mpe_drawable d = {cat->kind,   slot,     p->line[0], p->line[1],
+                      p->t[0],     p->t[1],  0,          p->info_len > 0 ? p->info : NULL,
+                      p->info_len, p->offset};
     if (d.kind == MPE_STATE) {
         if (d.end < d.start) {
             return mpe_fail(e, p->offset, "state ends before it starts");
         }
         uint32_t own = 0;
-        if (node_depth(f, d.line, d.start, d.end, &own, p->offset, e) != 0) {
-            return -1;
+        if (node_depth(f, d.line, d.start, d.end, &own) != 0) {
+            return mpe_fail(e, p->offset, "out of memory");
         }
         d.depth = own + ancestor_depth(f, w, d.line, d.start);
         f->st.states++;
@@ -412,6 +416,24 @@ static int get_list(walk *w, mpe_cur *c, bool nestable, mpe_err *e)
     return 0;
 }
 
+static int skip_shadow_list(walk *w, mpe_cur *c, mpe_err *e)
+{
+    const uint64_t at = mpe_cur_off(c);
+    const int32_t m = mpe_cur_i32(c);
+    if (c->bad || m < 0 || (size_t)m > c->len - c->at) {
+        return mpe_fail(e, at, "bad shadow count %d", m);
+    }
+    for (int32_t i = 0; i < m; i++) {
+        if (skip_shadow(c, e) != 0) {
+            return -1;
+        }
+    }
+    if (!w->emit_pass) {
+        w->f->st.shadows += (uint64_t)m;
+    }
+    return 0;
+}
+
 static int get_shadow_bufs(walk *w, mpe_cur *c, mpe_err *e)
 {
     const uint64_t at = mpe_cur_off(c);
@@ -421,19 +443,9 @@ static int get_shadow_bufs(walk *w, mpe_cur *c, mpe_err *e)
     }
     for (int32_t b = 0; b < n; b++) {
         (void)mpe_cur_bytes(c, NODE_HEADER);
-        for (int list = 0; list < 2; list++) {
-            const uint64_t lat = mpe_cur_off(c);
-            const int32_t m = mpe_cur_i32(c);
-            if (c->bad || m < 0 || (size_t)m > c->len - c->at) {
-                return mpe_fail(e, lat, "bad shadow count %d", m);
-            }
-            for (int32_t i = 0; i < m; i++) {
-                if (skip_shadow(c, e) != 0) {
-                    return -1;
-                }
-            }
-            if (!w->emit_pass) {
-                w->f->st.shadows += (uint64_t)m;
+        for (int list = 0; list < 2; list++) { /* events/arrows, then states */
+            if (skip_shadow_list(w, c, e) != 0) {
+                return -1;
             }
         }
     }
@@ -463,8 +475,8 @@ static int walk_node(walk *w, const unsigned char *buf, size_t len, uint64_t at,
 }
 
 /* Read the node at the input's position; check its header. */
-static int read_node(slog2_file *f, mpe_in *in, unsigned char **buf, size_t *cap, node_ref *ref,
-                     mpe_err *e)
+static int
+read_node(slog2_file *f, mpe_in *in, unsigned char **buf, size_t *cap, node_ref *ref, mpe_err *e)
 {
     unsigned char hb[NODE_HEADER];
     const uint64_t at = in->pos;
@@ -491,8 +503,7 @@ static int read_node(slog2_file *f, mpe_in *in, unsigned char **buf, size_t *cap
         return mpe_fail(e, at, "out of memory");
     }
     memcpy(*buf, hb, sizeof hb);
-    return mpe_in_need(in, *buf + NODE_HEADER, (size_t)self.size - NODE_HEADER, "a tree node",
-                       e);
+    return mpe_in_need(in, *buf + NODE_HEADER, (size_t)self.size - NODE_HEADER, "a tree node", e);
 }
 
 static int walk_nodes(slog2_file *f, mpe_in *in, walk *w, mpe_err *e)
@@ -591,8 +602,8 @@ static int get_category(mpe_cur *c, mpe_category *cat, int64_t *declared, mpe_er
     return 0;
 }
 
-static int check_counts(slog2_file *f, const mpe_category *cat, int64_t declared, uint64_t at,
-                        mpe_err *e)
+static int
+check_counts(slog2_file *f, const mpe_category *cat, int64_t declared, uint64_t at, mpe_err *e)
 {
     uint32_t found = 0;
     (void)mpe_map_get(&f->found, (uint64_t)(int64_t)cat->index, 0, &found);
@@ -605,8 +616,8 @@ static int check_counts(slog2_file *f, const mpe_category *cat, int64_t declared
     return 0;
 }
 
-static int parse_categories(slog2_file *f, const unsigned char *buf, size_t len, uint64_t at,
-                            mpe_err *e)
+static int
+parse_categories(slog2_file *f, const unsigned char *buf, size_t len, uint64_t at, mpe_err *e)
 {
     mpe_cur c;
     mpe_cur_init(&c, buf, len, at);
@@ -640,8 +651,9 @@ static int parse_categories(slog2_file *f, const unsigned char *buf, size_t len,
             uint32_t slot = 0;
             if (f->found.used[s] != 0 &&
                 !mpe_map_get(&f->cat_slot, f->found.keys[2 * s], 0, &slot)) {
-                return mpe_fail(e, at, "drawables of category %lld, which the category map "
-                                       "lacks",
+                return mpe_fail(e, at,
+                                "drawables of category %lld, which the category map "
+                                "lacks",
                                 (long long)(int64_t)f->found.keys[2 * s]);
             }
         }
@@ -675,7 +687,13 @@ static mpe_line *line_add(slog2_file *f, uint32_t id, uint64_t at, mpe_err *e)
 }
 
 /* Column meaning by label. */
-enum { COL_OTHER, COL_WORLD, COL_COMM, COL_COMM_RANK, COL_THREAD };
+enum {
+    COL_OTHER,
+    COL_WORLD,
+    COL_COMM,
+    COL_COMM_RANK,
+    COL_THREAD
+};
 
 static int col_kind(const char *label)
 {
@@ -689,6 +707,51 @@ static int col_kind(const char *label)
         return COL_COMM_RANK;
     }
     return strcmp(label, "thread") == 0 ? COL_THREAD : COL_OTHER;
+}
+
+static void set_column(slog2_file *f, mpe_line *l, int kind, int32_t v)
+{
+    switch (kind) {
+    case COL_WORLD:
+        l->world_rank = v;
+        break;
+    case COL_COMM:
+        l->comm = v;
+        break;
+    case COL_COMM_RANK:
+        l->comm_rank = v;
+        break;
+    case COL_THREAD:
+        l->thread = v;
+        f->threads = 2; /* a thread column: threads are real */
+        break;
+    default:
+        break;
+    }
+}
+
+static int parse_map_rows(slog2_file *f, mpe_cur *c, const int *kinds, int32_t ncol, mpe_err *e)
+{
+    const uint64_t at = mpe_cur_off(c);
+    const int32_t rows = mpe_cur_i32(c);
+    if (c->bad || rows < 0 || (size_t)rows > (c->len - c->at) / 4) {
+        return mpe_fail(e, at, "bad line-ID map");
+    }
+    for (int32_t r = 0; r < rows; r++) {
+        const uint64_t row_at = mpe_cur_off(c);
+        const int32_t id = mpe_cur_i32(c);
+        if (c->bad || id < 0) {
+            return mpe_fail(e, row_at, "bad line-ID map row");
+        }
+        mpe_line *l = line_add(f, (uint32_t)id, row_at, e);
+        if (l == NULL) {
+            return -1;
+        }
+        for (int32_t i = 0; i < ncol; i++) {
+            set_column(f, l, kinds[i], mpe_cur_i32(c));
+        }
+    }
+    return 0;
 }
 
 static int parse_one_map(slog2_file *f, mpe_cur *c, mpe_err *e)
@@ -705,38 +768,15 @@ static int parse_one_map(slog2_file *f, mpe_cur *c, mpe_err *e)
         kinds[i] = label != NULL ? col_kind(label) : COL_OTHER;
         free(label);
     }
-    const int32_t rows = mpe_cur_i32(c);
-    if (c->bad || rows < 0 || (size_t)rows > (c->len - c->at) / 4) {
-        return mpe_fail(e, at, "bad line-ID map");
-    }
-    for (int32_t r = 0; r < rows; r++) {
-        const uint64_t row_at = mpe_cur_off(c);
-        const int32_t id = mpe_cur_i32(c);
-        if (c->bad || id < 0) {
-            return mpe_fail(e, row_at, "bad line-ID map row");
-        }
-        mpe_line *l = line_add(f, (uint32_t)id, row_at, e);
-        if (l == NULL) {
-            return -1;
-        }
-        for (int32_t i = 0; i < ncol; i++) {
-            const int32_t v = mpe_cur_i32(c);
-            l->world_rank = kinds[i] == COL_WORLD ? v : l->world_rank;
-            l->comm = kinds[i] == COL_COMM ? v : l->comm;
-            l->comm_rank = kinds[i] == COL_COMM_RANK ? v : l->comm_rank;
-            l->thread = kinds[i] == COL_THREAD ? v : l->thread;
-            if (kinds[i] == COL_THREAD) {
-                f->threads = 2; /* a thread column: threads are real */
-            }
-        }
+    if (parse_map_rows(f, c, kinds, ncol, e) != 0) {
+        return -1;
     }
     const int16_t nmeth = mpe_cur_i16(c);
     (void)mpe_cur_bytes(c, nmeth > 0 ? (size_t)nmeth * 4 : 0);
     return (c->bad || nmeth < 0) ? mpe_fail(e, at, "truncated line-ID map") : 0;
 }
 
-static int parse_lines(slog2_file *f, const unsigned char *buf, size_t len, uint64_t at,
-                       mpe_err *e)
+static int parse_lines(slog2_file *f, const unsigned char *buf, size_t len, uint64_t at, mpe_err *e)
 {
     mpe_cur c;
     mpe_cur_init(&c, buf, len, at);

@@ -26,11 +26,11 @@
 #ifndef SLOG_SLOG2_DECODE_H
 #define SLOG_SLOG2_DECODE_H
 
-#include "mpe_decode.h"
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "mpe_decode.h"
 
 #define SLOG2_HEADER_SIZE 108
 
@@ -44,7 +44,7 @@ typedef struct slog2_fbp {
 
 typedef struct slog2_header {
     char version[16];
-    int16_t children;   /* per node */
+    int16_t children; /* per node */
     int32_t leaf_bytes;
     int16_t max_depth;
     int32_t max_buffer;
