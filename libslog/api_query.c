@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(PV_CATEGORY_OTHER == SLOG_CATEGORY_OTHER, "category other");
+
 struct slog_query {
     slog_reader *r;
     int64_t w0, w1, resolution;
@@ -166,7 +168,7 @@ static int load_entry(slog_query *q, uint64_t off, uint64_t len, int preview, ca
     q->stats.bytes_decoded += io.bytes_decoded;
     uint64_t bad = UINT64_MAX; /* set by the blob decoders only */
     if (rc == SLOG_OK && preview) {
-        rc = pv_decode(raw, (size_t)len, &e->previews, &e->npreviews, &bad);
+        rc = pv_decode(raw, (size_t)len, &e->previews, &e->npreviews, &e->fold, &bad);
         util_free(raw);
         e->bytes = (size_t)e->npreviews * sizeof *e->previews + sizeof *e;
     } else if (rc == SLOG_OK) {
@@ -313,22 +315,45 @@ static int cat_ok(const slog_query *q, uint32_t cat)
     return q->cat_sel == NULL || (cat < q->r->ncat && q->cat_sel[cat]);
 }
 
+static void to_public_preview(const pv_entry *e, uint32_t fold, const store_node_row *n,
+                              slog_preview *v)
+{
+    memset(v, 0, sizeof *v);
+    v->of = (slog_kind)e->kind;
+    v->fold = fold;
+    v->row = e->row;
+    v->row_to = e->row_to;
+    v->category = e->cat; /* PV_CATEGORY_OTHER == SLOG_CATEGORY_OTHER */
+    v->start = n->t0;
+    v->end = n->t1;
+    v->count = e->count;
+    if (e->kind == SLOG_KIND_STATE || e->kind == SLOG_KIND_ARROW) {
+        v->inclusive = e->incl;
+        v->exclusive = e->excl;
+        v->min = e->min;
+        v->max = e->max;
+    } else if (e->kind == SLOG_KIND_COUNTER) {
+        v->vmin = e->vmin;
+        v->vmax = e->vmax;
+        v->vsum = e->vsum;
+        v->vlast = e->vlast;
+    }
+}
+
 static int emit_preview(slog_query *q)
 {
     const cache_entry *const e = q->cur;
     while (q->cur_index < e->npreviews) {
-        const slog_preview *const p = &e->previews[q->cur_index++];
-        if (!(q->kinds & (1u << p->of)) || !cat_ok(q, p->category)) {
+        const pv_entry *const p = &e->previews[q->cur_index++];
+        if (!(q->kinds & (1u << p->kind)) || !cat_ok(q, p->cat)) {
             continue;
         }
-        if (!row_selected(q, p->fold, p->row) &&
-            !(p->of == SLOG_KIND_ARROW && row_selected(q, p->fold, p->row_to))) {
+        if (!row_selected(q, e->fold, p->row) &&
+            !(p->kind == SLOG_KIND_ARROW && row_selected(q, e->fold, p->row_to))) {
             continue;
         }
         q->item.kind = SLOG_KIND_PREVIEW;
-        q->item.u.preview = *p;
-        q->item.u.preview.start = q->cur_node->t0;
-        q->item.u.preview.end = q->cur_node->t1;
+        to_public_preview(p, e->fold, q->cur_node, &q->item.u.preview);
         return 1;
     }
     return 0;

@@ -655,7 +655,10 @@ int slog_writer_flush(slog_writer *w, slog_error *err)
     if (rc != SLOG_OK) {
         return rc;
     }
-    rc = flush_tables(w, 0, err);
+    rc = tree_build_flush(w->tb, err);
+    if (rc == SLOG_OK) {
+        rc = flush_tables(w, 0, err);
+    }
     if (rc != SLOG_OK) {
         w->state = W_ERROR;
     }

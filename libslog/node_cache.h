@@ -15,8 +15,9 @@ typedef struct cache_entry {
     uint64_t key;         /* blob offset */
     int is_preview;
     fmt_decoded drawables;
-    slog_preview *previews;
+    pv_entry *previews;
     uint64_t npreviews;
+    uint32_t fold;
     size_t bytes;
     uint64_t stamp;       /* last use */
     uint32_t pins;

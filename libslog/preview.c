@@ -238,7 +238,7 @@ static int refold(pv_summary *s, const pv_fold_ctx *ctx, uint32_t to, const uint
             continue;
         }
         if (drop_cat != NULL && e.cat < ncat_flags && drop_cat[e.cat]) {
-            e.cat = SLOG_CATEGORY_OTHER;
+            e.cat = PV_CATEGORY_OTHER;
         }
         rc = merge_entry(s, ctx, &e, old.fold);
     }
@@ -303,7 +303,7 @@ static int fold_rare_categories(pv_summary *s, const pv_fold_ctx *ctx, size_t ke
 {
     uint32_t maxcat = 0;
     for (size_t i = 0; i < s->cap; i++) {
-        if (s->slots[i].used && s->slots[i].cat != SLOG_CATEGORY_OTHER &&
+        if (s->slots[i].used && s->slots[i].cat != PV_CATEGORY_OTHER &&
             s->slots[i].cat + 1 > maxcat) {
             maxcat = s->slots[i].cat + 1;
         }
@@ -317,7 +317,7 @@ static int fold_rare_categories(pv_summary *s, const pv_fold_ctx *ctx, size_t ke
     size_t distinct = 0;
     for (size_t i = 0; i < s->cap; i++) {
         const pv_entry *const e = &s->slots[i];
-        if (e->used && e->cat != SLOG_CATEGORY_OTHER) {
+        if (e->used && e->cat != PV_CATEGORY_OTHER) {
             distinct += weight[e->cat] == 0;
             weight[e->cat] += e->count + 1;
         }
@@ -345,7 +345,7 @@ static size_t distinct_categories(const pv_summary *s)
     size_t n = 0;
     uint32_t seen[64];
     for (size_t i = 0; i < s->cap && n < 64; i++) {
-        if (!s->slots[i].used || s->slots[i].cat == SLOG_CATEGORY_OTHER) {
+        if (!s->slots[i].used || s->slots[i].cat == PV_CATEGORY_OTHER) {
             continue;
         }
         size_t j = 0;
@@ -474,7 +474,7 @@ static double pget_f64(pdec *d)
     return v;
 }
 
-static void decode_entry(pdec *d, uint32_t fold, slog_preview *v)
+static void decode_entry(pdec *d, pv_entry *v)
 {
     memset(v, 0, sizeof *v);
     if (d->p >= d->end) {
@@ -483,18 +483,18 @@ static void decode_entry(pdec *d, uint32_t fold, slog_preview *v)
     }
     const uint8_t kind = *d->p++;
     d->bad |= kind > SLOG_KIND_COUNTER;
-    v->of = (slog_kind)kind;
-    v->fold = fold;
+    v->used = 1;
+    v->kind = kind;
     v->row = pget32(d);
     v->row_to = kind == SLOG_KIND_ARROW ? pget32(d) : v->row;
     const uint64_t cat = pget(d);
     d->bad |= cat > (uint64_t)UINT32_MAX + 1;
-    v->category = cat == 0 ? SLOG_CATEGORY_OTHER : (uint32_t)(cat - 1);
+    v->cat = cat == 0 ? PV_CATEGORY_OTHER : (uint32_t)(cat - 1);
     v->count = pget(d);
     if (kind == SLOG_KIND_STATE || kind == SLOG_KIND_ARROW) {
-        v->inclusive = codec_unzigzag(pget(d));
+        v->incl = codec_unzigzag(pget(d));
         if (kind == SLOG_KIND_STATE) {
-            v->exclusive = codec_unzigzag(pget(d));
+            v->excl = codec_unzigzag(pget(d));
         }
         v->min = codec_unzigzag(pget(d));
         v->max = codec_unzigzag(pget(d));
@@ -503,11 +503,11 @@ static void decode_entry(pdec *d, uint32_t fold, slog_preview *v)
         v->vmax = pget_f64(d);
         v->vsum = pget_f64(d);
         v->vlast = pget_f64(d);
-        (void)pget(d); /* last time: used when merging, not reported */
+        v->last_time = codec_unzigzag(pget(d));
     }
 }
 
-int pv_decode(const uint8_t *p, size_t len, slog_preview **out, uint64_t *n,
+int pv_decode(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
               uint64_t *bad_offset)
 {
     *out = NULL;
@@ -518,18 +518,18 @@ int pv_decode(const uint8_t *p, size_t len, slog_preview **out, uint64_t *n,
         return SLOG_ECORRUPT;
     }
     d.p += 2;
-    const uint32_t fold = pget32(&d);
+    *fold = pget32(&d);
     const uint64_t count = pget(&d);
-    if (d.bad || fold > PV_FOLD_MAX || count > len / 4) {
+    if (d.bad || *fold > PV_FOLD_MAX || count > len / 4) {
         *bad_offset = (uint64_t)(d.p - p);
         return SLOG_ECORRUPT;
     }
-    slog_preview *const v = util_calloc((size_t)count, sizeof *v);
+    pv_entry *const v = util_calloc((size_t)count, sizeof *v);
     if (v == NULL) {
         return SLOG_ENOMEM;
     }
     for (uint64_t i = 0; i < count && !d.bad; i++) {
-        decode_entry(&d, fold, &v[i]);
+        decode_entry(&d, &v[i]);
     }
     if (d.bad) {
         *bad_offset = (uint64_t)(d.p - p);

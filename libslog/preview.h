@@ -5,7 +5,7 @@
  * row_to, category) to totals; rows are timelines folded to the summary's
  * fold level (0 timeline, 1 parent, 2 top-level ancestor, 2+s block of
  * 2^s top-level ancestors) so that a preview never exceeds its size budget.
- * Rare categories fold into SLOG_CATEGORY_OTHER after timelines reach
+ * Rare categories fold into PV_CATEGORY_OTHER after timelines reach
  * their top-level ancestors.  Encoded preview blob (doc/FORMAT.md):
  *
  *   OFFSET  SIZE  MEANING
@@ -25,11 +25,12 @@
 
 #include "util_buf.h"
 
-#include <slog/slog_reader.h>
+#include <slog/slog_common.h>
 
 #define PV_BLOB_PREVIEW 0x50
 #define PV_BLOB_VERSION 1
 #define PV_FOLD_MAX     34
+#define PV_CATEGORY_OTHER UINT32_MAX /* == SLOG_CATEGORY_OTHER */
 
 /* Timeline hierarchy needed to fold rows. */
 typedef struct pv_fold_ctx {
@@ -79,9 +80,9 @@ int pv_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget);
 size_t pv_encoded_size(const pv_summary *s);
 int pv_encode(const pv_summary *s, util_buf *out);
 
-/* Decode a preview blob into *out (util_malloc'ed array of n previews;
- * start/end are left 0 for the caller).  SLOG_OK, SLOG_ECORRUPT, SLOG_ENOMEM. */
-int pv_decode(const uint8_t *p, size_t len, slog_preview **out, uint64_t *n,
+/* Decode a preview blob into *out (util_malloc'ed array of n entries; rows
+ * are at *fold).  SLOG_OK, SLOG_ECORRUPT, SLOG_ENOMEM. */
+int pv_decode(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
               uint64_t *bad_offset);
 
 #endif /* PREVIEW_H */

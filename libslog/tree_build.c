@@ -38,6 +38,10 @@ struct tree_builder {
     uint64_t written[4];
     uint32_t max_levels;
     uint64_t payload_extent; /* decoded bytes of /payload used (whole chunks) */
+    pv_summary forest_sum;   /* summaries of the subtrees closed by flushes */
+    int64_t forest_t0, forest_t1;
+    uint64_t forest_roots;
+    uint32_t forest_level;   /* highest level among them */
     util_buf scratch;
 };
 
@@ -75,6 +79,9 @@ int tree_build_create(tree_builder **out, store *st, const tree_options *opts,
     tb->top = 1;
     tb->max_levels = 1;
     tb->frontier = INT64_MIN;
+    pv_init(&tb->forest_sum);
+    tb->forest_t0 = INT64_MAX;
+    tb->forest_t1 = INT64_MIN;
     *out = tb;
     return SLOG_OK;
 }
@@ -90,6 +97,7 @@ void tree_build_destroy(tree_builder *tb)
         util_free(tb->level[i].spills);
     }
     util_buf_free(&tb->scratch);
+    pv_free(&tb->forest_sum);
     util_free(tb);
 }
 
@@ -321,7 +329,8 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
     if (p == NULL && !(finishing && i + 1 == tb->top)) {
         return SLOG_EINVAL;
     }
-    if (p != NULL && pv_merge(&p->sum, &n->sum, tb->ctx) != 0) {
+    /* the top of a finishing spine becomes a root of the forest */
+    if (pv_merge(p != NULL ? &p->sum : &tb->forest_sum, &n->sum, tb->ctx) != 0) {
         return oom(err);
     }
     int rc = write_blobs(tb, &n->items, &n->sum, &row, err);
@@ -340,6 +349,9 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
     }
     open_reset(n, tb->frontier);
     if (p == NULL) {
+        tb->forest_roots++;
+        box_extend(&tb->forest_t0, &tb->forest_t1, row.t0, row.t1);
+        tb->forest_level = i > tb->forest_level ? i : tb->forest_level;
         return SLOG_OK;
     }
     p->children++;
@@ -405,7 +417,9 @@ static int node_is_empty(const open_node *n)
     return fmt_node_count(&n->items) == 0 && n->children == 0 && n->nspills == 0;
 }
 
-int tree_build_finish(tree_builder *tb, slog_error *err)
+/* Close every open node bottom-up; the top one becomes a root of the
+ * forest and the spine starts again empty. */
+int tree_build_flush(tree_builder *tb, slog_error *err)
 {
     for (uint32_t i = 0; i < tb->top; i++) {
         if (node_is_empty(&tb->level[i])) {
@@ -416,5 +430,37 @@ int tree_build_finish(tree_builder *tb, slog_error *err)
             return rc;
         }
     }
+    tb->top = 1;
     return SLOG_OK;
+}
+
+/* After flushes the file holds several subtrees: one more row above them
+ * all (its subtree is every row) makes the tree whole again. */
+static int write_super_root(tree_builder *tb, slog_error *err)
+{
+    store_node_row row;
+    memset(&row, 0, sizeof row);
+    row.level = tb->forest_level + 1;
+    row.t0 = tb->forest_t0;
+    row.t1 = tb->forest_t1;
+    row.subtree_nodes = tb->nodes_written + 1;
+    const fmt_node none = {.t0 = INT64_MAX, .t1 = INT64_MIN};
+    int rc = write_blobs(tb, &none, &tb->forest_sum, &row, err);
+    if (rc == SLOG_OK) {
+        rc = store_append_nodes(tb->st, &row, 1, err);
+    }
+    if (rc == SLOG_OK) {
+        tb->nodes_written++;
+        tb->max_levels = row.level + 1 > tb->max_levels ? row.level + 1 : tb->max_levels;
+    }
+    return rc;
+}
+
+int tree_build_finish(tree_builder *tb, slog_error *err)
+{
+    const int rc = tree_build_flush(tb, err);
+    if (rc != SLOG_OK || tb->forest_roots <= 1) {
+        return rc;
+    }
+    return write_super_root(tb, err);
 }

@@ -42,7 +42,12 @@ int tree_build_add_arrow(tree_builder *tb, const fmt_arrow_rec *r, const uint8_t
                          size_t args_len, slog_error *err);
 int tree_build_add_counter(tree_builder *tb, const fmt_counter_rec *r, slog_error *err);
 
-/* Close every open node bottom-up; the last row written is the root. */
+/* Close every open node bottom-up, so everything appended so far is in the
+ * file; the closed subtree becomes one root of a forest and building goes on
+ * with an empty spine. */
+int tree_build_flush(tree_builder *tb, slog_error *err);
+
+/* Flush, then join the forest under one root (the last row written). */
 int tree_build_finish(tree_builder *tb, slog_error *err);
 
 /* Nodes written so far, drawables in them per kind, tree depth (levels). */

@@ -183,26 +183,28 @@ START_TEST(test_preview_round_trip_and_exact_sums)
     util_buf b = {0};
     ck_assert_int_eq(pv_encode(&s, &b), 0);
     ck_assert_uint_eq(b.len, pv_encoded_size(&s));
-    slog_preview *v;
+    pv_entry *v;
     uint64_t n, bad;
-    ck_assert_int_eq(pv_decode(b.data, b.len, &v, &n, &bad), SLOG_OK);
+    uint32_t fold = 99;
+    ck_assert_int_eq(pv_decode(b.data, b.len, &v, &n, &fold, &bad), SLOG_OK);
+    ck_assert_uint_eq(fold, 0);
     int64_t got = 0;
     for (uint64_t i = 0; i < n; i++) {
-        if (v[i].of == SLOG_KIND_STATE && v[i].category == 0) {
-            got += v[i].inclusive;
+        if (v[i].kind == SLOG_KIND_STATE && v[i].cat == 0) {
+            got += v[i].incl;
         }
-        if (v[i].of == SLOG_KIND_COUNTER) {
+        if (v[i].kind == SLOG_KIND_COUNTER) {
             ck_assert_uint_eq(v[i].count, 1000);
             ck_assert(v[i].vmax == 16.0 && v[i].vmin == 0.0 && v[i].vlast == (double)(999 % 17));
         }
-        if (v[i].of == SLOG_KIND_ARROW) {
+        if (v[i].kind == SLOG_KIND_ARROW) {
             ck_assert(v[i].row == 1 && v[i].row_to == 2 && v[i].min == 30);
         }
     }
     ck_assert_int_eq(got, incl);
     util_free(v);
     for (size_t cut = 0; cut < b.len; cut++) {
-        ck_assert_int_eq(pv_decode(b.data, cut, &v, &n, &bad), SLOG_ECORRUPT);
+        ck_assert_int_eq(pv_decode(b.data, cut, &v, &n, &fold, &bad), SLOG_ECORRUPT);
     }
     util_buf_free(&b);
     pv_free(&s);

@@ -46,9 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fmt_decoded_free(&d);
         return 0;
     }
-    slog_preview *v = NULL;
+    pv_entry *v = NULL;
     uint64_t count = 0;
-    if (pv_decode(data + 1, n, &v, &count, &bad) == SLOG_OK) {
+    uint32_t fold = 0;
+    if (pv_decode(data + 1, n, &v, &count, &fold, &bad) == SLOG_OK) {
         util_free(v);
     }
     return 0;
