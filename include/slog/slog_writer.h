@@ -101,7 +101,11 @@ SLOG_API int slog_writer_end(slog_writer *w, uint32_t timeline, int64_t time, sl
 /** Number of states begun and not ended on @p timeline. @since 0.1 */
 SLOG_API uint32_t slog_writer_open_depth(const slog_writer *w, uint32_t timeline);
 
-/** Write out everything still pending (the file stays open and incomplete).
+/** Write out everything appended so far, so that a reader (or a crash) sees
+ *  it: the open nodes are closed and the tree goes on as a new subtree (the
+ *  file stays open and incomplete; finish joins the subtrees under one root).
+ *  Each call closes partly filled nodes, so call it on a timer (seconds),
+ *  not per drawable.  States still open in begin/end are not included.
  *  @retval SLOG_OK, SLOG_EIO, SLOG_ESTATE  @since 0.1 */
 SLOG_API int slog_writer_flush(slog_writer *w, slog_error *err);
 
