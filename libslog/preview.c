@@ -10,6 +10,7 @@
 #include "codec_varint.h"
 #include "util_alloc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 uint32_t pv_fold_row(const pv_fold_ctx *ctx, uint32_t row, uint32_t from, uint32_t to)
@@ -298,7 +299,22 @@ size_t pv_encoded_size(const pv_summary *s)
     return n;
 }
 
-/* Mark all but the `keep` categories with the largest counts for folding. */
+typedef struct cat_weight {
+    uint64_t weight;
+    uint32_t cat;
+} cat_weight;
+
+/* Heaviest first; ties: lower id first (deterministic). */
+static int cmp_weight(const void *a, const void *b)
+{
+    const cat_weight *const x = a, *const y = b;
+    if (x->weight != y->weight) {
+        return x->weight < y->weight ? 1 : -1;
+    }
+    return (x->cat > y->cat) - (x->cat < y->cat);
+}
+
+/* Fold all but the `keep` most used categories into PV_CATEGORY_OTHER. */
 static int fold_rare_categories(pv_summary *s, const pv_fold_ctx *ctx, size_t keep)
 {
     uint32_t maxcat = 0;
@@ -308,33 +324,28 @@ static int fold_rare_categories(pv_summary *s, const pv_fold_ctx *ctx, size_t ke
             maxcat = s->slots[i].cat + 1;
         }
     }
-    uint64_t *const weight = util_calloc(maxcat, sizeof *weight);
+    cat_weight *const w = util_calloc(maxcat, sizeof *w);
     uint8_t *const drop = util_calloc(maxcat, 1);
     int rc = -1;
-    if (weight == NULL || drop == NULL) {
+    if (w == NULL || drop == NULL) {
         goto out;
     }
-    size_t distinct = 0;
+    for (uint32_t c = 0; c < maxcat; c++) {
+        w[c].cat = c;
+    }
     for (size_t i = 0; i < s->cap; i++) {
         const pv_entry *const e = &s->slots[i];
         if (e->used && e->cat != PV_CATEGORY_OTHER) {
-            distinct += weight[e->cat] == 0;
-            weight[e->cat] += e->count + 1;
+            w[e->cat].weight += e->count + 1;
         }
     }
-    /* Drop the lightest categories until `keep` remain (ties: higher id). */
-    for (size_t left = distinct; left > keep; left--) {
-        uint32_t worst = UINT32_MAX;
-        for (uint32_t c = 0; c < maxcat; c++) {
-            if (weight[c] != 0 && !drop[c] && (worst == UINT32_MAX || weight[c] <= weight[worst])) {
-                worst = c;
-            }
-        }
-        drop[worst] = 1;
+    qsort(w, maxcat, sizeof *w, cmp_weight);
+    for (size_t r = keep; r < maxcat && w[r].weight > 0; r++) {
+        drop[w[r].cat] = 1;
     }
     rc = refold(s, ctx, s->fold, drop, maxcat);
 out:
-    util_free(weight);
+    util_free(w);
     util_free(drop);
     return rc;
 }
