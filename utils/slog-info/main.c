@@ -131,6 +131,22 @@ static const char *per_drawable(uint64_t bytes, uint64_t n, char *buf, size_t le
     return buf;
 }
 
+/* The time range, [0, 0] for a file without drawables (whose start and end
+ * are the INT64_MAX/INT64_MIN sentinels), and its duration in ticks
+ * (saturated: a range wider than INT64_MAX ticks cannot be a duration). */
+static void time_range(const slog_file_info *fi, int64_t *start, int64_t *end, int64_t *dur)
+{
+    if (fi->start > fi->end) {
+        *start = 0;
+        *end = 0;
+    } else {
+        *start = fi->start;
+        *end = fi->end;
+    }
+    const uint64_t d = (uint64_t)*end - (uint64_t)*start;
+    *dur = d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+}
+
 static void colour_text(uint32_t rgba, char *buf, size_t len)
 {
     (void)snprintf(buf, len, "#%08" PRIx32, rgba);
@@ -148,9 +164,17 @@ static void text_summary(const char *path, const slog_file_info *fi)
     (void)printf("complete:        %s\n", fi->complete ? "yes" : "no (writer did not finish)");
     (void)printf("creator:         %s\n", fi->creator != NULL && *fi->creator ? fi->creator : "-");
     (void)printf("clock:           %" PRIu64 " ticks per second\n", fi->ticks_per_second);
-    const int64_t dur_ns = units_ticks_to_ns(fi->end - fi->start, fi->ticks_per_second);
-    (void)printf("time range:      %" PRId64 " .. %" PRId64 " ticks (duration %s)\n", fi->start,
-                 fi->end, units_format_duration(dur_ns, a, sizeof a));
+    int64_t start;
+    int64_t end;
+    int64_t dur;
+    time_range(fi, &start, &end, &dur);
+    if (fi->start > fi->end) {
+        (void)printf("time range:      - (no drawables)\n");
+    } else {
+        (void)printf(
+            "time range:      %" PRId64 " .. %" PRId64 " ticks (duration %s)\n", start, end,
+            units_format_duration(units_ticks_to_ns(dur, fi->ticks_per_second), a, sizeof a));
+    }
     (void)printf("drawables:       %" PRIu64 " (%" PRIu64 " states, %" PRIu64 " events, %" PRIu64
                  " arrows, %" PRIu64 " counter samples)\n",
                  total_drawables(fi), fi->states, fi->events, fi->arrows, fi->counters);
@@ -223,11 +247,15 @@ static void json_summary(json_writer *j, const char *path, const slog_file_info 
     json_kv_bool(j, "complete", fi->complete);
     json_kv_string(j, "creator", fi->creator != NULL ? fi->creator : "");
     json_kv_uint(j, "ticks_per_second", fi->ticks_per_second);
-    json_kv_int(j, "start", units_ticks_to_ns(fi->start, fi->ticks_per_second));
-    json_kv_int(j, "end", units_ticks_to_ns(fi->end, fi->ticks_per_second));
-    json_kv_int(j, "duration", units_ticks_to_ns(fi->end - fi->start, fi->ticks_per_second));
-    json_kv_int(j, "start_ticks", fi->start);
-    json_kv_int(j, "end_ticks", fi->end);
+    int64_t start;
+    int64_t end;
+    int64_t dur;
+    time_range(fi, &start, &end, &dur);
+    json_kv_int(j, "start", units_ticks_to_ns(start, fi->ticks_per_second));
+    json_kv_int(j, "end", units_ticks_to_ns(end, fi->ticks_per_second));
+    json_kv_int(j, "duration", units_ticks_to_ns(dur, fi->ticks_per_second));
+    json_kv_int(j, "start_ticks", start);
+    json_kv_int(j, "end_ticks", end);
     json_kv_uint(j, "states", fi->states);
     json_kv_uint(j, "events", fi->events);
     json_kv_uint(j, "arrows", fi->arrows);

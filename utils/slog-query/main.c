@@ -519,7 +519,8 @@ select_categories(const query_opts *o, const slog_category_info *cats, uint32_t 
 typedef struct query_run {
     const query_opts *o;
     slog_reader *r;
-    const slog_file_info *fi;
+    const slog_file_info *fi; /* points at fi_copy */
+    slog_file_info fi_copy;   /* the file's info, time range [0, 0] when it has no drawable */
     timeline_tree tl;
     slog_category_info *cats;
     id_list tsel, csel;
@@ -733,7 +734,12 @@ int main(int argc, char **argv)
     if (rc != SLOG_OK) {
         status = report_slog_error("Cannot open", o.path, rc, &err);
     } else {
-        run.fi = slog_reader_info(run.r);
+        run.fi_copy = *slog_reader_info(run.r);
+        if (run.fi_copy.start > run.fi_copy.end) {
+            run.fi_copy.start = 0; /* no drawable: the sentinels are no time range */
+            run.fi_copy.end = 0;
+        }
+        run.fi = &run.fi_copy;
         status = run_query(&run);
     }
     timeline_tree_free(&run.tl);
