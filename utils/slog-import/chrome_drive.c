@@ -17,7 +17,7 @@
 #include "import_main.h"
 
 #define CHUNK_BYTES (256u * 1024u)
-#define STAGE1_BYTES (48ull << 20) /* memory the stage-1 window may hold */
+#define STAGE1_BYTES (64ull << 20) /* memory the stage-1 window may hold */
 #define STAGE2_BYTES (16ull << 20)
 #define MERGE_MAX_OPEN 64           /* run_many: inputs open at once */
 

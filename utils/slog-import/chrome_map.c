@@ -322,6 +322,7 @@ struct chrome_map {
     import_ctx *ctx;
     chrome_map_config cfg;
     smap procs, threads, cats, counters, asyncs, flows, binds, objects, frames;
+    smap early_f;        /* f that came before its s (the s was late) */
     kbuf k;
     uint32_t *globals;   /* per input: global timeline + 1 (0 = none yet) */
     size_t nglobals;
@@ -595,13 +596,16 @@ static int emit_one(chrome_map *m, pending *p)
     }
     pending_free(p);
     if (rc != 0) {
-        m->failed = 1;
+        return map_fail(m, NULL, "Failed to write a drawable");
     }
-    return rc;
+    return 0;
 }
 
-/* Release drawables that end before the watermark, or overflow the window. */
-static int drain(chrome_map *m, bool all)
+/* Release drawables that overflow the window, and (when `upto`) those that
+ * end before the watermark: every later drawable ends at or after its start,
+ * which is at or after the watermark.  Called with upto only between input
+ * records, when everything a record produces has been submitted. */
+static int drain(chrome_map *m, bool all, bool upto)
 {
     for (;;) {
         pending *top = chrome_heap_top(&m->out_heap);
@@ -610,7 +614,7 @@ static int drain(chrome_map *m, bool all)
         }
         const bool over = m->cfg.window == 0 || m->out_heap.n > m->cfg.window ||
                           m->held > m->cfg.window_bytes;
-        if (!all && !over && top->end >= m->watermark) {
+        if (!all && !over && (!upto || top->end >= m->watermark)) {
             return 0;
         }
         if (emit_one(m, chrome_heap_pop(&m->out_heap)) != 0) {
@@ -641,7 +645,7 @@ static int submit(chrome_map *m, pending *p)
         return map_fail(m, NULL, "Out of memory");
     }
     m->held += p->bytes;
-    return drain(m, false);
+    return drain(m, false, false);
 }
 
 /* Args of one or two records (the second adds keys the first lacks), plus
@@ -843,6 +847,9 @@ static int map_end(chrome_map *m, chrome_event *ev)
     while (i > 0 && t->st[i - 1].kind != 'B') {
         i--;
     }
+    if (i > 0 && t->st[i - 1].start > ev->ts) {
+        i = 0; /* a late E (beyond the window): it cannot end a later B */
+    }
     if (i == 0) {
         m->counts[K_E_STRAY]++;
         mwarn(m, ev, "E without a matching B (skipped)");
@@ -992,8 +999,8 @@ static int async_end(chrome_map *m, chrome_event *ev, const char *ns, kcount ok,
         return map_fail(m, NULL, "Out of memory");
     }
     open_async *a = smap_get(&m->asyncs, m->k.s, m->k.n);
-    if (a == NULL) {
-        m->counts[stray]++;
+    if (a == NULL || a->st[a->n - 1]->ts > ev->ts) {
+        m->counts[stray]++; /* none open, or a late end before the open begin */
         free(ev);
         return 0;
     }
@@ -1056,6 +1063,19 @@ static int map_flow(chrome_map *m, chrome_event *ev, char ph)
         return map_fail(m, NULL, "Out of memory");
     }
     point *prev = smap_get(&m->flows, m->k.s, m->k.n);
+    if (ph == 's' && ev->ts < m->watermark) {
+        /* a late s (the window overflowed): its f may have come already */
+        point *early = smap_get(&m->early_f, m->k.s, m->k.n);
+        if (early != NULL && early->t >= ev->ts) {
+            const point from = {t->tl, ev->ts, ev};
+            chrome_event *to = early->ev;
+            const uint32_t to_tl = early->tl;
+            free(early);
+            (void)smap_put(&m->early_f, m->k.s, m->k.n, NULL);
+            m->counts[K_FLOW_STRAY]--; /* it was counted stray on arrival */
+            return put_arrow(m, &from, to, to_tl, K_FLOW);
+        }
+    }
     if (ph == 's') {
         if (prev != NULL) {
             m->counts[K_FLOW_OPEN]++;
@@ -1074,7 +1094,18 @@ static int map_flow(chrome_map *m, chrome_event *ev, char ph)
     if (prev == NULL) {
         if (ph == 'f') {
             m->counts[K_FLOW_STRAY]++;
-            free(ev);
+            point *early = smap_get(&m->early_f, m->k.s, m->k.n);
+            if (early == NULL) {
+                early = malloc(sizeof *early);
+                if (early == NULL || smap_put(&m->early_f, m->k.s, m->k.n, early) != 0) {
+                    free(early);
+                    free(ev);
+                    return map_fail(m, NULL, "Out of memory");
+                }
+            } else {
+                free(early->ev);
+            }
+            *early = (point){t->tl, ev->ts, ev};
             return 0;
         }
         /* t without s: the chain starts here */
@@ -1237,6 +1268,12 @@ static int map_object(chrome_map *m, chrome_event *ev, char ph)
     if (ph == 'O') {
         m->counts[K_OBJ_SNAP]++;
         return put_event(m, o->tl, ev, NULL, NULL, 0, NULL);
+    }
+    if (o->born != NULL && o->born->ts > ev->ts) {
+        /* late (beyond the window): before the current life began */
+        m->counts[ph == 'N' ? K_LATE : K_OBJ_D_STRAY]++;
+        free(ev);
+        return 0;
     }
     if (ph == 'N') {
         if (o->born != NULL) { /* recreated: the old life ends here */
@@ -1725,7 +1762,7 @@ int chrome_map_event(chrome_map *m, chrome_event *ev)
         }
     }
     if (ev->flags & CEV_SAMPLE) {
-        return map_sample(m, ev) != 0 || m->failed ? -1 : 0;
+        return map_sample(m, ev) != 0 || m->failed ? -1 : drain(m, false, true);
     }
     if (ev->ph[0] == 'X' && ev->ph[1] == '\0') {
         if (m->nx == m->capx) {
@@ -1739,9 +1776,9 @@ int chrome_map_event(chrome_map *m, chrome_event *ev)
             m->capx = cap;
         }
         m->xgroup[m->nx++] = ev;
-        return 0;
+        return drain(m, false, true);
     }
-    return dispatch(m, ev) != 0 || m->failed ? -1 : 0;
+    return dispatch(m, ev) != 0 || m->failed ? -1 : drain(m, false, true);
 }
 
 void chrome_map_see_time(chrome_map *m, int64_t t)
@@ -1847,10 +1884,12 @@ int chrome_map_finish(chrome_map *m)
     smap_clear(&m->objects, close_object, &cc);
     smap_clear(&m->flows, free_point_counting, &m->counts[K_FLOW_OPEN]);
     smap_clear(&m->binds, free_point_counting, &m->counts[K_BIND_OPEN]);
+    uint64_t strays = 0; /* already counted when they came */
+    smap_clear(&m->early_f, free_point_counting, &strays);
     if (cc.rc != 0 || m->failed) {
         return -1;
     }
-    return drain(m, true);
+    return drain(m, true, true);
 }
 
 void chrome_map_report(chrome_map *m)
@@ -1909,6 +1948,7 @@ void chrome_map_destroy(chrome_map *m)
     uint64_t dummy = 0;
     smap_clear(&m->flows, free_point_counting, &dummy);
     smap_clear(&m->binds, free_point_counting, &dummy);
+    smap_clear(&m->early_f, free_point_counting, &dummy);
     smap_clear(&m->procs, free_proc, NULL);
     smap_clear(&m->frames, free_frame, NULL);
     smap_clear(&m->cats, NULL, NULL);

@@ -1362,6 +1362,7 @@ static int lines_parse(chrome_parser *p, const char *s, size_t n, uint64_t base)
     push_frame(p, FR_EVENTS, EV_TRACE);
     p->cap_depth = 0;
     p->skip_depth = 0;
+    (void)yajl_config(p->h, yajl_allow_multiple_values, 1); /* "{...} {...}" on one line */
     yajl_status st = yajl_parse(p->h, (const unsigned char *)s, n);
     if (st == yajl_status_ok) {
         st = yajl_complete_parse(p->h);
@@ -1640,10 +1641,8 @@ static size_t object_end(const unsigned char *s, size_t n)
                 i++;
             } else if (c == '"') {
                 in = false;
-            } else if (c == '\n') {
-                return 0; /* raw newline in a string: still lines, but undecided here */
             }
-            continue;
+            continue; /* a raw newline in a string: a .pfw quirk, read on */
         }
         if (c == '"') {
             in = true;
