@@ -26,6 +26,11 @@ bool clog2_probe(const unsigned char *head, size_t n)
 
 /* ---- preamble ------------------------------------------------------- */
 
+/* Largest ID count per preamble range accepted (MPE uses 300 known states
+ * and allocates user IDs as the program asks): bounds the placeholder
+ * categories made before the records are read. */
+#define MAX_IDS 100000
+
 /* Next NUL-terminated string of the preamble, NULL past its end. */
 static const char *pre_next(const unsigned char *buf, size_t n, size_t *at)
 {
@@ -94,14 +99,14 @@ static int pre_check(const clog2_preamble *p, mpe_err *e)
                         "CLOG2 file is not finalized (is_finalzed=FALSE): "
                         "run clog2_repair first");
     }
-    if (p->block_size < 64 || p->block_size > (1u << 30)) {
+    if (p->block_size < 64 || p->block_size > (64u << 20)) { /* MPE's default: 64 KiB */
         return mpe_fail(e, 0, "CLOG2 preamble: bad block_size %u", p->block_size);
     }
     if (p->world_size <= 0 || p->thread_count <= 0 || p->known_stateID_count < 0 ||
         p->user_stateID_count < 0 || p->known_solo_eventID_count < 0 ||
-        p->user_solo_eventID_count < 0 || p->known_stateID_count > 1000000 ||
-        p->user_stateID_count > 1000000 || p->known_solo_eventID_count > 1000000 ||
-        p->user_solo_eventID_count > 1000000) {
+        p->user_solo_eventID_count < 0 || p->known_stateID_count > MAX_IDS ||
+        p->user_stateID_count > MAX_IDS || p->known_solo_eventID_count > MAX_IDS ||
+        p->user_solo_eventID_count > MAX_IDS) {
         return mpe_fail(e, 0, "CLOG2 preamble: bad sizes or ID counts");
     }
     if (p->commtable_fptr < CLOG2_PREAMBLE_SIZE ||

@@ -67,6 +67,36 @@ int mpe_in_need(mpe_in *in, void *buf, size_t n, const char *what, mpe_err *e)
     return 0;
 }
 
+int mpe_in_need_grow(
+    mpe_in *in, unsigned char **buf, size_t *cap, size_t at, size_t n, const char *what, mpe_err *e)
+{
+    const size_t step = (size_t)1 << 20;
+    const uint64_t start = in->pos;
+    size_t done = 0;
+    while (done < n) {
+        const size_t want = n - done < step ? n - done : step;
+        if (*cap < at + done + want) {
+            unsigned char *nb = realloc(*buf, at + done + want);
+            if (nb == NULL) {
+                return mpe_fail(e, in->pos, "out of memory");
+            }
+            *buf = nb;
+            *cap = at + done + want;
+        }
+        size_t got = 0;
+        if (mpe_in_read(in, *buf + at + done, want, &got, e) != 0) {
+            return -1;
+        }
+        done += got;
+        if (got < want) {
+            return mpe_fail(e, in->pos,
+                            "truncated: %s needs %zu bytes from byte %llu, input ends at byte %llu",
+                            what, n, (unsigned long long)start, (unsigned long long)in->pos);
+        }
+    }
+    return 0;
+}
+
 int mpe_in_skip(mpe_in *in, uint64_t n, const char *what, mpe_err *e)
 {
     unsigned char scratch[4096];
@@ -214,17 +244,44 @@ static char *dup_range(const char *s, size_t n)
     return d;
 }
 
-int mpe_fmt_parse(mpe_fmt *f, const char *format)
+int mpe_fmt_init(mpe_fmt *f, uint32_t nkeys)
 {
     memset(f, 0, sizeof *f);
+    if (nkeys == 0) {
+        return 0;
+    }
+    f->keys = calloc(nkeys, sizeof *f->keys);
+    if (f->keys == NULL) {
+        return -1;
+    }
+    f->nkeys = nkeys;
+    return 0;
+}
+
+/* Tokens in a format, or MPE_FMT_MAX + 1 when there are too many. */
+static uint32_t count_tokens(const char *p)
+{
+    uint32_t n = 0;
+    for (; *p != '\0' && n <= MPE_FMT_MAX; p++) {
+        if (p[0] == '%' && is_fmt_type(p[1])) {
+            n++;
+            p++;
+        }
+    }
+    return n;
+}
+
+int mpe_fmt_parse(mpe_fmt *f, const char *format)
+{
+    const uint32_t n = count_tokens(format);
+    if (n > MPE_FMT_MAX || mpe_fmt_init(f, n + 1) != 0) {
+        memset(f, 0, sizeof *f);
+        return -1;
+    }
     const char *key = format;
     const char *p = format;
     while (*p != '\0') {
         if (p[0] == '%' && is_fmt_type(p[1])) {
-            if (f->ntypes == MPE_FMT_MAX) {
-                mpe_fmt_free(f);
-                return -1;
-            }
             f->keys[f->ntypes] = dup_range(key, (size_t)(p - key));
             if (f->keys[f->ntypes] == NULL) {
                 mpe_fmt_free(f);
@@ -247,11 +304,11 @@ int mpe_fmt_parse(mpe_fmt *f, const char *format)
 
 void mpe_fmt_free(mpe_fmt *f)
 {
-    for (uint32_t i = 0; i <= MPE_FMT_MAX; i++) {
+    for (uint32_t i = 0; i < f->nkeys; i++) {
         free(f->keys[i]);
-        f->keys[i] = NULL;
     }
-    f->ntypes = 0;
+    free(f->keys);
+    memset(f, 0, sizeof *f);
 }
 
 static bool is_key_trim(char c)
@@ -261,7 +318,7 @@ static bool is_key_trim(char c)
 
 void mpe_fmt_arg_key(const mpe_fmt *f, uint32_t i, char *out, size_t outlen)
 {
-    const char *k = (i < f->ntypes && f->keys[i] != NULL) ? f->keys[i] : "";
+    const char *k = (i < f->ntypes && i < f->nkeys && f->keys[i] != NULL) ? f->keys[i] : "";
     size_t n = strlen(k);
     while (n > 0 && is_key_trim(k[n - 1])) {
         n--;

@@ -40,6 +40,16 @@ typedef struct mpe_in {
 int mpe_in_read(mpe_in *in, void *buf, size_t n, size_t *got, mpe_err *e);
 /* Read exactly n bytes of `what`; a short input is an error at the end offset. */
 int mpe_in_need(mpe_in *in, void *buf, size_t n, const char *what, mpe_err *e);
+/* Read exactly n bytes of `what` to (*buf)[at..at+n), growing *buf (cap
+ * *cap) as the bytes arrive: a length field claiming more than the input
+ * holds fails at the end of the input without allocating the claim. */
+int mpe_in_need_grow(mpe_in *in,
+                     unsigned char **buf,
+                     size_t *cap,
+                     size_t at,
+                     size_t n,
+                     const char *what,
+                     mpe_err *e);
 /* Discard n bytes (which must exist). */
 int mpe_in_skip(mpe_in *in, uint64_t n, const char *what, mpe_err *e);
 /* 1 if the input is at its end, 0 if more bytes follow (one is consumed). */
@@ -88,12 +98,15 @@ typedef enum mpe_kind {
 #define MPE_FMT_MAX 64
 typedef struct mpe_fmt {
     uint32_t ntypes;
+    uint32_t nkeys; /* entries of keys (ntypes + 1 from a format string) */
     char types[MPE_FMT_MAX];
-    char *keys[MPE_FMT_MAX + 1]; /* owned, NUL-terminated */
+    char **keys; /* owned array of owned strings (an entry may be NULL) */
 } mpe_fmt;
 
 /* Split a printf-like MPE format (tokens %s %h %d %x %l %X %e %E). */
 int mpe_fmt_parse(mpe_fmt *f, const char *format);
+/* An empty format with room for n keys (all NULL). */
+int mpe_fmt_init(mpe_fmt *f, uint32_t nkeys);
 void mpe_fmt_free(mpe_fmt *f);
 /* The arg key for value i: the key text without blanks and separators
  * (" residual=" -> "residual"); "arg<i>" when nothing is left. */

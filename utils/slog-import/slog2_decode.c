@@ -499,11 +499,12 @@ read_node(slog2_file *f, mpe_in *in, unsigned char **buf, size_t *cap, node_ref 
     if (!(t0 <= t1) || ref->depth < 0 || ref->depth > f->h.max_depth || ref->xpos < 0) {
         return mpe_fail(e, at, "tree node with bad time box or position");
     }
-    if (grow((void **)buf, cap, (size_t)self.size, 1) != 0) {
+    if (grow((void **)buf, cap, NODE_HEADER, 1) != 0) {
         return mpe_fail(e, at, "out of memory");
     }
     memcpy(*buf, hb, sizeof hb);
-    return mpe_in_need(in, *buf + NODE_HEADER, (size_t)self.size - NODE_HEADER, "a tree node", e);
+    return mpe_in_need_grow(in, buf, cap, NODE_HEADER, (size_t)self.size - NODE_HEADER,
+                            "a tree node", e);
 }
 
 static int walk_nodes(slog2_file *f, mpe_in *in, walk *w, mpe_err *e)
@@ -574,6 +575,9 @@ static int get_category(mpe_cur *c, mpe_category *cat, int64_t *declared, mpe_er
     const int16_t nkeys = mpe_cur_i16(c);
     if (nkeys < 0 || nkeys > MPE_FMT_MAX + 1) {
         return mpe_fail(e, at, "category %d: bad info key count %d", cat->index, nkeys);
+    }
+    if (mpe_fmt_init(&cat->fmt, (uint32_t)nkeys) != 0) {
+        return mpe_fail(e, at, "out of memory");
     }
     for (int16_t i = 0; i < nkeys; i++) {
         cat->fmt.keys[i] = get_string(c);
@@ -856,11 +860,9 @@ static int read_tail(slog2_file *f, mpe_in *in, tail_block *t, size_t n, mpe_err
         if (mpe_in_skip(in, at - in->pos, t[i].what, e) != 0) {
             return -1;
         }
-        unsigned char *buf = malloc((size_t)t[i].fbp.size);
-        if (buf == NULL) {
-            return mpe_fail(e, at, "out of memory");
-        }
-        rc = mpe_in_need(in, buf, (size_t)t[i].fbp.size, t[i].what, e);
+        unsigned char *buf = NULL;
+        size_t cap = 0;
+        rc = mpe_in_need_grow(in, &buf, &cap, 0, (size_t)t[i].fbp.size, t[i].what, e);
         if (rc == 0 && t[i].parse != NULL) {
             rc = t[i].parse(f, buf, (size_t)t[i].fbp.size, at, e);
         }
