@@ -101,6 +101,45 @@ void chrome_heap_free(chrome_heap *h);             /* frees the array, not items
 /* Stage-1 order: ts, then order of appearance. */
 int chrome_event_less(const void *a, const void *b);
 
+/*
+ * A reorder window: items with a key (k1, k2, k3), compared in that order,
+ * kept inline so comparisons do not touch the items.  An arriving item is
+ * appended to a sorted run (a FIFO) whose last key is not larger - the
+ * fullest-fitting one, as in patience sorting - so inputs made of a few
+ * interleaved sorted streams (one per thread, typically) cost O(runs) per
+ * item; only when CHROME_WINDOW_RUNS runs are taken does an item enter the
+ * heap.  Pop returns the smallest of the run heads and the heap top.
+ */
+#define CHROME_WINDOW_RUNS 32
+
+typedef struct chrome_wentry {
+    int64_t k1, k2;
+    uint64_t k3;
+    void *item;
+} chrome_wentry;
+
+typedef struct chrome_run_q {
+    chrome_wentry first, last; /* copies of the ends: scans stay in one array */
+    chrome_wentry *v;          /* ring buffer, capacity a power of two */
+    size_t head, len, cap;
+} chrome_run_q;
+
+typedef struct chrome_window {
+    chrome_run_q runs[CHROME_WINDOW_RUNS];
+    unsigned nruns;
+    chrome_wentry *heap;
+    size_t n, hcap;
+    size_t total;
+} chrome_window;
+
+void chrome_window_init(chrome_window *w);
+int chrome_window_push(chrome_window *w, int64_t k1, int64_t k2, uint64_t k3, void *item);
+/* Smallest entry, or NULL when empty (borrowed until the next push/pop). */
+const chrome_wentry *chrome_window_top(const chrome_window *w);
+void *chrome_window_pop(chrome_window *w);
+size_t chrome_window_size(const chrome_window *w);
+void chrome_window_free(chrome_window *w); /* frees the arrays, not the items */
+
 /* ------------------------------------------------------------------- map */
 
 typedef struct chrome_map chrome_map;

@@ -24,7 +24,7 @@
 typedef struct chrome_run {
     import_ctx *ctx;
     chrome_map *map;
-    chrome_heap in_heap;
+    chrome_window in_win;
     uint64_t window;
     uint64_t held;
     uint64_t seq;
@@ -36,7 +36,7 @@ typedef struct chrome_run {
 
 static int stage1_pop(chrome_run *r)
 {
-    chrome_event *ev = chrome_heap_pop(&r->in_heap);
+    chrome_event *ev = chrome_window_pop(&r->in_win);
     r->held -= ev->bytes;
     return chrome_map_event(r->map, ev);
 }
@@ -52,12 +52,12 @@ static int sink_event(void *u, chrome_event *ev)
     if (r->window == 0) {
         return chrome_map_event(r->map, ev);
     }
-    if (chrome_heap_push(&r->in_heap, ev) != 0) {
+    if (chrome_window_push(&r->in_win, ev->ts, 0, ev->seq, ev) != 0) {
         free(ev);
         return import_fail(r->ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
     r->held += ev->bytes;
-    while (r->in_heap.n > r->window || r->held > STAGE1_BYTES) {
+    while (chrome_window_size(&r->in_win) > r->window || r->held > STAGE1_BYTES) {
         if (stage1_pop(r) != 0) {
             return 1;
         }
@@ -77,7 +77,7 @@ static int run_setup(chrome_run *r, import_ctx *ctx, const chrome_out *out,
     memset(r, 0, sizeof *r);
     r->ctx = ctx;
     r->window = import_sort_window(ctx);
-    chrome_heap_init(&r->in_heap, chrome_event_less);
+    chrome_window_init(&r->in_win);
     chrome_map_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.window = r->window;
@@ -93,7 +93,7 @@ static int run_setup(chrome_run *r, import_ctx *ctx, const chrome_out *out,
 /* Drain the window and close everything; 0 ok. */
 static int run_finish(chrome_run *r)
 {
-    while (r->in_heap.n > 0) {
+    while (chrome_window_size(&r->in_win) > 0) {
         if (stage1_pop(r) != 0) {
             return 1;
         }
@@ -104,10 +104,10 @@ static int run_finish(chrome_run *r)
 static void run_teardown(chrome_run *r)
 {
     chrome_event *ev;
-    while ((ev = chrome_heap_pop(&r->in_heap)) != NULL) {
+    while ((ev = chrome_window_pop(&r->in_win)) != NULL) {
         free(ev);
     }
-    chrome_heap_free(&r->in_heap);
+    chrome_window_free(&r->in_win);
     chrome_map_destroy(r->map);
 }
 

@@ -246,8 +246,13 @@ static int kb_add(kbuf *k, const char *part)
 static int kb_addu(kbuf *k, uint64_t v)
 {
     char num[24];
-    (void)snprintf(num, sizeof num, "%llu", (unsigned long long)v);
-    return kb_add(k, num);
+    size_t i = sizeof num - 1;
+    num[i] = '\0';
+    do {
+        num[--i] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v != 0);
+    return kb_add(k, num + i);
 }
 
 /* ------------------------------------------------------------ records */
@@ -327,7 +332,7 @@ struct chrome_map {
     uint32_t *globals;   /* per input: global timeline + 1 (0 = none yet) */
     size_t nglobals;
     uint64_t nprocs_seen;
-    chrome_heap out_heap;
+    chrome_window out_win;
     uint64_t out_seq;
     uint64_t held;       /* bytes held in out_heap */
     int64_t watermark;   /* largest ts processed */
@@ -551,19 +556,6 @@ static int get_category(chrome_map *m, slog_kind kind, const char *name, const c
 
 /* ------------------------------------------------------------ output */
 
-static int pending_less(const void *a, const void *b)
-{
-    const pending *x = a;
-    const pending *y = b;
-    if (x->end != y->end) {
-        return x->end < y->end;
-    }
-    if (x->start != y->start) {
-        return x->start > y->start; /* at equal end the later start (child) first */
-    }
-    return x->seq < y->seq;
-}
-
 static void pending_free(pending *p)
 {
     free(p->ev[0]);
@@ -608,16 +600,16 @@ static int emit_one(chrome_map *m, pending *p)
 static int drain(chrome_map *m, bool all, bool upto)
 {
     for (;;) {
-        pending *top = chrome_heap_top(&m->out_heap);
+        const chrome_wentry *top = chrome_window_top(&m->out_win);
         if (top == NULL) {
             return 0;
         }
-        const bool over = m->cfg.window == 0 || m->out_heap.n > m->cfg.window ||
+        const bool over = m->cfg.window == 0 || chrome_window_size(&m->out_win) > m->cfg.window ||
                           m->held > m->cfg.window_bytes;
-        if (!all && !over && (!upto || top->end >= m->watermark)) {
+        if (!all && !over && (!upto || top->k1 >= m->watermark)) {
             return 0;
         }
-        if (emit_one(m, chrome_heap_pop(&m->out_heap)) != 0) {
+        if (emit_one(m, chrome_window_pop(&m->out_win)) != 0) {
             return -1;
         }
     }
@@ -640,7 +632,8 @@ static int submit(chrome_map *m, pending *p)
 {
     p->bytes = sizeof *p + (p->ev[0] != NULL ? p->ev[0]->bytes : 0) +
                (p->ev[1] != NULL && p->ev[1] != p->ev[0] ? p->ev[1]->bytes : 0);
-    if (chrome_heap_push(&m->out_heap, p) != 0) {
+    /* end ascending; at equal end the later start (the child) first */
+    if (chrome_window_push(&m->out_win, p->end, ~p->start, p->seq, p) != 0) {
         pending_free(p);
         return map_fail(m, NULL, "Out of memory");
     }
@@ -1910,7 +1903,7 @@ int chrome_map_create(chrome_map **out, const chrome_out *o, import_ctx *ctx,
     m->ctx = ctx;
     m->cfg = *cfg;
     m->watermark = INT64_MIN;
-    chrome_heap_init(&m->out_heap, pending_less);
+    chrome_window_init(&m->out_win);
     *out = m;
     return 0;
 }
@@ -1954,10 +1947,10 @@ void chrome_map_destroy(chrome_map *m)
     smap_clear(&m->cats, NULL, NULL);
     smap_clear(&m->counters, NULL, NULL);
     pending *p;
-    while ((p = chrome_heap_pop(&m->out_heap)) != NULL) {
+    while ((p = chrome_window_pop(&m->out_win)) != NULL) {
         pending_free(p);
     }
-    chrome_heap_free(&m->out_heap);
+    chrome_window_free(&m->out_win);
     for (size_t i = 0; i < m->nx; i++) {
         free(m->xgroup[i]);
     }

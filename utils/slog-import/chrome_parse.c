@@ -327,7 +327,12 @@ static chrome_event *builder_pack(const builder *b)
     ev->sf = PTR(b->sf);
     ev->bind_id = PTR(b->bind_id);
     if (b->ph != NO_OFF) {
-        (void)snprintf(ev->ph, sizeof ev->ph, "%s", strs + b->ph);
+        const char *ph = strs + b->ph;
+        size_t i = 0;
+        for (; i + 1 < sizeof ev->ph && ph[i] != '\0'; i++) {
+            ev->ph[i] = ph[i];
+        }
+        ev->ph[i] = '\0';
     }
 #undef PTR
     ev->id_kind = b->id_kind;
@@ -545,21 +550,33 @@ static int finish_event(chrome_parser *p)
     return 0;
 }
 
+typedef struct key_slot {
+    const char *name;
+    slot s;
+} key_slot;
+
+/* Known event keys by length (this runs once per key of every event). */
 static slot event_key_slot(const char *k, size_t n)
 {
-    static const struct {
-        const char *name;
-        slot s;
-    } map[] = {
-        {"name", SLOT_NAME}, {"cat", SLOT_CAT}, {"ph", SLOT_PH}, {"ts", SLOT_TS},
-        {"dur", SLOT_DUR}, {"tdur", SLOT_TDUR}, {"tts", SLOT_TTS}, {"pid", SLOT_PID},
-        {"tid", SLOT_TID}, {"id", SLOT_ID}, {"id2", SLOT_ID2}, {"args", SLOT_ARGS},
-        {"scope", SLOT_SCOPE}, {"bp", SLOT_BP}, {"s", SLOT_S}, {"sf", SLOT_SF},
-        {"bind_id", SLOT_BIND}, {"flow_in", SLOT_FLOW_IN}, {"flow_out", SLOT_FLOW_OUT},
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-        if (strlen(map[i].name) == n && memcmp(map[i].name, k, n) == 0) {
-            return map[i].s;
+    static const key_slot k1[] = {{"s", SLOT_S}, {NULL, SLOT_EXTRA}};
+    static const key_slot k2[] = {{"ph", SLOT_PH}, {"ts", SLOT_TS}, {"id", SLOT_ID},
+                                  {"bp", SLOT_BP}, {"sf", SLOT_SF}, {NULL, SLOT_EXTRA}};
+    static const key_slot k3[] = {{"cat", SLOT_CAT}, {"pid", SLOT_PID}, {"tid", SLOT_TID},
+                                  {"dur", SLOT_DUR}, {"tts", SLOT_TTS}, {"id2", SLOT_ID2},
+                                  {NULL, SLOT_EXTRA}};
+    static const key_slot k4[] = {{"name", SLOT_NAME}, {"args", SLOT_ARGS}, {"tdur", SLOT_TDUR},
+                                  {NULL, SLOT_EXTRA}};
+    static const key_slot k5[] = {{"scope", SLOT_SCOPE}, {NULL, SLOT_EXTRA}};
+    static const key_slot k7[] = {{"bind_id", SLOT_BIND}, {"flow_in", SLOT_FLOW_IN},
+                                  {NULL, SLOT_EXTRA}};
+    static const key_slot k8[] = {{"flow_out", SLOT_FLOW_OUT}, {NULL, SLOT_EXTRA}};
+    static const key_slot *const by_len[9] = {NULL, k1, k2, k3, k4, k5, NULL, k7, k8};
+    if (n >= 9 || by_len[n] == NULL) {
+        return SLOT_EXTRA;
+    }
+    for (const key_slot *e = by_len[n]; e->name != NULL; e++) {
+        if (memcmp(e->name, k, n) == 0) {
+            return e->s;
         }
     }
     return SLOT_EXTRA;
