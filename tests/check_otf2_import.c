@@ -13,13 +13,14 @@
  */
 #include <check.h>
 #include <otf2/otf2.h>
-#include <slog/slog.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <slog/slog.h>
 
 #include "export_otf2.h"
 #include "importer.h"
@@ -46,23 +47,23 @@ void import_count(import_ctx *ctx, const char *what, import_outcome outcome, uin
         }
     }
     ck_assert_uint_lt(g_ncounts, 128);
-    snprintf(g_counts[g_ncounts].what, sizeof g_counts[0].what, "%s", what);
+    (void)snprintf(g_counts[g_ncounts].what, sizeof g_counts[0].what, "%s", what);
     g_counts[g_ncounts++].n[outcome] = n;
 }
 
-void import_warn(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt,
-                 ...)
+void import_warn(
+    import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt, ...)
 {
     (void)ctx, (void)line, (void)col, (void)offset, (void)fmt;
 }
 
-int import_fail(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt,
-                ...)
+int import_fail(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt, ...)
 {
     va_list ap;
     (void)ctx, (void)line, (void)col, (void)offset;
     va_start(ap, fmt);
-    vsnprintf(g_fail, sizeof g_fail, fmt, ap);
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive
+    (void)vsnprintf(g_fail, sizeof g_fail, fmt, ap);
     va_end(ap);
     return 1;
 }
@@ -90,7 +91,7 @@ static char g_dir[256];
 
 static void setup(void)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/check_otf2_XXXXXX");
+    (void)snprintf(g_dir, sizeof g_dir, "/tmp/check_otf2_XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(g_dir));
     g_ncounts = 0;
     g_fail[0] = '\0';
@@ -99,41 +100,106 @@ static void setup(void)
 static void teardown(void)
 {
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    (void)snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
     ck_assert_int_eq(system(cmd), 0);
 }
 
 /* ---- writing the archive ----------------------------------------------- */
 
 /* ticks = OFFSET + 2 * ns: a 2 GHz clock that does not start at zero */
-#define OFFSET 1000u
-#define T(ns) ((uint64_t)OFFSET + 2u * (uint64_t)(ns))
-#define LOC_R0 0u
-#define LOC_R1 ((uint64_t)1 << 32) /* sparse ids, as Score-P writes them */
+#define OFFSET     1000u
+#define T(ns)      ((uint64_t)OFFSET + 2u * (uint64_t)(ns))
+#define LOC_R0     0u
+#define LOC_R1     ((uint64_t)1 << 32) /* sparse ids, as Score-P writes them */
 #define LOC_METRIC 2u
-#define LOC_GPU 3u
-#define LOC_EMPTY 4u
+#define LOC_GPU    3u
+#define LOC_EMPTY  4u
 
 enum {
-    S_EMPTY, S_LINUX, S_MACHINE, S_HOST, S_NODE, S_DEV0, S_DEVICE, S_RANK0, S_RANK1, S_GPUCTX,
-    S_MASTER, S_STREAM, S_MAIN, S_FOO, S_SEND, S_RECV, S_ISEND, S_IRECV, S_WAIT, S_ALLREDUCE,
-    S_KERNEL, S_WORLD, S_SELF, S_PID, S_ITER, S_TEMP, S_COUNT, S_CELSIUS, S_HASH, S_STRINGS
+    S_EMPTY,
+    S_LINUX,
+    S_MACHINE,
+    S_HOST,
+    S_NODE,
+    S_DEV0,
+    S_DEVICE,
+    S_RANK0,
+    S_RANK1,
+    S_GPUCTX,
+    S_MASTER,
+    S_STREAM,
+    S_MAIN,
+    S_FOO,
+    S_SEND,
+    S_RECV,
+    S_ISEND,
+    S_IRECV,
+    S_WAIT,
+    S_ALLREDUCE,
+    S_KERNEL,
+    S_WORLD,
+    S_SELF,
+    S_PID,
+    S_ITER,
+    S_TEMP,
+    S_COUNT,
+    S_CELSIUS,
+    S_HASH,
+    S_STRINGS
 };
-static const char *const strings[S_STRINGS] = {
-    "", "Linux", "machine", "host1", "node", "0", "device", "MPI Rank 0", "MPI Rank 1",
-    "GPU context", "Master thread", "stream 0", "main", "foo", "MPI_Send", "MPI_Recv", "MPI_Isend",
-    "MPI_Irecv", "MPI_Wait", "MPI_Allreduce", "kernel", "MPI_COMM_WORLD", "MPI_COMM_SELF",
-    "ProcessId", "iterations", "temperature", "count", "C", "#"};
+static const char *const strings[S_STRINGS] = {"",
+                                               "Linux",
+                                               "machine",
+                                               "host1",
+                                               "node",
+                                               "0",
+                                               "device",
+                                               "MPI Rank 0",
+                                               "MPI Rank 1",
+                                               "GPU context",
+                                               "Master thread",
+                                               "stream 0",
+                                               "main",
+                                               "foo",
+                                               "MPI_Send",
+                                               "MPI_Recv",
+                                               "MPI_Isend",
+                                               "MPI_Irecv",
+                                               "MPI_Wait",
+                                               "MPI_Allreduce",
+                                               "kernel",
+                                               "MPI_COMM_WORLD",
+                                               "MPI_COMM_SELF",
+                                               "ProcessId",
+                                               "iterations",
+                                               "temperature",
+                                               "count",
+                                               "C",
+                                               "#"};
 
-enum { R_MAIN, R_FOO, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_KERNEL };
+enum {
+    R_MAIN,
+    R_FOO,
+    R_SEND,
+    R_RECV,
+    R_ISEND,
+    R_IRECV,
+    R_WAIT,
+    R_ALLREDUCE,
+    R_KERNEL
+};
 
 /* Damage to put into the archive. */
-enum { OK_ARCHIVE, UNDEFINED_REGION, UNDEFINED_GROUP };
+enum {
+    OK_ARCHIVE,
+    UNDEFINED_REGION,
+    UNDEFINED_GROUP
+};
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *caller,
-                                bool final)
+static OTF2_FlushType
+pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *caller, bool final)
 {
-    (void)ud, (void)ft, (void)loc, (void)caller, (void)final;
+    (void)ud, (void)ft, (void)loc, (void)caller, (void) final;
     return OTF2_FLUSH;
 }
 
@@ -147,8 +213,11 @@ static const OTF2_FlushCallbacks flush_cb = {pre_flush, post_flush};
 
 #define OK(call) ck_assert_int_eq((call), OTF2_SUCCESS)
 
-static void region(OTF2_GlobalDefWriter *g, OTF2_RegionRef id, OTF2_StringRef name,
-                   OTF2_RegionRole role, OTF2_Paradigm p)
+static void region(OTF2_GlobalDefWriter *g,
+                   OTF2_RegionRef id,
+                   OTF2_StringRef name,
+                   OTF2_RegionRole role,
+                   OTF2_Paradigm p)
 {
     OK(OTF2_GlobalDefWriter_WriteRegion(g, id, name, name, S_EMPTY, role, p, OTF2_REGION_FLAG_NONE,
                                         S_EMPTY, 0, 0));
@@ -271,10 +340,10 @@ static void write_definitions(OTF2_GlobalDefWriter *g, const uint64_t *nevents, 
     const uint64_t world_locs[2] = {LOC_R0, LOC_R1}, world_ranks[2] = {0, 1};
     OK(OTF2_GlobalDefWriter_WriteGroup(g, 0, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, world_locs));
-    OK(OTF2_GlobalDefWriter_WriteGroup(g, 1, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,
-                                       OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, world_ranks));
-    OK(OTF2_GlobalDefWriter_WriteGroup(g, 2, S_EMPTY, OTF2_GROUP_TYPE_COMM_SELF,
-                                       OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL));
+    OK(OTF2_GlobalDefWriter_WriteGroup(g, 1, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                       OTF2_GROUP_FLAG_NONE, 2, world_ranks));
+    OK(OTF2_GlobalDefWriter_WriteGroup(g, 2, S_EMPTY, OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
+                                       OTF2_GROUP_FLAG_NONE, 0, NULL));
     OK(OTF2_GlobalDefWriter_WriteComm(g, 0, S_WORLD, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
     OK(OTF2_GlobalDefWriter_WriteComm(g, 1, S_SELF, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
     OK(OTF2_GlobalDefWriter_WriteAttribute(g, 0, S_PID, S_EMPTY, OTF2_TYPE_UINT64));
@@ -295,10 +364,10 @@ static void write_definitions(OTF2_GlobalDefWriter *g, const uint64_t *nevents, 
 static void write_archive(int damage)
 {
     char path[300];
-    snprintf(path, sizeof path, "%s/arch", g_dir);
-    OTF2_Archive *const ar = OTF2_Archive_Open(path, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
-                                               4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
-                                               OTF2_COMPRESSION_NONE);
+    (void)snprintf(path, sizeof path, "%s/arch", g_dir);
+    OTF2_Archive *const ar =
+        OTF2_Archive_Open(path, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * (uint64_t)1 << 20,
+                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     ck_assert_ptr_nonnull(ar);
     OK(OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL));
     OK(OTF2_Archive_SetSerialCollectiveCallbacks(ar));
@@ -340,7 +409,7 @@ static void write_archive(int damage)
 static int import_to_slog(const char *input, bool finish)
 {
     char out[300];
-    snprintf(out, sizeof out, "%s/out.slog", g_dir);
+    (void)snprintf(out, sizeof out, "%s/out.slog", g_dir);
     slog_writer *w;
     slog_error e;
     ck_assert_int_eq(slog_writer_create(&w, out, NULL, &e), SLOG_OK);
@@ -356,7 +425,7 @@ static int import_to_slog(const char *input, bool finish)
 static int import_archive(void)
 {
     char anchor[300];
-    snprintf(anchor, sizeof anchor, "%s/arch/traces.otf2", g_dir);
+    (void)snprintf(anchor, sizeof anchor, "%s/arch/traces.otf2", g_dir);
     return import_to_slog(anchor, true);
 }
 
@@ -371,7 +440,8 @@ static void lines_add(lines *l, const char *fmt, ...)
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive
+    (void)vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (l->n == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 64;
@@ -400,12 +470,12 @@ static void timeline_path(slog_reader *r, uint32_t id, char *buf, size_t n)
     slog_timeline_info ti;
     ck_assert_int_eq(slog_reader_timeline(r, id, &ti), SLOG_OK);
     if (ti.parent == SLOG_NO_PARENT) {
-        snprintf(buf, n, "%s", ti.name);
+        (void)snprintf(buf, n, "%s", ti.name);
         return;
     }
     char parent[512];
     timeline_path(r, ti.parent, parent, sizeof parent);
-    snprintf(buf, n, "%s/%s", parent, ti.name);
+    (void)snprintf(buf, n, "%s/%s", parent, ti.name);
 }
 
 /* The last component of a timeline path, prefixed by its parent's name. */
@@ -420,7 +490,7 @@ static const char *tl(slog_reader *r, uint32_t id, char *buf, size_t n)
         p--;
         slashes += *p == '/';
     }
-    snprintf(buf, n, "%s", *p == '/' ? p + 1 : p);
+    (void)snprintf(buf, n, "%s", *p == '/' ? p + 1 : p);
     return buf;
 }
 
@@ -439,10 +509,19 @@ static void render_args(char *buf, size_t n, const slog_arg *a, uint32_t na)
         int w = 0;
         const char *const sep = i ? "," : "";
         switch (a[i].type) {
-        case SLOG_ARG_INT: w = snprintf(buf + used, n - used, "%s%s=%lld", sep, a[i].key, (long long)a[i].v.i); break;
-        case SLOG_ARG_UINT: w = snprintf(buf + used, n - used, "%s%s=%llu", sep, a[i].key, (unsigned long long)a[i].v.u); break;
-        case SLOG_ARG_DOUBLE: w = snprintf(buf + used, n - used, "%s%s=%g", sep, a[i].key, a[i].v.d); break;
-        default: w = snprintf(buf + used, n - used, "%s%s=%s", sep, a[i].key, a[i].v.s); break;
+        case SLOG_ARG_INT:
+            w = snprintf(buf + used, n - used, "%s%s=%lld", sep, a[i].key, (long long)a[i].v.i);
+            break;
+        case SLOG_ARG_UINT:
+            w = snprintf(buf + used, n - used, "%s%s=%llu", sep, a[i].key,
+                         (unsigned long long)a[i].v.u);
+            break;
+        case SLOG_ARG_DOUBLE:
+            w = snprintf(buf + used, n - used, "%s%s=%g", sep, a[i].key, a[i].v.d);
+            break;
+        default:
+            w = snprintf(buf + used, n - used, "%s%s=%s", sep, a[i].key, a[i].v.s);
+            break;
         }
         used += w > 0 ? (size_t)w : 0;
     }
@@ -452,7 +531,7 @@ static const char *leaf(slog_reader *r, uint32_t id, char *buf, size_t n)
 {
     slog_timeline_info ti;
     ck_assert_int_eq(slog_reader_timeline(r, id, &ti), SLOG_OK);
-    snprintf(buf, n, "%s", ti.name);
+    (void)snprintf(buf, n, "%s", ti.name);
     return buf;
 }
 
@@ -472,7 +551,7 @@ static void read_window(const char *path, int64_t t0, int64_t t1, bool roundtrip
 static void read_drawables(lines *out)
 {
     char path[300];
-    snprintf(path, sizeof path, "%s/out.slog", g_dir);
+    (void)snprintf(path, sizeof path, "%s/out.slog", g_dir);
     read_window(path, INT64_MIN, INT64_MAX, false, out);
 }
 
@@ -523,8 +602,7 @@ static void read_window(const char *path, int64_t t0, int64_t t1, bool roundtrip
             render_args(args, sizeof args, a->args, a->nargs);
             if (roundtrip) {
                 lines_add(out, "A|%s|%s|%lld|%lld", leaf(r, a->from, tl1, sizeof tl1),
-                          leaf(r, a->to, tl2, sizeof tl2), (long long)a->start,
-                          (long long)a->end);
+                          leaf(r, a->to, tl2, sizeof tl2), (long long)a->start, (long long)a->end);
             } else {
                 lines_add(out, "A|%s|%s|%s|%lld|%lld|%s", cat(r, a->category),
                           tl(r, a->from, tl1, sizeof tl1), tl(r, a->to, tl2, sizeof tl2),
@@ -536,15 +614,15 @@ static void read_window(const char *path, int64_t t0, int64_t t1, bool roundtrip
             const slog_counter *const c = &it->u.counter;
             if (roundtrip) {
                 lines_add(out, "C|%s|%s(%s)|%lld|%.17g", leaf(r, c->timeline, tl1, sizeof tl1),
-                          cat(r, c->category), group(r, c->category), (long long)c->time,
-                          c->value);
+                          cat(r, c->category), group(r, c->category), (long long)c->time, c->value);
             } else {
                 lines_add(out, "C|%s|%s|%lld|%g", tl(r, c->timeline, tl1, sizeof tl1),
                           cat(r, c->category), (long long)c->time, c->value);
             }
             break;
         }
-        default: ck_abort_msg("unexpected item kind %d", (int)it->kind);
+        default:
+            ck_abort_msg("unexpected item kind %d", (int)it->kind);
         }
     }
     ck_assert_int_eq(rc, SLOG_END);
@@ -670,7 +748,7 @@ START_TEST(test_otf2_import_timeline_hierarchy_and_categories)
     write_archive(OK_ARCHIVE);
     ck_assert_int_eq(import_archive(), 0);
     char path[300], full[1024];
-    snprintf(path, sizeof path, "%s/out.slog", g_dir);
+    (void)snprintf(path, sizeof path, "%s/out.slog", g_dir);
     slog_reader *r;
     slog_error e;
     ck_assert_int_eq(slog_reader_open(&r, path, NULL, &e), SLOG_OK);
@@ -726,7 +804,7 @@ START_TEST(test_otf2_import_directory_input)
 {
     write_archive(OK_ARCHIVE);
     char dir[300];
-    snprintf(dir, sizeof dir, "%s/arch", g_dir);
+    (void)snprintf(dir, sizeof dir, "%s/arch", g_dir);
     ck_assert_int_eq(import_otf2.probe(dir, NULL, 0), 95);
     ck_assert_int_eq(import_to_slog(dir, true), 0);
     lines got = {0};
@@ -770,13 +848,13 @@ START_TEST(test_otf2_import_truncated_event_file_fails)
 {
     write_archive(OK_ARCHIVE);
     char evt[300];
-    snprintf(evt, sizeof evt, "%s/arch/traces/4294967296.evt", g_dir);
+    (void)snprintf(evt, sizeof evt, "%s/arch/traces/4294967296.evt", g_dir);
     struct stat st;
     ck_assert_int_eq(stat(evt, &st), 0);
     ck_assert_int_eq(truncate(evt, st.st_size / 2), 0);
     ck_assert_int_eq(import_archive(), 1);
-    ck_assert_msg(strstr(g_fail, "/arch/traces/4294967296.evt: truncated or damaged") != NULL,
-                  "%s", g_fail);
+    ck_assert_msg(strstr(g_fail, "/arch/traces/4294967296.evt: truncated or damaged") != NULL, "%s",
+                  g_fail);
 }
 END_TEST
 
@@ -784,7 +862,7 @@ START_TEST(test_otf2_import_missing_event_file_fails)
 {
     write_archive(OK_ARCHIVE);
     char evt[300];
-    snprintf(evt, sizeof evt, "%s/arch/traces/3.evt", g_dir);
+    (void)snprintf(evt, sizeof evt, "%s/arch/traces/3.evt", g_dir);
     ck_assert_int_eq(unlink(evt), 0);
     ck_assert_int_eq(import_archive(), 1);
     ck_assert_msg(strstr(g_fail, "/arch/traces/3.evt") != NULL, "%s", g_fail);
@@ -794,7 +872,7 @@ END_TEST
 START_TEST(test_otf2_import_missing_archive_fails)
 {
     char anchor[300];
-    snprintf(anchor, sizeof anchor, "%s/nothing/traces.otf2", g_dir);
+    (void)snprintf(anchor, sizeof anchor, "%s/nothing/traces.otf2", g_dir);
     ck_assert_int_eq(import_to_slog(anchor, false), 1);
     ck_assert_msg(strstr(g_fail, "nothing/traces.otf2") != NULL, "%s", g_fail);
 }
@@ -808,8 +886,14 @@ typedef struct rt_file {
     uint32_t a, b, ev, mem, flow;
 } rt_file;
 
-static void rt_state(rt_file *f, uint32_t tl_id, uint32_t c, int64_t s, int64_t e, uint32_t d,
-                     const slog_arg *args, uint32_t n)
+static void rt_state(rt_file *f,
+                     uint32_t tl_id,
+                     uint32_t c,
+                     int64_t s,
+                     int64_t e,
+                     uint32_t d,
+                     const slog_arg *args,
+                     uint32_t n)
 {
     const slog_state st = {tl_id, c, s, e, d, n, args};
     ck_assert_int_eq(slog_writer_append_state(f->w, &st, NULL), SLOG_OK);
@@ -828,18 +912,28 @@ static void write_slog(const char *path)
     rt_file f;
     ck_assert_int_eq(slog_writer_create(&f.w, path, NULL, NULL), SLOG_OK);
     slog_writer *const w = f.w;
-    ck_assert_int_eq(slog_writer_add_timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_HOST, "h1", 0, &f.host, NULL), 0);
-    ck_assert_int_eq(slog_writer_add_timeline(w, f.host, SLOG_TIMELINE_PROCESS, "p1", 0, &f.proc, NULL), 0);
-    ck_assert_int_eq(slog_writer_add_timeline(w, f.proc, SLOG_TIMELINE_THREAD, "t1", 0, &f.t1, NULL), 0);
-    ck_assert_int_eq(slog_writer_add_timeline(w, f.proc, SLOG_TIMELINE_THREAD, "t2", 1, &f.t2, NULL), 0);
-    ck_assert_int_eq(slog_writer_add_timeline(w, f.proc, SLOG_TIMELINE_GPU, "gpu", 2, &f.gpu, NULL), 0);
-    ck_assert_int_eq(slog_writer_add_timeline(w, f.proc, SLOG_TIMELINE_COUNTER, "c", 3, &f.ctr, NULL), 0);
-    ck_assert_int_eq(slog_writer_add_timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_GENERIC, "misc", 1, &f.misc, NULL), 0);
+    ck_assert_int_eq(
+        slog_writer_add_timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_HOST, "h1", 0, &f.host, NULL), 0);
+    ck_assert_int_eq(
+        slog_writer_add_timeline(w, f.host, SLOG_TIMELINE_PROCESS, "p1", 0, &f.proc, NULL), 0);
+    ck_assert_int_eq(
+        slog_writer_add_timeline(w, f.proc, SLOG_TIMELINE_THREAD, "t1", 0, &f.t1, NULL), 0);
+    ck_assert_int_eq(
+        slog_writer_add_timeline(w, f.proc, SLOG_TIMELINE_THREAD, "t2", 1, &f.t2, NULL), 0);
+    ck_assert_int_eq(slog_writer_add_timeline(w, f.proc, SLOG_TIMELINE_GPU, "gpu", 2, &f.gpu, NULL),
+                     0);
+    ck_assert_int_eq(
+        slog_writer_add_timeline(w, f.proc, SLOG_TIMELINE_COUNTER, "c", 3, &f.ctr, NULL), 0);
+    ck_assert_int_eq(slog_writer_add_timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_GENERIC, "misc", 1,
+                                              &f.misc, NULL),
+                     0);
     ck_assert_int_eq(slog_writer_add_category(w, SLOG_KIND_STATE, "A", 0, "g1", &f.a, NULL), 0);
     ck_assert_int_eq(slog_writer_add_category(w, SLOG_KIND_STATE, "B", 0, NULL, &f.b, NULL), 0);
     ck_assert_int_eq(slog_writer_add_category(w, SLOG_KIND_EVENT, "E", 0, "ev", &f.ev, NULL), 0);
-    ck_assert_int_eq(slog_writer_add_category(w, SLOG_KIND_COUNTER, "mem", 0, "cnt", &f.mem, NULL), 0);
-    ck_assert_int_eq(slog_writer_add_category(w, SLOG_KIND_ARROW, "flow", 0, NULL, &f.flow, NULL), 0);
+    ck_assert_int_eq(slog_writer_add_category(w, SLOG_KIND_COUNTER, "mem", 0, "cnt", &f.mem, NULL),
+                     0);
+    ck_assert_int_eq(slog_writer_add_category(w, SLOG_KIND_ARROW, "flow", 0, NULL, &f.flow, NULL),
+                     0);
     const slog_arg args[4] = {
         {.key = "s", .type = SLOG_ARG_STRING, .v.s = "x y"},
         {.key = "i", .type = SLOG_ARG_INT, .v.i = -5},
@@ -876,10 +970,10 @@ static void write_slog(const char *path)
 static void roundtrip(int64_t t0, int64_t t1, bool whole)
 {
     char orig[300], dir[300], anchor[320], back[300];
-    snprintf(orig, sizeof orig, "%s/orig.slog", g_dir);
-    snprintf(dir, sizeof dir, "%s/exported", g_dir);
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
-    snprintf(back, sizeof back, "%s/out.slog", g_dir);
+    (void)snprintf(orig, sizeof orig, "%s/orig.slog", g_dir);
+    (void)snprintf(dir, sizeof dir, "%s/exported", g_dir);
+    (void)snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    (void)snprintf(back, sizeof back, "%s/out.slog", g_dir);
     write_slog(orig);
     slog_reader *r;
     char err[256];
@@ -915,8 +1009,8 @@ END_TEST
 START_TEST(test_otf2_export_refuses_existing_archive)
 {
     char orig[300], dir[300], err[256];
-    snprintf(orig, sizeof orig, "%s/orig.slog", g_dir);
-    snprintf(dir, sizeof dir, "%s/exported", g_dir);
+    (void)snprintf(orig, sizeof orig, "%s/orig.slog", g_dir);
+    (void)snprintf(dir, sizeof dir, "%s/exported", g_dir);
     write_slog(orig);
     slog_reader *r;
     ck_assert_int_eq(slog_reader_open(&r, orig, NULL, NULL), SLOG_OK);
@@ -933,11 +1027,11 @@ static const struct {
     int64_t ns;
 } clock_cases[] = {
     {1000, 1000, 2000000000u, 0},
-    {1001, 1000, 2000000000u, 1},  /* 0.5 ns rounds up */
-    {999, 1000, 2000000000u, -1},  /* -0.5 ns rounds away from zero */
+    {1001, 1000, 2000000000u, 1}, /* 0.5 ns rounds up */
+    {999, 1000, 2000000000u, -1}, /* -0.5 ns rounds away from zero */
     {1, 0, 3, 333333333},
     {2, 0, 3, 666666667},
-    {2491054360u, 0, 1995386627u, 1248406863}, /* sst-macro corpus clock */
+    {2491054360u, 0, 1995386627u, 1248406863},         /* sst-macro corpus clock */
     {UINT64_MAX, 0, 4000000000u, 4611686018427387904}, /* a double would lose this */
     {UINT64_MAX, 0, 1000000000u, INT64_MAX},           /* saturates */
     {0, UINT64_MAX, 1000000000u, INT64_MIN},
@@ -945,9 +1039,9 @@ static const struct {
 
 START_TEST(test_otf2_import_clock_is_exact)
 {
-    ck_assert_int_eq(otf2_ticks_to_ns(clock_cases[_i].t, clock_cases[_i].offset,
-                                      clock_cases[_i].res),
-                     clock_cases[_i].ns);
+    ck_assert_int_eq(
+        otf2_ticks_to_ns(clock_cases[_i].t, clock_cases[_i].offset, clock_cases[_i].res),
+        clock_cases[_i].ns);
 }
 END_TEST
 

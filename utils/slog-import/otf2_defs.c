@@ -124,7 +124,8 @@ static void defs_error(otf2_defs *d, const char *fmt, ...)
     }
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->error, sizeof d->error, fmt, ap);
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive
+    (void)vsnprintf(d->error, sizeof d->error, fmt, ap);
     va_end(ap);
 }
 
@@ -214,8 +215,8 @@ static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_clock(void *ud, uint64_t resolution, uint64_t offset, uint64_t length,
-                                   uint64_t realtime)
+static OTF2_CallbackCode
+def_clock(void *ud, uint64_t resolution, uint64_t offset, uint64_t length, uint64_t realtime)
 {
     otf2_defs *const d = ud;
     (void)realtime;
@@ -229,8 +230,8 @@ static OTF2_CallbackCode def_clock(void *ud, uint64_t resolution, uint64_t offse
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_paradigm(void *ud, OTF2_Paradigm p, OTF2_StringRef name,
-                                      OTF2_ParadigmClass cls)
+static OTF2_CallbackCode
+def_paradigm(void *ud, OTF2_Paradigm p, OTF2_StringRef name, OTF2_ParadigmClass cls)
 {
     otf2_defs *const d = ud;
     (void)cls;
@@ -241,8 +242,11 @@ static OTF2_CallbackCode def_paradigm(void *ud, OTF2_Paradigm p, OTF2_StringRef 
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_stn(void *ud, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
-                                 OTF2_StringRef cls, OTF2_SystemTreeNodeRef parent)
+static OTF2_CallbackCode def_stn(void *ud,
+                                 OTF2_SystemTreeNodeRef self,
+                                 OTF2_StringRef name,
+                                 OTF2_StringRef cls,
+                                 OTF2_SystemTreeNodeRef parent)
 {
     otf2_defs *const d = ud;
     otf2_def_stn *n;
@@ -257,8 +261,8 @@ static OTF2_CallbackCode def_stn(void *ud, OTF2_SystemTreeNodeRef self, OTF2_Str
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_stn_domain(void *ud, OTF2_SystemTreeNodeRef node,
-                                        OTF2_SystemTreeDomain domain)
+static OTF2_CallbackCode
+def_stn_domain(void *ud, OTF2_SystemTreeNodeRef node, OTF2_SystemTreeDomain domain)
 {
     otf2_defs *const d = ud;
     otf2_def_stn *const n = TABLE_GET(d->stns, node);
@@ -270,8 +274,11 @@ static OTF2_CallbackCode def_stn_domain(void *ud, OTF2_SystemTreeNodeRef node,
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_lgroup(void *ud, OTF2_LocationGroupRef self, OTF2_StringRef name,
-                                    OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
+static OTF2_CallbackCode def_lgroup(void *ud,
+                                    OTF2_LocationGroupRef self,
+                                    OTF2_StringRef name,
+                                    OTF2_LocationGroupType type,
+                                    OTF2_SystemTreeNodeRef parent,
                                     OTF2_LocationGroupRef creator)
 {
     otf2_defs *const d = ud;
@@ -288,8 +295,11 @@ static OTF2_CallbackCode def_lgroup(void *ud, OTF2_LocationGroupRef self, OTF2_S
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name,
-                                      OTF2_LocationType type, uint64_t events,
+static OTF2_CallbackCode def_location(void *ud,
+                                      OTF2_LocationRef self,
+                                      OTF2_StringRef name,
+                                      OTF2_LocationType type,
+                                      uint64_t events,
                                       OTF2_LocationGroupRef group)
 {
     otf2_defs *const d = ud;
@@ -308,10 +318,17 @@ static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_Stri
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name,
-                                    OTF2_StringRef canonical, OTF2_StringRef descr,
-                                    OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin,
+// NOLINTNEXTLINE(readability-function-size): OTF2 fixes the parameters
+static OTF2_CallbackCode def_region(void *ud,
+                                    OTF2_RegionRef self,
+                                    OTF2_StringRef name,
+                                    OTF2_StringRef canonical,
+                                    OTF2_StringRef descr,
+                                    OTF2_RegionRole role,
+                                    OTF2_Paradigm paradigm,
+                                    OTF2_RegionFlag flags,
+                                    OTF2_StringRef file,
+                                    uint32_t begin,
                                     uint32_t end)
 {
     otf2_defs *const d = ud;
@@ -329,9 +346,15 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name,
-                                   OTF2_GroupType type, OTF2_Paradigm paradigm,
-                                   OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
+// NOLINTNEXTLINE(readability-function-size): OTF2 fixes the parameters
+static OTF2_CallbackCode def_group(void *ud,
+                                   OTF2_GroupRef self,
+                                   OTF2_StringRef name,
+                                   OTF2_GroupType type,
+                                   OTF2_Paradigm paradigm,
+                                   OTF2_GroupFlag flags,
+                                   uint32_t n,
+                                   const uint64_t *members)
 {
     otf2_defs *const d = ud;
     otf2_def_group *g;
@@ -357,8 +380,12 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name,
-                                  OTF2_GroupRef group, OTF2_CommRef parent, OTF2_CommFlag flags)
+static OTF2_CallbackCode def_comm(void *ud,
+                                  OTF2_CommRef self,
+                                  OTF2_StringRef name,
+                                  OTF2_GroupRef group,
+                                  OTF2_CommRef parent,
+                                  OTF2_CommFlag flags)
 {
     otf2_defs *const d = ud;
     otf2_def_comm *c;
@@ -373,8 +400,13 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_intercomm(void *ud, OTF2_CommRef self, OTF2_StringRef name,
-                                       OTF2_GroupRef a, OTF2_GroupRef b, OTF2_CommRef common,
+// NOLINTNEXTLINE(readability-function-size): OTF2 fixes the parameters
+static OTF2_CallbackCode def_intercomm(void *ud,
+                                       OTF2_CommRef self,
+                                       OTF2_StringRef name,
+                                       OTF2_GroupRef a,
+                                       OTF2_GroupRef b,
+                                       OTF2_CommRef common,
                                        OTF2_CommFlag flags)
 {
     otf2_defs *const d = ud;
@@ -390,10 +422,17 @@ static OTF2_CallbackCode def_intercomm(void *ud, OTF2_CommRef self, OTF2_StringR
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_member(void *ud, OTF2_MetricMemberRef self, OTF2_StringRef name,
-                                    OTF2_StringRef descr, OTF2_MetricType type,
-                                    OTF2_MetricMode mode, OTF2_Type value_type, OTF2_Base base,
-                                    int64_t exponent, OTF2_StringRef unit)
+// NOLINTNEXTLINE(readability-function-size): OTF2 fixes the parameters
+static OTF2_CallbackCode def_member(void *ud,
+                                    OTF2_MetricMemberRef self,
+                                    OTF2_StringRef name,
+                                    OTF2_StringRef descr,
+                                    OTF2_MetricType type,
+                                    OTF2_MetricMode mode,
+                                    OTF2_Type value_type,
+                                    OTF2_Base base,
+                                    int64_t exponent,
+                                    OTF2_StringRef unit)
 {
     otf2_defs *const d = ud;
     otf2_def_member *m;
@@ -410,9 +449,12 @@ static OTF2_CallbackCode def_member(void *ud, OTF2_MetricMemberRef self, OTF2_St
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_metric_class(void *ud, OTF2_MetricRef self, uint8_t n,
+static OTF2_CallbackCode def_metric_class(void *ud,
+                                          OTF2_MetricRef self,
+                                          uint8_t n,
                                           const OTF2_MetricMemberRef *members,
-                                          OTF2_MetricOccurrence occurrence, OTF2_RecorderKind kind)
+                                          OTF2_MetricOccurrence occurrence,
+                                          OTF2_RecorderKind kind)
 {
     otf2_defs *const d = ud;
     otf2_def_metric *m;
@@ -436,8 +478,11 @@ static OTF2_CallbackCode def_metric_class(void *ud, OTF2_MetricRef self, uint8_t
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_metric_instance(void *ud, OTF2_MetricRef self, OTF2_MetricRef cls,
-                                             OTF2_LocationRef recorder, OTF2_MetricScope scope_kind,
+static OTF2_CallbackCode def_metric_instance(void *ud,
+                                             OTF2_MetricRef self,
+                                             OTF2_MetricRef cls,
+                                             OTF2_LocationRef recorder,
+                                             OTF2_MetricScope scope_kind,
                                              uint64_t scope)
 {
     otf2_defs *const d = ud;
@@ -453,8 +498,8 @@ static OTF2_CallbackCode def_metric_instance(void *ud, OTF2_MetricRef self, OTF2
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
-                                       OTF2_StringRef descr, OTF2_Type type)
+static OTF2_CallbackCode def_attribute(
+    void *ud, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef descr, OTF2_Type type)
 {
     otf2_defs *const d = ud;
     otf2_def_named *a;
@@ -468,8 +513,8 @@ static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_St
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_parameter(void *ud, OTF2_ParameterRef self, OTF2_StringRef name,
-                                       OTF2_ParameterType type)
+static OTF2_CallbackCode
+def_parameter(void *ud, OTF2_ParameterRef self, OTF2_StringRef name, OTF2_ParameterType type)
 {
     otf2_defs *const d = ud;
     otf2_def_named *p;
@@ -482,8 +527,11 @@ static OTF2_CallbackCode def_parameter(void *ud, OTF2_ParameterRef self, OTF2_St
     return CB_STATUS(d);
 }
 
-static OTF2_CallbackCode def_context(void *ud, OTF2_CallingContextRef self, OTF2_RegionRef region,
-                                     OTF2_SourceCodeLocationRef scl, OTF2_CallingContextRef parent)
+static OTF2_CallbackCode def_context(void *ud,
+                                     OTF2_CallingContextRef self,
+                                     OTF2_RegionRef region,
+                                     OTF2_SourceCodeLocationRef scl,
+                                     OTF2_CallingContextRef parent)
 {
     otf2_defs *const d = ud;
     otf2_def_context *c;
@@ -514,48 +562,76 @@ static OTF2_CallbackCode def_unknown(void *ud)
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-IGNORED_DEF(ign_paradigm_prop, OTF2_Paradigm a, OTF2_ParadigmProperty b, OTF2_Type c,
-            OTF2_AttributeValue e)
-IGNORED_DEF(ign_stn_prop, OTF2_SystemTreeNodeRef a, OTF2_StringRef b, OTF2_Type c,
-            OTF2_AttributeValue e)
-IGNORED_DEF(ign_lg_prop, OTF2_LocationGroupRef a, OTF2_StringRef b, OTF2_Type c,
-            OTF2_AttributeValue e)
+// NOLINTBEGIN(readability-function-size): OTF2 fixes the parameters
+IGNORED_DEF(
+    ign_paradigm_prop, OTF2_Paradigm a, OTF2_ParadigmProperty b, OTF2_Type c, OTF2_AttributeValue e)
+IGNORED_DEF(
+    ign_stn_prop, OTF2_SystemTreeNodeRef a, OTF2_StringRef b, OTF2_Type c, OTF2_AttributeValue e)
+IGNORED_DEF(
+    ign_lg_prop, OTF2_LocationGroupRef a, OTF2_StringRef b, OTF2_Type c, OTF2_AttributeValue e)
 IGNORED_DEF(ign_loc_prop, OTF2_LocationRef a, OTF2_StringRef b, OTF2_Type c, OTF2_AttributeValue e)
-IGNORED_DEF(ign_callsite, OTF2_CallsiteRef a, OTF2_StringRef b, uint32_t c, OTF2_RegionRef e,
+IGNORED_DEF(ign_callsite,
+            OTF2_CallsiteRef a,
+            OTF2_StringRef b,
+            uint32_t c,
+            OTF2_RegionRef e,
             OTF2_RegionRef f)
 IGNORED_DEF(ign_callpath, OTF2_CallpathRef a, OTF2_CallpathRef b, OTF2_RegionRef c)
 IGNORED_DEF(ign_rmawin, OTF2_RmaWinRef a, OTF2_StringRef b, OTF2_CommRef c, OTF2_RmaWinFlag e)
 IGNORED_DEF(ign_recorder, OTF2_MetricRef a, OTF2_LocationRef b)
-IGNORED_DEF(ign_cartdim, OTF2_CartDimensionRef a, OTF2_StringRef b, uint32_t c,
-            OTF2_CartPeriodicity e)
-IGNORED_DEF(ign_carttopo, OTF2_CartTopologyRef a, OTF2_StringRef b, OTF2_CommRef c, uint8_t e,
+IGNORED_DEF(
+    ign_cartdim, OTF2_CartDimensionRef a, OTF2_StringRef b, uint32_t c, OTF2_CartPeriodicity e)
+IGNORED_DEF(ign_carttopo,
+            OTF2_CartTopologyRef a,
+            OTF2_StringRef b,
+            OTF2_CommRef c,
+            uint8_t e,
             const OTF2_CartDimensionRef *f)
 IGNORED_DEF(ign_cartcoord, OTF2_CartTopologyRef a, uint32_t b, uint8_t c, const uint32_t *e)
 IGNORED_DEF(ign_scl, OTF2_SourceCodeLocationRef a, OTF2_StringRef b, uint32_t c)
-IGNORED_DEF(ign_cc_prop, OTF2_CallingContextRef a, OTF2_StringRef b, OTF2_Type c,
-            OTF2_AttributeValue e)
-IGNORED_DEF(ign_interrupt, OTF2_InterruptGeneratorRef a, OTF2_StringRef b,
-            OTF2_InterruptGeneratorMode c, OTF2_Base e, int64_t f, uint64_t g)
-IGNORED_DEF(ign_io_file_prop, OTF2_IoFileRef a, OTF2_StringRef b, OTF2_Type c,
-            OTF2_AttributeValue e)
+IGNORED_DEF(
+    ign_cc_prop, OTF2_CallingContextRef a, OTF2_StringRef b, OTF2_Type c, OTF2_AttributeValue e)
+IGNORED_DEF(ign_interrupt,
+            OTF2_InterruptGeneratorRef a,
+            OTF2_StringRef b,
+            OTF2_InterruptGeneratorMode c,
+            OTF2_Base e,
+            int64_t f,
+            uint64_t g)
+IGNORED_DEF(
+    ign_io_file_prop, OTF2_IoFileRef a, OTF2_StringRef b, OTF2_Type c, OTF2_AttributeValue e)
 IGNORED_DEF(ign_io_file, OTF2_IoFileRef a, OTF2_StringRef b, OTF2_SystemTreeNodeRef c)
-IGNORED_DEF(ign_io_handle, OTF2_IoHandleRef a, OTF2_StringRef b, OTF2_IoFileRef c,
-            OTF2_IoParadigmRef e, OTF2_IoHandleFlag f, OTF2_CommRef g, OTF2_IoHandleRef h)
+IGNORED_DEF(ign_io_handle,
+            OTF2_IoHandleRef a,
+            OTF2_StringRef b,
+            OTF2_IoFileRef c,
+            OTF2_IoParadigmRef e,
+            OTF2_IoHandleFlag f,
+            OTF2_CommRef g,
+            OTF2_IoHandleRef h)
 IGNORED_DEF(ign_io_precreated, OTF2_IoHandleRef a, OTF2_IoAccessMode b, OTF2_IoStatusFlag c)
-IGNORED_DEF(ign_callpath_param, OTF2_CallpathRef a, OTF2_ParameterRef b, OTF2_Type c,
-            OTF2_AttributeValue e)
-IGNORED_DEF(ign_io_paradigm, OTF2_IoParadigmRef a, OTF2_StringRef b, OTF2_StringRef c,
-            OTF2_IoParadigmClass e, OTF2_IoParadigmFlag f, uint8_t g,
-            const OTF2_IoParadigmProperty *h, const OTF2_Type *i, const OTF2_AttributeValue *j)
+IGNORED_DEF(
+    ign_callpath_param, OTF2_CallpathRef a, OTF2_ParameterRef b, OTF2_Type c, OTF2_AttributeValue e)
+IGNORED_DEF(ign_io_paradigm,
+            OTF2_IoParadigmRef a,
+            OTF2_StringRef b,
+            OTF2_StringRef c,
+            OTF2_IoParadigmClass e,
+            OTF2_IoParadigmFlag f,
+            uint8_t g,
+            const OTF2_IoParadigmProperty *h,
+            const OTF2_Type *i,
+            const OTF2_AttributeValue *j)
+// NOLINTEND(readability-function-size)
 #pragma GCC diagnostic pop
 
-int otf2_defs_register(OTF2_GlobalDefReaderCallbacks *cb)
-{
-    OTF2_ErrorCode e = OTF2_SUCCESS;
 #define SET(what, fn)                                                                              \
-    if (e == OTF2_SUCCESS) {                                                                       \
-        e = OTF2_GlobalDefReaderCallbacks_Set##what##Callback(cb, fn);                             \
-    }
+    bad += OTF2_GlobalDefReaderCallbacks_Set##what##Callback(cb, fn) != OTF2_SUCCESS;
+
+/* Definitions the import keeps. */
+static int register_kept(OTF2_GlobalDefReaderCallbacks *cb)
+{
+    int bad = 0;
     SET(Unknown, def_unknown)
     SET(String, def_string)
     SET(ClockProperties, def_clock)
@@ -573,6 +649,13 @@ int otf2_defs_register(OTF2_GlobalDefReaderCallbacks *cb)
     SET(MetricInstance, def_metric_instance)
     SET(Attribute, def_attribute)
     SET(Parameter, def_parameter)
+    return bad;
+}
+
+/* Definitions read and counted, not kept. */
+static int register_ignored(OTF2_GlobalDefReaderCallbacks *cb)
+{
+    int bad = 0;
     SET(CallingContext, def_context)
     SET(ParadigmProperty, ign_paradigm_prop)
     SET(SystemTreeNodeProperty, ign_stn_prop)
@@ -595,8 +678,13 @@ int otf2_defs_register(OTF2_GlobalDefReaderCallbacks *cb)
     SET(IoPreCreatedHandleState, ign_io_precreated)
     SET(CallpathParameter, ign_callpath_param)
     SET(IoParadigm, ign_io_paradigm)
+    return bad;
+}
 #undef SET
-    return e == OTF2_SUCCESS ? 0 : -1;
+
+int otf2_defs_register(OTF2_GlobalDefReaderCallbacks *cb)
+{
+    return register_kept(cb) + register_ignored(cb) == 0 ? 0 : -1;
 }
 
 void otf2_defs_free(otf2_defs *d)
@@ -613,7 +701,7 @@ void otf2_defs_free(otf2_defs *d)
     for (uint32_t i = 0; i < d->locs.n; i++) {
         otf2_def_loc *const l = &d->locs.v[i];
         for (uint32_t k = 0; k < l->cap_stack; k++) {
-            free(l->stack[k].args);
+            free(l->stack[k].args.v);
         }
         free(l->stack);
     }
@@ -650,7 +738,7 @@ static bool string_ok(otf2_defs *d, OTF2_StringRef ref, const char *what, uint64
     return false;
 }
 
-static int check_topology(otf2_defs *d)
+static int check_stns(otf2_defs *d)
 {
     for (uint32_t i = 0; i < d->stns.n; i++) {
         const otf2_def_stn *const n = &d->stns.v[i];
@@ -659,12 +747,17 @@ static int check_topology(otf2_defs *d)
             return -1;
         }
         if (n->parent != OTF2_UNDEFINED_SYSTEM_TREE_NODE && !TABLE_GET(d->stns, n->parent)) {
-            defs_error(d,
-                       "SYSTEM_TREE_NODE %" PRIu64 " references undefined SYSTEM_TREE_NODE %" PRIu64,
-                       n->id, n->parent);
+            defs_error(
+                d, "SYSTEM_TREE_NODE %" PRIu64 " references undefined SYSTEM_TREE_NODE %" PRIu64,
+                n->id, n->parent);
             return -1;
         }
     }
+    return 0;
+}
+
+static int check_lgroups(otf2_defs *d)
+{
     for (uint32_t i = 0; i < d->lgroups.n; i++) {
         const otf2_def_lgroup *const g = &d->lgroups.v[i];
         if (!string_ok(d, g->name, "LOCATION_GROUP", g->id)) {
@@ -677,6 +770,11 @@ static int check_topology(otf2_defs *d)
             return -1;
         }
     }
+    return 0;
+}
+
+static int check_locations(otf2_defs *d)
+{
     for (uint32_t i = 0; i < d->locs.n; i++) {
         otf2_def_loc *const l = &d->locs.v[i];
         if (!string_ok(d, l->name, "LOCATION", l->id)) {
@@ -692,6 +790,24 @@ static int check_topology(otf2_defs *d)
     return 0;
 }
 
+/* Location members of a (COMM_)LOCATIONS group must exist; MPI ones mark
+ * their process as an MPI rank. */
+static int check_group_members(otf2_defs *d, const otf2_def_group *g)
+{
+    for (uint32_t k = 0; k < g->nmembers; k++) {
+        const otf2_def_loc *const l = TABLE_GET(d->locs, g->members[k]);
+        if (!l) {
+            defs_error(d, "GROUP %" PRIu64 " references undefined LOCATION %" PRIu64, g->id,
+                       g->members[k]);
+            return -1;
+        }
+        if (g->type == OTF2_GROUP_TYPE_COMM_LOCATIONS && g->paradigm == OTF2_PARADIGM_MPI) {
+            d->lgroups.v[l->group_index].mpi = true;
+        }
+    }
+    return 0;
+}
+
 static int check_groups(otf2_defs *d)
 {
     for (uint32_t i = 0; i < d->groups.n; i++) {
@@ -699,21 +815,17 @@ static int check_groups(otf2_defs *d)
         if (!string_ok(d, g->name, "GROUP", g->id)) {
             return -1;
         }
-        if (g->type != OTF2_GROUP_TYPE_COMM_LOCATIONS && g->type != OTF2_GROUP_TYPE_LOCATIONS) {
-            continue;
-        }
-        for (uint32_t k = 0; k < g->nmembers; k++) {
-            const otf2_def_loc *const l = TABLE_GET(d->locs, g->members[k]);
-            if (!l) {
-                defs_error(d, "GROUP %" PRIu64 " references undefined LOCATION %" PRIu64, g->id,
-                           g->members[k]);
-                return -1;
-            }
-            if (g->type == OTF2_GROUP_TYPE_COMM_LOCATIONS && g->paradigm == OTF2_PARADIGM_MPI) {
-                d->lgroups.v[l->group_index].mpi = true;
-            }
+        const bool of_locations =
+            g->type == OTF2_GROUP_TYPE_COMM_LOCATIONS || g->type == OTF2_GROUP_TYPE_LOCATIONS;
+        if (of_locations && check_group_members(d, g) != 0) {
+            return -1;
         }
     }
+    return 0;
+}
+
+static int check_comms(otf2_defs *d)
+{
     for (uint32_t i = 0; i < d->comms.n; i++) {
         const otf2_def_comm *const c = &d->comms.v[i];
         if (!string_ok(d, c->name, "COMM", c->id)) {
@@ -732,7 +844,7 @@ static int check_groups(otf2_defs *d)
     return 0;
 }
 
-static int check_metrics(otf2_defs *d)
+static int check_members(otf2_defs *d)
 {
     for (uint32_t i = 0; i < d->members.n; i++) {
         const otf2_def_member *const m = &d->members.v[i];
@@ -742,23 +854,38 @@ static int check_metrics(otf2_defs *d)
             return -1;
         }
     }
-    for (uint32_t i = 0; i < d->metrics.n; i++) {
-        const otf2_def_metric *const m = &d->metrics.v[i];
-        if (m->instance) {
-            const otf2_def_metric *const c = TABLE_GET(d->metrics, m->class_id);
-            if (!c || c->instance) {
-                defs_error(d, "METRIC_INSTANCE %" PRIu64 " references undefined METRIC_CLASS %" PRIu64,
-                           m->id, m->class_id);
-                return -1;
-            }
-            continue;
+    return 0;
+}
+
+static int check_metric(otf2_defs *d, const otf2_def_metric *m)
+{
+    if (m->instance) {
+        const otf2_def_metric *const c = TABLE_GET(d->metrics, m->class_id);
+        if (!c || c->instance) {
+            defs_error(d, "METRIC_INSTANCE %" PRIu64 " references undefined METRIC_CLASS %" PRIu64,
+                       m->id, m->class_id);
+            return -1;
         }
-        for (uint32_t k = 0; k < m->nmembers; k++) {
-            if (!TABLE_GET(d->members, m->members[k])) {
-                defs_error(d, "METRIC_CLASS %" PRIu64 " references undefined METRIC_MEMBER %" PRIu64,
-                           m->id, m->members[k]);
-                return -1;
-            }
+        return 0;
+    }
+    for (uint32_t k = 0; k < m->nmembers; k++) {
+        if (!TABLE_GET(d->members, m->members[k])) {
+            defs_error(d, "METRIC_CLASS %" PRIu64 " references undefined METRIC_MEMBER %" PRIu64,
+                       m->id, m->members[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int check_metrics(otf2_defs *d)
+{
+    if (check_members(d) != 0) {
+        return -1;
+    }
+    for (uint32_t i = 0; i < d->metrics.n; i++) {
+        if (check_metric(d, &d->metrics.v[i]) != 0) {
+            return -1;
         }
     }
     return 0;
@@ -798,7 +925,8 @@ int otf2_defs_check(otf2_defs *d)
     if (d->error[0]) {
         return -1;
     }
-    if (check_topology(d) != 0 || check_groups(d) != 0 || check_metrics(d) != 0 ||
+    if (check_stns(d) != 0 || check_lgroups(d) != 0 || check_locations(d) != 0 ||
+        check_groups(d) != 0 || check_comms(d) != 0 || check_metrics(d) != 0 ||
         check_misc(d) != 0) {
         return -1;
     }
@@ -874,34 +1002,82 @@ uint32_t otf2_defs_rank_group(otf2_defs *d, uint64_t comm, uint32_t rank, uint64
 
 const char *otf2_paradigm_name(const otf2_defs *d, OTF2_Paradigm p, char *buf, size_t n)
 {
-    static const char *const names[] = {
-        "UNKNOWN", "USER",    "COMPILER", "OPENMP",    "MPI",       "CUDA",      "MEASUREMENT_SYSTEM",
-        "PTHREAD", "HMPP",    "OMPSS",    "HARDWARE",  "GASPI",     "UPC",       "SHMEM",
-        "WINTHREAD", "QTTHREAD", "ACETHREAD", "TBBTHREAD", "OPENACC", "OPENCL", "MTAPI",
-        "SAMPLING", "NONE",   "HIP",      "KOKKOS"};
+    static const char *const names[] = {"UNKNOWN",
+                                        "USER",
+                                        "COMPILER",
+                                        "OPENMP",
+                                        "MPI",
+                                        "CUDA",
+                                        "MEASUREMENT_SYSTEM",
+                                        "PTHREAD",
+                                        "HMPP",
+                                        "OMPSS",
+                                        "HARDWARE",
+                                        "GASPI",
+                                        "UPC",
+                                        "SHMEM",
+                                        "WINTHREAD",
+                                        "QTTHREAD",
+                                        "ACETHREAD",
+                                        "TBBTHREAD",
+                                        "OPENACC",
+                                        "OPENCL",
+                                        "MTAPI",
+                                        "SAMPLING",
+                                        "NONE",
+                                        "HIP",
+                                        "KOKKOS"};
     if (d && d->paradigm_names[p]) {
         return d->paradigm_names[p];
     }
     if (p < sizeof names / sizeof names[0]) {
         return names[p];
     }
-    snprintf(buf, n, "paradigm %u", (unsigned)p);
+    (void)snprintf(buf, n, "paradigm %u", (unsigned)p);
     return buf;
 }
 
 const char *otf2_role_name(OTF2_RegionRole r)
 {
-    static const char *const names[] = {
-        "unknown",        "function",        "wrapper",      "loop",
-        "code",           "parallel",        "sections",     "section",
-        "workshare",      "single",          "single_sblock", "master",
-        "critical",       "critical_sblock", "atomic",       "barrier",
-        "implicit_barrier", "flush",         "ordered",      "ordered_sblock",
-        "task",           "task_create",     "task_wait",    "coll_one2all",
-        "coll_all2one",   "coll_all2all",    "coll_other",   "file_io",
-        "point2point",    "rma",             "data_transfer", "artificial",
-        "thread_create",  "thread_wait",     "task_untied",  "allocate",
-        "deallocate",     "reallocate",      "file_io_metadata"};
+    static const char *const names[] = {"unknown",
+                                        "function",
+                                        "wrapper",
+                                        "loop",
+                                        "code",
+                                        "parallel",
+                                        "sections",
+                                        "section",
+                                        "workshare",
+                                        "single",
+                                        "single_sblock",
+                                        "master",
+                                        "critical",
+                                        "critical_sblock",
+                                        "atomic",
+                                        "barrier",
+                                        "implicit_barrier",
+                                        "flush",
+                                        "ordered",
+                                        "ordered_sblock",
+                                        "task",
+                                        "task_create",
+                                        "task_wait",
+                                        "coll_one2all",
+                                        "coll_all2one",
+                                        "coll_all2all",
+                                        "coll_other",
+                                        "file_io",
+                                        "point2point",
+                                        "rma",
+                                        "data_transfer",
+                                        "artificial",
+                                        "thread_create",
+                                        "thread_wait",
+                                        "task_untied",
+                                        "allocate",
+                                        "deallocate",
+                                        "reallocate",
+                                        "file_io_metadata"};
     return r < sizeof names / sizeof names[0] ? names[r] : "invalid";
 }
 

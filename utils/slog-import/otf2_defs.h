@@ -12,10 +12,11 @@
 #define SLOG_IMPORT_OTF2_DEFS_H
 
 #include <otf2/otf2.h>
-#include <slog/slog_common.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <slog/slog_common.h>
 
 #define OTF2_NO_INDEX UINT32_MAX
 
@@ -34,7 +35,7 @@ void otf2_idmap_free(otf2_idmap *m);
 typedef struct otf2_def_stn {
     uint64_t id;
     OTF2_StringRef name, class_name;
-    uint64_t parent; /* OTF2_UNDEFINED_SYSTEM_TREE_NODE for a root */
+    uint64_t parent;  /* OTF2_UNDEFINED_SYSTEM_TREE_NODE for a root */
     uint32_t domains; /* bit mask of (1u << OTF2_SystemTreeDomain) */
     uint32_t timeline;
     uint8_t visit; /* 0 new, 1 in progress, 2 done (cycle check) */
@@ -49,14 +50,19 @@ typedef struct otf2_def_lgroup {
     uint32_t timeline;
 } otf2_def_lgroup;
 
+/* A growable list of args. */
+typedef struct otf2_args {
+    slog_arg *v;
+    uint32_t n, cap;
+} otf2_args;
+
 /* One open Enter (or collective, or calling context) on a location. */
 typedef struct otf2_frame {
     uint32_t category; /* OTF2_NO_INDEX while a collective waits for its End */
     uint64_t region;   /* OTF2 region id, UINT64_MAX for a collective */
     int64_t start;     /* ns */
     bool event;        /* an event written by slog's exporter (see IMPORT-OTF2.md) */
-    uint32_t nargs, cap_args;
-    slog_arg *args;
+    otf2_args args;
 } otf2_frame;
 
 typedef struct otf2_def_loc {
@@ -95,7 +101,7 @@ typedef struct otf2_def_group {
 typedef struct otf2_def_comm {
     uint64_t id;
     OTF2_StringRef name;
-    uint64_t group;  /* intra-communicator: its group */
+    uint64_t group;   /* intra-communicator: its group */
     uint64_t group_b; /* inter-communicator: the second group, else UINT64_MAX */
 } otf2_def_comm;
 
@@ -110,10 +116,10 @@ typedef struct otf2_def_member {
 typedef struct otf2_def_metric {
     uint64_t id;
     bool instance;
-    uint64_t class_id;       /* instance: its class */
-    uint64_t recorder;       /* instance: recording location */
-    uint8_t nmembers;        /* class */
-    uint64_t *members;       /* class: member ids */
+    uint64_t class_id; /* instance: its class */
+    uint64_t recorder; /* instance: recording location */
+    uint8_t nmembers;  /* class */
+    uint64_t *members; /* class: member ids */
 } otf2_def_metric;
 
 typedef struct otf2_def_named {

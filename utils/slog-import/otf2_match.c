@@ -101,7 +101,7 @@ static int slots_grow(otf2_match *m)
 
 static queue *find_queue(otf2_match *m, const otf2_msg_key *key)
 {
-    if ((m->nqueues + 1) * 2 > m->capslots && slots_grow(m) != 0) {
+    if (((size_t)m->nqueues + 1) * 2 > m->capslots && slots_grow(m) != 0) {
         return NULL;
     }
     size_t i = key_hash(key) & (m->capslots - 1);
@@ -148,7 +148,10 @@ static uint32_t node_alloc(otf2_match *m)
     return m->npool++;
 }
 
-int otf2_match_offer(otf2_match *m, const otf2_msg_key *key, bool is_send, const otf2_msg_end *end,
+int otf2_match_offer(otf2_match *m,
+                     const otf2_msg_key *key,
+                     bool is_send,
+                     const otf2_msg_end *end,
                      otf2_msg_end *other)
 {
     queue *const q = find_queue(m, key);

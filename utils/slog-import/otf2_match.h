@@ -36,7 +36,10 @@ void otf2_match_destroy(otf2_match *m);
 /* Offer a send (is_send) or a receive.  Returns 1 and fills *other when it
  * pairs with the oldest waiting end of the other side, 0 when queued, -1 when
  * out of memory. */
-int otf2_match_offer(otf2_match *m, const otf2_msg_key *key, bool is_send, const otf2_msg_end *end,
+int otf2_match_offer(otf2_match *m,
+                     const otf2_msg_key *key,
+                     bool is_send,
+                     const otf2_msg_end *end,
                      otf2_msg_end *other);
 
 /* Ends still waiting: sends without receive, receives without send. */

@@ -145,13 +145,18 @@ typedef struct xstate {
     uint32_t aoff, an;
 } xstate;
 
-enum { P_EVENT, P_COUNTER, P_SEND, P_RECV };
+enum {
+    P_EVENT,
+    P_COUNTER,
+    P_SEND,
+    P_RECV
+};
 
 typedef struct xpoint {
     int64_t t;
     uint32_t seq; /* arrival order, to sort stably */
     uint8_t kind;
-    uint32_t ref;  /* region (event), metric (counter), peer location (send/recv) */
+    uint32_t ref; /* region (event), metric (counter), peer location (send/recv) */
     uint32_t tag;
     uint64_t bytes;
     double value;
@@ -202,7 +207,8 @@ static int fail(exporter *x, const char *fmt, ...)
     if (x->err && x->errlen && !x->err[0]) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(x->err, x->errlen, fmt, ap);
+        // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive
+        (void)vsnprintf(x->err, x->errlen, fmt, ap);
         va_end(ap);
     }
     return -1;
@@ -227,7 +233,7 @@ static uint32_t category_ref(exporter *x, uint32_t cat)
     const char *const what = c->kind == SLOG_KIND_EVENT     ? "event"
                              : c->kind == SLOG_KIND_COUNTER ? "counter"
                                                             : "state";
-    snprintf(descr, sizeof descr, "slog:%s:%s", what, c->group ? c->group : "");
+    (void)snprintf(descr, sizeof descr, "slog:%s:%s", what, c->group ? c->group : "");
     const uint32_t name = intern(x, c->name), d = intern(x, descr);
     if (name == UINT32_MAX || d == UINT32_MAX) {
         return UINT32_MAX;
@@ -258,10 +264,22 @@ static int add_args(exporter *x, const slog_arg *a, uint32_t na, uint32_t *off, 
     for (uint32_t i = 0; i < na; i++) {
         xattr *const xa = &x->args[x->nargs];
         switch (a[i].type) {
-        case SLOG_ARG_INT: xa->type = OTF2_TYPE_INT64; xa->v.int64 = a[i].v.i; break;
-        case SLOG_ARG_UINT: xa->type = OTF2_TYPE_UINT64; xa->v.uint64 = a[i].v.u; break;
-        case SLOG_ARG_DOUBLE: xa->type = OTF2_TYPE_DOUBLE; xa->v.float64 = a[i].v.d; break;
-        case SLOG_ARG_BOOL: xa->type = OTF2_TYPE_UINT8; xa->v.uint8 = a[i].v.b ? 1 : 0; break;
+        case SLOG_ARG_INT:
+            xa->type = OTF2_TYPE_INT64;
+            xa->v.int64 = a[i].v.i;
+            break;
+        case SLOG_ARG_UINT:
+            xa->type = OTF2_TYPE_UINT64;
+            xa->v.uint64 = a[i].v.u;
+            break;
+        case SLOG_ARG_DOUBLE:
+            xa->type = OTF2_TYPE_DOUBLE;
+            xa->v.float64 = a[i].v.d;
+            break;
+        case SLOG_ARG_BOOL:
+            xa->type = OTF2_TYPE_UINT8;
+            xa->v.uint8 = a[i].v.b ? 1 : 0;
+            break;
         default: /* STRING and JSON text */
             xa->type = OTF2_TYPE_STRING;
             xa->v.stringRef = intern(x, a[i].v.s);
@@ -271,7 +289,7 @@ static int add_args(exporter *x, const slog_arg *a, uint32_t na, uint32_t *off, 
             break;
         }
         char key[600];
-        snprintf(key, sizeof key, "%u:%s", (unsigned)xa->type, a[i].key ? a[i].key : "");
+        (void)snprintf(key, sizeof key, "%u:%s", (unsigned)xa->type, a[i].key ? a[i].key : "");
         xa->attr = strtab_id(&x->attrs, key);
         if (xa->attr == UINT32_MAX || intern(x, a[i].key) == UINT32_MAX) {
             return fail(x, "out of memory");
@@ -306,28 +324,40 @@ static xpoint *add_point(exporter *x, uint32_t tl, int64_t t, uint8_t kind)
 /* Tag of the next message from group `from` to group `to`: per-pair
  * sequence numbers make every message its own FIFO key, so arrows in any
  * order (crossing, or several between two processes) re-import exactly. */
+static size_t tag_slot(uint32_t from, uint32_t to, size_t nslots)
+{
+    return ((size_t)from * 31u + to) & (nslots - 1);
+}
+
+static int tags_grow(exporter *x)
+{
+    const size_t n = x->ntags_slots ? x->ntags_slots * 2 : 256;
+    pair_tag *const s = calloc(n, sizeof *s);
+    if (!s) {
+        return fail(x, "out of memory");
+    }
+    for (size_t i = 0; i < x->ntags_slots; i++) {
+        if (!x->tags[i].next) {
+            continue;
+        }
+        size_t j = tag_slot(x->tags[i].from, x->tags[i].to, n);
+        while (s[j].next) {
+            j = (j + 1) & (n - 1);
+        }
+        s[j] = x->tags[i];
+    }
+    free(x->tags);
+    x->tags = s;
+    x->ntags_slots = n;
+    return 0;
+}
+
 static int next_tag(exporter *x, uint32_t from, uint32_t to, uint32_t *tag)
 {
-    if ((x->ntags + 1) * 2 > x->ntags_slots) {
-        const size_t n = x->ntags_slots ? x->ntags_slots * 2 : 256;
-        pair_tag *const s = calloc(n, sizeof *s);
-        if (!s) {
-            return fail(x, "out of memory");
-        }
-        for (size_t i = 0; i < x->ntags_slots; i++) {
-            if (x->tags[i].next) {
-                size_t j = ((size_t)x->tags[i].from * 31u + x->tags[i].to) & (n - 1);
-                while (s[j].next) {
-                    j = (j + 1) & (n - 1);
-                }
-                s[j] = x->tags[i];
-            }
-        }
-        free(x->tags);
-        x->tags = s;
-        x->ntags_slots = n;
+    if ((x->ntags + 1) * 2 > x->ntags_slots && tags_grow(x) != 0) {
+        return -1;
     }
-    size_t i = ((size_t)from * 31u + to) & (x->ntags_slots - 1);
+    size_t i = tag_slot(from, to, x->ntags_slots);
     while (x->tags[i].next && (x->tags[i].from != from || x->tags[i].to != to)) {
         i = (i + 1) & (x->ntags_slots - 1);
     }
@@ -384,7 +414,8 @@ static int collect_state(exporter *x, const slog_state *s)
 static int collect(exporter *x, const slog_item *it)
 {
     switch (it->kind) {
-    case SLOG_KIND_STATE: return collect_state(x, &it->u.state);
+    case SLOG_KIND_STATE:
+        return collect_state(x, &it->u.state);
     case SLOG_KIND_EVENT: {
         const slog_event *const e = &it->u.event;
         const uint32_t region = category_ref(x, e->category);
@@ -392,8 +423,7 @@ static int collect(exporter *x, const slog_item *it)
                               ? add_point(x, e->timeline, e->time, P_EVENT)
                               : NULL;
         if (!p) {
-            return fail(x, "event on unknown timeline %u or category %u", e->timeline,
-                        e->category);
+            return fail(x, "event on unknown timeline %u or category %u", e->timeline, e->category);
         }
         p->ref = region;
         return add_args(x, e->args, e->nargs, &p->aoff, &p->an);
@@ -439,16 +469,17 @@ static int collect(exporter *x, const slog_item *it)
         x->have_arrows = true;
         return 0;
     }
-    default: return 0; /* previews: never requested */
+    default:
+        return 0; /* previews: never requested */
     }
 }
 
 /* ---- writing ------------------------------------------------------------------ */
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *caller,
-                                bool final)
+static OTF2_FlushType
+pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *caller, bool final)
 {
-    (void)ud, (void)ft, (void)loc, (void)caller, (void)final;
+    (void)ud, (void)ft, (void)loc, (void)caller, (void) final;
     return OTF2_FLUSH;
 }
 
@@ -523,66 +554,107 @@ static OTF2_ErrorCode write_point(writer_ctx *c, const xpoint *p)
         v.floating_point = p->value;
         return OTF2_EvtWriter_Metric(c->w, NULL, t, p->ref, 1, &type, &v);
     }
-    case P_SEND: return OTF2_EvtWriter_MpiSend(c->w, NULL, t, p->ref, 0, p->tag, p->bytes);
-    default: return OTF2_EvtWriter_MpiRecv(c->w, NULL, t, p->ref, 0, p->tag, p->bytes);
+    case P_SEND:
+        return OTF2_EvtWriter_MpiSend(c->w, NULL, t, p->ref, 0, p->tag, p->bytes);
+    default:
+        return OTF2_EvtWriter_MpiRecv(c->w, NULL, t, p->ref, 0, p->tag, p->bytes);
     }
 }
 
-/* Write one location: states replayed through a stack, merged with points.
- * A state that would end after its enclosing state is cut at that end (OTF2
- * regions nest); such cuts are counted. */
+/* Replay of one location: states through a stack, merged with points. */
+typedef struct replay {
+    xloc *l;
+    uint32_t *stack;
+    uint32_t depth, i, j;
+    const char *what; /* the record being written, for messages */
+    int64_t at;
+} replay;
+
+enum {
+    STEP_LEAVE,
+    STEP_ENTER,
+    STEP_POINT,
+    STEP_DONE
+};
+
+/* The next record of a location.  At one instant: a state ending where the
+ * next one starts ends first, unless the next one is recorded deeper and
+ * fits inside it (a zero-length child at its parent's end); points stay
+ * inside the states around them. */
+static int next_step(const replay *r)
+{
+    const xloc *const l = r->l;
+    const bool more_states = r->i < l->nstates, more_points = r->j < l->npoints;
+    if (!more_states && !more_points && r->depth == 0) {
+        return STEP_DONE;
+    }
+    const xstate *const top = r->depth ? &l->states[r->stack[r->depth - 1]] : NULL;
+    const int64_t enter_t = more_states ? l->states[r->i].start : INT64_MAX;
+    const int64_t leave_t = top ? top->end : INT64_MAX;
+    const int64_t point_t = more_points ? l->points[r->j].t : INT64_MAX;
+    const int64_t low = enter_t < point_t ? enter_t : point_t;
+    const int64_t first = leave_t < low ? leave_t : low;
+    const bool nests =
+        more_states && top && l->states[r->i].depth > top->depth && l->states[r->i].end <= leave_t;
+    const bool leave = top && leave_t == first && (point_t > first || enter_t == first);
+    if (leave && !(enter_t == first && nests)) {
+        return STEP_LEAVE;
+    }
+    return more_states && enter_t == first ? STEP_ENTER : STEP_POINT;
+}
+
+static OTF2_ErrorCode replay_leave(writer_ctx *c, replay *r)
+{
+    const xstate *const s = &r->l->states[r->stack[--r->depth]];
+    r->what = "the end of a state";
+    r->at = s->end;
+    return OTF2_EvtWriter_Leave(c->w, NULL, ts(c, s->end), s->region);
+}
+
+/* A state that would end after its enclosing state is cut at that end
+ * (OTF2 regions nest); such cuts are counted. */
+static OTF2_ErrorCode replay_enter(writer_ctx *c, replay *r)
+{
+    xstate *const s = &r->l->states[r->i];
+    if (r->depth && s->end > r->l->states[r->stack[r->depth - 1]].end) {
+        s->end = r->l->states[r->stack[r->depth - 1]].end;
+        c->x->clamped++;
+    }
+    r->what = "the start of a state";
+    r->at = s->start;
+    r->stack[r->depth++] = r->i++;
+    return OTF2_EvtWriter_Enter(c->w, attrs(c, s->aoff, s->an), ts(c, s->start), s->region);
+}
+
+static OTF2_ErrorCode replay_point(writer_ctx *c, replay *r)
+{
+    static const char *const kinds[] = {"an event", "a counter sample", "a message send",
+                                        "a message receive"};
+    const xpoint *const p = &r->l->points[r->j++];
+    r->what = kinds[p->kind];
+    r->at = p->t;
+    return write_point(c, p);
+}
+
+/* Write one location in time order. */
 static int write_location(writer_ctx *c, xloc *l)
 {
     qsort(l->states, l->nstates, sizeof *l->states, cmp_state);
     qsort(l->points, l->npoints, sizeof *l->points, cmp_point);
-    uint32_t *const stack = malloc(((size_t)l->nstates + 1) * sizeof *stack);
-    if (!stack) {
+    replay r = {.l = l, .what = ""};
+    r.stack = malloc(((size_t)l->nstates + 1) * sizeof *r.stack);
+    if (!r.stack) {
         return fail(c->x, "out of memory");
     }
-    uint32_t depth = 0, i = 0, j = 0;
-    int64_t at = 0;
-    const char *what = "";
     OTF2_ErrorCode e = OTF2_SUCCESS;
-    while (e == OTF2_SUCCESS && (i < l->nstates || j < l->npoints || depth > 0)) {
-        const int64_t enter_t = i < l->nstates ? l->states[i].start : INT64_MAX;
-        const int64_t leave_t = depth ? l->states[stack[depth - 1]].end : INT64_MAX;
-        const int64_t point_t = j < l->npoints ? l->points[j].t : INT64_MAX;
-        const int64_t first = enter_t < leave_t ? (enter_t < point_t ? enter_t : point_t)
-                                                : (leave_t < point_t ? leave_t : point_t);
-        /* At one instant: a state ending where the next one starts ends
-         * first, unless the next one is recorded deeper and fits inside it
-         * (a zero-length child at its parent's end); points stay inside the
-         * states around them. */
-        const bool nests = i < l->nstates && depth > 0 &&
-                           l->states[i].depth > l->states[stack[depth - 1]].depth &&
-                           l->states[i].end <= leave_t;
-        if (depth > 0 && leave_t == first && (point_t > first || enter_t == first) &&
-            !(enter_t == first && nests)) {
-            const xstate *const s = &l->states[stack[--depth]];
-            what = "the end of a state";
-            at = s->end;
-            e = OTF2_EvtWriter_Leave(c->w, NULL, ts(c, s->end), s->region);
-        } else if (i < l->nstates && enter_t == first) {
-            xstate *const s = &l->states[i];
-            if (depth && s->end > l->states[stack[depth - 1]].end) {
-                s->end = l->states[stack[depth - 1]].end;
-                c->x->clamped++;
-            }
-            what = "the start of a state";
-            at = s->start;
-            e = OTF2_EvtWriter_Enter(c->w, attrs(c, s->aoff, s->an), ts(c, s->start), s->region);
-            stack[depth++] = i++;
-        } else {
-            static const char *const kinds[] = {"an event", "a counter sample", "a message send",
-                                                "a message receive"};
-            what = kinds[l->points[j].kind];
-            at = l->points[j].t;
-            e = write_point(c, &l->points[j++]);
-        }
+    for (int step = next_step(&r); step != STEP_DONE && e == OTF2_SUCCESS; step = next_step(&r)) {
+        e = step == STEP_LEAVE   ? replay_leave(c, &r)
+            : step == STEP_ENTER ? replay_enter(c, &r)
+                                 : replay_point(c, &r);
     }
-    free(stack);
+    free(r.stack);
     if (e != OTF2_SUCCESS) {
-        return fail(c->x, "cannot write %s at tick %lld: %s", what, (long long)at,
+        return fail(c->x, "cannot write %s at tick %lld: %s", r.what, (long long)r.at,
                     OTF2_Error_GetDescription(e));
     }
     return 0;
@@ -645,9 +717,12 @@ static int number_topology(exporter *x)
 static OTF2_LocationType location_type(slog_timeline_kind k)
 {
     switch (k) {
-    case SLOG_TIMELINE_GPU: return OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
-    case SLOG_TIMELINE_COUNTER: return OTF2_LOCATION_TYPE_METRIC;
-    default: return OTF2_LOCATION_TYPE_CPU_THREAD;
+    case SLOG_TIMELINE_GPU:
+        return OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
+    case SLOG_TIMELINE_COUNTER:
+        return OTF2_LOCATION_TYPE_METRIC;
+    default:
+        return OTF2_LOCATION_TYPE_CPU_THREAD;
     }
 }
 
@@ -659,9 +734,8 @@ static int write_topology(exporter *x, OTF2_GlobalDefWriter *g, const uint64_t *
         if (x->tls[t].kind == SLOG_TIMELINE_HOST) {
             const uint32_t parent =
                 x->tls[t].parent == SLOG_NO_PARENT ? 0 : host_node(x, x->tls[t].parent);
-            e = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, x->node_id[t],
-                                                         intern(x, x->tls[t].name),
-                                                         intern(x, "node"), parent);
+            e = OTF2_GlobalDefWriter_WriteSystemTreeNode(
+                g, x->node_id[t], intern(x, x->tls[t].name), intern(x, "node"), parent);
         }
     }
     for (uint32_t t = 0; t < x->ntl && e == OTF2_SUCCESS; t++) {
@@ -669,10 +743,9 @@ static int write_topology(exporter *x, OTF2_GlobalDefWriter *g, const uint64_t *
             const OTF2_LocationGroupType type = x->tls[t].kind == SLOG_TIMELINE_GPU
                                                     ? OTF2_LOCATION_GROUP_TYPE_ACCELERATOR
                                                     : OTF2_LOCATION_GROUP_TYPE_PROCESS;
-            e = OTF2_GlobalDefWriter_WriteLocationGroup(g, x->group_id[t],
-                                                        intern(x, x->tls[t].name), type,
-                                                        host_node(x, t),
-                                                        OTF2_UNDEFINED_LOCATION_GROUP);
+            e = OTF2_GlobalDefWriter_WriteLocationGroup(
+                g, x->group_id[t], intern(x, x->tls[t].name), type, host_node(x, t),
+                OTF2_UNDEFINED_LOCATION_GROUP);
         }
     }
     for (uint32_t t = 0; t < x->ntl && e == OTF2_SUCCESS; t++) {
@@ -699,10 +772,9 @@ static int write_comm(exporter *x, OTF2_GlobalDefWriter *g)
         members[t] = t;
     }
     /* rank r of the communicator is location r, i.e. timeline r */
-    OTF2_ErrorCode e = OTF2_GlobalDefWriter_WriteGroup(g, 0, intern(x, "slog locations"),
-                                                       OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                                       OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                                       x->ntl, members);
+    OTF2_ErrorCode e = OTF2_GlobalDefWriter_WriteGroup(
+        g, 0, intern(x, "slog locations"), OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+        OTF2_GROUP_FLAG_NONE, x->ntl, members);
     if (e == OTF2_SUCCESS) {
         e = OTF2_GlobalDefWriter_WriteGroup(g, 1, intern(x, "slog ranks"),
                                             OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
@@ -723,8 +795,8 @@ static int write_comm(exporter *x, OTF2_GlobalDefWriter *g)
  * first (readers such as otf2-print resolve names as they go). */
 static int intern_names(exporter *x)
 {
-    static const char *const fixed[] = {"", "slog", "machine", "node", "slog locations",
-                                        "slog ranks", "slog arrows"};
+    static const char *const fixed[] = {
+        "", "slog", "machine", "node", "slog locations", "slog ranks", "slog arrows"};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
         if (intern(x, fixed[i]) == UINT32_MAX) {
             return fail(x, "out of memory");
@@ -754,10 +826,9 @@ static int write_defs(exporter *x, OTF2_GlobalDefWriter *g, const uint64_t *neve
         OTF2_UNDEFINED_TIMESTAMP);
     const uint32_t empty = intern(x, "");
     for (uint32_t r = 0; r < x->nregions && e == OTF2_SUCCESS; r++) {
-        e = OTF2_GlobalDefWriter_WriteRegion(g, r, x->region_name[r], x->region_name[r],
-                                             x->region_descr[r], OTF2_REGION_ROLE_FUNCTION,
-                                             OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, empty, 0,
-                                             0);
+        e = OTF2_GlobalDefWriter_WriteRegion(
+            g, r, x->region_name[r], x->region_name[r], x->region_descr[r],
+            OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, empty, 0, 0);
     }
     for (uint32_t m = 0; m < x->nmetrics && e == OTF2_SUCCESS; m++) {
         e = OTF2_GlobalDefWriter_WriteMetricMember(
@@ -772,7 +843,7 @@ static int write_defs(exporter *x, OTF2_GlobalDefWriter *g, const uint64_t *neve
     for (uint32_t a = 0; a < x->attrs.n && e == OTF2_SUCCESS; a++) {
         unsigned type = 0;
         int skip = 0;
-        sscanf(x->attrs.v[a], "%u:%n", &type, &skip);
+        (void)sscanf(x->attrs.v[a], "%u:%n", &type, &skip);
         e = OTF2_GlobalDefWriter_WriteAttribute(g, a, intern(x, x->attrs.v[a] + skip), empty,
                                                 (OTF2_Type)type);
     }
@@ -782,11 +853,53 @@ static int write_defs(exporter *x, OTF2_GlobalDefWriter *g, const uint64_t *neve
     return write_topology(x, g, nevents) != 0 || write_comm(x, g) != 0 ? -1 : 0;
 }
 
+static int write_events(exporter *x, OTF2_Archive *ar, writer_ctx *c, uint64_t *nevents)
+{
+    if (OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS) {
+        return fail(x, "cannot open the event files");
+    }
+    for (uint32_t t = 0; t < x->ntl; t++) {
+        c->w = OTF2_Archive_GetEvtWriter(ar, t);
+        if (!c->w) {
+            return fail(x, "cannot open the event writer of location %u", t);
+        }
+        if (write_location(c, &x->locs[t]) != 0) {
+            return -1;
+        }
+        if (OTF2_EvtWriter_GetNumberOfEvents(c->w, &nevents[t]) != OTF2_SUCCESS ||
+            OTF2_Archive_CloseEvtWriter(ar, c->w) != OTF2_SUCCESS) {
+            return fail(x, "cannot close the events of location %u", t);
+        }
+    }
+    if (OTF2_Archive_CloseEvtFiles(ar) != OTF2_SUCCESS) {
+        return fail(x, "cannot finish the event files");
+    }
+    return 0;
+}
+
+/* Empty local definition files: readers expect one per location. */
+static int write_local_defs(exporter *x, OTF2_Archive *ar)
+{
+    if (OTF2_Archive_OpenDefFiles(ar) != OTF2_SUCCESS) {
+        return fail(x, "cannot open the local definition files");
+    }
+    for (uint32_t t = 0; t < x->ntl; t++) {
+        OTF2_DefWriter *const dw = OTF2_Archive_GetDefWriter(ar, t);
+        if (!dw || OTF2_Archive_CloseDefWriter(ar, dw) != OTF2_SUCCESS) {
+            return fail(x, "cannot write the local definitions of location %u", t);
+        }
+    }
+    if (OTF2_Archive_CloseDefFiles(ar) != OTF2_SUCCESS) {
+        return fail(x, "cannot finish the local definition files");
+    }
+    return 0;
+}
+
 static int write_archive(exporter *x, const char *dir)
 {
-    OTF2_Archive *const ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
-                                               4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
-                                               OTF2_COMPRESSION_NONE);
+    OTF2_Archive *const ar =
+        OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, (uint64_t)1 << 20, (uint64_t)4 << 20,
+                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar) {
         return fail(x, "cannot create the archive %s/traces.otf2 (does it exist already?)", dir);
     }
@@ -794,45 +907,15 @@ static int write_archive(exporter *x, const char *dir)
     writer_ctx c = {.x = x, .al = OTF2_AttributeList_New()};
     c.bias = x->tmin < 0 && x->tmin != INT64_MAX ? -x->tmin : 0;
     int rc = -1;
-    if (!nevents || !c.al || OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL) != OTF2_SUCCESS ||
+    if (!nevents || !c.al ||
+        OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL) != OTF2_SUCCESS ||
         OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS ||
-        OTF2_Archive_SetCreator(ar, "slog-query " SLOG_VERSION_STRING) != OTF2_SUCCESS ||
-        OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS) {
-        fail(x, "cannot open the event files of %s/traces.otf2", dir);
-        goto out;
+        OTF2_Archive_SetCreator(ar, "slog-query " SLOG_VERSION_STRING) != OTF2_SUCCESS) {
+        fail(x, "cannot set up the archive %s/traces.otf2", dir);
+    } else if (write_events(x, ar, &c, nevents) == 0 && write_local_defs(x, ar) == 0) {
+        OTF2_GlobalDefWriter *const g = OTF2_Archive_GetGlobalDefWriter(ar);
+        rc = g ? write_defs(x, g, nevents, c.bias) : fail(x, "cannot open the global definitions");
     }
-    for (uint32_t t = 0; t < x->ntl; t++) {
-        c.w = OTF2_Archive_GetEvtWriter(ar, t);
-        if (!c.w || write_location(&c, &x->locs[t]) != 0) {
-            fail(x, "cannot write the events of location %u", t);
-            goto out;
-        }
-        if (
-            OTF2_EvtWriter_GetNumberOfEvents(c.w, &nevents[t]) != OTF2_SUCCESS ||
-            OTF2_Archive_CloseEvtWriter(ar, c.w) != OTF2_SUCCESS) {
-            fail(x, "cannot write the events of location %u", t);
-            goto out;
-        }
-    }
-    if (OTF2_Archive_CloseEvtFiles(ar) != OTF2_SUCCESS ||
-        OTF2_Archive_OpenDefFiles(ar) != OTF2_SUCCESS) {
-        fail(x, "cannot finish the event files");
-        goto out;
-    }
-    for (uint32_t t = 0; t < x->ntl; t++) {
-        OTF2_DefWriter *const dw = OTF2_Archive_GetDefWriter(ar, t);
-        if (!dw || OTF2_Archive_CloseDefWriter(ar, dw) != OTF2_SUCCESS) {
-            fail(x, "cannot write the local definitions of location %u", t);
-            goto out;
-        }
-    }
-    OTF2_GlobalDefWriter *const g = OTF2_Archive_GetGlobalDefWriter(ar);
-    if (OTF2_Archive_CloseDefFiles(ar) != OTF2_SUCCESS || !g) {
-        fail(x, "cannot open the global definitions");
-        goto out;
-    }
-    rc = write_defs(x, g, nevents, c.bias);
-out:
     if (OTF2_Archive_Close(ar) != OTF2_SUCCESS && rc == 0) {
         rc = fail(x, "cannot close the archive %s/traces.otf2", dir);
     }
@@ -928,8 +1011,8 @@ static void exporter_free(exporter *x)
     strtab_free(&x->attrs);
 }
 
-int export_otf2_write(slog_reader *r, const slog_query_options *q, const char *dir, char *errbuf,
-                      size_t errlen)
+int export_otf2_write(
+    slog_reader *r, const slog_query_options *q, const char *dir, char *errbuf, size_t errlen)
 {
     exporter x = {.r = r, .err = errbuf, .errlen = errlen, .tmin = INT64_MAX, .tmax = INT64_MIN};
     if (errbuf && errlen) {
@@ -943,10 +1026,11 @@ int export_otf2_write(slog_reader *r, const slog_query_options *q, const char *d
         rc = write_archive(&x, dir);
     }
     if (rc == 0 && x.clamped) {
-        fprintf(stderr,
-                "slog-query: warning: %llu states ended after their enclosing state and were cut "
-                "at its end (OTF2 regions nest)\n",
-                (unsigned long long)x.clamped);
+        (void)fprintf(
+            stderr,
+            "slog-query: warning: %llu states ended after their enclosing state and were cut "
+            "at its end (OTF2 regions nest)\n",
+            (unsigned long long)x.clamped);
     }
     exporter_free(&x);
     return rc;

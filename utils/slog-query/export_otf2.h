@@ -27,7 +27,7 @@
  *         partly written)
  * Thread safety: one call per reader at a time.
  */
-int export_otf2_write(slog_reader *r, const slog_query_options *q, const char *dir, char *errbuf,
-                      size_t errlen);
+int export_otf2_write(
+    slog_reader *r, const slog_query_options *q, const char *dir, char *errbuf, size_t errlen);
 
 #endif /* SLOG_QUERY_EXPORT_OTF2_H */
