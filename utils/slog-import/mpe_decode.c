@@ -67,24 +67,23 @@ int mpe_in_need(mpe_in *in, void *buf, size_t n, const char *what, mpe_err *e)
     return 0;
 }
 
-int mpe_in_need_grow(
-    mpe_in *in, unsigned char **buf, size_t *cap, size_t at, size_t n, const char *what, mpe_err *e)
+int mpe_in_need_grow(mpe_in *in, mpe_buf *b, size_t at, size_t n, const char *what, mpe_err *e)
 {
     const size_t step = (size_t)1 << 20;
     const uint64_t start = in->pos;
     size_t done = 0;
     while (done < n) {
         const size_t want = n - done < step ? n - done : step;
-        if (*cap < at + done + want) {
-            unsigned char *nb = realloc(*buf, at + done + want);
+        if (b->cap < at + done + want) {
+            unsigned char *nb = realloc(b->p, at + done + want);
             if (nb == NULL) {
                 return mpe_fail(e, in->pos, "out of memory");
             }
-            *buf = nb;
-            *cap = at + done + want;
+            b->p = nb;
+            b->cap = at + done + want;
         }
         size_t got = 0;
-        if (mpe_in_read(in, *buf + at + done, want, &got, e) != 0) {
+        if (mpe_in_read(in, b->p + at + done, want, &got, e) != 0) {
             return -1;
         }
         done += got;

@@ -40,16 +40,16 @@ typedef struct mpe_in {
 int mpe_in_read(mpe_in *in, void *buf, size_t n, size_t *got, mpe_err *e);
 /* Read exactly n bytes of `what`; a short input is an error at the end offset. */
 int mpe_in_need(mpe_in *in, void *buf, size_t n, const char *what, mpe_err *e);
-/* Read exactly n bytes of `what` to (*buf)[at..at+n), growing *buf (cap
- * *cap) as the bytes arrive: a length field claiming more than the input
- * holds fails at the end of the input without allocating the claim. */
-int mpe_in_need_grow(mpe_in *in,
-                     unsigned char **buf,
-                     size_t *cap,
-                     size_t at,
-                     size_t n,
-                     const char *what,
-                     mpe_err *e);
+/* A growable byte buffer (p may be NULL while cap is 0). */
+typedef struct mpe_buf {
+    unsigned char *p;
+    size_t cap;
+} mpe_buf;
+
+/* Read exactly n bytes of `what` to b->p[at..at+n), growing the buffer as
+ * the bytes arrive: a length field claiming more than the input holds
+ * fails at the end of the input without allocating the claim. */
+int mpe_in_need_grow(mpe_in *in, mpe_buf *b, size_t at, size_t n, const char *what, mpe_err *e);
 /* Discard n bytes (which must exist). */
 int mpe_in_skip(mpe_in *in, uint64_t n, const char *what, mpe_err *e);
 /* 1 if the input is at its end, 0 if more bytes follow (one is consumed). */

@@ -475,8 +475,7 @@ static int walk_node(walk *w, const unsigned char *buf, size_t len, uint64_t at,
 }
 
 /* Read the node at the input's position; check its header. */
-static int
-read_node(slog2_file *f, mpe_in *in, unsigned char **buf, size_t *cap, node_ref *ref, mpe_err *e)
+static int read_node(slog2_file *f, mpe_in *in, mpe_buf *buf, node_ref *ref, mpe_err *e)
 {
     unsigned char hb[NODE_HEADER];
     const uint64_t at = in->pos;
@@ -499,24 +498,23 @@ read_node(slog2_file *f, mpe_in *in, unsigned char **buf, size_t *cap, node_ref 
     if (!(t0 <= t1) || ref->depth < 0 || ref->depth > f->h.max_depth || ref->xpos < 0) {
         return mpe_fail(e, at, "tree node with bad time box or position");
     }
-    if (grow((void **)buf, cap, NODE_HEADER, 1) != 0) {
+    if (grow((void **)&buf->p, &buf->cap, NODE_HEADER, 1) != 0) {
         return mpe_fail(e, at, "out of memory");
     }
-    memcpy(*buf, hb, sizeof hb);
-    return mpe_in_need_grow(in, buf, cap, NODE_HEADER, (size_t)self.size - NODE_HEADER,
-                            "a tree node", e);
+    memcpy(buf->p, hb, sizeof hb);
+    return mpe_in_need_grow(in, buf, NODE_HEADER, (size_t)self.size - NODE_HEADER, "a tree node",
+                            e);
 }
 
 static int walk_nodes(slog2_file *f, mpe_in *in, walk *w, mpe_err *e)
 {
-    unsigned char *buf = NULL;
-    size_t cap = 0;
+    mpe_buf buf = {NULL, 0};
     int rc = 0;
     size_t i = 0;
     while (rc == 0 && in->pos < f->nodes_end) {
         node_ref ref;
         const uint64_t at = in->pos;
-        rc = read_node(f, in, &buf, &cap, &ref, e);
+        rc = read_node(f, in, &buf, &ref, e);
         if (rc == 0 && !w->emit_pass) {
             rc = grow((void **)&f->nodes, &f->capnodes, f->nnodes + 1, sizeof *f->nodes);
             if (rc == 0) {
@@ -529,11 +527,11 @@ static int walk_nodes(slog2_file *f, mpe_in *in, walk *w, mpe_err *e)
             rc = mpe_fail(e, at, "input changed between the two passes");
         }
         if (rc == 0) {
-            rc = walk_node(w, buf, (size_t)ref.size, at, e);
+            rc = walk_node(w, buf.p, (size_t)ref.size, at, e);
         }
         i++;
     }
-    free(buf);
+    free(buf.p);
     return rc;
 }
 
@@ -860,13 +858,12 @@ static int read_tail(slog2_file *f, mpe_in *in, tail_block *t, size_t n, mpe_err
         if (mpe_in_skip(in, at - in->pos, t[i].what, e) != 0) {
             return -1;
         }
-        unsigned char *buf = NULL;
-        size_t cap = 0;
-        rc = mpe_in_need_grow(in, &buf, &cap, 0, (size_t)t[i].fbp.size, t[i].what, e);
+        mpe_buf buf = {NULL, 0};
+        rc = mpe_in_need_grow(in, &buf, 0, (size_t)t[i].fbp.size, t[i].what, e);
         if (rc == 0 && t[i].parse != NULL) {
-            rc = t[i].parse(f, buf, (size_t)t[i].fbp.size, at, e);
+            rc = t[i].parse(f, buf.p, (size_t)t[i].fbp.size, at, e);
         }
-        free(buf);
+        free(buf.p);
     }
     return rc;
 }
