@@ -1,0 +1,109 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# bench_chrome_import.sh - issue 3 item 11: slog-import throughput and peak
+# RSS on a generated Chrome trace (>= 500 MB by default) against a bare yajl
+# SAX parse of the same file (bench/yajl_bare.c) and python3 json.load, in
+# the same run, interleaved so that machine load hits all three alike.
+# Medians over RUNS runs of wall time, CPU time (user+sys) and max RSS
+# (/usr/bin/time); ratios of throughput.  Then the disorder experiment on a
+# smaller trace: the same events sorted by ts, as generated (threads
+# interleaved), and fully shuffled: import time and .slog size.
+#
+#   bench_chrome_import.sh SLOG_IMPORT YAJL_BARE CHROME_GEN [MB] [RUNS] [DIR]
+set -eu
+IMPORT=$1 BARE=$2 GEN=$3
+MB=${4:-520} RUNS=${5:-3} DIR=${6:-/tmp}
+PY=${PYTHON:-python3}
+TRACE=$DIR/bench_chrome_$MB.json
+OUT=$DIR/bench_chrome_$MB.slog
+TIMES=$DIR/bench_chrome_times.$$
+trap 'rm -f "$TIMES" "$OUT"' EXIT
+
+[ -s "$TRACE" ] || "$GEN" --mb "$MB" --threads 16 --seed 1 > "$TRACE"
+BYTES=$(stat -c %s "$TRACE")
+echo "# trace: $TRACE, $BYTES bytes; $RUNS runs; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# one measurement: label, then command; appends "label wall cpu maxrss_kb"
+measure() {
+    label=$1; shift
+    /usr/bin/time -f "$label %e %U %S %M" -a -o "$TIMES" "$@" > /dev/null
+}
+
+: > "$TIMES"
+i=0
+while [ "$i" -lt "$RUNS" ]; do
+    measure yajl "$BARE" "$TRACE"
+    measure slog "$IMPORT" --quiet --no-progress -o "$OUT" "$TRACE"
+    measure python "$PY" -c "import json,sys; json.load(open(sys.argv[1]))" "$TRACE"
+    i=$((i + 1))
+done
+
+$PY - "$TIMES" "$BYTES" <<'PYEOF'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    p = line.split()
+    if len(p) == 5 and p[0] in ('yajl', 'slog', 'python'):
+        rows.setdefault(p[0], []).append((float(p[1]), float(p[2]) + float(p[3]), int(p[4])))
+mb = int(sys.argv[2]) / 1e6
+med = {}
+print('%-8s %10s %10s %12s %12s %10s' % ('tool', 'wall s', 'cpu s', 'MB/s wall', 'MB/s cpu', 'RSS MiB'))
+for k in ('yajl', 'slog', 'python'):
+    r = rows.get(k, [])
+    if not r:
+        continue
+    w = statistics.median(x[0] for x in r)
+    c = statistics.median(x[1] for x in r)
+    m = max(x[2] for x in r) / 1024
+    med[k] = (w, c)
+    print('%-8s %10.2f %10.2f %12.1f %12.1f %10.1f' % (k, w, c, mb / w, mb / c, m))
+if 'slog' in med and 'yajl' in med:
+    print('slog-import / bare yajl throughput: wall %.2f, cpu %.2f (target >= 0.8)'
+          % (med['yajl'][0] / med['slog'][0], med['yajl'][1] / med['slog'][1]))
+if 'slog' in med and 'python' in med:
+    print('slog-import vs python json.load: wall %.1fx, cpu %.1fx faster (target >= 7)'
+          % (med['python'][0] / med['slog'][0], med['python'][1] / med['slog'][1]))
+PYEOF
+
+# ---- disorder: same events, three orders
+ORDER_MB=${ORDER_MB:-100}
+SMALL=$DIR/bench_chrome_order_$ORDER_MB
+[ -s "$SMALL.gen.json" ] || "$GEN" --mb "$ORDER_MB" --threads 16 --seed 2 > "$SMALL.gen.json"
+if [ ! -s "$SMALL.sorted.json" ] || [ ! -s "$SMALL.shuffled.json" ]; then
+    $PY - "$SMALL.gen.json" "$SMALL" <<'PYEOF'
+import json, random, sys
+from decimal import Decimal
+d = json.load(open(sys.argv[1]), parse_float=Decimal)
+ev = d['traceEvents']
+def write(name, events):
+    with open(sys.argv[2] + '.' + name + '.json', 'w') as f:
+        f.write('{"traceEvents":[\n')
+        f.write(',\n'.join(json.dumps(e, separators=(',', ':'), default=str) for e in events))
+        f.write('\n]}\n')
+write('sorted', sorted(ev, key=lambda e: Decimal(str(e.get('ts', 0)))))
+random.seed(3)
+random.shuffle(ev)
+write('shuffled', ev)
+PYEOF
+fi
+echo "# disorder ($ORDER_MB MB trace, same events): order window wall_s cpu_s rss_MiB slog_bytes"
+for order in sorted gen shuffled; do
+    for win in 1000000 10000; do
+        : > "$TIMES"
+        i=0
+        while [ "$i" -lt "$RUNS" ]; do
+            measure x "$IMPORT" --quiet --no-progress --sort-window "$win" -o "$OUT" "$SMALL.$order.json"
+            i=$((i + 1))
+        done
+        size=$(stat -c %s "$OUT")
+        $PY - "$TIMES" "$order" "$win" "$size" <<'PYEOF'
+import statistics, sys
+r = [l.split() for l in open(sys.argv[1]) if l.startswith('x ')]
+w = statistics.median(float(x[1]) for x in r)
+c = statistics.median(float(x[2]) + float(x[3]) for x in r)
+m = max(int(x[4]) for x in r) / 1024
+print('%-9s %8s %8.2f %8.2f %8.1f %12s' % (sys.argv[2], sys.argv[3], w, c, m, sys.argv[4]))
+PYEOF
+    done
+done
