@@ -245,6 +245,16 @@ int harness_import(harness *h, const char *const *paths, size_t n, chrome_mode m
     return chrome_import(&h->ctx, paths, n, mode, &out);
 }
 
+int harness_import_bytes(harness *h, const void *data, size_t len, size_t chunk,
+                         chrome_mode mode)
+{
+    const chrome_out out = {h,        rec_add_timeline, rec_set_timeline, rec_add_category,
+                            rec_state, rec_event,       rec_arrow,        rec_counter,
+                            NULL};
+    h->ctx.display_name = "(buffer)";
+    return chrome_import_buffer(&h->ctx, data, len, chunk, mode, &out);
+}
+
 int harness_import_text(harness *h, const char *text, size_t len, chrome_mode mode)
 {
     char path[] = "/tmp/chrome_harness_XXXXXX";

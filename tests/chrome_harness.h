@@ -63,6 +63,9 @@ typedef struct harness {
 void harness_init(harness *h, uint64_t window, bool keep_items);
 /* Import n paths (one run, merged) with the given mode; returns 0/1. */
 int harness_import(harness *h, const char *const *paths, size_t n, chrome_mode mode);
+/* Import bytes in memory fed in chunks (no file, no decompression). */
+int harness_import_bytes(harness *h, const void *data, size_t len, size_t chunk,
+                         chrome_mode mode);
 /* Import an in-memory text through a temporary file. */
 int harness_import_text(harness *h, const char *text, size_t len, chrome_mode mode);
 /* Total of an import_count row (outcome), 0 if absent. */

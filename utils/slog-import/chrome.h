@@ -203,6 +203,11 @@ void chrome_parser_destroy(chrome_parser *p);
 int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mode mode,
                   const chrome_out *out);
 
+/* The same on bytes in memory, fed to the parser @p chunk bytes at a time
+ * (0 = all at once): for fuzzing and tests. */
+int chrome_import_buffer(import_ctx *ctx, const unsigned char *data, size_t len, size_t chunk,
+                         chrome_mode mode, const chrome_out *out);
+
 /* Probe helpers: 0..100 for the JSON document and JSON-lines readings. */
 int chrome_probe_json(const unsigned char *head, size_t n);
 int chrome_probe_lines(const unsigned char *head, size_t n);

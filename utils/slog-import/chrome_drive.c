@@ -230,3 +230,38 @@ int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mo
     return rc != 0 ? 1 : 0;
 }
 
+int chrome_import_buffer(import_ctx *ctx, const unsigned char *data, size_t len, size_t chunk,
+                         chrome_mode mode, const chrome_out *out)
+{
+    static const char *const names[] = {"(buffer)"};
+    chrome_run r;
+    int rc = run_setup(&r, ctx, out, names, 1);
+    input in;
+    memset(&in, 0, sizeof in);
+    in.r = &r;
+    const chrome_sink sink = {&in, input_sink_event, input_sink_frame};
+    if (rc == 0 && chrome_parser_create(&in.p, ctx, mode, 0, &r.seq, &sink) != 0) {
+        rc = import_fail(ctx, 0, 0, UINT64_MAX, "Out of memory");
+    }
+    if (chunk == 0) {
+        chunk = len > 0 ? len : 1;
+    }
+    for (size_t at = 0; rc == 0 && at < len; at += chunk) {
+        rc = chrome_parser_feed(in.p, data + at, len - at < chunk ? len - at : chunk);
+    }
+    if (rc == 0) {
+        rc = chrome_parser_finish(in.p);
+    }
+    if (in.p != NULL) {
+        chrome_parser_report(in.p);
+    }
+    chrome_parser_destroy(in.p);
+    if (rc == 0) {
+        rc = run_finish(&r);
+    }
+    if (r.map != NULL) {
+        chrome_map_report(r.map);
+    }
+    run_teardown(&r);
+    return rc != 0 ? 1 : 0;
+}
