@@ -291,6 +291,9 @@ static void write_metrics(OTF2_EvtWriter *w)
     v[0].floating_point = 2.5;
     v[1].unsigned_int = 9;
     OK(OTF2_EvtWriter_Metric(w, NULL, T(150), 1, 2, types, v));
+    v[0].floating_point = 3.5; /* the same class, measured for rank 1 */
+    v[1].unsigned_int = 11;
+    OK(OTF2_EvtWriter_Metric(w, NULL, T(160), 2, 2, types, v));
 }
 
 static void write_gpu(OTF2_EvtWriter *w)
@@ -358,6 +361,7 @@ static void write_definitions(OTF2_GlobalDefWriter *g, const uint64_t *nevents, 
     OK(OTF2_GlobalDefWriter_WriteMetricClass(g, 0, 2, members, OTF2_METRIC_ASYNCHRONOUS,
                                              OTF2_RECORDER_KIND_ABSTRACT));
     OK(OTF2_GlobalDefWriter_WriteMetricInstance(g, 1, 0, LOC_METRIC, OTF2_SCOPE_LOCATION_GROUP, 0));
+    OK(OTF2_GlobalDefWriter_WriteMetricInstance(g, 2, 0, LOC_METRIC, OTF2_SCOPE_LOCATION_GROUP, 1));
 }
 
 /* Write the test archive as <g_dir>/arch/traces.otf2. */
@@ -729,14 +733,17 @@ START_TEST(test_otf2_import_metrics_and_other_records)
         }
     }
     static const char *const want[] = {
-        "C|MPI Rank 0/temperature, count|temperature|50|1.5",
-        "C|MPI Rank 0/temperature, count|count|50|7",
-        "C|MPI Rank 0/temperature, count|temperature|150|2.5",
-        "C|MPI Rank 0/temperature, count|count|150|9",
+        /* one recorder, two scopes: a category per scope */
+        "C|MPI Rank 0/temperature, count|temperature @ MPI Rank 0|50|1.5",
+        "C|MPI Rank 0/temperature, count|count @ MPI Rank 0|50|7",
+        "C|MPI Rank 0/temperature, count|temperature @ MPI Rank 0|150|2.5",
+        "C|MPI Rank 0/temperature, count|count @ MPI Rank 0|150|9",
+        "C|MPI Rank 0/temperature, count|temperature @ MPI Rank 1|160|3.5",
+        "C|MPI Rank 0/temperature, count|count @ MPI Rank 1|160|11",
         "E|" R1 "|THREAD_FORK|170|",
     };
     assert_lines(&rest, want, sizeof want / sizeof want[0]);
-    ck_assert_uint_eq(counted("METRIC", IMPORT_IMPORTED), 2);
+    ck_assert_uint_eq(counted("METRIC", IMPORT_IMPORTED), 3);
     ck_assert_uint_eq(counted("THREAD_FORK", IMPORT_IMPORTED), 1);
     lines_free(&rest);
     lines_free(&got);
@@ -792,8 +799,10 @@ START_TEST(test_otf2_import_timeline_hierarchy_and_categories)
         "K|0|kernel|CUDA/function",
         "K|1|THREAD_FORK|OTF2/threads",
         "K|2|MPI message|MPI/point2point",
-        "K|3|temperature|metric/C",
-        "K|3|count|metric/#",
+        "K|3|temperature @ MPI Rank 0|metric/C",
+        "K|3|count @ MPI Rank 0|metric/#",
+        "K|3|temperature @ MPI Rank 1|metric/C",
+        "K|3|count @ MPI Rank 1|metric/#",
     };
     assert_lines(&got, want, sizeof want / sizeof want[0]);
     lines_free(&got);
@@ -809,7 +818,7 @@ START_TEST(test_otf2_import_directory_input)
     ck_assert_int_eq(import_to_slog(dir, true), 0);
     lines got = {0};
     read_drawables(&got);
-    ck_assert_uint_eq(got.n, 17 + 4 + 4 + 1);
+    ck_assert_uint_eq(got.n, 17 + 4 + 6 + 1);
     lines_free(&got);
 }
 END_TEST

@@ -239,7 +239,8 @@ typedef struct otf2_imp {
     uint64_t counts[REC_COUNT][IMPORT_OUTCOMES];
     uint32_t rec_category[REC_COUNT];
     uint32_t coll_category[COLLECTIVE_OPS];
-    uint32_t arrow_category, flush_category;
+    uint32_t arrow_category;
+    otf2_idmap scoped; /* (instance << 8 | member index) -> category, for shared recorders */
     otf2_args scratch; /* args of one event */
     uint64_t events_seen, events_total;
     char otf2_msg[512]; /* last message from libotf2's error handler */
@@ -433,6 +434,19 @@ static int stn_timeline(otf2_imp *imp, otf2_def_stn *n)
     return 0;
 }
 
+/* Whether an earlier instance of metrics.v[i]'s class has the same recorder. */
+static bool class_listed(const otf2_defs *d, uint32_t i)
+{
+    const otf2_def_metric *const m = &d->metrics.v[i];
+    for (uint32_t j = 0; m->shared && j < i; j++) {
+        const otf2_def_metric *const o = &d->metrics.v[j];
+        if (o->instance && o->recorder == m->recorder && o->class_id == m->class_id) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Name of a location with an empty name: the metrics it records, else its id. */
 static void loc_fallback_name(otf2_imp *imp, const otf2_def_loc *l, char *buf, size_t n)
 {
@@ -440,7 +454,7 @@ static void loc_fallback_name(otf2_imp *imp, const otf2_def_loc *l, char *buf, s
     buf[0] = '\0';
     for (uint32_t i = 0; i < imp->defs.metrics.n && used + 1 < n; i++) {
         const otf2_def_metric *const m = &imp->defs.metrics.v[i];
-        if (!m->instance || m->recorder != l->id) {
+        if (!m->instance || m->recorder != l->id || class_listed(&imp->defs, i)) {
             continue;
         }
         const otf2_def_metric *const c = otf2_defs_metric(&imp->defs, m->class_id);
@@ -1124,6 +1138,60 @@ static uint32_t member_category(otf2_imp *imp, otf2_def_member *m)
     return m->category;
 }
 
+/* Name of what a metric instance measures ("HIP Context 0"). */
+static const char *scope_name(otf2_imp *imp, const otf2_def_metric *inst, char *buf, size_t n)
+{
+    otf2_defs *const d = &imp->defs;
+    const char *name = NULL;
+    if (inst->scope_kind == OTF2_SCOPE_LOCATION) {
+        const otf2_def_loc *const l = otf2_defs_loc(d, inst->scope);
+        name = l ? otf2_defs_string(d, l->name) : NULL;
+    } else if (inst->scope_kind == OTF2_SCOPE_LOCATION_GROUP) {
+        const uint32_t g = otf2_idmap_get(&d->lgroups.map, inst->scope);
+        name = g != OTF2_NO_INDEX ? otf2_defs_string(d, d->lgroups.v[g].name) : NULL;
+    } else if (inst->scope_kind == OTF2_SCOPE_SYSTEM_TREE_NODE) {
+        const uint32_t t = otf2_idmap_get(&d->stns.map, inst->scope);
+        name = t != OTF2_NO_INDEX ? otf2_defs_string(d, d->stns.v[t].name) : NULL;
+    } else if (inst->scope_kind == OTF2_SCOPE_GROUP) {
+        const otf2_def_group *const g = otf2_defs_group(d, inst->scope);
+        name = g ? otf2_defs_string(d, g->name) : NULL;
+    }
+    if (!name || !name[0]) {
+        (void)snprintf(buf, n, "scope %" PRIu64, inst->scope);
+        return buf;
+    }
+    return name;
+}
+
+/* Category of member k of a sample recorded through `inst` (NULL: through
+ * the class).  Instances whose recorder records the class for several
+ * scopes get "member @ scope" categories (see mark_shared_recorders). */
+static uint32_t
+sample_category(otf2_imp *imp, const otf2_def_metric *inst, otf2_def_member *mm, uint32_t k)
+{
+    if (!inst || !inst->shared) {
+        return member_category(imp, mm);
+    }
+    const uint64_t key = inst->id << 8 | k;
+    uint32_t cat = otf2_idmap_get(&imp->scoped, key);
+    if (cat != OTF2_NO_INDEX) {
+        return cat;
+    }
+    char sbuf[64], name[600], group[512];
+    const char *const unit = otf2_defs_string(&imp->defs, mm->unit);
+    (void)snprintf(name, sizeof name, "%s @ %s", otf2_defs_string(&imp->defs, mm->name),
+                   scope_name(imp, inst, sbuf, sizeof sbuf));
+    (void)snprintf(group, sizeof group, "metric%s%s", unit[0] ? "/" : "", unit);
+    if (add_category(imp, SLOG_KIND_COUNTER, name, group, &cat) != 0) {
+        return OTF2_NO_INDEX;
+    }
+    if (otf2_idmap_put(&imp->scoped, key, cat) != 0) {
+        imp_error(imp, "out of memory");
+        return OTF2_NO_INDEX;
+    }
+    return cat;
+}
+
 static double metric_double(OTF2_Type type, OTF2_MetricValue v)
 {
     switch (type) {
@@ -1153,7 +1221,8 @@ static OTF2_CallbackCode cb_metric(OTF2_LocationRef loc,
         return OTF2_CALLBACK_INTERRUPT;
     }
     const otf2_def_metric *m = otf2_defs_metric(&imp->defs, metric);
-    if (m && m->instance) {
+    const otf2_def_metric *const inst = m && m->instance ? m : NULL;
+    if (inst) {
         m = otf2_defs_metric(&imp->defs, m->class_id);
     }
     if (!m) {
@@ -1169,7 +1238,7 @@ static OTF2_CallbackCode cb_metric(OTF2_LocationRef loc,
     for (uint8_t i = 0; i < n; i++) {
         otf2_def_member *const mm = otf2_defs_member(&imp->defs, m->members[i]);
         const slog_counter c = {.timeline = l->timeline,
-                                .category = member_category(imp, mm),
+                                .category = sample_category(imp, inst, mm, i),
                                 .time = ns,
                                 .value = metric_double(types[i], values[i])};
         slog_error e;
@@ -1997,6 +2066,7 @@ static int otf2_run(import_ctx *ctx, const char *path)
         rc = import_fail(ctx, 0, 0, UINT64_MAX, "%s", imp->err);
     }
     otf2_match_destroy(imp->match);
+    otf2_idmap_free(&imp->scoped);
     otf2_defs_free(&imp->defs);
     free(imp->scratch.v);
     free(imp);

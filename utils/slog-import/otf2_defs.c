@@ -487,13 +487,14 @@ static OTF2_CallbackCode def_metric_instance(void *ud,
 {
     otf2_defs *const d = ud;
     otf2_def_metric *m;
-    (void)scope_kind, (void)scope;
     TABLE_ADD(d, d->metrics, self, "METRIC_INSTANCE", m);
     if (m) {
         m->id = self;
         m->instance = true;
         m->class_id = cls;
         m->recorder = recorder;
+        m->scope_kind = scope_kind;
+        m->scope = scope;
     }
     return CB_STATUS(d);
 }
@@ -878,6 +879,48 @@ static int check_metric(otf2_defs *d, const otf2_def_metric *m)
     return 0;
 }
 
+typedef struct recorder_key {
+    uint64_t recorder, class_id;
+    uint32_t index;
+} recorder_key;
+
+static int cmp_recorder_key(const void *pa, const void *pb)
+{
+    const recorder_key *const a = pa, *const b = pb;
+    if (a->recorder != b->recorder) {
+        return a->recorder < b->recorder ? -1 : 1;
+    }
+    return a->class_id < b->class_id ? -1 : a->class_id > b->class_id;
+}
+
+/* Mark instances whose recorder records the same class for several scopes
+ * (Score-P's "Per process metrics" location does), so that their samples
+ * get one category per scope instead of mixing on one track. */
+static int mark_shared_recorders(otf2_defs *d)
+{
+    recorder_key *const k = malloc(((size_t)d->metrics.n + 1) * sizeof *k);
+    uint32_t n = 0;
+    if (!k) {
+        d->oom = true;
+        defs_error(d, "out of memory checking METRIC_INSTANCE definitions");
+        return -1;
+    }
+    for (uint32_t i = 0; i < d->metrics.n; i++) {
+        if (d->metrics.v[i].instance) {
+            k[n++] = (recorder_key){d->metrics.v[i].recorder, d->metrics.v[i].class_id, i};
+        }
+    }
+    qsort(k, n, sizeof *k, cmp_recorder_key);
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        if (cmp_recorder_key(&k[i], &k[i + 1]) == 0) {
+            d->metrics.v[k[i].index].shared = true;
+            d->metrics.v[k[i + 1].index].shared = true;
+        }
+    }
+    free(k);
+    return 0;
+}
+
 static int check_metrics(otf2_defs *d)
 {
     if (check_members(d) != 0) {
@@ -888,7 +931,7 @@ static int check_metrics(otf2_defs *d)
             return -1;
         }
     }
-    return 0;
+    return mark_shared_recorders(d);
 }
 
 static int check_misc(otf2_defs *d)

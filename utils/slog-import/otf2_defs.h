@@ -116,8 +116,11 @@ typedef struct otf2_def_member {
 typedef struct otf2_def_metric {
     uint64_t id;
     bool instance;
-    uint64_t class_id; /* instance: its class */
-    uint64_t recorder; /* instance: recording location */
+    uint64_t class_id;           /* instance: its class */
+    uint64_t recorder;           /* instance: recording location */
+    OTF2_MetricScope scope_kind; /* instance: what it measures */
+    uint64_t scope;
+    bool shared;       /* instance: its recorder records the class for other scopes too */
     uint8_t nmembers;  /* class */
     uint64_t *members; /* class: member ids */
 } otf2_def_metric;
