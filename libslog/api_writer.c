@@ -388,9 +388,10 @@ static int64_t exclusive_time(slog_writer *w, uint32_t tl, uint32_t depth, int64
     timeline_rt *const rt = &w->rt[tl];
     const size_t need = (size_t)depth + 2;
     if (need > rt->acc_cap) {
-        void *p = rt->acc;
-        size_t cap = rt->acc_cap;
-        if (util_grow(&p, &cap, need, sizeof *rt->acc) != 0) {
+        /* grow by small steps: 10^5 timelines each keep one of these */
+        const size_t cap = need + 2;
+        void *const p = util_realloc(rt->acc, cap * sizeof *rt->acc);
+        if (p == NULL) {
             return e - s; /* degrade gracefully: no children subtracted */
         }
         memset((child_acc *)p + rt->acc_cap, 0, (cap - rt->acc_cap) * sizeof *rt->acc);

@@ -47,6 +47,9 @@ void pv_reset(pv_summary *s)
     if (s->cap > 0) {
         memset(s->slots, 0, s->cap * sizeof *s->slots);
     }
+    if (s->ndropped > 0) {
+        memset(s->dropped, 0, s->ndropped);
+    }
     s->used = 0;
     s->fold = 0;
 }
@@ -54,7 +57,33 @@ void pv_reset(pv_summary *s)
 void pv_free(pv_summary *s)
 {
     util_free(s->slots);
+    util_free(s->dropped);
     pv_init(s);
+}
+
+static uint32_t map_category(const pv_summary *s, uint32_t cat)
+{
+    return cat < s->ndropped && s->dropped[cat] ? PV_CATEGORY_OTHER : cat;
+}
+
+/* Mark cat as folded into "other" (grows the map). */
+static int drop_category(pv_summary *s, uint32_t cat)
+{
+    if (cat >= s->ndropped) {
+        size_t n = s->ndropped ? s->ndropped : 64;
+        while (n <= cat) {
+            n *= 2;
+        }
+        uint8_t *const d = util_realloc(s->dropped, n);
+        if (d == NULL) {
+            return -1;
+        }
+        memset(d + s->ndropped, 0, n - s->ndropped);
+        s->dropped = d;
+        s->ndropped = n;
+    }
+    s->dropped[cat] = 1;
+    return 0;
 }
 
 static size_t hash_key(uint8_t kind, uint32_t row, uint32_t row_to, uint32_t cat)
@@ -133,7 +162,7 @@ int pv_add_state(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t ca
                  int64_t excl)
 {
     const uint32_t row = pv_fold_row(ctx, tl, 0, s->fold);
-    pv_entry *const e = lookup(s, SLOG_KIND_STATE, row, row, cat);
+    pv_entry *const e = lookup(s, SLOG_KIND_STATE, row, row, map_category(s, cat));
     if (e == NULL) {
         return -1;
     }
@@ -145,7 +174,7 @@ int pv_add_state(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t ca
 int pv_add_event(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat)
 {
     const uint32_t row = pv_fold_row(ctx, tl, 0, s->fold);
-    pv_entry *const e = lookup(s, SLOG_KIND_EVENT, row, row, cat);
+    pv_entry *const e = lookup(s, SLOG_KIND_EVENT, row, row, map_category(s, cat));
     if (e == NULL) {
         return -1;
     }
@@ -158,7 +187,7 @@ int pv_add_arrow(pv_summary *s, const pv_fold_ctx *ctx, uint32_t from, uint32_t 
 {
     const uint32_t r0 = pv_fold_row(ctx, from, 0, s->fold);
     const uint32_t r1 = pv_fold_row(ctx, to, 0, s->fold);
-    pv_entry *const e = lookup(s, SLOG_KIND_ARROW, r0, r1, cat);
+    pv_entry *const e = lookup(s, SLOG_KIND_ARROW, r0, r1, map_category(s, cat));
     if (e == NULL) {
         return -1;
     }
@@ -187,7 +216,7 @@ int pv_add_counter(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t 
                    int64_t time, double value)
 {
     const uint32_t row = pv_fold_row(ctx, tl, 0, s->fold);
-    pv_entry *const e = lookup(s, SLOG_KIND_COUNTER, row, row, cat);
+    pv_entry *const e = lookup(s, SLOG_KIND_COUNTER, row, row, map_category(s, cat));
     if (e == NULL) {
         return -1;
     }
@@ -205,7 +234,7 @@ static int merge_entry(pv_summary *s, const pv_fold_ctx *ctx, const pv_entry *sr
 {
     const uint32_t row = pv_fold_row(ctx, src->row, from, s->fold);
     const uint32_t row_to = pv_fold_row(ctx, src->row_to, from, s->fold);
-    pv_entry *const e = lookup(s, src->kind, row, row_to, src->cat);
+    pv_entry *const e = lookup(s, src->kind, row, row_to, map_category(s, src->cat));
     if (e == NULL) {
         return -1;
     }
@@ -226,35 +255,50 @@ static int merge_entry(pv_summary *s, const pv_fold_ctx *ctx, const pv_entry *sr
 }
 
 /* Re-key every entry to fold level `to` (or map categories with `keep`). */
-static int refold(pv_summary *s, const pv_fold_ctx *ctx, uint32_t to, const uint8_t *drop_cat,
-                  size_t ncat_flags)
+/* Re-key every entry to fold level `to` and to the current dropped map. */
+static int refold(pv_summary *s, const pv_fold_ctx *ctx, uint32_t to)
 {
     pv_summary old = *s;
     pv_init(s);
     s->fold = to;
+    s->dropped = old.dropped;
+    s->ndropped = old.ndropped;
     int rc = 0;
     for (size_t i = 0; i < old.cap && rc == 0; i++) {
-        pv_entry e = old.slots[i];
-        if (!e.used) {
-            continue;
+        if (old.slots[i].used) {
+            rc = merge_entry(s, ctx, &old.slots[i], old.fold);
         }
-        if (drop_cat != NULL && e.cat < ncat_flags && drop_cat[e.cat]) {
-            e.cat = PV_CATEGORY_OTHER;
-        }
-        rc = merge_entry(s, ctx, &e, old.fold);
     }
     if (rc != 0) {
-        pv_free(s);
+        util_free(s->slots);
         *s = old;
         return -1;
     }
-    pv_free(&old);
+    util_free(old.slots);
     return 0;
+}
+
+/* dst's dropped map |= src's; refold dst if that dropped anything new. */
+static int merge_dropped(pv_summary *dst, const pv_summary *src, const pv_fold_ctx *ctx)
+{
+    int changed = 0;
+    for (size_t c = 0; c < src->ndropped; c++) {
+        if (src->dropped[c] && !(c < dst->ndropped && dst->dropped[c])) {
+            if (drop_category(dst, (uint32_t)c) != 0) {
+                return -1;
+            }
+            changed = 1;
+        }
+    }
+    return changed ? refold(dst, ctx, dst->fold) : 0;
 }
 
 int pv_merge(pv_summary *dst, const pv_summary *src, const pv_fold_ctx *ctx)
 {
-    if (src->fold > dst->fold && refold(dst, ctx, src->fold, NULL, 0) != 0) {
+    if (merge_dropped(dst, src, ctx) != 0) {
+        return -1;
+    }
+    if (src->fold > dst->fold && refold(dst, ctx, src->fold) != 0) {
         return -1;
     }
     for (size_t i = 0; i < src->cap; i++) {
@@ -300,7 +344,8 @@ size_t pv_encoded_size(const pv_summary *s)
 }
 
 typedef struct cat_weight {
-    uint64_t weight;
+    uint64_t weight; /* drawables summarised */
+    uint64_t bytes;  /* encoded bytes of its entries */
     uint32_t cat;
 } cat_weight;
 
@@ -314,8 +359,12 @@ static int cmp_weight(const void *a, const void *b)
     return (x->cat > y->cat) - (x->cat < y->cat);
 }
 
-/* Fold all but the `keep` most used categories into PV_CATEGORY_OTHER. */
-static int fold_rare_categories(pv_summary *s, const pv_fold_ctx *ctx, size_t keep)
+static size_t entry_size(const pv_entry *e);
+
+/* Keep the most used categories whose entries fill 3/4 of the budget (the
+ * rest is left for the "other" entries) and fold all others into
+ * PV_CATEGORY_OTHER, in one pass. */
+static int fold_rare_categories(pv_summary *s, const pv_fold_ctx *ctx, size_t budget)
 {
     uint32_t maxcat = 0;
     for (size_t i = 0; i < s->cap; i++) {
@@ -325,9 +374,8 @@ static int fold_rare_categories(pv_summary *s, const pv_fold_ctx *ctx, size_t ke
         }
     }
     cat_weight *const w = util_calloc(maxcat, sizeof *w);
-    uint8_t *const drop = util_calloc(maxcat, 1);
     int rc = -1;
-    if (w == NULL || drop == NULL) {
+    if (w == NULL) {
         goto out;
     }
     for (uint32_t c = 0; c < maxcat; c++) {
@@ -337,16 +385,23 @@ static int fold_rare_categories(pv_summary *s, const pv_fold_ctx *ctx, size_t ke
         const pv_entry *const e = &s->slots[i];
         if (e->used && e->cat != PV_CATEGORY_OTHER) {
             w[e->cat].weight += e->count + 1;
+            w[e->cat].bytes += entry_size(e);
         }
     }
     qsort(w, maxcat, sizeof *w, cmp_weight);
-    for (size_t r = keep; r < maxcat && w[r].weight > 0; r++) {
-        drop[w[r].cat] = 1;
+    uint64_t used = 0;
+    size_t r = 0;
+    while (r < maxcat && w[r].weight > 0 && used + w[r].bytes <= budget / 4 * 3) {
+        used += w[r++].bytes;
     }
-    rc = refold(s, ctx, s->fold, drop, maxcat);
+    for (; r < maxcat && w[r].weight > 0; r++) {
+        if (drop_category(s, w[r].cat) != 0) {
+            goto out;
+        }
+    }
+    rc = refold(s, ctx, s->fold);
 out:
     util_free(w);
-    util_free(drop);
     return rc;
 }
 
@@ -372,13 +427,16 @@ static size_t distinct_categories(const pv_summary *s)
 
 int pv_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget)
 {
+    int categories_tried = 0; /* once per row level: then rows must fold */
     while (pv_encoded_size(s) > budget) {
         int rc;
-        const int fold_categories = s->fold >= 2 && distinct_categories(s) > 8;
+        const int fold_categories =
+            !categories_tried && s->fold >= 2 && distinct_categories(s) > 8;
+        categories_tried = fold_categories;
         if (fold_categories) {
-            rc = fold_rare_categories(s, ctx, distinct_categories(s) / 2);
+            rc = fold_rare_categories(s, ctx, budget);
         } else if (s->fold < PV_FOLD_MAX) {
-            rc = refold(s, ctx, s->fold + 1, NULL, 0);
+            rc = refold(s, ctx, s->fold + 1);
         } else {
             rc = fold_rare_categories(s, ctx, 0);
             if (rc == 0 && pv_encoded_size(s) > budget) {

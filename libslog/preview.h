@@ -54,6 +54,10 @@ typedef struct pv_summary {
     size_t cap;   /* power of two, or 0 */
     size_t used;
     uint32_t fold;
+    /* Categories folded into "other": sticky, and carried along by merges,
+     * so a category is either whole in its own entries or whole in "other". */
+    uint8_t *dropped;
+    size_t ndropped;  /* length of the dropped map */
 } pv_summary;
 
 uint32_t pv_fold_row(const pv_fold_ctx *ctx, uint32_t row, uint32_t from, uint32_t to);

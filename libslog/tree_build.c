@@ -193,6 +193,18 @@ static size_t preview_budget(const tree_builder *tb, uint32_t level)
     return b < tb->opt.preview_bytes ? (size_t)b : tb->opt.preview_bytes;
 }
 
+/* An open node's summary collects its children's unfolded summaries; fold
+ * it once it holds far more than its own budget, so the writer's memory
+ * stays bounded (about 4 budgets per level). */
+static int keep_bounded(const tree_builder *tb, pv_summary *sum, uint32_t level)
+{
+    const size_t budget = preview_budget(tb, level);
+    if (sum->used * 8 <= 4 * budget) {
+        return 0; /* an entry takes at least 8 bytes encoded: cheap test */
+    }
+    return pv_fit(sum, tb->ctx, 2 * budget);
+}
+
 /* Write the drawables blob of it (if any) and the preview blob of sum into
  * row. */
 static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, store_node_row *row,
@@ -330,7 +342,8 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
         return SLOG_EINVAL;
     }
     /* the top of a finishing spine becomes a root of the forest */
-    if (pv_merge(p != NULL ? &p->sum : &tb->forest_sum, &n->sum, tb->ctx) != 0) {
+    pv_summary *const up = p != NULL ? &p->sum : &tb->forest_sum;
+    if (pv_merge(up, &n->sum, tb->ctx) != 0 || keep_bounded(tb, up, i + 1) != 0) {
         return oom(err);
     }
     int rc = write_blobs(tb, &n->items, &n->sum, &row, err);
