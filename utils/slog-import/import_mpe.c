@@ -194,6 +194,51 @@ static int line_timeline(mpe_out *o, uint32_t line_id, uint64_t offset, uint32_t
 
 /* ---- categories ----------------------------------------------------- */
 
+/* Categories made for earlier MPE inputs of the same run (same writer):
+ * an input reuses one of the same kind and name, so the legend lists
+ * MPI_Send once when several logs go into one file.  Reachable until exit. */
+typedef struct shared_cat {
+    const slog_writer *w;
+    slog_kind kind;
+    char *name;
+    uint32_t id;
+} shared_cat;
+
+static shared_cat *shared_cats;
+static size_t nshared, capshared;
+
+static bool shared_find(const slog_writer *w, slog_kind kind, const char *name, uint32_t *id)
+{
+    for (size_t i = 0; i < nshared; i++) {
+        const shared_cat *c = &shared_cats[i];
+        if (c->w == w && c->kind == kind && strcmp(c->name, name) == 0) {
+            *id = c->id;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void shared_add(const slog_writer *w, slog_kind kind, const char *name, uint32_t id)
+{
+    if (nshared == capshared) {
+        const size_t cap = capshared == 0 ? 64 : capshared * 2;
+        shared_cat *nc = realloc(shared_cats, cap * sizeof *nc);
+        if (nc == NULL) {
+            return; /* only sharing is lost */
+        }
+        shared_cats = nc;
+        capshared = cap;
+    }
+    char *copy = malloc(strlen(name) + 1);
+    if (copy == NULL) {
+        return;
+    }
+    memcpy(copy, name, strlen(name) + 1);
+    const shared_cat c = {w, kind, copy, id};
+    shared_cats[nshared++] = c;
+}
+
 static int category_of(mpe_out *o, uint32_t slot, uint64_t offset, cat_out **out)
 {
     if (slot >= o->ncats) {
@@ -212,10 +257,13 @@ static int category_of(mpe_out *o, uint32_t slot, uint64_t offset, cat_out **out
         return 0;
     }
     const mpe_category *mc = o->category(o->src, slot);
-    slog_error e;
-    if (slog_writer_add_category(o->w, (slog_kind)mc->kind, mc->name, mc->rgba, NULL, &c->id, &e) !=
-        SLOG_OK) {
-        return write_failed(o, offset, &e, "a category");
+    const slog_kind kind = (slog_kind)mc->kind;
+    if (!shared_find(o->w, kind, mc->name, &c->id)) {
+        slog_error e;
+        if (slog_writer_add_category(o->w, kind, mc->name, mc->rgba, NULL, &c->id, &e) != SLOG_OK) {
+            return write_failed(o, offset, &e, "a category");
+        }
+        shared_add(o->w, kind, mc->name, c->id);
     }
     for (uint32_t i = 0; i < mc->fmt.ntypes; i++) {
         mpe_fmt_arg_key(&mc->fmt, i, c->keys[i], sizeof c->keys[i]);

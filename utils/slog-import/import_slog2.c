@@ -52,7 +52,6 @@ static void report(import_ctx *ctx, const slog2_file *f, const mpe_out *out)
     import_count(ctx, "SLOG-2 arrow", IMPORT_IMPORTED, st.arrows - st.arrows_backwards);
     import_count(ctx, "SLOG-2 arrow", IMPORT_REPAIRED, st.arrows_backwards);
     import_count(ctx, "SLOG-2 preview shadow", IMPORT_SKIPPED, st.shadows);
-    import_count(ctx, "SLOG-2 tree node", IMPORT_IMPORTED, st.nodes);
     if (st.composites > 0) {
         import_warn(ctx, 0, 0, UINT64_MAX,
                     "%llu composite drawables were imported as their separate parts",
