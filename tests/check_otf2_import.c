@@ -278,7 +278,11 @@ static void write_rank1(OTF2_EvtWriter *w)
     OK(OTF2_EvtWriter_MpiRecv(w, NULL, T(190), 0, 0, 99, 1)); /* never sent */
     OK(OTF2_EvtWriter_MpiSend(w, NULL, T(195), 0, 1, 3, 4));  /* to itself on MPI_COMM_SELF */
     OK(OTF2_EvtWriter_MpiRecv(w, NULL, T(196), 0, 1, 3, 4));
+    OK(OTF2_EvtWriter_BufferFlush(w, NULL, T(197), T(198)));
+    OK(OTF2_EvtWriter_MeasurementOnOff(w, NULL, T(199), OTF2_MEASUREMENT_OFF));
+    OK(OTF2_EvtWriter_Leave(w, NULL, T(199), R_FOO)); /* never entered: ignored, counted */
     OK(OTF2_EvtWriter_Leave(w, NULL, T(200), R_MAIN));
+    OK(OTF2_EvtWriter_ProgramEnd(w, NULL, T(205), 0));
 }
 
 static void write_metrics(OTF2_EvtWriter *w)
@@ -683,6 +687,7 @@ START_TEST(test_otf2_import_nested_states)
         "S|" R1 "|ALLREDUCE|122|128|2|communicator=MPI_COMM_WORLD,bytes_sent=8,bytes_received=8",
         "S|" R1 "|MPI_Recv|145|149|1|",
         "S|GPU context/stream 0|kernel|50|150|0|",
+        "S|" R1 "|BUFFER_FLUSH|197|198|1|",
     };
     assert_lines(&states, want, sizeof want / sizeof want[0]);
     ck_assert_uint_eq(counted("ENTER", IMPORT_IMPORTED), 15);
@@ -741,10 +746,13 @@ START_TEST(test_otf2_import_metrics_and_other_records)
         "C|MPI Rank 0/temperature, count|temperature @ MPI Rank 1|160|3.5",
         "C|MPI Rank 0/temperature, count|count @ MPI Rank 1|160|11",
         "E|" R1 "|THREAD_FORK|170|",
+        "E|" R1 "|MEASUREMENT_ON_OFF|199|mode=off",
+        "E|" R1 "|PROGRAM_END|205|exit_status=0",
     };
     assert_lines(&rest, want, sizeof want / sizeof want[0]);
     ck_assert_uint_eq(counted("METRIC", IMPORT_IMPORTED), 3);
     ck_assert_uint_eq(counted("THREAD_FORK", IMPORT_IMPORTED), 1);
+    ck_assert_uint_eq(counted("LEAVE without matching ENTER (ignored)", IMPORT_REPAIRED), 1);
     lines_free(&rest);
     lines_free(&got);
 }
@@ -798,6 +806,9 @@ START_TEST(test_otf2_import_timeline_hierarchy_and_categories)
         "K|0|ALLREDUCE|MPI/collective",
         "K|0|kernel|CUDA/function",
         "K|1|THREAD_FORK|OTF2/threads",
+        "K|0|BUFFER_FLUSH|OTF2/measurement",
+        "K|1|MEASUREMENT_ON_OFF|OTF2/measurement",
+        "K|1|PROGRAM_END|OTF2/program",
         "K|2|MPI message|MPI/point2point",
         "K|3|temperature @ MPI Rank 0|metric/C",
         "K|3|count @ MPI Rank 0|metric/#",
@@ -818,7 +829,7 @@ START_TEST(test_otf2_import_directory_input)
     ck_assert_int_eq(import_to_slog(dir, true), 0);
     lines got = {0};
     read_drawables(&got);
-    ck_assert_uint_eq(got.n, 17 + 4 + 6 + 1);
+    ck_assert_uint_eq(got.n, 18 + 4 + 6 + 3);
     lines_free(&got);
 }
 END_TEST
