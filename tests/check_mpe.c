@@ -15,6 +15,7 @@
  *    file fails with the byte offset and message listed below.
  *  - With slog-import built ($SLOG_IMPORT): every corpus file is imported
  *    and read back through the reader API (counts per category and kind,
+ *    per line through the timeline the reference's line-ID maps give it,
  *    same drawables from .clog2 and .slog2), and every n_* file makes
  *    slog-import exit 1, name the file and byte, and leave an output that
  *    does not pass for complete.
@@ -156,11 +157,19 @@ typedef struct ref_line {
     uint64_t n[3];
 } ref_line;
 
+/* A row of the SLOG-2 line-ID maps ("Process View", "Communicator View"). */
+typedef struct ref_map {
+    uint32_t line;
+    int world, comm, comm_rank;
+} ref_map;
+
 typedef struct reference {
     ref_cat cats[64];
     int ncats;
     ref_line lines[64];
     int nlines;
+    ref_map maps[64];
+    int nmaps;
     uint64_t total, shadows, nodes;
     uint64_t records[CLOG2_RECTYPES];
 } reference;
@@ -195,9 +204,16 @@ static void parse_line_counts(const char *s, ref_line *l)
 }
 
 /* Which table a header line opens: 1 records by type, 2 per category,
- * 3 per line, 0 none; -1 when the line is no header. */
+ * 3 per line, 4/5 the process/communicator line-ID map, 0 none; -1 when
+ * the line is no header. */
 static int section_of(const char *line)
 {
+    if (strncmp(line, "Title: ", 7) == 0) {
+        if (strncmp(line + 7, "Process View", 12) == 0) {
+            return 4;
+        }
+        return strncmp(line + 7, "Communicator View", 17) == 0 ? 5 : 0;
+    }
     if (strncmp(line, "###", 3) == 0 || line[0] == '\n') {
         return strstr(line, "record counts by type") != NULL ? 1 : 0;
     }
@@ -207,8 +223,38 @@ static int section_of(const char *line)
     return strncmp(line, "per line ID", 11) == 0 ? 3 : -1;
 }
 
+static ref_map *map_row(reference *r, uint32_t line)
+{
+    for (int i = 0; i < r->nmaps; i++) {
+        if (r->maps[i].line == line) {
+            return &r->maps[i];
+        }
+    }
+    ck_assert_int_lt(r->nmaps, 64);
+    ref_map *m = &r->maps[r->nmaps++];
+    m->line = line;
+    return m;
+}
+
+static void parse_map_row(reference *r, int section, const char *line)
+{
+    int row = 0, id = 0, a = 0, b = 0;
+    const int n = sscanf(line, "%d, %d: %d %d", &row, &id, &a, &b);
+    if (section == 4 && n >= 3) {
+        map_row(r, (uint32_t)id)->world = a;
+    } else if (section == 5 && n == 4) {
+        ref_map *m = map_row(r, (uint32_t)id);
+        m->comm = a;
+        m->comm_rank = b;
+    }
+}
+
 static void parse_table_row(reference *r, int section, const char *line)
 {
+    if (section >= 4) {
+        parse_map_row(r, section, line);
+        return;
+    }
     char a[64], b[64];
     unsigned long long n = 0;
     int idx = 0;
@@ -1050,6 +1096,41 @@ static char *import_ok(const char *file)
     return out;
 }
 
+/* The timeline a reference line maps to (doc/IMPORT-MPE.md): "rank W" on
+ * MPI_COMM_WORLD, "rank W/comm C rank R" on another communicator. */
+static void line_path(const char *file, const reference *ref, uint32_t line, char *path, size_t n)
+{
+    const ref_map *m = NULL;
+    for (int i = 0; i < ref->nmaps; i++) {
+        m = ref->maps[i].line == line ? &ref->maps[i] : m;
+    }
+    ck_assert_msg(m != NULL, "%s: line %u not in the maps", file, line);
+    if (m->comm == 0) {
+        (void)snprintf(path, n, "rank %d", m->world);
+    } else {
+        (void)snprintf(path, n, "rank %d/comm %d rank %d", m->world, m->comm, m->comm_rank);
+    }
+}
+
+/* Drawables per reference line, found by the timeline of their first vertex. */
+static void check_reader_lines(const char *file, const reference *ref, const rrec *v, size_t n)
+{
+    ck_assert_int_gt(ref->nmaps, 0);
+    for (int j = 0; j < ref->nlines; j++) {
+        char path[96];
+        line_path(file, ref, ref->lines[j].line, path, sizeof path);
+        uint64_t got[3] = {0, 0, 0};
+        for (size_t i = 0; i < n; i++) {
+            got[v[i].kind] += strcmp(v[i].from, path) == 0;
+        }
+        for (int k = 0; k < 3; k++) {
+            ck_assert_msg(got[k] == ref->lines[j].n[k], "%s: %s kind %d: %llu, reference %llu",
+                          file, path, k, (unsigned long long)got[k],
+                          (unsigned long long)ref->lines[j].n[k]);
+        }
+    }
+}
+
 START_TEST(test_mpe_import_counts_through_reader)
 {
     const mpe_case *c =
@@ -1070,6 +1151,7 @@ START_TEST(test_mpe_import_counts_through_reader)
                       ref.cats[j].name, (unsigned long long)got,
                       (unsigned long long)ref.cats[j].count);
     }
+    check_reader_lines(c->file, &ref, v, n);
     slog_reader_destroy(r);
     free(v);
     (void)unlink(out);
