@@ -93,6 +93,10 @@ START_TEST(test_units_duration_reasons_name_the_problem)
     ck_assert_ptr_nonnull(strstr(why, "too large"));
     ck_assert_int_eq(units_parse_duration("5min", &v, why, sizeof why), -1);
     ck_assert_ptr_nonnull(strstr(why, "unknown unit"));
+    /* user text echoed in a reason stays on one line */
+    ck_assert_int_eq(units_parse_duration("1\nms", &v, why, sizeof why), -1);
+    ck_assert_ptr_null(strchr(why, '\n'));
+    ck_assert_ptr_nonnull(strstr(why, "1?ms"));
     /* NULL reason buffer is allowed */
     ck_assert_int_eq(units_parse_duration("5", &v, NULL, 0), -1);
 }

@@ -32,6 +32,12 @@ static int fail(char *why, size_t whylen, const char *fmt, ...)
         va_start(ap, fmt);
         (void)vsnprintf(why, whylen, fmt, ap);
         va_end(ap);
+        /* the reason echoes user text: keep it on one printable line */
+        for (char *p = why; *p != '\0'; p++) {
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+                *p = '?';
+            }
+        }
     }
     return -1;
 }

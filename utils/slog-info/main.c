@@ -56,12 +56,17 @@ static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 
 static int usage_error(const char *fmt, ...)
 {
+    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    (void)fprintf(stderr, PROG ": ");
-    (void)vfprintf(stderr, fmt, ap);
-    (void)fprintf(stderr, " (see " PROG " --help)\n");
+    (void)vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    for (char *p = msg; *p != '\0'; p++) {
+        if ((unsigned char)*p < 0x20) {
+            *p = '?'; /* user text stays on one line */
+        }
+    }
+    (void)fprintf(stderr, PROG ": %s (see " PROG " --help)\n", msg);
     return EXIT_USAGE;
 }
 
