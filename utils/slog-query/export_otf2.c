@@ -901,7 +901,7 @@ static int write_archive(exporter *x, const char *dir)
         OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, (uint64_t)1 << 20, (uint64_t)4 << 20,
                           OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar) {
-        return fail(x, "cannot create the archive %s/traces.otf2 (does it exist already?)", dir);
+        return fail(x, "cannot create the archive %s/traces.otf2", dir);
     }
     uint64_t *const nevents = calloc(x->ntl ? x->ntl : 1, sizeof *nevents);
     writer_ctx c = {.x = x, .al = OTF2_AttributeList_New()};
@@ -1011,6 +1011,41 @@ static void exporter_free(exporter *x)
     strtab_free(&x->attrs);
 }
 
+/* libotf2 prints its errors unless given a handler: keep the last one for
+ * our own message instead. */
+static char otf2_last_error[256];
+
+// NOLINTNEXTLINE(readability-function-size): OTF2 fixes the parameters
+static OTF2_ErrorCode otf2_error_keep(void *ud,
+                                      const char *file,
+                                      uint64_t line,
+                                      const char *function,
+                                      OTF2_ErrorCode code,
+                                      const char *fmt,
+                                      va_list va)
+{
+    (void)ud, (void)file, (void)line, (void)function;
+    char msg[200];
+    (void)vsnprintf(msg, sizeof msg, fmt, va);
+    (void)snprintf(otf2_last_error, sizeof otf2_last_error, "%s (%s)", msg,
+                   OTF2_Error_GetDescription(code));
+    return code;
+}
+
+/* Write the archive with libotf2's messages captured into errbuf. */
+static int write_archive_quietly(exporter *x, const char *dir)
+{
+    otf2_last_error[0] = '\0';
+    const OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2_error_keep, NULL);
+    const int rc = write_archive(x, dir);
+    OTF2_Error_RegisterCallback(old, NULL);
+    if (rc != 0 && otf2_last_error[0] && x->err && x->errlen) {
+        const size_t used = strlen(x->err);
+        (void)snprintf(x->err + used, x->errlen - used, ": %s", otf2_last_error);
+    }
+    return rc;
+}
+
 int export_otf2_write(
     slog_reader *r, const slog_query_options *q, const char *dir, char *errbuf, size_t errlen)
 {
@@ -1023,7 +1058,7 @@ int export_otf2_write(
         rc = run_query(&x, q);
     }
     if (rc == 0) {
-        rc = write_archive(&x, dir);
+        rc = write_archive_quietly(&x, dir);
     }
     if (rc == 0 && x.clamped) {
         (void)fprintf(
