@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- small tables ---------------------------------------------------------- */
 
@@ -895,8 +896,27 @@ static int write_local_defs(exporter *x, OTF2_Archive *ar)
     return 0;
 }
 
+/* Refuse to write over an archive: libotf2 would rewrite its anchor file
+ * before noticing that the rest exists, and leave it damaged. */
+static int check_target(exporter *x, const char *dir)
+{
+    static const char *const names[] = {"traces.otf2", "traces.def", "traces"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[4200];
+        struct stat st;
+        (void)snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (stat(path, &st) == 0) {
+            return fail(x, "%s exists already: not overwriting an archive", path);
+        }
+    }
+    return 0;
+}
+
 static int write_archive(exporter *x, const char *dir)
 {
+    if (check_target(x, dir) != 0) {
+        return -1;
+    }
     OTF2_Archive *const ar =
         OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, (uint64_t)1 << 20, (uint64_t)4 << 20,
                           OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
