@@ -30,6 +30,7 @@ struct slog_reader {
     uint64_t ncat;
     store_node_row *nodes;
     uint64_t nnodes;
+    uint64_t *subtree_items;  /* drawables in each node's subtree */
     uint64_t *roots;          /* top-level subtrees, in time order */
     uint64_t nroots;
     node_cache cache;

@@ -259,7 +259,7 @@ static int visit_next(slog_query *q, slog_error *err)
     if (!tree_walk_touches(n, q->w0, q->w1)) {
         return SLOG_OK;
     }
-    if (tree_walk_as_preview(n, q->resolution)) {
+    if (tree_walk_as_preview(n, q->r->subtree_items[i], q->r->ntl, q->resolution)) {
         return open_blob(q, i, 1, err);
     }
     uint64_t j = i;

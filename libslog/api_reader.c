@@ -8,6 +8,7 @@
  * Layer 5: api.
  */
 #include "api_internal.h"
+#include "tree_walk.h"
 #include "util_alloc.h"
 #include "util_error.h"
 
@@ -128,6 +129,19 @@ static int load_nodes(slog_reader *r, slog_error *err)
             return rc;
         }
     }
+    r->subtree_items = util_calloc((size_t)r->nnodes + 1, sizeof *r->subtree_items);
+    if (r->subtree_items == NULL) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot load the node table");
+    }
+    for (uint64_t i = 0; i < r->nnodes; i++) {
+        const store_node_row *const n = &r->nodes[i];
+        uint64_t items = n->counts[0] + n->counts[1] + n->counts[2] + n->counts[3];
+        uint64_t j = i;
+        while (tree_walk_next_child(r->nodes, i, &j)) {
+            items += r->subtree_items[j]; /* children come before their parent */
+        }
+        r->subtree_items[i] = items;
+    }
     uint64_t count = 0;
     for (uint64_t i = r->nnodes; i > 0; i -= r->nodes[i - 1].subtree_nodes) {
         count++;
@@ -239,6 +253,7 @@ void slog_reader_destroy(slog_reader *r)
     util_free(r->cats);
     util_free(r->nodes);
     util_free(r->roots);
+    util_free(r->subtree_items);
     util_free(r);
 }
 

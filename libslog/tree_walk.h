@@ -24,12 +24,27 @@ static inline int tree_walk_overlaps(int64_t s, int64_t e, int64_t w0, int64_t w
     return s < w1 && (e > w0 || (s == e && s >= w0));
 }
 
-/* With resolution > 0 (ticks per pixel), a node spanning at most one pixel
- * is shown by its preview instead of its drawables and subtree. */
-static inline int tree_walk_as_preview(const store_node_row *n, int64_t resolution)
+/* Dense nodes at most this many pixels wide are shown as previews. */
+#define TREE_WALK_DENSE_PIXELS 16u
+
+/* With resolution > 0 (ticks per pixel), a node is shown by its preview
+ * instead of its drawables and subtree when its detail is finer than a
+ * pixel: it spans at most one pixel, or it is at most
+ * TREE_WALK_DENSE_PIXELS wide and its subtree holds more than one drawable
+ * per pixel per timeline row on average (items / rows > span / resolution).
+ * Wider nodes are descended, so previews keep the time resolution of a few
+ * pixels, and a node read in full holds about one drawable per pixel and
+ * row: bytes read stay near pixels x rows. */
+static inline int tree_walk_as_preview(const store_node_row *n, uint64_t subtree_items,
+                                       uint64_t rows, int64_t resolution)
 {
-    return resolution > 0 && n->preview_len > 0 &&
-           (uint64_t)n->t1 - (uint64_t)n->t0 <= (uint64_t)resolution;
+    if (resolution <= 0 || n->preview_len == 0) {
+        return 0;
+    }
+    const uint64_t span = (uint64_t)n->t1 - (uint64_t)n->t0;
+    const uint64_t pixels = span / (uint64_t)resolution;
+    return pixels == 0 ||
+           (pixels <= TREE_WALK_DENSE_PIXELS && subtree_items / (rows ? rows : 1) > pixels);
 }
 
 /* Children of node i, last child first: call with *j = i, then repeatedly
