@@ -640,8 +640,12 @@ static OTF2_ErrorCode replay_point(writer_ctx *c, replay *r)
 /* Write one location in time order. */
 static int write_location(writer_ctx *c, xloc *l)
 {
-    qsort(l->states, l->nstates, sizeof *l->states, cmp_state);
-    qsort(l->points, l->npoints, sizeof *l->points, cmp_point);
+    if (l->nstates > 1) {
+        qsort(l->states, l->nstates, sizeof *l->states, cmp_state);
+    }
+    if (l->npoints > 1) {
+        qsort(l->points, l->npoints, sizeof *l->points, cmp_point);
+    }
     replay r = {.l = l, .what = ""};
     r.stack = malloc(((size_t)l->nstates + 1) * sizeof *r.stack);
     if (!r.stack) {
