@@ -36,17 +36,25 @@
 #define MAX_ARGS     256u
 #define MAX_BARRIERS 65536u /* world barriers kept per rank for alignment */
 
+/* `return FAIL(ctx, ...)`: report through import_fail and yield 1, visibly
+ * to static analysis (import_fail lives in main.c). */
+#define FAIL(...) (import_fail(__VA_ARGS__), 1)
+
 /* ------------------------------------------------------------------ */
 /* folder detection                                                   */
 
 static bool is_file(const char *dir, const char *name)
 {
-    char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) {
+    const size_t n = strlen(dir) + strlen(name) + 2;
+    char *const path = malloc(n);
+    if (path == NULL) {
         return false;
     }
+    (void)snprintf(path, n, "%s/%s", dir, name);
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    const bool yes = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    free(path);
+    return yes;
 }
 
 /* The trace folder for an input path: the path itself if it is a folder,
@@ -203,13 +211,15 @@ typedef struct rec_import {
     import_ctx *ctx;
     rec_trace *t;
     const rec_header *h;
-    char *dir;
+    const char *dir;
     int64_t start_ns;
     rank_src *ranks;
     uint32_t nranks;
     uint32_t parent; /* SLOG_NO_PARENT, or the folder's timeline with several inputs */
     cat_map cats;
     slog_arg *args;
+    const char **arg_starts; /* MAX_ARGS each: argument split scratch */
+    uint32_t *arg_lens;
     char *argtext;
     size_t argtext_cap;
     uint64_t done, total;
@@ -287,9 +297,9 @@ static int src_fill(rec_import *im, rank_src *s)
         /* 2^52 ticks are > 14 years at 100 ns: far past any run, and safe
          * from int64 overflow once scaled to ns and offset by the epoch. */
         if (rec.tend >= (INT64_C(1) << 52) || rec.tstart >= (INT64_C(1) << 52)) {
-            return import_fail(im->ctx, 0, 0, UINT64_MAX,
-                               "Rank %u record %llu: time %lld ticks is out of range", s->rank,
-                               (unsigned long long)rec.index, (long long)rec.tend);
+            return FAIL(im->ctx, 0, 0, UINT64_MAX,
+                        "Rank %u record %llu: time %lld ticks is out of range", s->rank,
+                        (unsigned long long)rec.index, (long long)rec.tend);
         }
         pending p = {to_ns(im, s, rec.tstart), to_ns(im, s, rec.tend), rec.sig, rec.index};
         if (p.end < p.start) {
@@ -304,7 +314,7 @@ static int src_fill(rec_import *im, rank_src *s)
             p.end = p.start;
         }
         if (heap_push(s, &p) != 0) {
-            return import_fail(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+            return FAIL(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
         }
         s->last_start = p.start;
     }
@@ -314,10 +324,8 @@ static int src_fill(rec_import *im, rank_src *s)
 /* ------------------------------------------------------------------ */
 /* mapping one record                                                 */
 
-static int writer_fail(rec_import *im, const char *what, const slog_error *err)
-{
-    return import_fail(im->ctx, 0, 0, UINT64_MAX, "Failed to %s: %s", what, err->message);
-}
+#define writer_fail(im, what, err)                                                                 \
+    FAIL((im)->ctx, 0, 0, UINT64_MAX, "Failed to %s: %s", (what), (err)->message)
 
 static int thread_timeline(rec_import *im, rank_src *s, uint64_t tid, uint32_t *out)
 {
@@ -331,13 +339,13 @@ static int thread_timeline(rec_import *im, rank_src *s, uint64_t tid, uint32_t *
         const uint32_t cap = s->thread_cap != 0 ? s->thread_cap * 2 : 4;
         thread_tl *const nt = realloc(s->threads, cap * sizeof *nt);
         if (nt == NULL) {
-            return import_fail(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+            return FAIL(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
         }
         s->threads = nt;
         s->thread_cap = cap;
     }
     char name[64];
-    snprintf(name, sizeof name, "thread %llu", (unsigned long long)tid);
+    (void)snprintf(name, sizeof name, "thread %llu", (unsigned long long)tid);
     slog_error err;
     uint32_t id = 0;
     if (slog_writer_add_timeline(im->ctx->writer, s->timeline, SLOG_TIMELINE_THREAD, name,
@@ -361,7 +369,7 @@ static int category_of(rec_import *im, const rec_sig *sig, const char *user_symb
         user ? (user_symbol != NULL && user_symbol[0] != '\0' ? user_symbol : "user_function")
              : rec_trace_func_name(im->t, sig->func_id);
     if (2 * (m->used + 1) > m->cap && cat_grow(m) != 0) {
-        return import_fail(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+        return FAIL(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
     const uint32_t slot = cat_find_slot(m, name);
     cat_entry *const e = &m->slots[slot];
@@ -374,7 +382,7 @@ static int category_of(rec_import *im, const rec_sig *sig, const char *user_symb
         }
         e->name = strdup(name);
         if (e->name == NULL) {
-            return import_fail(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+            return FAIL(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
         }
         e->layer = layer;
         m->used++;
@@ -488,9 +496,10 @@ static void set_value(slog_arg *a, const char *text, bool keep_text)
 /* Fill im->args from a signature; returns the count, or -1 (failed). */
 static int64_t build_args(rec_import *im, const rec_sig *sig, const char *func)
 {
-    const char *starts[MAX_ARGS];
-    uint32_t lens[MAX_ARGS], rest = 0;
-    const uint32_t n = rec_split_args(sig, starts, lens, MAX_ARGS, &rest);
+    const char **const starts = im->arg_starts;
+    const uint32_t *const lens = im->arg_lens;
+    uint32_t rest = 0;
+    const uint32_t n = rec_split_args(sig, starts, im->arg_lens, MAX_ARGS, &rest);
     /* key text "argNNN" (8) + value, each NUL-terminated */
     const size_t need = (size_t)sig->args_len + (size_t)n * 10 + 16;
     if (need > im->argtext_cap) {
@@ -574,20 +583,21 @@ static bool src_less(const rank_src *a, const rank_src *b)
             a->rank < b->rank);
 }
 
-static void sift_down(rank_src **h, size_t n, size_t i)
+/* Min-heap of rank indices, keyed by each rank's next record. */
+static void sift_down(const rank_src *ranks, uint32_t *h, size_t n, size_t i)
 {
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n) {
             return;
         }
-        if (c + 1 < n && src_less(h[c + 1], h[c])) {
+        if (c + 1 < n && src_less(&ranks[h[c + 1]], &ranks[h[c]])) {
             c++;
         }
-        if (!src_less(h[c], h[i])) {
+        if (!src_less(&ranks[h[c]], &ranks[h[i]])) {
             return;
         }
-        rank_src *const tmp = h[c];
+        const uint32_t tmp = h[c];
         h[c] = h[i];
         h[i] = tmp;
         i = c;
@@ -600,7 +610,7 @@ static int rank_start(rec_import *im, rank_src *s)
     if (rec_rank_open(&s->rk, im->t, s->rank, &err) != SLOG_OK) {
         /* validated before; only memory can fail here */
         im->ctx->display_name = err.source;
-        return import_fail(im->ctx, 0, 0, err.offset, "%s", err.message);
+        return FAIL(im->ctx, 0, 0, err.offset, "%s", err.message);
     }
     s->exhausted = false;
     s->last_start = INT64_MIN;
@@ -619,9 +629,9 @@ static void rank_stop(rank_src *s)
 /* Stream ranks [first, first + count) merged by end time. */
 static int merge_ranks(rec_import *im, uint32_t first, uint32_t count)
 {
-    rank_src **const h = calloc(count, sizeof *h);
+    uint32_t *const h = calloc(count, sizeof *h);
     if (h == NULL) {
-        return import_fail(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+        return FAIL(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
     size_t n = 0;
     int rc = 0;
@@ -629,14 +639,14 @@ static int merge_ranks(rec_import *im, uint32_t first, uint32_t count)
         rank_src *const s = &im->ranks[first + i];
         rc = rank_start(im, s);
         if (rc == 0 && s->n > 0) {
-            h[n++] = s;
+            h[n++] = first + i;
         }
     }
     for (size_t i = n; i-- > 0;) {
-        sift_down(h, n, i);
+        sift_down(im->ranks, h, n, i);
     }
     while (rc == 0 && n > 0) {
-        rank_src *const s = h[0];
+        rank_src *const s = &im->ranks[h[0]];
         const pending p = heap_pop(s);
         rc = emit(im, s, &p);
         if (rc == 0) {
@@ -645,7 +655,7 @@ static int merge_ranks(rec_import *im, uint32_t first, uint32_t count)
         if (s->n == 0) {
             h[0] = h[--n];
         }
-        sift_down(h, n, 0);
+        sift_down(im->ranks, h, n, 0);
     }
     for (uint32_t i = 0; i < count; i++) {
         rank_stop(&im->ranks[first + i]);
@@ -696,7 +706,7 @@ static int validate_ranks(rec_import *im, uint64_t *ts_bytes)
         slog_error err;
         if (rec_rank_open(&rk, im->t, r, &err) != SLOG_OK) {
             im->ctx->display_name = err.source;
-            return import_fail(im->ctx, 0, 0, err.offset, "%s", err.message);
+            return FAIL(im->ctx, 0, 0, err.offset, "%s", err.message);
         }
         s->nrec = rec_rank_record_count(rk);
         im->total += s->nrec;
@@ -710,7 +720,7 @@ static int validate_ranks(rec_import *im, uint64_t *ts_bytes)
         }
         rec_rank_close(rk);
         if (rc != 0) {
-            return import_fail(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+            return FAIL(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
         }
     }
     return 0;
@@ -725,6 +735,22 @@ static int validate_ranks(rec_import *im, uint64_t *ts_bytes)
  * before rank 0 entered it, nor on rank 0 before r entered it (when that
  * interval is not empty).  Without a world barrier on every rank nothing is
  * shifted.  SLOG_RECORDER_ALIGN=none keeps the raw per-rank clocks. */
+static int64_t barrier_shift(const rank_src *r0, const rank_src *rr, uint32_t n)
+{
+    const int64_t(*const b0)[2] = (const int64_t(*)[2])r0->barriers;
+    const int64_t(*const br)[2] = (const int64_t(*)[2])rr->barriers;
+    const int64_t d = b0[0][1] - br[0][1];
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    for (uint32_t k = 0; k < n; k++) {
+        lo = b0[k][0] - br[k][1] > lo ? b0[k][0] - br[k][1] : lo;
+        hi = b0[k][1] - br[k][0] < hi ? b0[k][1] - br[k][0] : hi;
+    }
+    if (lo > hi) {
+        return d;
+    }
+    return d < lo ? lo : d > hi ? hi : d;
+}
+
 static void align_clocks(rec_import *im)
 {
     const char *const mode = getenv("SLOG_RECORDER_ALIGN");
@@ -738,18 +764,8 @@ static void align_clocks(rec_import *im)
     if (n == 0 || n == UINT32_MAX) {
         return;
     }
-    const int64_t(*const b0)[2] = (const int64_t(*)[2])im->ranks[0].barriers;
     for (uint32_t r = 1; r < im->nranks; r++) {
-        const int64_t(*const br)[2] = (const int64_t(*)[2])im->ranks[r].barriers;
-        int64_t d = b0[0][1] - br[0][1];
-        int64_t lo = INT64_MIN, hi = INT64_MAX;
-        for (uint32_t k = 0; k < n; k++) {
-            lo = b0[k][0] - br[k][1] > lo ? b0[k][0] - br[k][1] : lo;
-            hi = b0[k][1] - br[k][0] < hi ? b0[k][1] - br[k][0] : hi;
-        }
-        if (lo <= hi) {
-            d = d < lo ? lo : d > hi ? hi : d;
-        }
+        const int64_t d = barrier_shift(&im->ranks[0], &im->ranks[r], n);
         /* ticks -> ns keeps the sign: the conversion is linear */
         im->ranks[r].shift = d >= 0 ? rec_ticks_to_ns(im->h, d) : -rec_ticks_to_ns(im->h, -d);
     }
@@ -771,7 +787,7 @@ static int define_timelines(rec_import *im)
     }
     for (uint32_t r = 0; r < im->nranks; r++) {
         char name[32];
-        snprintf(name, sizeof name, "rank %u", r);
+        (void)snprintf(name, sizeof name, "rank %u", r);
         if (slog_writer_add_timeline(w, im->parent, SLOG_TIMELINE_RANK, name, (int64_t)r,
                                      &im->ranks[r].timeline, &err) != SLOG_OK) {
             return writer_fail(im, "add a timeline", &err);
@@ -780,31 +796,36 @@ static int define_timelines(rec_import *im)
     return 0;
 }
 
+typedef struct id_slot {
+    uint32_t id, slot;
+} id_slot;
+
 static int cmp_cat_id(const void *a, const void *b)
 {
-    const uint32_t x = (*(const cat_entry *const *)a)->id, y = (*(const cat_entry *const *)b)->id;
+    const uint32_t x = ((const id_slot *)a)->id, y = ((const id_slot *)b)->id;
     return (x > y) - (x < y);
 }
 
 /* Counts per function, in category order (first use). */
 static void report_counts(rec_import *im)
 {
-    const cat_entry **const list = calloc(im->cats.used + 1u, sizeof *list);
+    id_slot *const list = calloc(im->cats.used + 1u, sizeof *list);
     uint32_t n = 0;
     for (uint32_t i = 0; list != NULL && i < im->cats.cap; i++) {
         if (im->cats.slots[i].name != NULL) {
-            list[n++] = &im->cats.slots[i];
+            list[n++] = (id_slot){im->cats.slots[i].id, i};
         }
     }
     if (list != NULL) {
-        qsort((void *)list, n, sizeof *list, cmp_cat_id);
+        qsort(list, n, sizeof *list, cmp_cat_id);
     }
     for (uint32_t i = 0; i < n; i++) {
+        const cat_entry *const e = &im->cats.slots[list[i].slot];
         char what[300];
-        snprintf(what, sizeof what, "%s %s", rec_layer_name(list[i]->layer), list[i]->name);
-        import_count(im->ctx, what, IMPORT_IMPORTED, list[i]->counts[IMPORT_IMPORTED]);
+        (void)snprintf(what, sizeof what, "%s %s", rec_layer_name(e->layer), e->name);
+        import_count(im->ctx, what, IMPORT_IMPORTED, e->counts[IMPORT_IMPORTED]);
     }
-    free((void *)list);
+    free(list);
     if (im->repaired > 0) {
         import_count(im->ctx, "Recorder record ending before its start", IMPORT_REPAIRED,
                      im->repaired);
@@ -843,15 +864,16 @@ static int recorder_run(import_ctx *ctx, const char *path)
     memset(&im, 0, sizeof im);
     im.ctx = ctx;
     const char *const shown = ctx->display_name;
-    im.dir = trace_folder(path);
-    if (im.dir == NULL) {
-        return import_fail(ctx, 0, 0, UINT64_MAX,
-                           "Cannot use this path: a Recorder trace is a folder (or its "
-                           "VERSION / recorder.mt file)");
+    char *const dir = trace_folder(path); /* a local: freed at out */
+    if (dir == NULL) {
+        return FAIL(ctx, 0, 0, UINT64_MAX,
+                    "Cannot use this path: a Recorder trace is a folder (or its "
+                    "VERSION / recorder.mt file)");
     }
+    im.dir = dir;
     slog_error err;
     int rc = 0;
-    if (rec_trace_open(&im.t, im.dir, &err) != SLOG_OK) {
+    if (rec_trace_open(&im.t, dir, &err) != SLOG_OK) {
         ctx->display_name = err.source;
         rc = import_fail(ctx, 0, 0, err.offset, "%s", err.message);
         goto out;
@@ -863,7 +885,10 @@ static int recorder_run(import_ctx *ctx, const char *path)
     im.nranks = (uint32_t)im.h->total_ranks;
     im.ranks = calloc(im.nranks, sizeof *im.ranks);
     im.args = calloc(MAX_ARGS, sizeof *im.args);
-    if (im.ranks == NULL || im.args == NULL || cat_map_init(&im.cats) != 0) {
+    im.arg_starts = calloc(MAX_ARGS, sizeof *im.arg_starts);
+    im.arg_lens = calloc(MAX_ARGS, sizeof *im.arg_lens);
+    if (im.ranks == NULL || im.args == NULL || im.arg_starts == NULL || im.arg_lens == NULL ||
+        cat_map_init(&im.cats) != 0) {
         rc = import_fail(ctx, 0, 0, UINT64_MAX, "Out of memory");
         goto out;
     }
@@ -880,9 +905,11 @@ out:
         cat_map_free(&im.cats);
     }
     free(im.args);
+    free((void *)im.arg_starts);
+    free(im.arg_lens);
     free(im.argtext);
     rec_trace_close(im.t);
-    free(im.dir);
+    free(dir);
     return rc;
 }
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define ZLIB_CONST /* z_stream.next_in is const */
 #include <zlib.h>
 
 /* Files of a trace that are read whole (a damaged size field cannot make us
@@ -64,6 +65,7 @@ typedef struct rec_grammar {
     uint32_t nrules;
     rec_rule *rules;
     rec_sym *syms;
+    uint32_t nsyms;              /* symbols filled so far (parse) */
     uint32_t root;               /* index of rule -1 */
     uint64_t *explen;            /* terminals produced by each rule */
     uint32_t max_terminal_plus1; /* 0 if no terminal */
@@ -119,57 +121,60 @@ struct rec_rank {
 /* ------------------------------------------------------------------ */
 /* errors and little-endian access                                     */
 
-static int
-rec_errv(slog_error *err, int code, const char *source, uint64_t off, const char *fmt, va_list ap)
-    __attribute__((format(printf, 5, 0)));
-
-static int
-rec_errv(slog_error *err, int code, const char *source, uint64_t off, const char *fmt, va_list ap)
+/* Fill the fixed fields; the message is formatted by the caller (a
+ * va_list handed down is beyond what the analyzer follows). */
+static void rec_err_fields(slog_error *err, int code, const char *source, uint64_t off)
 {
-    if (err == NULL) {
-        return code;
-    }
     err->code = code;
     err->offset = off;
-    snprintf(err->source, sizeof err->source, "%s", source != NULL ? source : "");
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    return code;
+    (void)snprintf(err->source, sizeof err->source, "%s", source != NULL ? source : "");
 }
 
-static int
-rec_err(slog_error *err, int code, const char *source, uint64_t off, const char *fmt, ...)
+static void
+rec_err_set(slog_error *err, int code, const char *source, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-static int
-rec_err(slog_error *err, int code, const char *source, uint64_t off, const char *fmt, ...)
+static void
+rec_err_set(slog_error *err, int code, const char *source, uint64_t off, const char *fmt, ...)
 {
+    if (err == NULL) {
+        return;
+    }
+    rec_err_fields(err, code, source, off);
     va_list ap;
     va_start(ap, fmt);
-    rec_errv(err, code, source, off, fmt, ap);
+    (void)vsnprintf(err->message, sizeof err->message, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): va_start above; analyzer false positive
     va_end(ap);
-    return code;
 }
 
 /* An error at byte `pos` of a buffer described by `w`. */
-static int
-where_err(slog_error *err, int code, const rec_where *w, uint64_t pos, const char *fmt, ...)
+static void
+where_err_set(slog_error *err, int code, const rec_where *w, uint64_t pos, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-static int
-where_err(slog_error *err, int code, const rec_where *w, uint64_t pos, const char *fmt, ...)
+static void
+where_err_set(slog_error *err, int code, const rec_where *w, uint64_t pos, const char *fmt, ...)
 {
+    if (err == NULL) {
+        return;
+    }
+    rec_err_fields(err, code, w->path, w->inflated ? w->base : w->base + pos);
     va_list ap;
     va_start(ap, fmt);
-    rec_errv(err, code, w->path, w->inflated ? w->base : w->base + pos, fmt, ap);
+    (void)vsnprintf(err->message, sizeof err->message, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): va_start above; analyzer false positive
     va_end(ap);
-    if (err != NULL && w->inflated) {
+    if (w->inflated) {
         const size_t used = strlen(err->message);
-        snprintf(err->message + used, sizeof err->message - used,
-                 " (at byte %llu of the data inflated from the zlib blob at byte %llu)",
-                 (unsigned long long)pos, (unsigned long long)w->base);
+        (void)snprintf(err->message + used, sizeof err->message - used,
+                       " (at byte %llu of the data inflated from the zlib blob at byte %llu)",
+                       (unsigned long long)pos, (unsigned long long)w->base);
     }
-    return code;
 }
+
+/* `return rec_err(...)` fills *err and yields the code; as macros, so the
+ * value is visible to static analysis (variadic calls are not inlined). */
+#define rec_err(err, code, ...)   (rec_err_set((err), (code), __VA_ARGS__), (code))
+#define where_err(err, code, ...) (where_err_set((err), (code), __VA_ARGS__), (code))
 
 static uint32_t get_u32(const unsigned char *p)
 {
@@ -202,14 +207,11 @@ static double get_f64(const unsigned char *p)
 
 static char *path_join(const char *dir, const char *name)
 {
-    const size_t a = strlen(dir), b = strlen(name);
-    char *p = malloc(a + b + 2);
-    if (p == NULL) {
-        return NULL;
+    const size_t n = strlen(dir) + strlen(name) + 2;
+    char *const p = malloc(n);
+    if (p != NULL) {
+        (void)snprintf(p, n, "%s/%s", dir, name);
     }
-    memcpy(p, dir, a);
-    p[a] = '/';
-    memcpy(p + a + 1, name, b + 1);
     return p;
 }
 
@@ -261,7 +263,7 @@ static int file_read(rec_file *f, const char *dir, const char *name, slog_error 
             break;
         }
     }
-    fclose(fp);
+    (void)fclose(fp);
     if (rc != SLOG_OK) {
         free(buf);
         return rc;
@@ -271,51 +273,56 @@ static int file_read(rec_file *f, const char *dir, const char *name, slog_error 
     return SLOG_OK;
 }
 
-/* Inflate the blob at f->data[off] (u64 compressed length, u64 raw length,
- * zlib stream) which must end at or before `limit`.  *next receives the
- * offset after the blob.  The raw length is capped by zlib's best ratio
- * (1032:1) so a forged header cannot make us allocate gigabytes. */
-static int inflate_blob(const rec_file *f,
-                        uint64_t off,
-                        uint64_t limit,
-                        unsigned char **out,
-                        size_t *outlen,
-                        uint64_t *next,
-                        slog_error *err)
+/* Check a blob header at f->data[off] that must end by `limit`. */
+static int blob_header(
+    const rec_file *f, uint64_t off, uint64_t limit, uint64_t *comp, uint64_t *raw, slog_error *err)
 {
     if (limit - off < 16) {
         return rec_err(err, SLOG_ECORRUPT, f->path, off,
                        "Truncated zlib blob header: 16 bytes needed, %llu left",
                        (unsigned long long)(limit - off));
     }
-    const uint64_t comp = get_u64(f->data + off), raw = get_u64(f->data + off + 8);
-    if (comp > limit - off - 16) {
+    *comp = get_u64(f->data + off);
+    *raw = get_u64(f->data + off + 8);
+    if (*comp > limit - off - 16) {
         return rec_err(err, SLOG_ECORRUPT, f->path, off,
                        "Truncated zlib blob: header says %llu compressed bytes, %llu left",
-                       (unsigned long long)comp, (unsigned long long)(limit - off - 16));
+                       (unsigned long long)*comp, (unsigned long long)(limit - off - 16));
     }
-    if (raw / 1032 > comp + 1 || raw > (uint64_t)SIZE_MAX / 2) {
+    if (*raw / 1032 > *comp + 1 || *raw > (uint64_t)SIZE_MAX / 2) {
         return rec_err(err, SLOG_ECORRUPT, f->path, off,
                        "Implausible zlib blob header: raw size %llu from %llu compressed bytes",
-                       (unsigned long long)raw, (unsigned long long)comp);
+                       (unsigned long long)*raw, (unsigned long long)*comp);
     }
-    unsigned char *const buf = malloc((size_t)raw + 1);
-    if (buf == NULL) {
-        return rec_err(err, SLOG_ENOMEM, f->path, off, "Cannot allocate %llu bytes",
-                       (unsigned long long)raw + 1);
-    }
+    return SLOG_OK;
+}
+
+/* What one inflate run did. */
+typedef struct zrun {
+    int zr;            /* last inflate() result */
+    uint64_t used;     /* compressed bytes consumed */
+    uint64_t produced; /* bytes written to out */
+    char msg[128];     /* zlib's message */
+} zrun;
+
+/* Inflate comp bytes into out[cap], feeding zlib at most 1 GiB at a time
+ * (its counters are 32-bit). */
+static void
+zrun_inflate(zrun *zr, const unsigned char *in, uint64_t comp, unsigned char *out, uint64_t cap)
+{
+    memset(zr, 0, sizeof *zr);
     z_stream zs;
     memset(&zs, 0, sizeof zs);
-    if (inflateInit(&zs) != Z_OK) {
-        free(buf);
-        return rec_err(err, SLOG_ENOMEM, f->path, off, "Cannot initialise zlib");
+    zr->zr = inflateInit(&zs);
+    if (zr->zr != Z_OK) {
+        zr->zr = Z_MEM_ERROR;
+        return;
     }
-    const uint64_t chunk = 1u << 30;
-    uint64_t in_left = comp, out_left = raw + 1; /* one spare byte detects overlong output */
-    zs.next_in = f->data + off + 16;
-    zs.next_out = buf;
-    int zr = Z_OK;
-    while (zr == Z_OK) {
+    const uint64_t chunk = UINT64_C(1) << 30;
+    uint64_t in_left = comp, out_left = cap;
+    zs.next_in = in;
+    zs.next_out = out;
+    while (zr->zr == Z_OK) {
         if (zs.avail_in == 0 && in_left > 0) {
             zs.avail_in = (uInt)(in_left < chunk ? in_left : chunk);
             in_left -= zs.avail_in;
@@ -324,61 +331,100 @@ static int inflate_blob(const rec_file *f,
             zs.avail_out = (uInt)(out_left < chunk ? out_left : chunk);
             out_left -= zs.avail_out;
         }
-        zr = inflate(&zs, Z_NO_FLUSH);
+        zr->zr = inflate(&zs, Z_NO_FLUSH);
     }
-    const uint64_t used = comp - in_left - zs.avail_in;
-    const uint64_t produced = raw + 1 - out_left - zs.avail_out;
-    const char *const zmsg = zs.msg != NULL ? zs.msg : "no detail";
-    int rc = SLOG_OK;
-    if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT) {
-        rc = rec_err(err, SLOG_ECORRUPT, f->path, off + 16 + used, "Corrupt zlib data: %s", zmsg);
-    } else if (zr == Z_MEM_ERROR) {
-        rc = rec_err(err, SLOG_ENOMEM, f->path, off, "zlib ran out of memory");
-    } else if (zr != Z_STREAM_END) {
-        rc = (produced > raw) ? rec_err(err, SLOG_ECORRUPT, f->path, off,
-                                        "zlib blob inflates to more than its stated %llu bytes",
-                                        (unsigned long long)raw)
-                              : rec_err(err, SLOG_ECORRUPT, f->path, off + 16 + used,
-                                        "Truncated zlib stream: it ends before its end marker");
-    } else if (produced != raw) {
-        rc = rec_err(err, SLOG_ECORRUPT, f->path, off,
-                     "zlib blob inflates to %llu bytes, its header says %llu",
-                     (unsigned long long)produced, (unsigned long long)raw);
-    } else if (used != comp) {
-        rc = rec_err(err, SLOG_ECORRUPT, f->path, off + 16 + used,
-                     "zlib stream ends %llu bytes before the blob's stated end",
-                     (unsigned long long)(comp - used));
+    zr->used = comp - in_left - zs.avail_in;
+    zr->produced = cap - out_left - zs.avail_out;
+    (void)snprintf(zr->msg, sizeof zr->msg, "%s", zs.msg != NULL ? zs.msg : "no detail");
+    (void)inflateEnd(&zs);
+}
+
+/* Turn an inflate run of the blob at `off` into a status. */
+static int zrun_status(
+    const zrun *zr, const rec_file *f, uint64_t off, uint64_t comp, uint64_t raw, slog_error *err)
+{
+    const uint64_t at = off + 16 + zr->used;
+    if (zr->zr == Z_DATA_ERROR || zr->zr == Z_NEED_DICT) {
+        return rec_err(err, SLOG_ECORRUPT, f->path, at, "Corrupt zlib data: %s", zr->msg);
     }
-    inflateEnd(&zs);
+    if (zr->zr == Z_MEM_ERROR) {
+        return rec_err(err, SLOG_ENOMEM, f->path, off, "zlib ran out of memory");
+    }
+    if (zr->zr != Z_STREAM_END && zr->produced > raw) {
+        return rec_err(err, SLOG_ECORRUPT, f->path, off,
+                       "zlib blob inflates to more than its stated %llu bytes",
+                       (unsigned long long)raw);
+    }
+    if (zr->zr != Z_STREAM_END) {
+        return rec_err(err, SLOG_ECORRUPT, f->path, at,
+                       "Truncated zlib stream: it ends before its end marker");
+    }
+    if (zr->produced != raw) {
+        return rec_err(err, SLOG_ECORRUPT, f->path, off,
+                       "zlib blob inflates to %llu bytes, its header says %llu",
+                       (unsigned long long)zr->produced, (unsigned long long)raw);
+    }
+    if (zr->used != comp) {
+        return rec_err(err, SLOG_ECORRUPT, f->path, at,
+                       "zlib stream ends %llu bytes before the blob's stated end",
+                       (unsigned long long)(comp - zr->used));
+    }
+    return SLOG_OK;
+}
+
+/* Inflate the blob at f->data[off] (u64 compressed length, u64 raw length,
+ * zlib stream) which must end at or before `limit`.  The raw length is capped by zlib's best ratio
+ * (1032:1) so a forged header cannot make us allocate gigabytes; one spare
+ * output byte detects a stream longer than stated. */
+typedef struct rec_blob {
+    unsigned char *data; /* inflated bytes (caller frees) */
+    size_t len;
+    uint64_t next; /* file offset after the blob */
+} rec_blob;
+
+static int
+inflate_blob(const rec_file *f, uint64_t off, uint64_t limit, rec_blob *out, slog_error *err)
+{
+    uint64_t comp = 0, raw = 0;
+    int rc = blob_header(f, off, limit, &comp, &raw, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    unsigned char *const buf = malloc((size_t)raw + 1);
+    if (buf == NULL) {
+        return rec_err(err, SLOG_ENOMEM, f->path, off, "Cannot allocate %llu bytes",
+                       (unsigned long long)raw + 1);
+    }
+    zrun zr;
+    zrun_inflate(&zr, f->data + off + 16, comp, buf, raw + 1);
+    rc = zrun_status(&zr, f, off, comp, raw, err);
     if (rc != SLOG_OK) {
         free(buf);
         return rc;
     }
-    *out = buf;
-    *outlen = (size_t)raw;
-    *next = off + 16 + comp;
+    out->data = buf;
+    out->len = (size_t)raw;
+    out->next = off + 16 + comp;
     return SLOG_OK;
 }
 
 /* Inflate a file that holds exactly one blob. */
 static int inflate_whole(rec_file *f, slog_error *err)
 {
-    unsigned char *raw = NULL;
-    size_t rawlen = 0;
-    uint64_t next = 0;
-    const int rc = inflate_blob(f, 0, f->len, &raw, &rawlen, &next, err);
+    rec_blob b;
+    const int rc = inflate_blob(f, 0, f->len, &b, err);
     if (rc != SLOG_OK) {
         return rc;
     }
-    if (next != f->len) {
-        free(raw);
-        return rec_err(err, SLOG_ECORRUPT, f->path, next,
+    if (b.next != f->len) {
+        free(b.data);
+        return rec_err(err, SLOG_ECORRUPT, f->path, b.next,
                        "%llu unexpected bytes after the zlib blob",
-                       (unsigned long long)(f->len - next));
+                       (unsigned long long)(f->len - b.next));
     }
     free(f->data);
-    f->data = raw;
-    f->len = rawlen;
+    f->data = b.data;
+    f->len = b.len;
     return SLOG_OK;
 }
 
@@ -492,7 +538,7 @@ static int parse_functions(rec_trace *t, const rec_file *f, slog_error *err)
         return rec_err(err, SLOG_ECORRUPT, f->path, REC_HEADER_BYTES,
                        "The function-name table has %u names; ids are one byte", count);
     }
-    t->funcs = calloc(count, sizeof *t->funcs);
+    t->funcs = calloc((size_t)count + 1, sizeof *t->funcs);
     if (t->funcs == NULL) {
         return rec_err(err, SLOG_ENOMEM, f->path, UINT64_MAX, "Cannot allocate the table");
     }
@@ -578,6 +624,62 @@ static void cst_free(rec_cst *c)
     memset(c, 0, sizeof *c);
 }
 
+/* A read position inside a parsed buffer. */
+typedef struct rec_cursor {
+    const unsigned char *buf;
+    size_t len;
+    size_t pos;
+    const rec_where *w;
+} rec_cursor;
+
+/* Entry i of a CST at cur->pos: i32 terminal, i32 rank, i32 key_len,
+ * u32 count, then the key. */
+static int cst_entry(rec_cst *c, rec_cursor *cur, uint32_t i, uint32_t nfuncs, slog_error *err)
+{
+    const size_t pos = cur->pos, len = cur->len;
+    const rec_where *const w = cur->w;
+    if (len - pos < 16) {
+        return where_err(err, SLOG_ECORRUPT, w, len,
+                         "Truncated call-signature table: entry %u of %u is missing", i, c->n);
+    }
+    const int32_t term = get_i32(cur->buf + pos), key_len = get_i32(cur->buf + pos + 8);
+    if (term < 0 || (uint32_t)term >= c->n || c->sigs[term].args != NULL) {
+        return where_err(err, SLOG_ECORRUPT, w, pos,
+                         "Terminal id %d is outside [0, %u) or repeated", (int)term, c->n);
+    }
+    if (key_len < (int32_t)REC_KEY_FIXED_BYTES) {
+        return where_err(err, SLOG_ECORRUPT, w, pos + 8, "Key length %d is below %u", (int)key_len,
+                         REC_KEY_FIXED_BYTES);
+    }
+    if ((uint64_t)key_len > len - pos - 16) {
+        return where_err(err, SLOG_ECORRUPT, w, len,
+                         "Truncated call-signature table: entry %u needs %d key bytes, %zu left", i,
+                         (int)key_len, len - pos - 16);
+    }
+    const unsigned char *const key = cur->buf + pos + 16;
+    const int32_t args_len = get_i32(key + 11);
+    if (args_len != key_len - (int32_t)REC_KEY_FIXED_BYTES) {
+        return where_err(err, SLOG_ECORRUPT, w, pos + 16 + 11,
+                         "Argument length %d disagrees with key length %d", (int)args_len,
+                         (int)key_len);
+    }
+    if (key[8] >= nfuncs && key[8] != REC_USER_FUNC_ID) {
+        return where_err(err, SLOG_ECORRUPT, w, pos + 16 + 8,
+                         "Function id %u is not in recorder.mt's table of %u names",
+                         (unsigned)key[8], nfuncs);
+    }
+    rec_sig *const s = &c->sigs[term];
+    s->tid = get_u64(key);
+    s->func_id = key[8];
+    s->depth = key[9];
+    s->arg_count = key[10];
+    s->args_len = (uint32_t)args_len;
+    s->args = (const char *)(key + REC_KEY_FIXED_BYTES);
+    s->count = get_u32(cur->buf + pos + 12);
+    cur->pos = pos + 16 + (size_t)key_len;
+    return SLOG_OK;
+}
+
 /* Parse a CST held in buf (ownership moves to c, also on failure). */
 static int cst_parse(rec_cst *c,
                      unsigned char *buf,
@@ -601,56 +703,16 @@ static int cst_parse(rec_cst *c,
     if (c->sigs == NULL) {
         return where_err(err, SLOG_ENOMEM, w, 0, "Cannot allocate %u signatures", c->n);
     }
-    size_t pos = 4;
+    rec_cursor cur = {buf, len, 4, w};
     for (uint32_t i = 0; i < c->n; i++) {
-        if (len - pos < 16) {
-            return where_err(err, SLOG_ECORRUPT, w, len,
-                             "Truncated call-signature table: entry %u of %u is missing", i, c->n);
+        const int rc = cst_entry(c, &cur, i, nfuncs, err);
+        if (rc != SLOG_OK) {
+            return rc;
         }
-        const int32_t term = get_i32(buf + pos), key_len = get_i32(buf + pos + 8);
-        const uint32_t count = get_u32(buf + pos + 12);
-        if (term < 0 || (uint32_t)term >= c->n) {
-            return where_err(err, SLOG_ECORRUPT, w, pos, "Terminal id %d outside [0, %u)",
-                             (int)term, c->n);
-        }
-        rec_sig *const s = &c->sigs[term];
-        if (s->args != NULL) {
-            return where_err(err, SLOG_ECORRUPT, w, pos, "Terminal id %d appears twice", (int)term);
-        }
-        if (key_len < (int32_t)REC_KEY_FIXED_BYTES) {
-            return where_err(err, SLOG_ECORRUPT, w, pos + 8, "Key length %d is below %u",
-                             (int)key_len, REC_KEY_FIXED_BYTES);
-        }
-        if ((uint64_t)key_len > len - pos - 16) {
-            return where_err(err, SLOG_ECORRUPT, w, len,
-                             "Truncated call-signature table: entry %u needs %d key bytes, "
-                             "%zu left",
-                             i, (int)key_len, len - pos - 16);
-        }
-        const unsigned char *const key = buf + pos + 16;
-        const int32_t args_len = get_i32(key + 11);
-        if (args_len != key_len - (int32_t)REC_KEY_FIXED_BYTES) {
-            return where_err(err, SLOG_ECORRUPT, w, pos + 16 + 11,
-                             "Argument length %d disagrees with key length %d", (int)args_len,
-                             (int)key_len);
-        }
-        if (key[8] >= nfuncs && key[8] != REC_USER_FUNC_ID) {
-            return where_err(err, SLOG_ECORRUPT, w, pos + 16 + 8,
-                             "Function id %u is not in recorder.mt's table of %u names",
-                             (unsigned)key[8], nfuncs);
-        }
-        s->tid = get_u64(key);
-        s->func_id = key[8];
-        s->depth = key[9];
-        s->arg_count = key[10];
-        s->args_len = (uint32_t)args_len;
-        s->args = (const char *)(key + REC_KEY_FIXED_BYTES);
-        s->count = count;
-        pos += 16 + (size_t)key_len;
     }
-    if (pos != len) {
-        return where_err(err, SLOG_ECORRUPT, w, pos,
-                         "%zu unexpected bytes after the last call signature", len - pos);
+    if (cur.pos != len) {
+        return where_err(err, SLOG_ECORRUPT, w, cur.pos,
+                         "%zu unexpected bytes after the last call signature", len - cur.pos);
     }
     return SLOG_OK;
 }
@@ -761,10 +823,35 @@ out:
     return rc;
 }
 
+/* The nsym (value, exponent) pairs of rule `id`, starting at v[pos]. */
+static int grammar_read_syms(
+    rec_grammar *g, const int32_t *v, size_t pos, uint32_t nsym, int32_t id, slog_error *err)
+{
+    for (uint32_t k = 0; k < nsym; k++) {
+        const size_t at = pos + 2 * (size_t)k;
+        const int32_t val = v[at], ex = v[at + 1];
+        if (ex < 1) {
+            return where_err(err, SLOG_ECORRUPT, &g->where, (at + 1) * 4,
+                             "Repeat count %d in rule %d is below 1", (int)ex, (int)id);
+        }
+        rec_sym *const s = &g->syms[g->nsyms++];
+        s->pos = at * 4;
+        s->exp = (uint32_t)ex;
+        s->is_rule = val < 0;
+        /* a rule keeps its id (negated) until grammar_resolve() maps it */
+        s->value = val < 0 ? (uint32_t)(-(int64_t)val) : (uint32_t)val;
+        if (val >= 0 && (uint64_t)val + 1 > g->max_terminal_plus1) {
+            g->max_terminal_plus1 = (uint32_t)val + 1;
+            g->max_terminal_pos = s->pos;
+        }
+    }
+    return SLOG_OK;
+}
+
 static int grammar_read_rules(rec_grammar *g, const int32_t *v, size_t nv, slog_error *err)
 {
     const rec_where *const w = &g->where;
-    size_t pos = 1, nsyms = 0;
+    size_t pos = 1;
     for (uint32_t i = 0; i < g->nrules; i++) {
         if (nv - pos < 2) {
             return where_err(err, SLOG_ECORRUPT, w, nv * 4,
@@ -779,26 +866,10 @@ static int grammar_read_rules(rec_grammar *g, const int32_t *v, size_t nv, slog_
                              "Truncated grammar: rule %d has %d symbols, %zu values left", (int)id,
                              (int)nsym, nv - pos - 2);
         }
-        g->rules[i] = (rec_rule){id, (uint32_t)nsyms, (uint32_t)nsym, pos * 4};
-        for (uint32_t k = 0; k < (uint32_t)nsym; k++) {
-            const int32_t val = v[pos + 2 + 2 * k], ex = v[pos + 3 + 2 * k];
-            const size_t at = (pos + 2 + 2 * (size_t)k) * 4;
-            if (ex < 1) {
-                return where_err(err, SLOG_ECORRUPT, w, at + 4,
-                                 "Repeat count %d in rule %d is below 1", (int)ex, (int)id);
-            }
-            rec_sym *const s = &g->syms[nsyms++];
-            s->pos = at;
-            s->exp = (uint32_t)ex;
-            s->is_rule = val < 0;
-            s->value = val < 0 ? 0 : (uint32_t)val;
-            if (val < 0) {
-                /* keep the id for now; resolved once all rules are known */
-                s->value = (uint32_t)(-(int64_t)val);
-            } else if ((uint64_t)val + 1 > g->max_terminal_plus1) {
-                g->max_terminal_plus1 = (uint32_t)val + 1;
-                g->max_terminal_pos = at;
-            }
+        g->rules[i] = (rec_rule){id, g->nsyms, (uint32_t)nsym, pos * 4};
+        const int rc = grammar_read_syms(g, v, pos + 2, (uint32_t)nsym, id, err);
+        if (rc != SLOG_OK) {
+            return rc;
         }
         pos += 2 + 2 * (size_t)nsym;
     }
@@ -811,6 +882,9 @@ static int grammar_read_rules(rec_grammar *g, const int32_t *v, size_t nv, slog_
 
 static int grammar_resolve(rec_grammar *g, slog_error *err)
 {
+    if (g->rules == NULL || g->syms == NULL || g->nrules == 0) {
+        return where_err(err, SLOG_ECORRUPT, &g->where, 0, "The grammar has no rules");
+    }
     qsort(g->rules, g->nrules, sizeof *g->rules, cmp_rule_id);
     for (uint32_t i = 1; i < g->nrules; i++) {
         if (g->rules[i].id == g->rules[i - 1].id) {
@@ -931,16 +1005,15 @@ static int read_ugcfg_25(rec_trace *t, slog_error *err)
     int rc = file_read(&f, t->dir, "ug.cfg", err);
     uint64_t off = 0;
     for (uint32_t i = 0; i < t->nug && rc == SLOG_OK; i++) {
-        unsigned char *raw = NULL;
-        size_t rawlen = 0;
-        const uint64_t at = off;
-        rc = inflate_blob(&f, off, f.len, &raw, &rawlen, &off, err);
+        rec_blob b = {NULL, 0, off};
+        rc = inflate_blob(&f, off, f.len, &b, err);
         if (rc == SLOG_OK) {
-            const rec_where w = {f.path, at, true};
-            rc = grammar_parse(&t->ugs[i], raw, rawlen, &w, err);
+            const rec_where w = {f.path, off, true};
+            rc = grammar_parse(&t->ugs[i], b.data, b.len, &w, err);
             t->ugs[i].where.path = t->ugcfg_path; /* f.path dies below */
+            off = b.next;
         }
-        free(raw);
+        free(b.data);
     }
     if (rc == SLOG_OK && off != f.len) {
         rc = rec_err(err, SLOG_ECORRUPT, f.path, off, "%llu unexpected bytes after the %u grammars",
@@ -956,7 +1029,7 @@ static int read_ugcfg_24(rec_trace *t, slog_error *err)
     int rc = SLOG_OK;
     for (uint32_t i = 0; i < t->nug && rc == SLOG_OK; i++) {
         char name[32];
-        snprintf(name, sizeof name, "%u.cfg", i);
+        (void)snprintf(name, sizeof name, "%u.cfg", i);
         rec_file f;
         rc = file_read(&f, t->dir, name, err);
         if (rc == SLOG_OK) {
@@ -1020,11 +1093,12 @@ static int read_ts_table(rec_trace *t, slog_error *err)
     uint64_t off = 8 * (uint64_t)np;
     for (uint32_t r = 0; r < np; r++) {
         const uint64_t size = get_u64(f->data + 8 * (size_t)r);
+        const uint64_t end = off + size;
         if (size > f->len - off) {
             return rec_err(err, SLOG_ECORRUPT, f->path, f->len,
                            "Truncated timestamp file: rank %u's chunk needs bytes [%llu, %llu), "
                            "the file has %zu",
-                           r, (unsigned long long)off, (unsigned long long)(off + size), f->len);
+                           r, (unsigned long long)off, (unsigned long long)end, f->len);
         }
         t->chunk_off[r] = off;
         t->chunk_len[r] = size;
@@ -1146,14 +1220,14 @@ static int rank_load_structure(rec_rank *r, slog_error *err)
     }
     const bool v25 = t->hdr.version_minor == 5;
     char name[32];
-    snprintf(name, sizeof name, "%u.cst", r->rank);
+    (void)snprintf(name, sizeof name, "%u.cst", r->rank);
     int rc = cst_load(&r->own_cst, t, name, &r->own_cst_path, err);
     r->have_own_cst = true;
     if (rc != SLOG_OK) {
         return rc;
     }
     r->cst = &r->own_cst;
-    snprintf(name, sizeof name, "%u.cfg", r->rank);
+    (void)snprintf(name, sizeof name, "%u.cfg", r->rank);
     rec_file f;
     rc = file_read(&f, t->dir, name, err);
     if (rc == SLOG_OK && v25) {
@@ -1180,12 +1254,13 @@ static int rank_load_structure(rec_rank *r, slog_error *err)
 static int rank_take_pairs(
     rec_rank *r, const unsigned char *p, uint64_t len, const rec_where *w, slog_error *err)
 {
-    if (len != 8 * r->nrec) {
-        return where_err(err, SLOG_ECORRUPT, w, len < 8 * r->nrec ? len : 8 * r->nrec,
+    const uint64_t want = 8 * r->nrec;
+    if (len != want) {
+        return where_err(err, SLOG_ECORRUPT, w, len < want ? len : want,
                          "Rank %u has %llu records but %llu bytes of timestamps (%llu "
                          "expected)%s",
                          r->rank, (unsigned long long)r->nrec, (unsigned long long)len,
-                         (unsigned long long)(8 * r->nrec), len < 8 * r->nrec ? ": truncated" : "");
+                         (unsigned long long)want, len < want ? ": truncated" : "");
     }
     r->ts = malloc((size_t)(2 * r->nrec) * sizeof *r->ts + 1);
     if (r->ts == NULL) {
@@ -1211,24 +1286,22 @@ static int rank_load_ts(rec_rank *r, slog_error *err)
             const rec_where w = {t->ts.path, off, false};
             return rank_take_pairs(r, t->ts.data + off, len, &w, err);
         }
-        unsigned char *raw = NULL;
-        size_t rawlen = 0;
-        uint64_t next = 0;
-        int rc = inflate_blob(&t->ts, off, off + len, &raw, &rawlen, &next, err);
-        if (rc == SLOG_OK && next != off + len) {
-            rc = rec_err(err, SLOG_ECORRUPT, t->ts.path, next,
+        rec_blob b = {NULL, 0, 0};
+        int rc = inflate_blob(&t->ts, off, off + len, &b, err);
+        if (rc == SLOG_OK && b.next != off + len) {
+            rc = rec_err(err, SLOG_ECORRUPT, t->ts.path, b.next,
                          "%llu unexpected bytes after rank %u's timestamp blob",
-                         (unsigned long long)(off + len - next), r->rank);
+                         (unsigned long long)(off + len - b.next), r->rank);
         }
         if (rc == SLOG_OK) {
             const rec_where w = {t->ts.path, off, true};
-            rc = rank_take_pairs(r, raw, rawlen, &w, err);
+            rc = rank_take_pairs(r, b.data, b.len, &w, err);
         }
-        free(raw);
+        free(b.data);
         return rc;
     }
     char name[32];
-    snprintf(name, sizeof name, "%u.ts", r->rank);
+    (void)snprintf(name, sizeof name, "%u.ts", r->rank);
     rec_file f;
     int rc = file_read(&f, t->dir, name, err);
     if (rc == SLOG_OK) {
