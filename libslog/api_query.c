@@ -23,7 +23,9 @@ _Static_assert(PV_CATEGORY_OTHER == SLOG_CATEGORY_OTHER, "category other");
 struct slog_query {
     slog_reader *r;
     int64_t w0, w1, resolution;
-    uint32_t kinds;
+    uint32_t kinds;             /* bit mask of slog_kind */
+    uint32_t preview_of;        /* kinds of drawables whose previews are wanted */
+    int previews;               /* previews wanted */
     uint8_t *tl_sel;            /* per timeline, NULL = all */
     uint8_t *cat_sel;           /* per category, NULL = all */
     uint32_t *sel_list;         /* selected timelines (for preview rows) */
@@ -105,7 +107,11 @@ int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options
     q->w0 = opts->t0;
     q->w1 = opts->t1;
     q->resolution = opts->resolution;
+    /* real drawables by their bits; previews with their own bit, of the
+     * drawable kinds asked for (of every kind when none is) */
     q->kinds = opts->kinds ? opts->kinds : SLOG_KINDS_ALL;
+    q->preview_of = q->kinds & 0xfu ? q->kinds & 0xfu : 0xfu;
+    q->previews = (q->kinds & (1u << SLOG_KIND_PREVIEW)) != 0;
     q->cur_kind = -1;
     int rc = build_selection(q, opts, err);
     for (uint64_t i = r->nroots; i > 0 && rc == SLOG_OK; i--) {
@@ -260,7 +266,7 @@ static int visit_next(slog_query *q, slog_error *err)
         return SLOG_OK;
     }
     if (tree_walk_as_preview(n, q->r->subtree_items[i], q->r->ntl, q->resolution)) {
-        return open_blob(q, i, 1, err);
+        return q->previews ? open_blob(q, i, 1, err) : SLOG_OK;
     }
     uint64_t j = i;
     while (tree_walk_next_child(q->r->nodes, i, &j)) {
@@ -345,7 +351,7 @@ static int emit_preview(slog_query *q)
     const cache_entry *const e = q->cur;
     while (q->cur_index < e->npreviews) {
         const pv_entry *const p = &e->previews[q->cur_index++];
-        if (!(q->kinds & (1u << p->kind)) || !cat_ok(q, p->cat)) {
+        if (!(q->preview_of & (1u << p->kind)) || !cat_ok(q, p->cat)) {
             continue;
         }
         if (!row_selected(q, e->fold, p->row) &&

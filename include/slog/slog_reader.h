@@ -133,7 +133,10 @@ typedef struct slog_item {
 
 typedef struct slog_query_options {
     uint32_t struct_size;        /* sizeof(slog_query_options) */
-    uint32_t kinds;              /* bit mask of (1u << slog_kind); 0 = all */
+    uint32_t kinds;              /* bit mask of (1u << slog_kind); 0 = all.  Real
+                                    drawables by their bits; previews with the
+                                    SLOG_KIND_PREVIEW bit, summarising the drawable kinds
+                                    set (all four when none is) */
     int64_t t0, t1;              /* window [t0, t1) in ticks */
     int64_t resolution;          /* ticks per pixel; 0 = full detail, no previews */
     const uint32_t *timelines;   /* NULL = all; a state/event/counter matches by its
