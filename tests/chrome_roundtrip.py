@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+#
+# chrome_roundtrip.py - issue 3 item 10: a trace imported by slog-import,
+# written back as Chrome JSON by `slog-query --format chrome`, and imported
+# again gives the same drawables.  Both .slog files are listed with
+# `slog-query --format jsonl`; lines are compared as multisets with the
+# timeline and category ids removed (ids are assigned in order of
+# appearance, which the export changes) and the timeline names (drawables on
+# a process timeline come back on a thread of it).  Chrome X events cannot
+# say which of two slices with the same start and end encloses the other, so
+# the depths of states with equal (start, end) are compared as a multiset,
+# and a zero-length slice at a parent's end may nest or not: its depth is not
+# compared.  Not round-trippable by construction (skipped, with the reason):
+# inputs whose disorder exceeds the sort window (depths computed late) and
+# inputs with improper nesting (a child longer than its parent cannot be
+# written as X events).
+#   chrome_roundtrip.py SLOG_IMPORT SLOG_QUERY FILE...      TAP output
+#   chrome_roundtrip.py SLOG_IMPORT SLOG_QUERY --data DIR --corpus DIR
+#        the crafted y_ files of DIR and the corpus files under 300 KB of
+#        every Chrome producer
+import collections
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+DROP = ('timeline_id', 'category_id', 'from_id', 'to_id', 'timeline', 'from', 'to')
+
+
+def listing(query, slog):
+    out = subprocess.run([query, '--format', 'jsonl', slog], capture_output=True, text=True,
+                         check=True).stdout
+    items = collections.Counter()
+    depths = collections.defaultdict(list)
+    for line in out.splitlines():
+        d = json.loads(line)
+        for k in DROP:
+            d.pop(k, None)
+        if d.get('kind') == 'state':
+            depth = d.pop('depth')
+            if d['end'] > d['start']:
+                depths[(d['start'], d['end'])].append(depth)
+        items[json.dumps(d, sort_keys=True)] += 1
+    for span, ds in depths.items():
+        items['depths %d %d %s' % (span[0], span[1], sorted(ds))] += 1
+    return items
+
+
+SKIP = {
+    'object_alloc.json': 'invalid JSON (a clean error, tested by chrome_corpus)',
+    'mtia_trace_single_rank__mtia_rank_0.json.gz': 'disorder beyond the sort window',
+    'bex-interaction.json': 'improper nesting in the input (B/E crossing X)',
+}
+
+
+CORPUS_GLOBS = ('catapult/*.json', 'speedscope/trace-event/*.json', 'tracecompass/*.json',
+                'lighthouse/*.json', 'hta/*.json.gz', 'clangbuildanalyzer/*.json',
+                'recorder/*.recorder2timeline.json', 'dftracer/*.pfw')
+
+
+def select(data, corpus):
+    files = sorted(glob.glob(data + '/y_*.json') + glob.glob(data + '/y_*.pfw'))
+    for g in CORPUS_GLOBS:
+        files += sorted(f for f in glob.glob(os.path.join(corpus, g))
+                        if os.path.getsize(f) < 300000)
+    return files
+
+
+def main(argv):
+    imp, query, files = argv[1], argv[2], argv[3:]
+    if len(files) == 4 and files[0] == '--data' and files[2] == '--corpus':
+        files = select(files[1], files[3])
+    print('1..%d' % len(files))
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        a, b = os.path.join(tmp, 'a.slog'), os.path.join(tmp, 'b.slog')
+        exported = os.path.join(tmp, 'a.json')
+        for i, f in enumerate(files, 1):
+            name = os.path.basename(f)
+            if name in SKIP:
+                print('ok %d - %s # SKIP %s' % (i, name, SKIP[name]))
+                continue
+            try:
+                subprocess.run([imp, '-q', '-o', a, f], check=True, capture_output=True)
+                with open(exported, 'w') as out:
+                    subprocess.run([query, '--format', 'chrome', a], check=True, stdout=out)
+                subprocess.run([imp, '-q', '-o', b, exported], check=True, capture_output=True)
+                first, second = listing(query, a), listing(query, b)
+            except subprocess.CalledProcessError as e:
+                print('not ok %d - %s: %s failed: %s' % (i, name, e.cmd[0], (e.stderr or b'')[-200:]))
+                failed += 1
+                continue
+            if first == second:
+                print('ok %d - %s' % (i, name))
+                continue
+            failed += 1
+            only_a = list((first - second).elements())[:3]
+            only_b = list((second - first).elements())[:3]
+            print('not ok %d - %s: listings differ' % (i, name))
+            for x in only_a:
+                print('#   only first:  %s' % x)
+            for x in only_b:
+                print('#   only second: %s' % x)
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
