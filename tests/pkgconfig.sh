@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary DESTDIR and builds a small program
+# against it with `pkg-config --cflags --libs slog` only; the program writes a
+# trace and reads it back through the installed shared library.  TAP output.
+set -u
+builddir=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "1..3"
+if DESTDIR="$tmp/root" meson install -C "$builddir" --no-rebuild >"$tmp/install.log" 2>&1; then
+    echo "ok 1 - meson install into DESTDIR"
+else
+    echo "not ok 1 - meson install into DESTDIR"; sed 's/^/# /' "$tmp/install.log"; exit 1
+fi
+pc=$(find "$tmp/root" -name slog.pc | head -n 1)
+prefix=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable=prefix slog)
+cat >"$tmp/prog.c" <<'C'
+#include <slog/slog.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    (void)argc;
+    slog_writer *w;
+    slog_error err;
+    uint32_t tl, cat;
+    if (slog_writer_create(&w, argv[1], NULL, &err) != SLOG_OK ||
+        slog_writer_add_timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "t", 0, &tl, &err) ||
+        slog_writer_add_category(w, SLOG_KIND_STATE, "work", 0, NULL, &cat, &err) ||
+        slog_writer_begin(w, tl, cat, 10, NULL, 0, &err) || slog_writer_end(w, tl, 20, &err) ||
+        slog_writer_finish(w, &err)) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
+    slog_writer_destroy(w);
+    slog_reader *r;
+    if (slog_reader_open(&r, argv[1], NULL, &err) != SLOG_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
+    const int ok = slog_reader_info(r)->states == 1 && slog_reader_info(r)->complete;
+    printf("%s states=%llu\n", slog_version_string(),
+           (unsigned long long)slog_reader_info(r)->states);
+    slog_reader_destroy(r);
+    return ok ? 0 : 1;
+}
+C
+flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-variable=prefix="$tmp/root$prefix" --cflags --libs slog)
+if cc -std=c11 -Wall -Werror -o "$tmp/prog" "$tmp/prog.c" $flags 2>"$tmp/cc.log"; then
+    echo "ok 2 - compiles and links with: pkg-config --cflags --libs slog"
+else
+    echo "not ok 2 - compile with pkg-config flags ($flags)"; sed 's/^/# /' "$tmp/cc.log"; exit 1
+fi
+libdir=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-variable=prefix="$tmp/root$prefix" --variable=libdir slog)
+if LD_LIBRARY_PATH=$libdir "$tmp/prog" "$tmp/t.slog" >"$tmp/run.log" 2>&1; then
+    echo "ok 3 - the installed library writes and reads a trace: $(cat "$tmp/run.log")"
+else
+    echo "not ok 3 - run against the installed library"; sed 's/^/# /' "$tmp/run.log"; exit 1
+fi
