@@ -428,6 +428,92 @@ START_TEST(test_json_out_writer_commas_and_nesting)
 }
 END_TEST
 
+static const char *const json_valid[] = {
+    "null",
+    "true",
+    "false",
+    "0",
+    "-0",
+    "1.5e-3",
+    "-12E+2",
+    "\"\"",
+    "\"a\\u00e9\\n\"",
+    "\"caf\xc3\xa9\"",
+    "[]",
+    "{}",
+    " [1, 2.5, null, {\"k\": [true]}] ",
+    "{\"a\":{\"b\":{}}}",
+};
+
+static const char *const json_invalid[] = {
+    "",
+    " ",
+    "nul",
+    "01",
+    "1.",
+    ".5",
+    "+1",
+    "1e",
+    "-",
+    "[1,]",
+    "[1 2]",
+    "{\"a\"}",
+    "{a:1}",
+    "{\"a\":1,}",
+    "\"abc",
+    "\"\\x\"",
+    "\"\\u12g4\"",
+    "\"\x01\"",
+    "\"\xff\"",
+    "[1] [2]",
+    "{\"k\":[1,2.5,null]",
+    "NaN",
+    "\"\xed\xa0\x80\"",
+};
+
+/* Nesting is capped at 64 levels (no recursion without bound). */
+START_TEST(test_json_out_is_valid_caps_nesting)
+{
+    char text[2 * 65 + 1];
+    for (int levels = 64; levels <= 65; levels++) {
+        memset(text, '[', (size_t)levels);
+        memset(text + levels, ']', (size_t)levels);
+        text[(size_t)levels * 2] = '\0';
+        ck_assert(json_is_valid(text) == (levels == 64));
+    }
+}
+END_TEST
+
+START_TEST(test_json_out_is_valid_accepts)
+{
+    ck_assert_msg(json_is_valid(json_valid[_i]), "rejected: %s", json_valid[_i]);
+}
+END_TEST
+
+START_TEST(test_json_out_is_valid_rejects)
+{
+    ck_assert_msg(!json_is_valid(json_invalid[_i]), "accepted: %s", json_invalid[_i]);
+}
+END_TEST
+
+START_TEST(test_json_out_raw_checked_keeps_bad_text_as_string)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    json_writer w;
+    json_writer_init(&w, f);
+    json_begin_array(&w);
+    json_raw_checked(&w, "{\"k\":[1]}");
+    json_raw_checked(&w, "{oops");
+    json_raw_checked(&w, NULL);
+    json_end_array(&w);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_str_eq(text, "[{\"k\":[1]},\"{oops\",null]");
+    free(text);
+}
+END_TEST
+
 static Suite *units_suite(void)
 {
     Suite *s = suite_create("units");
@@ -466,6 +552,12 @@ static Suite *units_suite(void)
                         (int)(sizeof esc / sizeof esc[0]));
     tcase_add_test(js, test_json_out_doubles_round_trip);
     tcase_add_test(js, test_json_out_writer_commas_and_nesting);
+    tcase_add_loop_test(js, test_json_out_is_valid_accepts, 0,
+                        (int)(sizeof json_valid / sizeof json_valid[0]));
+    tcase_add_loop_test(js, test_json_out_is_valid_rejects, 0,
+                        (int)(sizeof json_invalid / sizeof json_invalid[0]));
+    tcase_add_test(js, test_json_out_raw_checked_keeps_bad_text_as_string);
+    tcase_add_test(js, test_json_out_is_valid_caps_nesting);
     suite_add_tcase(s, js);
     return s;
 }

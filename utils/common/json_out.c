@@ -9,6 +9,7 @@
  */
 #include "json_out.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -117,6 +118,200 @@ void json_write_string_n(FILE *f, const char *s, size_t n)
         }
     }
     (void)putc('"', f);
+}
+
+/* ---- validation of raw JSON text --------------------------------------- */
+
+typedef struct jv {
+    const unsigned char *p;
+    const unsigned char *end;
+    unsigned depth;
+} jv;
+
+#define JV_MAX_DEPTH 64
+
+static void jv_ws(jv *v)
+{
+    while (v->p < v->end && (*v->p == ' ' || *v->p == '\t' || *v->p == '\n' || *v->p == '\r')) {
+        v->p++;
+    }
+}
+
+static bool jv_lit(jv *v, const char *word)
+{
+    const size_t n = strlen(word);
+    if ((size_t)(v->end - v->p) < n || memcmp(v->p, word, n) != 0) {
+        return false;
+    }
+    v->p += n;
+    return true;
+}
+
+static bool jv_digits(jv *v)
+{
+    const unsigned char *start = v->p;
+    while (v->p < v->end && *v->p >= '0' && *v->p <= '9') {
+        v->p++;
+    }
+    return v->p > start;
+}
+
+/* RFC 8259 number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool jv_number(jv *v)
+{
+    if (v->p < v->end && *v->p == '-') {
+        v->p++;
+    }
+    if (v->p < v->end && *v->p == '0') {
+        v->p++;
+    } else if (!jv_digits(v)) {
+        return false;
+    }
+    if (v->p < v->end && *v->p == '.') {
+        v->p++;
+        if (!jv_digits(v)) {
+            return false;
+        }
+    }
+    if (v->p < v->end && (*v->p == 'e' || *v->p == 'E')) {
+        v->p++;
+        if (v->p < v->end && (*v->p == '+' || *v->p == '-')) {
+            v->p++;
+        }
+        return jv_digits(v);
+    }
+    return true;
+}
+
+static bool jv_escape(jv *v)
+{
+    if (v->p >= v->end) {
+        return false;
+    }
+    const unsigned char c = *v->p++;
+    if (c != 'u') {
+        return strchr("\"\\/bfnrt", c) != NULL && c != '\0';
+    }
+    for (int i = 0; i < 4; i++) {
+        if (v->p >= v->end || !isxdigit(*v->p)) {
+            return false;
+        }
+        v->p++;
+    }
+    return true;
+}
+
+static bool jv_string(jv *v)
+{
+    v->p++; /* opening quote */
+    while (v->p < v->end && *v->p != '"') {
+        const unsigned char c = *v->p;
+        size_t bad;
+        if (c < 0x20) {
+            return false;
+        }
+        if (c == '\\') {
+            v->p++;
+            if (!jv_escape(v)) {
+                return false;
+            }
+        } else if (c < 0x80) {
+            v->p++;
+        } else {
+            const size_t len = utf8_valid_len(v->p, (size_t)(v->end - v->p), &bad);
+            if (len == 0) {
+                return false;
+            }
+            v->p += len;
+        }
+    }
+    if (v->p >= v->end) {
+        return false;
+    }
+    v->p++;
+    return true;
+}
+
+static bool jv_value(jv *v);
+
+/* One member ("key": value) or element. */
+static bool jv_item(jv *v, bool object)
+{
+    jv_ws(v);
+    if (object) {
+        if (v->p >= v->end || *v->p != '"' || !jv_string(v)) {
+            return false;
+        }
+        jv_ws(v);
+        if (v->p >= v->end || *v->p++ != ':') {
+            return false;
+        }
+    }
+    return jv_value(v);
+}
+
+/* Members or elements up to `close`, after the opening bracket. */
+static bool jv_container(jv *v, unsigned char close, bool object)
+{
+    if (++v->depth > JV_MAX_DEPTH) {
+        return false;
+    }
+    v->p++;
+    jv_ws(v);
+    bool more = v->p >= v->end || *v->p != close;
+    while (more) {
+        if (!jv_item(v, object)) {
+            return false;
+        }
+        jv_ws(v);
+        if (v->p >= v->end || (*v->p != ',' && *v->p != close)) {
+            return false;
+        }
+        more = *v->p == ',';
+        if (more) {
+            v->p++;
+        }
+    }
+    v->p++; /* close */
+    v->depth--;
+    return true;
+}
+
+static bool jv_value(jv *v)
+{
+    jv_ws(v);
+    if (v->p >= v->end) {
+        return false;
+    }
+    switch (*v->p) {
+    case '{':
+        return jv_container(v, '}', true);
+    case '[':
+        return jv_container(v, ']', false);
+    case '"':
+        return jv_string(v);
+    case 't':
+        return jv_lit(v, "true");
+    case 'f':
+        return jv_lit(v, "false");
+    case 'n':
+        return jv_lit(v, "null");
+    default:
+        return jv_number(v);
+    }
+}
+
+bool json_is_valid(const char *text)
+{
+    if (text == NULL) {
+        return false;
+    }
+    jv v = {(const unsigned char *)text, (const unsigned char *)text + strlen(text), 0};
+    if (!jv_value(&v)) {
+        return false;
+    }
+    jv_ws(&v);
+    return v.p == v.end;
 }
 
 void json_write_string(FILE *f, const char *s)
@@ -256,6 +451,15 @@ void json_raw(json_writer *w, const char *text)
 {
     before_value(w);
     (void)fputs(text == NULL || *text == '\0' ? "null" : text, w->f);
+}
+
+void json_raw_checked(json_writer *w, const char *text)
+{
+    if (text != NULL && *text != '\0' && !json_is_valid(text)) {
+        json_string(w, text); /* not JSON: keep the text, as a string */
+        return;
+    }
+    json_raw(w, text);
 }
 
 void json_kv_string(json_writer *w, const char *key, const char *s)

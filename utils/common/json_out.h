@@ -54,6 +54,12 @@ void json_bool(json_writer *w, bool v);
 void json_null(json_writer *w);
 /** A value given as JSON text, written unchanged ("null" when NULL or empty). */
 void json_raw(json_writer *w, const char *text);
+/** Same, but text that is not one valid JSON value (RFC 8259, strict UTF-8,
+ *  nesting up to 64) is written as a JSON string instead. */
+void json_raw_checked(json_writer *w, const char *text);
+
+/** True when @p text is exactly one JSON value (whitespace around allowed). */
+bool json_is_valid(const char *text);
 
 /* Shorthands for one member. */
 void json_kv_string(json_writer *w, const char *key, const char *s);

@@ -98,7 +98,7 @@ void qout_args_json(json_writer *j, const slog_arg *args, uint32_t nargs)
             json_bool(j, a->v.b);
             break;
         case SLOG_ARG_JSON:
-            json_raw(j, a->v.s);
+            json_raw_checked(j, a->v.s); /* a damaged file must not break the output */
             break;
         default:
             json_null(j);
