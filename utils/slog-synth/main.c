@@ -16,6 +16,7 @@
  * the same drawables, byte for byte.  --dry-run runs the generator alone
  * (no writer calls) to measure its own cost.
  */
+#include <assert.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -541,6 +542,7 @@ static int do_begin(synth *s, thread_gen *g, int64_t t)
 
 static int do_end(synth *s, thread_gen *g, int64_t t)
 {
+    assert(t >= s->t_last); /* the writer's optimal order: nondecreasing end times */
     g->depth--;
     s->ended++;
     s->t_last = t;
