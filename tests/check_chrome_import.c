@@ -153,7 +153,7 @@ typedef struct error_case {
 } error_case;
 
 static const error_case errors[] = {
-    {"n_error_in_event.json", 3, 23, "expected valid JSON inside an event"},
+    {"n_error_in_event.json", 3, 23, "expected ',' or '}' inside an event"},
     {"n_number_between_events.json", 2, 55, "expected ',' or ']' after an event"},
     {"n_trailing_garbage.json", 1, 56, "expected end of input after the trace"},
     {"n_lines_broken.pfw", 3, 39, "expected one JSON object per line"},

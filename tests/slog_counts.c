@@ -27,7 +27,8 @@ int main(int argc, char **argv)
     qo.t0 = info->start > INT64_MIN ? info->start - 1 : INT64_MIN;
     qo.t1 = info->end < INT64_MAX ? info->end + 1 : INT64_MAX;
     slog_query *q = NULL;
-    int rc = slog_query_create(&q, r, &qo, &err);
+    const bool empty = info->states + info->events + info->arrows + info->counters == 0;
+    int rc = empty ? SLOG_END : slog_query_create(&q, r, &qo, &err);
     const slog_item *it = NULL;
     while (rc == SLOG_OK && (rc = slog_query_next(q, &it, &err)) == SLOG_OK) {
         if (it->kind <= SLOG_KIND_COUNTER) {

@@ -1240,6 +1240,15 @@ static const char *expected_here(const chrome_parser *p)
     }
 }
 
+static bool top_frame_is_inside_event(const chrome_parser *p)
+{
+    if (p->nfr == 0) {
+        return false;
+    }
+    const frame_kind k = top_frame(p);
+    return k == FR_EVENT || k == FR_ARGS || k == FR_ID2 || p->cap_depth > 0;
+}
+
 /* yajl stopped at chunk[at-1]; repair between events or fail. */
 static int json_error(chrome_parser *p, const unsigned char *buf, size_t len, size_t *at)
 {
@@ -1280,11 +1289,19 @@ static int json_error(chrome_parser *p, const unsigned char *buf, size_t len, si
     if (len == 0 || bad >= len) {
         return pfail_at(p, off, "expected %s", expected_here(p));
     }
+    /* yajl's own expectation ("... I expect ',' or '}'") is the most precise */
+    const char *want = strstr(yajl_msg, "I expect ");
+    char expected[200];
+    if (want != NULL && top_frame_is_inside_event(p)) {
+        (void)snprintf(expected, sizeof expected, "%s inside an event", want + 9);
+    } else {
+        (void)snprintf(expected, sizeof expected, "%s", expected_here(p));
+    }
     const unsigned char c = buf[bad];
     if (c >= 0x20 && c < 0x7f) {
-        return pfail_at(p, off, "expected %s, found '%c' (%s)", expected_here(p), c, yajl_msg);
+        return pfail_at(p, off, "expected %s, found '%c' (%s)", expected, c, yajl_msg);
     }
-    return pfail_at(p, off, "expected %s, found byte 0x%02x (%s)", expected_here(p), c, yajl_msg);
+    return pfail_at(p, off, "expected %s, found byte 0x%02x (%s)", expected, c, yajl_msg);
 }
 
 static int json_feed(chrome_parser *p, const unsigned char *buf, size_t len, size_t at)
