@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
- * output_table.c - aligned columns for people: kind, start and end (from
- * the trace's start, in the largest exact unit), duration, timeline,
+ * output_table.c - aligned columns for people: kind, start and end (ms from
+ * the trace's start, all six decimals so they are exact and line up),
+ * duration (in the largest exact unit), timeline,
  * category, then a detail column (depth, arrow ends, counter value,
  * preview summary, args as compact JSON).  Names wider than their column
  * push the line rather than being cut, so nothing is lost.
@@ -14,9 +15,20 @@
 
 static int table_begin(qout_ctx *c)
 {
-    (void)fprintf(c->f, "%-7s %16s %16s %14s  %-20s %-20s %s\n", "KIND", "START", "END", "DURATION",
-                  "TIMELINE", "CATEGORY", "DETAIL");
+    (void)fprintf(c->f, "%-7s %18s %18s %14s  %-20s %-20s %s\n", "KIND", "START_MS", "END_MS",
+                  "DURATION", "TIMELINE", "CATEGORY", "DETAIL");
     return 0;
+}
+
+/* ns as milliseconds with all six fraction digits: exact, and the decimal
+ * points line up in the column. */
+static const char *ms6(int64_t ns, char *buf, size_t len)
+{
+    const bool neg = ns < 0;
+    const uint64_t mag = neg ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+    (void)snprintf(buf, len, "%s%" PRIu64 ".%06" PRIu64, neg ? "-" : "", mag / 1000000,
+                   mag % 1000000);
+    return buf;
 }
 
 static void row(qout_ctx *c,
@@ -31,9 +43,9 @@ static void row(qout_ctx *c,
     char d[48];
     const int64_t s = qout_rel_ns(c, start);
     const int64_t e = qout_rel_ns(c, end);
-    (void)fprintf(c->f, "%-7s %16s %16s %14s  %-20s %-20s", kind,
-                  units_format_duration(s, a, sizeof a), units_format_duration(e, b, sizeof b),
-                  units_format_duration(e - s, d, sizeof d), timeline, category);
+    (void)fprintf(c->f, "%-7s %18s %18s %14s  %-20s %-20s", kind, ms6(s, a, sizeof a),
+                  ms6(e, b, sizeof b), units_format_duration(e - s, d, sizeof d), timeline,
+                  category);
 }
 
 static void detail_args(qout_ctx *c, const slog_item *it)
