@@ -145,6 +145,7 @@ enum {
     S_COUNT,
     S_CELSIUS,
     S_HASH,
+    S_INTER,
     S_STRINGS
 };
 static const char *const strings[S_STRINGS] = {"",
@@ -175,7 +176,8 @@ static const char *const strings[S_STRINGS] = {"",
                                                "temperature",
                                                "count",
                                                "C",
-                                               "#"};
+                                               "#",
+                                               "inter"};
 
 enum {
     R_MAIN,
@@ -251,6 +253,7 @@ static void write_rank0(OTF2_EvtWriter *w, int damage)
     OK(OTF2_EvtWriter_MpiSend(w, NULL, T(141), 1, 0, 7, 300));
     OK(OTF2_EvtWriter_Leave(w, NULL, T(150), R_SEND));
     OK(OTF2_EvtWriter_ParameterInt(w, NULL, T(155), 0, 5));
+    OK(OTF2_EvtWriter_MpiSend(w, NULL, T(175), 0, 2, 5, 8)); /* rank 0 of the remote group */
     OK(OTF2_EvtWriter_Leave(w, NULL, T(200), R_MAIN));
 }
 
@@ -275,6 +278,7 @@ static void write_rank1(OTF2_EvtWriter *w)
     OK(OTF2_EvtWriter_MpiRecv(w, NULL, T(148), 0, 0, 7, 300));
     OK(OTF2_EvtWriter_Leave(w, NULL, T(149), R_RECV));
     OK(OTF2_EvtWriter_ThreadFork(w, NULL, T(170), OTF2_PARADIGM_OPENMP, 4));
+    OK(OTF2_EvtWriter_MpiRecv(w, NULL, T(176), 0, 2, 5, 8));  /* over the inter-communicator */
     OK(OTF2_EvtWriter_MpiRecv(w, NULL, T(190), 0, 0, 99, 1)); /* never sent */
     OK(OTF2_EvtWriter_MpiSend(w, NULL, T(195), 0, 1, 3, 4));  /* to itself on MPI_COMM_SELF */
     OK(OTF2_EvtWriter_MpiRecv(w, NULL, T(196), 0, 1, 3, 4));
@@ -304,6 +308,8 @@ static void write_gpu(OTF2_EvtWriter *w)
 {
     OK(OTF2_EvtWriter_Enter(w, NULL, T(50), R_KERNEL));
     OK(OTF2_EvtWriter_Leave(w, NULL, T(150), R_KERNEL));
+    OK(OTF2_EvtWriter_CallingContextEnter(w, NULL, T(160), 0, 1));
+    OK(OTF2_EvtWriter_CallingContextLeave(w, NULL, T(170), 0));
 }
 
 static void write_definitions(OTF2_GlobalDefWriter *g, const uint64_t *nevents, int damage)
@@ -353,6 +359,14 @@ static void write_definitions(OTF2_GlobalDefWriter *g, const uint64_t *nevents, 
                                        OTF2_GROUP_FLAG_NONE, 0, NULL));
     OK(OTF2_GlobalDefWriter_WriteComm(g, 0, S_WORLD, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
     OK(OTF2_GlobalDefWriter_WriteComm(g, 1, S_SELF, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+    const uint64_t only0[1] = {0}, only1[1] = {1};
+    OK(OTF2_GlobalDefWriter_WriteGroup(g, 3, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                       OTF2_GROUP_FLAG_NONE, 1, only0));
+    OK(OTF2_GlobalDefWriter_WriteGroup(g, 4, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                       OTF2_GROUP_FLAG_NONE, 1, only1));
+    OK(OTF2_GlobalDefWriter_WriteInterComm(g, 2, S_INTER, 3, 4, 0, OTF2_COMM_FLAG_NONE));
+    OK(OTF2_GlobalDefWriter_WriteCallingContext(g, 0, R_FOO, OTF2_UNDEFINED_SOURCE_CODE_LOCATION,
+                                                OTF2_UNDEFINED_CALLING_CONTEXT));
     OK(OTF2_GlobalDefWriter_WriteAttribute(g, 0, S_PID, S_EMPTY, OTF2_TYPE_UINT64));
     OK(OTF2_GlobalDefWriter_WriteParameter(g, 0, S_ITER, OTF2_PARAMETER_TYPE_INT64));
     OK(OTF2_GlobalDefWriter_WriteMetricMember(g, 0, S_TEMP, S_EMPTY, OTF2_METRIC_TYPE_OTHER,
@@ -687,11 +701,13 @@ START_TEST(test_otf2_import_nested_states)
         "S|" R1 "|ALLREDUCE|122|128|2|communicator=MPI_COMM_WORLD,bytes_sent=8,bytes_received=8",
         "S|" R1 "|MPI_Recv|145|149|1|",
         "S|GPU context/stream 0|kernel|50|150|0|",
+        "S|GPU context/stream 0|foo|160|170|0|", /* a calling context of region foo */
         "S|" R1 "|BUFFER_FLUSH|197|198|1|",
     };
     assert_lines(&states, want, sizeof want / sizeof want[0]);
     ck_assert_uint_eq(counted("ENTER", IMPORT_IMPORTED), 15);
     ck_assert_uint_eq(counted("LEAVE", IMPORT_IMPORTED), 15);
+    ck_assert_uint_eq(counted("CALLING_CONTEXT_ENTER", IMPORT_IMPORTED), 1);
     ck_assert_uint_eq(counted("MPI_COLLECTIVE_END", IMPORT_IMPORTED), 2);
     ck_assert_uint_eq(counted("PARAMETER_INT64", IMPORT_IMPORTED), 1);
     lines_free(&states);
@@ -715,12 +731,13 @@ START_TEST(test_otf2_import_messages_become_arrows)
         "A|MPI message|" R0 "|" R1 "|82|99|tag=8,bytes=200,communicator=MPI_COMM_WORLD",
         "A|MPI message|" R0 "|" R1 "|141|148|tag=7,bytes=300,communicator=MPI_COMM_WORLD",
         "A|MPI message|" R1 "|" R1 "|195|196|tag=3,bytes=4,communicator=MPI_COMM_SELF",
+        "A|MPI message|" R0 "|" R1 "|175|176|tag=5,bytes=8,communicator=inter",
     };
     assert_lines(&arrows, want, sizeof want / sizeof want[0]);
     ck_assert_uint_eq(counted("MPI receive without send (no arrow)", IMPORT_SKIPPED), 1);
     ck_assert_uint_eq(counted("MPI send without receive (no arrow)", IMPORT_SKIPPED), 0);
     ck_assert_uint_eq(counted("MPI non-blocking request never completed", IMPORT_SKIPPED), 0);
-    ck_assert_uint_eq(counted("MPI_RECV", IMPORT_IMPORTED), 4);
+    ck_assert_uint_eq(counted("MPI_RECV", IMPORT_IMPORTED), 5);
     lines_free(&arrows);
     lines_free(&got);
 }
@@ -829,7 +846,7 @@ START_TEST(test_otf2_import_directory_input)
     ck_assert_int_eq(import_to_slog(dir, true), 0);
     lines got = {0};
     read_drawables(&got);
-    ck_assert_uint_eq(got.n, 18 + 4 + 6 + 3);
+    ck_assert_uint_eq(got.n, 19 + 5 + 6 + 3);
     lines_free(&got);
 }
 END_TEST
