@@ -15,7 +15,7 @@
  *      root's previews equal the reference totals exactly.
  * Public API only.
  */
-#include <check.h>
+#include "ck_quiet.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * well-formed data.  Run under -Db_sanitize=address,undefined in CI.
  * Crafted HDF5 files are made with the HDF5 C API here.
  */
-#include <check.h>
+#include "ck_quiet.h"
 #include <dirent.h>
 #include <hdf5.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * preview exceeds the preview budget (item 7).  Contents are checked
  * against the in-memory reference of trace_ref.c.
  */
-#include <check.h>
+#include "ck_quiet.h"
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
