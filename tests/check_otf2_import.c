@@ -1075,6 +1075,10 @@ static const struct {
     {UINT64_MAX, 0, 4000000000u, 4611686018427387904}, /* a double would lose this */
     {UINT64_MAX, 0, 1000000000u, INT64_MAX},           /* saturates */
     {0, UINT64_MAX, 1000000000u, INT64_MIN},
+    {(uint64_t)1 << 50, 0, (uint64_t)1 << 40, 1024000000000}, /* 128-bit path */
+    {((uint64_t)1 << 62) + 1, 1, 20000000000u,
+     230584300921369395},                               /* 2^62/2e10 s, .2 rounds down */
+    {UINT64_MAX, 0, 18000000000u, 1024819115206086201}, /* largest 64-bit-path resolution */
 };
 
 START_TEST(test_otf2_import_clock_is_exact)
