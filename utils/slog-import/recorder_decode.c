@@ -143,7 +143,9 @@ rec_err_set(slog_error *err, int code, const char *source, uint64_t off, const c
     rec_err_fields(err, code, source, off);
     va_list ap;
     va_start(ap, fmt);
-    (void)vsnprintf(err->message, sizeof err->message, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): va_start above; analyzer false positive
+    (void)vsnprintf(
+        err->message, sizeof err->message, fmt,
+        ap); // NOLINT(clang-analyzer-valist.Uninitialized): va_start above; analyzer false positive
     va_end(ap);
 }
 
@@ -161,7 +163,9 @@ where_err_set(slog_error *err, int code, const rec_where *w, uint64_t pos, const
     rec_err_fields(err, code, w->path, w->inflated ? w->base : w->base + pos);
     va_list ap;
     va_start(ap, fmt);
-    (void)vsnprintf(err->message, sizeof err->message, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): va_start above; analyzer false positive
+    (void)vsnprintf(
+        err->message, sizeof err->message, fmt,
+        ap); // NOLINT(clang-analyzer-valist.Uninitialized): va_start above; analyzer false positive
     va_end(ap);
     if (w->inflated) {
         const size_t used = strlen(err->message);
@@ -222,7 +226,8 @@ static void file_free(rec_file *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Read dir/name whole.  A missing file is SLOG_EIO naming it. */
+/* Read dir/name whole.  A missing file is SLOG_EIO naming it.  On failure
+ * nothing is left to free. */
 static int file_read(rec_file *f, const char *dir, const char *name, slog_error *err)
 {
     memset(f, 0, sizeof *f);
@@ -232,8 +237,10 @@ static int file_read(rec_file *f, const char *dir, const char *name, slog_error 
     }
     FILE *const fp = fopen(f->path, "rb");
     if (fp == NULL) {
-        return rec_err(err, SLOG_EIO, f->path, UINT64_MAX, "Cannot open the file: %s",
-                       strerror(errno));
+        const int rc = rec_err(err, SLOG_EIO, f->path, UINT64_MAX, "Cannot open the file: %s",
+                               strerror(errno));
+        file_free(f);
+        return rc;
     }
     size_t cap = 4096, len = 0;
     unsigned char *buf = malloc(cap);
@@ -266,6 +273,7 @@ static int file_read(rec_file *f, const char *dir, const char *name, slog_error 
     (void)fclose(fp);
     if (rc != SLOG_OK) {
         free(buf);
+        file_free(f);
         return rc;
     }
     f->data = buf;
