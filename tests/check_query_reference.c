@@ -899,6 +899,72 @@ START_TEST(test_query_reference_root_previews_equal_totals)
 }
 END_TEST
 
+/* ---- node cache and statistics (issue 2 item 11) ------------------------------------------- */
+
+/* A repeated query on the same reader is answered from the node cache:
+ * same items, every needed blob a hit, nothing read from the file. */
+START_TEST(test_query_reference_repeated_query_hits_cache)
+{
+    ref_file f;
+    ref_open(&f, _i, "cache");
+    for (int w = 0; w < 20; w++) {
+        slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        random_window(&f, &q.t0, &q.t1);
+        q.resolution = w % 2 ? 0 : 1 + (q.t1 - q.t0) / 500;
+        tref_result first, second;
+        tref_run_query(f.reader, &q, &first);
+        tref_run_query(f.reader, &q, &second);
+        ck_assert_int_eq(first.status, SLOG_END);
+        ck_assert_int_eq(second.status, SLOG_END);
+        tref_sort_keys(first.keys, first.nkeys);
+        tref_sort_keys(second.keys, second.nkeys);
+        char msg[1024];
+        ck_assert_msg(tref_same_keys(second.keys, second.nkeys, first.keys, first.nkeys, msg,
+                                     sizeof msg),
+                      "repeated query differs: %s", msg);
+        ck_assert_uint_eq(second.npreviews, first.npreviews);
+        ck_assert_uint_eq(second.stats.nodes_read, first.stats.nodes_read);
+        ck_assert_uint_eq(second.stats.cache_hits, second.stats.nodes_read);
+        ck_assert_uint_eq(second.stats.bytes_read, 0);
+        if (first.stats.nodes_read > first.stats.cache_hits) {
+            ck_assert_uint_gt(first.stats.bytes_read, 0);
+            ck_assert_uint_ge(first.stats.bytes_decoded, first.stats.bytes_read);
+        }
+        ck_assert_uint_ge(first.stats.nodes_visited, first.nread);
+        tref_result_free(&first);
+        tref_result_free(&second);
+    }
+    ref_close(&f);
+}
+END_TEST
+
+/* A reader whose cache holds (almost) nothing still answers exactly. */
+START_TEST(test_query_reference_tiny_cache_still_exact)
+{
+    ref_file f;
+    ref_open(&f, _i, "tiny");
+    slog_reader *tiny = NULL;
+    slog_reader_options ro = SLOG_READER_OPTIONS_INIT;
+    ro.cache_bytes = 1;
+    slog_error err;
+    ck_assert_int_eq(slog_reader_open(&tiny, f.path, &ro, &err), SLOG_OK);
+    slog_reader *const big = f.reader;
+    f.reader = tiny;
+    for (int w = 0; w < 15; w++) {
+        slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        random_window(&f, &q.t0, &q.t1);
+        for (int rep = 0; rep < 2; rep++) {
+            tref_result res;
+            assert_exact(&f, &q, &res);
+            tref_result_free(&res);
+        }
+    }
+    f.reader = big;
+    slog_reader_destroy(tiny);
+    ref_close(&f);
+}
+END_TEST
+
 /* ---- guarantee 3 ------------------------------------------------------------------------- */
 
 /* Nested states of equal density on 16 timelines: blocks of 7 states (a
@@ -1009,6 +1075,8 @@ static Suite *query_reference_suite(void)
     tcase_add_loop_test(tc, test_query_reference_previews_account_for_window, 0, NCONFIGS);
     tcase_add_loop_test(tc, test_query_reference_previews_respect_filters, 0, NCONFIGS);
     tcase_add_loop_test(tc, test_query_reference_root_previews_equal_totals, 0, NCONFIGS);
+    tcase_add_loop_test(tc, test_query_reference_repeated_query_hits_cache, 0, NCONFIGS);
+    tcase_add_loop_test(tc, test_query_reference_tiny_cache_still_exact, 0, NCONFIGS);
     tcase_add_test(tc, test_query_reference_bytes_read_independent_of_file_size);
     suite_add_tcase(s, tc);
     return s;
