@@ -131,6 +131,10 @@ static int open_fails(const char *p, const int *codes, int ncodes)
     ck_assert_msg(memchr(err.message, '\0', sizeof err.message) != NULL, "message unterminated");
     ck_assert_msg(err.message[0] != '\0', "empty message for %s", slog_status_name(rc));
     ck_assert_msg(memchr(err.source, '\0', sizeof err.source) != NULL, "source unterminated");
+    ck_assert_msg(strcmp(err.source, p) == 0, "error source '%s', expected the file '%s'",
+                  err.source, p);
+    ck_assert_msg(err.offset == UINT64_MAX || err.offset <= (uint64_t)good_size + (1u << 20),
+                  "error offset %llu", (unsigned long long)err.offset);
     /* A NULL error record is fine too. */
     ck_assert_int_eq(slog_reader_open(&r, p, NULL, NULL), rc);
     ck_assert_ptr_null(r);
