@@ -143,9 +143,8 @@ rec_err_set(slog_error *err, int code, const char *source, uint64_t off, const c
     rec_err_fields(err, code, source, off);
     va_list ap;
     va_start(ap, fmt);
-    (void)vsnprintf(
-        err->message, sizeof err->message, fmt,
-        ap); // NOLINT(clang-analyzer-valist.Uninitialized): va_start above; analyzer false positive
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above; analyzer false positive
+    (void)vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
 }
 
@@ -163,9 +162,8 @@ where_err_set(slog_error *err, int code, const rec_where *w, uint64_t pos, const
     rec_err_fields(err, code, w->path, w->inflated ? w->base : w->base + pos);
     va_list ap;
     va_start(ap, fmt);
-    (void)vsnprintf(
-        err->message, sizeof err->message, fmt,
-        ap); // NOLINT(clang-analyzer-valist.Uninitialized): va_start above; analyzer false positive
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above; analyzer false positive
+    (void)vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
     if (w->inflated) {
         const size_t used = strlen(err->message);
