@@ -746,6 +746,132 @@ START_TEST(test_query_reference_previews_respect_filters)
 }
 END_TEST
 
+/* Over the whole trace, previews (whole subtrees) and real drawables
+ * partition every drawable, at any resolution: per (kind, category) the
+ * previews' counts plus the real drawables equal the trace's count, and
+ * for states the inclusive time, min and max agree exactly too. */
+START_TEST(test_query_reference_previews_partition_whole_trace)
+{
+    ref_file f;
+    ref_open(&f, _i, "part");
+    const tref_trace *t = &f.trace;
+    const uint32_t nc = t->ncategories;
+    uint64_t *want_n = calloc(nc, sizeof *want_n), *got_n = calloc(nc, sizeof *got_n);
+    int64_t *want_incl = calloc(nc, sizeof *want_incl), *got_incl = calloc(nc, sizeof *got_incl);
+    int64_t *want_min = malloc(nc * sizeof *want_min), *got_min = malloc(nc * sizeof *got_min);
+    int64_t *want_max = malloc(nc * sizeof *want_max), *got_max = malloc(nc * sizeof *got_max);
+    ck_assert(want_n && got_n && want_incl && got_incl && want_min && got_min && want_max &&
+              got_max);
+    for (uint32_t c = 0; c < nc; c++) {
+        want_min[c] = INT64_MAX;
+        want_max[c] = INT64_MIN;
+    }
+    for (size_t i = 0; i < t->nitems; i++) {
+        const tref_item *it = &t->items[i];
+        const int64_t d = it->end - it->start;
+        want_n[it->category]++;
+        want_incl[it->category] += d;
+        want_min[it->category] = d < want_min[it->category] ? d : want_min[it->category];
+        want_max[it->category] = d > want_max[it->category] ? d : want_max[it->category];
+    }
+    const int64_t span = t->end - t->start + 1;
+    static const int64_t pixels[] = {1, 2, 3, 10, 30, 100, 1000, 10000, 100000};
+    size_t previews = 0;
+    for (size_t k = 0; k < sizeof pixels / sizeof pixels[0]; k++) {
+        slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        q.t0 = t->start;
+        q.t1 = t->end + 1;
+        q.resolution = span / pixels[k] > 0 ? span / pixels[k] : 1;
+        tref_result res;
+        tref_run_query(f.reader, &q, &res);
+        ck_assert_int_eq(res.status, SLOG_END);
+        previews += res.npreviews;
+        bool other[4] = {false, false, false, false};
+        uint64_t kind_n[4] = {0};
+        for (uint32_t c = 0; c < nc; c++) {
+            got_n[c] = 0;
+            got_incl[c] = 0;
+            got_min[c] = INT64_MAX;
+            got_max[c] = INT64_MIN;
+        }
+        for (size_t i = 0; i < res.npreviews; i++) {
+            const slog_preview *p = &res.previews[i];
+            kind_n[p->of] += p->count;
+            if (p->category == SLOG_CATEGORY_OTHER) {
+                other[p->of] = true;
+                continue;
+            }
+            const uint32_t c = p->category;
+            got_n[c] += p->count;
+            got_incl[c] += p->inclusive;
+            got_min[c] = p->min < got_min[c] ? p->min : got_min[c];
+            got_max[c] = p->max > got_max[c] ? p->max : got_max[c];
+        }
+        for (size_t i = 0; i < res.nkeys; i++) {
+            const slog_item *it = &res.items[i];
+            uint32_t c = 0;
+            int64_t d = 0;
+            switch (it->kind) {
+            case SLOG_KIND_STATE:
+                c = it->u.state.category;
+                d = it->u.state.end - it->u.state.start;
+                break;
+            case SLOG_KIND_EVENT:
+                c = it->u.event.category;
+                break;
+            case SLOG_KIND_ARROW:
+                c = it->u.arrow.category;
+                d = it->u.arrow.end - it->u.arrow.start;
+                break;
+            default:
+                c = it->u.counter.category;
+                break;
+            }
+            ck_assert_uint_lt(c, nc);
+            kind_n[it->kind]++;
+            got_n[c]++;
+            got_incl[c] += d;
+            got_min[c] = d < got_min[c] ? d : got_min[c];
+            got_max[c] = d > got_max[c] ? d : got_max[c];
+        }
+        for (int kind = 0; kind < 4; kind++) {
+            ck_assert_msg(kind_n[kind] == t->count[kind],
+                          "%lld pixels: kind %d: %llu previewed + real, %llu in the trace",
+                          (long long)pixels[k], kind, (unsigned long long)kind_n[kind],
+                          (unsigned long long)t->count[kind]);
+        }
+        for (uint32_t c = 0; c < nc; c++) {
+            if (other[t->ckind[c]]) {
+                continue; /* some of this kind folded into "other" */
+            }
+            ck_assert_msg(got_n[c] == want_n[c],
+                          "%lld pixels: category %u: %llu previewed + real, %llu in the trace",
+                          (long long)pixels[k], c, (unsigned long long)got_n[c],
+                          (unsigned long long)want_n[c]);
+            if (t->ckind[c] == SLOG_KIND_STATE && want_n[c] > 0) {
+                ck_assert_msg(got_incl[c] == want_incl[c],
+                              "%lld pixels: category %u: inclusive %lld, reference %lld",
+                              (long long)pixels[k], c, (long long)got_incl[c],
+                              (long long)want_incl[c]);
+                ck_assert_int_eq(got_min[c], want_min[c]);
+                ck_assert_int_eq(got_max[c], want_max[c]);
+            }
+        }
+        tref_result_free(&res);
+    }
+    ck_assert_uint_gt(previews, 0);
+    free(want_n);
+    free(got_n);
+    free(want_incl);
+    free(got_incl);
+    free(want_min);
+    free(got_min);
+    free(want_max);
+    free(got_max);
+    ref_close(&f);
+}
+END_TEST
+
 /* Reference totals of one preview key. */
 typedef struct key_total {
     slog_preview key;  /* of, fold, row, row_to, category */
@@ -1075,6 +1201,7 @@ static Suite *query_reference_suite(void)
     tcase_add_loop_test(tc, test_query_reference_previews_account_for_window, 0, NCONFIGS);
     tcase_add_loop_test(tc, test_query_reference_previews_respect_filters, 0, NCONFIGS);
     tcase_add_loop_test(tc, test_query_reference_root_previews_equal_totals, 0, NCONFIGS);
+    tcase_add_loop_test(tc, test_query_reference_previews_partition_whole_trace, 0, NCONFIGS);
     tcase_add_loop_test(tc, test_query_reference_repeated_query_hits_cache, 0, NCONFIGS);
     tcase_add_loop_test(tc, test_query_reference_tiny_cache_still_exact, 0, NCONFIGS);
     tcase_add_test(tc, test_query_reference_bytes_read_independent_of_file_size);
