@@ -289,21 +289,26 @@ static void encode_counters(const fmt_node *n, enc *e)
     }
 }
 
+static void copy_item_args(const fmt_node *n, enc *e, uint32_t off, uint32_t len)
+{
+    if (len > 0) { /* no args: the buffer may be NULL */
+        memcpy(e->p, n->args.data + off, len);
+        e->p += len;
+    }
+}
+
 static void copy_args(const fmt_node *n, enc *e)
 {
     /* Items' args are appended in item order, so the buffer is already in
      * the order the decoder expects: states, events, arrows. */
     for (size_t i = 0; i < n->n[0]; i++) {
-        memcpy(e->p, n->args.data + n->states[i].args_off, n->states[i].args_len);
-        e->p += n->states[i].args_len;
+        copy_item_args(n, e, n->states[i].args_off, n->states[i].args_len);
     }
     for (size_t i = 0; i < n->n[1]; i++) {
-        memcpy(e->p, n->args.data + n->events[i].args_off, n->events[i].args_len);
-        e->p += n->events[i].args_len;
+        copy_item_args(n, e, n->events[i].args_off, n->events[i].args_len);
     }
     for (size_t i = 0; i < n->n[2]; i++) {
-        memcpy(e->p, n->args.data + n->arrows[i].args_off, n->arrows[i].args_len);
-        e->p += n->arrows[i].args_len;
+        copy_item_args(n, e, n->arrows[i].args_off, n->arrows[i].args_len);
     }
 }
 
