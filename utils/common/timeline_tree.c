@@ -208,3 +208,19 @@ const char *drawable_kind_name(slog_kind kind)
     }
     return "unknown";
 }
+
+const char *display_text(const char *s, char *buf, size_t len)
+{
+    if (len == 0) {
+        return "";
+    }
+    size_t i = 0;
+    for (; s != NULL && s[i] != '\0' && i + 1 < len; i++) {
+        buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+    }
+    buf[i] = '\0';
+    if (s != NULL && s[i] != '\0' && len >= 4) {
+        memcpy(buf + len - 4, "...", 4); /* cut (may split a UTF-8 sequence) */
+    }
+    return buf;
+}

@@ -12,6 +12,7 @@
 #ifndef SLOG_UTILS_TIMELINE_TREE_H
 #define SLOG_UTILS_TIMELINE_TREE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <slog/slog.h>
@@ -47,5 +48,12 @@ const char *timeline_kind_name(slog_timeline_kind kind);
 
 /** Lower-case name of a drawable kind ("state"). */
 const char *drawable_kind_name(slog_kind kind);
+
+/**
+ * A name made safe for one line of text output: control characters become
+ * '?', and a name longer than @p len - 1 bytes is cut with "..." (text
+ * output only; JSON output escapes instead).  @return @p buf
+ */
+const char *display_text(const char *s, char *buf, size_t len);
 
 #endif /* SLOG_UTILS_TIMELINE_TREE_H */

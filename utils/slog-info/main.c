@@ -201,8 +201,10 @@ static void text_timelines(const timeline_tree *t, bool all)
     for (uint32_t k = 0; k < limit; k++) {
         const slog_timeline_info *ti = &t->info[t->order[k]];
         const uint32_t indent = 2 + 2 * (t->depth[ti->id] < 32 ? t->depth[ti->id] : 32);
-        (void)printf("%*s%s  [%s, id %" PRIu32, (int)indent, "", ti->name,
-                     timeline_kind_name(ti->kind), ti->id);
+        char name[256];
+        (void)printf("%*s%s  [%s, id %" PRIu32, (int)indent, "",
+                     display_text(ti->name, name, sizeof name), timeline_kind_name(ti->kind),
+                     ti->id);
         if (ti->sort_key != 0) {
             (void)printf(", sort %" PRId64, ti->sort_key);
         }
@@ -230,10 +232,13 @@ static int text_categories(const slog_reader *r, uint32_t n, bool all)
             return -1;
         }
         char col[16];
+        char group[256];
+        char name[256];
         colour_text(ci.rgba, col, sizeof col);
         (void)printf("  %6" PRIu32 "  %-8s %-10s %-16s %s\n", i, drawable_kind_name(ci.kind), col,
-                     ci.group != NULL && *ci.group ? ci.group : "-",
-                     ci.name != NULL ? ci.name : "");
+                     ci.group != NULL && *ci.group ? display_text(ci.group, group, sizeof group)
+                                                   : "-",
+                     display_text(ci.name, name, sizeof name));
     }
     if (limit < n) {
         (void)printf("  ... %" PRIu32 " more (--all lists them)\n", n - limit);

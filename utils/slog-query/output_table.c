@@ -41,11 +41,13 @@ static void row(qout_ctx *c,
     char a[48];
     char b[48];
     char d[48];
+    char tl[256];
+    char cat[256];
     const int64_t s = qout_rel_ns(c, start);
     const int64_t e = qout_rel_ns(c, end);
     (void)fprintf(c->f, "%-7s %18s %18s %14s  %-20s %-20s", kind, ms6(s, a, sizeof a),
-                  ms6(e, b, sizeof b), units_format_duration(e - s, d, sizeof d), timeline,
-                  category);
+                  ms6(e, b, sizeof b), units_format_duration(e - s, d, sizeof d),
+                  display_text(timeline, tl, sizeof tl), display_text(category, cat, sizeof cat));
 }
 
 static void detail_args(qout_ctx *c, const slog_item *it)
@@ -110,8 +112,8 @@ static int table_item(qout_ctx *c, const slog_item *it)
         const slog_arrow *a = &it->u.arrow;
         row(c, "arrow", a->start, a->end, qout_timeline_name(c, a->from),
             qout_category_name(c, a->category));
-        (void)fputs(" to=", c->f);
-        (void)fputs(qout_timeline_name(c, a->to), c->f);
+        char to[256];
+        (void)fprintf(c->f, " to=%s", display_text(qout_timeline_name(c, a->to), to, sizeof to));
         break;
     }
     case SLOG_KIND_COUNTER: {
