@@ -216,8 +216,10 @@ const char *display_text(const char *s, char *buf, size_t len)
     }
     size_t i = 0;
     for (; s != NULL && s[i] != '\0' && i + 1 < len; i++) {
-        const bool control = (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
-        buf[i] = control ? '?' : s[i];
+        buf[i] = s[i];
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
+            buf[i] = '?';
+        }
     }
     buf[i] = '\0';
     if (s != NULL && s[i] != '\0' && len >= 4) {
