@@ -477,6 +477,44 @@ START_TEST(test_chrome_import_shuffled_equals_sorted)
 }
 END_TEST
 
+START_TEST(test_chrome_import_threaded_equals_single_thread)
+{
+    char **lines;
+    const size_t n = gen_trace(&lines, 23);
+    char *text = join(lines, n);
+    harness a, b;
+    harness_init(&a, 1000000, true);
+    harness_init(&b, 1000000, true);
+    b.threaded = true;
+    ck_assert_int_eq(harness_import_text(&a, text, strlen(text), CHROME_MODE_AUTO), 0);
+    ck_assert_int_eq(harness_import_text(&b, text, strlen(text), CHROME_MODE_AUTO), 0);
+    ck_assert_uint_eq(a.nitems, b.nitems);
+    for (size_t i = 0; i < a.nitems; i++) { /* same drawables in the same order */
+        char x[1024], y[1024];
+        render(&a, i, x, sizeof x);
+        render(&b, i, y, sizeof y);
+        ck_assert_str_eq(x, y);
+    }
+    harness_free(&a);
+    harness_free(&b);
+    /* a parse error on the reader thread fails the import with its place */
+    harness e;
+    harness_init(&e, 1000000, false);
+    e.threaded = true;
+    char path[512];
+    (void)snprintf(path, sizeof path, "%s/n_error_in_event.json", CHROME_DATA);
+    const char *p = path;
+    ck_assert_int_eq(harness_import(&e, &p, 1, CHROME_MODE_AUTO), 1);
+    ck_assert_uint_eq(e.fail_line, 3);
+    harness_free(&e);
+    for (size_t i = 0; i < n; i++) {
+        free(lines[i]);
+    }
+    free((void *)lines);
+    free(text);
+}
+END_TEST
+
 START_TEST(test_chrome_import_small_window_keeps_every_record)
 {
     char **lines;
@@ -558,6 +596,7 @@ static Suite *chrome_import_suite(void)
     tcase_set_timeout(to, 60);
     tcase_add_test(to, test_chrome_import_shuffled_equals_sorted);
     tcase_add_test(to, test_chrome_import_small_window_keeps_every_record);
+    tcase_add_test(to, test_chrome_import_threaded_equals_single_thread);
     tcase_add_test(to, test_chrome_import_inputs_keep_their_timelines_apart);
     suite_add_tcase(s, to);
     return s;

@@ -7,6 +7,7 @@
  */
 #include "chrome_harness.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +15,25 @@
 
 #include "import_main.h"
 
+/* The hooks run on both threads of a threaded import. */
+static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static harness *H(void *u)
 {
     return (harness *)u;
 }
 
+static void count_locked(harness *h, const char *what, import_outcome outcome, uint64_t n);
+
 void import_count(import_ctx *ctx, const char *what, import_outcome outcome, uint64_t n)
 {
-    harness *h = ctx->impl;
+    pthread_mutex_lock(&hook_lock);
+    count_locked(ctx->impl, what, outcome, n);
+    pthread_mutex_unlock(&hook_lock);
+}
+
+static void count_locked(harness *h, const char *what, import_outcome outcome, uint64_t n)
+{
     if (n == 0) {
         return;
     }
@@ -43,12 +55,13 @@ void import_warn(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, 
                  ...)
 {
     harness *h = ctx->impl;
-    h->warnings++;
     char msg[400];
     va_list ap;
     va_start(ap, fmt);
     (void)vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    pthread_mutex_lock(&hook_lock);
+    h->warnings++;
     (void)snprintf(h->last_warning, sizeof h->last_warning, "%llu:%llu: %s",
                    (unsigned long long)line, (unsigned long long)col, msg);
     if (h->warn_out != NULL) {
@@ -56,12 +69,14 @@ void import_warn(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, 
                       (unsigned long long)line, (unsigned long long)col, msg,
                       (unsigned long long)offset);
     }
+    pthread_mutex_unlock(&hook_lock);
 }
 
 int import_fail(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt, ...)
 {
     harness *h = ctx->impl;
     (void)offset;
+    pthread_mutex_lock(&hook_lock);
     va_list ap;
     va_start(ap, fmt);
     (void)vsnprintf(h->fail_message, sizeof h->fail_message, fmt, ap);
@@ -73,6 +88,7 @@ int import_fail(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, c
         (void)fprintf(h->warn_out, "%s:%llu:%llu: %s\n", ctx->display_name,
                       (unsigned long long)line, (unsigned long long)col, h->fail_message);
     }
+    pthread_mutex_unlock(&hook_lock);
     return 1;
 }
 
@@ -242,7 +258,7 @@ int harness_import(harness *h, const char *const *paths, size_t n, chrome_mode m
                             rec_state, rec_event,       rec_arrow,        rec_counter,
                             NULL};
     h->ctx.display_name = paths[0];
-    return chrome_import(&h->ctx, paths, n, mode, &out);
+    return chrome_import(&h->ctx, paths, n, mode, &out, h->threaded);
 }
 
 int harness_import_bytes(harness *h, const void *data, size_t len, size_t chunk,

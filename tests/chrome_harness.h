@@ -53,6 +53,7 @@ typedef struct harness {
     bool failed;
     uint64_t window;
     bool keep_items;            /* record items (else only count) */
+    bool threaded;              /* parse on a second thread (as slog-import) */
     FILE *warn_out;             /* print warnings here, or NULL */
     /* import_count rows */
     char *what[256];

@@ -198,10 +198,11 @@ void chrome_parser_destroy(chrome_parser *p);
 
 /* ----------------------------------------------------------------- drive */
 
-/* Import inputs [0, n) merged by time into @p out (chrome_drive.c).
- * 0 ok, 1 failed (reported through import_fail). */
+/* Import inputs [0, n) merged by time into @p out (chrome_drive.c); with
+ * @p threaded, reading and parsing run on a second thread (the importer.h
+ * hooks must then be thread-safe).  0 ok, 1 failed (reported). */
 int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mode mode,
-                  const chrome_out *out);
+                  const chrome_out *out, bool threaded);
 
 /* The same on bytes in memory, fed to the parser @p chunk bytes at a time
  * (0 = all at once): for fuzzing and tests. */

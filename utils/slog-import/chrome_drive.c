@@ -2,13 +2,23 @@
  *
  * chrome_drive.c - drives stream -> parser -> stage-1 window -> mapper ->
  * output for one input, or for several inputs at once merged by time
- * (run_many: DFTracer writes one file per process).  In run_many each input keeps its own
- * parser; the input whose last timestamp is smallest is fed next, so the
- * shared reorder window sees a nearly merged stream.
+ * (run_many: DFTracer writes one file per process).  In run_many each input
+ * keeps its own parser; the input whose last timestamp is smallest is fed
+ * next, so the shared reorder window sees a nearly merged stream.
  * Metadata (ph M) and stack frames bypass the window: they name timelines,
  * and names do not depend on time.
- * Tools layer: public libslog headers, yajl (through chrome_parse), libc.
+ *
+ * Threads: with `threaded`, a feeder thread reads, decompresses and parses
+ * (yajl and the record building) while the calling thread reorders, maps and
+ * writes; records cross in batches through a bounded queue (QSLOTS batches of
+ * QBATCH records), so memory stays bounded and the two halves of the work run
+ * on two cores.  Each side reports through its own import_ctx copy (the
+ * importer.h hooks in main.c serialise).  A failure on either side stops the
+ * other: the consumer sets `stop`, the feeder sees it at its next batch.
+ * Tools layer: public libslog headers, yajl (through chrome_parse), pthreads.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +30,11 @@
 #define STAGE1_BYTES (64ull << 20) /* memory the stage-1 window may hold */
 #define STAGE2_BYTES (16ull << 20)
 #define MERGE_MAX_OPEN 64           /* run_many: inputs open at once */
+#define QBATCH 512                  /* records per batch between threads */
+#define QSLOTS 16                   /* batches in flight */
+#define CEV_FRAME (1u << 30)        /* a stackFrames entry travelling as a record */
+
+/* ------------------------------------------------------------ consumer */
 
 typedef struct chrome_run {
     import_ctx *ctx;
@@ -27,12 +42,7 @@ typedef struct chrome_run {
     chrome_window in_win;
     uint64_t window;
     uint64_t held;
-    uint64_t seq;
 } chrome_run;
-
-#define RUN(u) chrome_run *r = (chrome_run *)(u)
-
-/* -------------------------------------------------------------- stage 1 */
 
 static int stage1_pop(chrome_run *r)
 {
@@ -41,9 +51,15 @@ static int stage1_pop(chrome_run *r)
     return chrome_map_event(r->map, ev);
 }
 
-static int sink_event(void *u, chrome_event *ev)
+/* One record from the feeder: frames and metadata at once, the rest through
+ * the stage-1 window.  Takes ownership. */
+static int consume(chrome_run *r, chrome_event *ev)
 {
-    RUN(u);
+    if (ev->flags & CEV_FRAME) {
+        const int rc = chrome_map_frame(r->map, ev->input, ev->id, ev->name, ev->cat);
+        free(ev);
+        return rc;
+    }
     if (ev->ph[0] == 'M' && ev->ph[1] == '\0') {
         const int rc = chrome_map_metadata(r->map, ev);
         free(ev);
@@ -63,12 +79,6 @@ static int sink_event(void *u, chrome_event *ev)
         }
     }
     return 0;
-}
-
-static int sink_frame(void *u, uint32_t input, const char *id, const char *name, const char *parent)
-{
-    RUN(u);
-    return chrome_map_frame(r->map, input, id, name, parent);
 }
 
 static int run_setup(chrome_run *r, import_ctx *ctx, const chrome_out *out,
@@ -108,16 +118,32 @@ static void run_teardown(chrome_run *r)
         free(ev);
     }
     chrome_window_free(&r->in_win);
+    if (r->map != NULL) {
+        chrome_map_report(r->map);
+    }
     chrome_map_destroy(r->map);
+    r->map = NULL;
 }
 
-/* ---------------------------------------------------------------- input */
+/* --------------------------------------------------------------- feeder */
+
+/* The reading side: inputs, parsers, and where their records go. */
+typedef struct feeder {
+    import_ctx ctx;      /* own copy: display_name follows the input */
+    const char *const *paths;
+    size_t n;
+    chrome_mode mode;
+    uint64_t seq;
+    int (*emit)(void *user, chrome_event *ev); /* takes ownership */
+    void *emit_user;
+    atomic_bool *stop;   /* set by the consumer on failure, or NULL */
+} feeder;
 
 typedef struct input {
     const char *path;
     import_stream *s;
     chrome_parser *p;
-    chrome_run *r;
+    feeder *f;
     bool done;
     int64_t last_ts;    /* largest ts seen in this input (merge order) */
     bool any_ts;
@@ -130,27 +156,41 @@ static int input_sink_event(void *u, chrome_event *ev)
         in->last_ts = ev->ts;
         in->any_ts = true;
     }
-    return sink_event(in->r, ev);
+    return in->f->emit(in->f->emit_user, ev);
 }
 
+/* A stack frame as a record: id in `id`, name in `name`, parent in `cat`. */
 static int input_sink_frame(void *u, uint32_t input_no, const char *id, const char *name,
                             const char *parent)
 {
     const input *in = u;
-    return sink_frame(in->r, input_no, id, name, parent);
+    const size_t li = strlen(id) + 1, ln = strlen(name) + 1;
+    const size_t lp = parent != NULL ? strlen(parent) + 1 : 0;
+    chrome_event *ev = calloc(1, sizeof *ev + li + ln + lp);
+    if (ev == NULL) {
+        return import_fail(&in->f->ctx, 0, 0, UINT64_MAX, "Out of memory");
+    }
+    char *s = (char *)(ev + 1);
+    ev->bytes = sizeof *ev + li + ln + lp;
+    ev->flags = CEV_FRAME;
+    ev->input = input_no;
+    ev->id = memcpy(s, id, li);
+    ev->name = memcpy(s + li, name, ln);
+    ev->cat = parent != NULL ? memcpy(s + li + ln, parent, lp) : NULL;
+    return in->f->emit(in->f->emit_user, ev);
 }
 
-static int input_open(input *in, chrome_run *r, chrome_mode mode, uint32_t no)
+static int input_open(input *in, feeder *f, uint32_t no)
 {
     char err[256];
-    in->r = r;
-    r->ctx->display_name = in->path;
+    in->f = f;
+    f->ctx.display_name = in->path;
     if (import_stream_open(&in->s, in->path, err, sizeof err) != 0) {
-        return import_fail(r->ctx, 0, 0, UINT64_MAX, "%s", err);
+        return import_fail(&f->ctx, 0, 0, UINT64_MAX, "%s", err);
     }
     const chrome_sink sink = {in, input_sink_event, input_sink_frame};
-    if (chrome_parser_create(&in->p, r->ctx, mode, no, &r->seq, &sink) != 0) {
-        return import_fail(r->ctx, 0, 0, UINT64_MAX, "Out of memory");
+    if (chrome_parser_create(&in->p, &f->ctx, f->mode, no, &f->seq, &sink) != 0) {
+        return import_fail(&f->ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
     return 0;
 }
@@ -158,7 +198,7 @@ static int input_open(input *in, chrome_run *r, chrome_mode mode, uint32_t no)
 /* Feed one chunk; sets done at the end.  0 ok, 1 failed. */
 static int input_step(input *in, unsigned char *buf)
 {
-    import_ctx *ctx = in->r->ctx;
+    import_ctx *ctx = &in->f->ctx;
     ctx->display_name = in->path;
     const long got = import_stream_read(in->s, buf, CHUNK_BYTES);
     if (got < 0) {
@@ -183,24 +223,27 @@ static void input_close(input *in)
     in->s = NULL;
 }
 
-int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mode mode,
-                  const chrome_out *out)
+/* Read every input, merged by time, in batches of MERGE_MAX_OPEN open at
+ * once.  0 ok, 1 failed (reported). */
+static int feed_all(feeder *f)
 {
-    chrome_run r;
-    int rc = run_setup(&r, ctx, out, paths, (uint32_t)n);
-    input *ins = calloc(n, sizeof *ins);
+    input *ins = calloc(f->n, sizeof *ins);
     unsigned char *buf = malloc(CHUNK_BYTES);
-    if (rc == 0 && (ins == NULL || buf == NULL)) {
-        rc = import_fail(ctx, 0, 0, UINT64_MAX, "Out of memory");
+    int rc = 0;
+    if (ins == NULL || buf == NULL) {
+        rc = import_fail(&f->ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
-    /* Inputs are merged in batches of MERGE_MAX_OPEN open at once. */
-    for (size_t first = 0; rc == 0 && first < n; first += MERGE_MAX_OPEN) {
-        const size_t last = n - first > MERGE_MAX_OPEN ? first + MERGE_MAX_OPEN : n;
+    for (size_t first = 0; rc == 0 && first < f->n; first += MERGE_MAX_OPEN) {
+        const size_t last = f->n - first > MERGE_MAX_OPEN ? first + MERGE_MAX_OPEN : f->n;
         for (size_t i = first; rc == 0 && i < last; i++) {
-            ins[i].path = paths[i];
-            rc = input_open(&ins[i], &r, mode, (uint32_t)i);
+            ins[i].path = f->paths[i];
+            rc = input_open(&ins[i], f, (uint32_t)i);
         }
         while (rc == 0) {
+            if (f->stop != NULL && atomic_load(f->stop)) {
+                rc = 1; /* the consumer failed and said so */
+                break;
+            }
             input *next = NULL;
             for (size_t i = first; i < last; i++) {
                 input *in = &ins[i];
@@ -218,15 +261,186 @@ int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mo
             input_close(&ins[i]);
         }
     }
+    free(ins);
+    free(buf);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- queue */
+
+typedef struct queue {
+    pthread_mutex_t mu;
+    pthread_cond_t nonempty, nonfull;
+    chrome_event **slot[QSLOTS];
+    size_t slot_n[QSLOTS];
+    size_t head, count;
+    bool done;           /* feeder finished (rc below) */
+    int feeder_rc;
+    atomic_bool stop;    /* consumer failed: feeder stops */
+    chrome_event **cur;  /* feeder's batch being filled */
+    size_t curn;
+    feeder *f;
+} queue;
+
+static void free_batch(chrome_event **b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(b[i]);
+    }
+    free((void *)b);
+}
+
+/* Hand the feeder's current batch to the consumer.  0 ok, 1 stopped. */
+static int queue_flush(queue *q)
+{
+    if (q->curn == 0) {
+        return 0;
+    }
+    pthread_mutex_lock(&q->mu);
+    while (q->count == QSLOTS && !atomic_load(&q->stop)) {
+        pthread_cond_wait(&q->nonfull, &q->mu);
+    }
+    if (atomic_load(&q->stop)) {
+        pthread_mutex_unlock(&q->mu);
+        free_batch(q->cur, q->curn);
+        q->cur = NULL;
+        q->curn = 0;
+        return 1;
+    }
+    const size_t at = (q->head + q->count) % QSLOTS;
+    q->slot[at] = q->cur;
+    q->slot_n[at] = q->curn;
+    q->count++;
+    pthread_cond_signal(&q->nonempty);
+    pthread_mutex_unlock(&q->mu);
+    q->cur = NULL;
+    q->curn = 0;
+    return 0;
+}
+
+static int queue_emit(void *u, chrome_event *ev)
+{
+    queue *q = u;
+    if (q->cur == NULL) {
+        q->cur = malloc(QBATCH * sizeof *q->cur);
+        if (q->cur == NULL) {
+            free(ev);
+            return import_fail(&q->f->ctx, 0, 0, UINT64_MAX, "Out of memory");
+        }
+    }
+    q->cur[q->curn++] = ev;
+    return q->curn == QBATCH ? queue_flush(q) : 0;
+}
+
+static void *feeder_main(void *arg)
+{
+    queue *q = arg;
+    int rc = feed_all(q->f);
+    if (rc == 0) {
+        rc = queue_flush(q);
+    } else if (q->cur != NULL) {
+        free_batch(q->cur, q->curn);
+        q->cur = NULL;
+        q->curn = 0;
+    }
+    pthread_mutex_lock(&q->mu);
+    q->done = true;
+    q->feeder_rc = rc;
+    pthread_cond_signal(&q->nonempty);
+    pthread_mutex_unlock(&q->mu);
+    return NULL;
+}
+
+/* Consumer loop: records in feeder order until the feeder is done. */
+static int consume_queue(queue *q, chrome_run *r)
+{
+    int rc = 0;
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        while (q->count == 0 && !q->done) {
+            pthread_cond_wait(&q->nonempty, &q->mu);
+        }
+        if (q->count == 0) {
+            rc = rc != 0 ? rc : q->feeder_rc;
+            pthread_mutex_unlock(&q->mu);
+            return rc;
+        }
+        chrome_event **b = q->slot[q->head];
+        const size_t n = q->slot_n[q->head];
+        q->head = (q->head + 1) % QSLOTS;
+        q->count--;
+        pthread_cond_signal(&q->nonfull);
+        pthread_mutex_unlock(&q->mu);
+        size_t i = 0;
+        for (; rc == 0 && i < n; i++) {
+            rc = consume(r, b[i]);
+        }
+        for (; i < n; i++) {
+            free(b[i]); /* after a failure: drop the rest */
+        }
+        free((void *)b);
+        if (rc != 0 && !atomic_load(&q->stop)) {
+            pthread_mutex_lock(&q->mu);
+            atomic_store(&q->stop, true);
+            pthread_cond_broadcast(&q->nonfull);
+            pthread_mutex_unlock(&q->mu);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ API */
+
+static int direct_emit(void *u, chrome_event *ev)
+{
+    return consume((chrome_run *)u, ev);
+}
+
+int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mode mode,
+                  const chrome_out *out, bool threaded)
+{
+    chrome_run r;
+    int rc = run_setup(&r, ctx, out, paths, (uint32_t)n);
+    feeder f;
+    memset(&f, 0, sizeof f);
+    f.ctx = *ctx;
+    f.paths = paths;
+    f.n = n;
+    f.mode = mode;
+    if (rc == 0 && !threaded) {
+        f.emit = direct_emit;
+        f.emit_user = &r;
+        rc = feed_all(&f);
+    } else if (rc == 0) {
+        queue q;
+        memset(&q, 0, sizeof q);
+        q.f = &f;
+        atomic_init(&q.stop, false);
+        f.emit = queue_emit;
+        f.emit_user = &q;
+        f.stop = &q.stop;
+        pthread_t th;
+        if (pthread_mutex_init(&q.mu, NULL) != 0 || pthread_cond_init(&q.nonempty, NULL) != 0 ||
+            pthread_cond_init(&q.nonfull, NULL) != 0) {
+            rc = import_fail(ctx, 0, 0, UINT64_MAX, "Failed to start the reader thread");
+        } else if (pthread_create(&th, NULL, feeder_main, &q) != 0) {
+            rc = import_fail(ctx, 0, 0, UINT64_MAX, "Failed to start the reader thread");
+        } else {
+            rc = consume_queue(&q, &r);
+            (void)pthread_join(th, NULL);
+            while (q.count > 0) { /* left behind after a failure */
+                free_batch(q.slot[q.head], q.slot_n[q.head]);
+                q.head = (q.head + 1) % QSLOTS;
+                q.count--;
+            }
+        }
+        pthread_cond_destroy(&q.nonfull);
+        pthread_cond_destroy(&q.nonempty);
+        pthread_mutex_destroy(&q.mu);
+    }
     if (rc == 0) {
         rc = run_finish(&r);
     }
-    if (r.map != NULL) {
-        chrome_map_report(r.map);
-    }
     run_teardown(&r);
-    free(ins);
-    free(buf);
     return rc != 0 ? 1 : 0;
 }
 
@@ -236,11 +450,17 @@ int chrome_import_buffer(import_ctx *ctx, const unsigned char *data, size_t len,
     static const char *const names[] = {"(buffer)"};
     chrome_run r;
     int rc = run_setup(&r, ctx, out, names, 1);
+    feeder f;
+    memset(&f, 0, sizeof f);
+    f.ctx = *ctx;
+    f.mode = mode;
+    f.emit = direct_emit;
+    f.emit_user = &r;
     input in;
     memset(&in, 0, sizeof in);
-    in.r = &r;
+    in.f = &f;
     const chrome_sink sink = {&in, input_sink_event, input_sink_frame};
-    if (rc == 0 && chrome_parser_create(&in.p, ctx, mode, 0, &r.seq, &sink) != 0) {
+    if (rc == 0 && chrome_parser_create(&in.p, &f.ctx, mode, 0, &f.seq, &sink) != 0) {
         rc = import_fail(ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
     if (chunk == 0) {
@@ -258,9 +478,6 @@ int chrome_import_buffer(import_ctx *ctx, const unsigned char *data, size_t len,
     chrome_parser_destroy(in.p);
     if (rc == 0) {
         rc = run_finish(&r);
-    }
-    if (r.map != NULL) {
-        chrome_map_report(r.map);
     }
     run_teardown(&r);
     return rc != 0 ? 1 : 0;

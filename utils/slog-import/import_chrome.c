@@ -91,7 +91,7 @@ static int import_to_writer(import_ctx *ctx, const char *const *paths, size_t n,
     wo.w = ctx->writer;
     const chrome_out out = {&wo, w_add_timeline, w_set_timeline, w_add_category, w_state,
                             w_event, w_arrow, w_counter, w_last_error};
-    return chrome_import(ctx, paths, n, mode, &out);
+    return chrome_import(ctx, paths, n, mode, &out, true);
 }
 
 static int chrome_run_one(import_ctx *ctx, const char *path)

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +59,20 @@ typedef struct options {
 
 /* ---------------------------------------------------------------- counts */
 
+/* Importers may report from a reader thread and the main thread at once. */
+static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void count_locked(run_state *rs, const char *what, import_outcome outcome, uint64_t n);
+
 void import_count(import_ctx *ctx, const char *what, import_outcome outcome, uint64_t n)
 {
-    run_state *rs = ctx->impl;
+    pthread_mutex_lock(&hook_lock);
+    count_locked(ctx->impl, what, outcome, n);
+    pthread_mutex_unlock(&hook_lock);
+}
+
+static void count_locked(run_state *rs, const char *what, import_outcome outcome, uint64_t n)
+{
     if (n == 0 || outcome >= IMPORT_OUTCOMES) {
         return;
     }
@@ -96,7 +108,9 @@ void import_warn(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, 
 {
     run_state *rs = ctx->impl;
     bool last = false;
+    pthread_mutex_lock(&hook_lock);
     if (!diag_caps_take(&rs->caps, fmt, &last) || ctx->quiet) {
+        pthread_mutex_unlock(&hook_lock);
         return;
     }
     progress_end(&rs->prog);
@@ -108,24 +122,29 @@ void import_warn(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, 
         diag_print(stderr, PROG, ctx->display_name, 0, 0, UINT64_MAX, "note",
                    "further warnings of this kind are counted, not printed");
     }
+    pthread_mutex_unlock(&hook_lock);
 }
 
 int import_fail(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt, ...)
 {
     run_state *rs = ctx->impl;
+    pthread_mutex_lock(&hook_lock);
     rs->failed = true;
     progress_end(&rs->prog);
     va_list ap;
     va_start(ap, fmt);
     diag_vprint(stderr, PROG, ctx->display_name, line, col, offset, "", fmt, ap);
     va_end(ap);
+    pthread_mutex_unlock(&hook_lock);
     return 1;
 }
 
 void import_progress(import_ctx *ctx, uint64_t done, uint64_t total)
 {
     run_state *rs = ctx->impl;
+    pthread_mutex_lock(&hook_lock);
     progress_update(&rs->prog, done, total);
+    pthread_mutex_unlock(&hook_lock);
 }
 
 uint64_t import_sort_window(const import_ctx *ctx)
@@ -137,7 +156,10 @@ uint64_t import_sort_window(const import_ctx *ctx)
 uint64_t import_warning_count(const import_ctx *ctx)
 {
     const run_state *rs = ctx->impl;
-    return rs->caps.total;
+    pthread_mutex_lock(&hook_lock);
+    const uint64_t n = rs->caps.total;
+    pthread_mutex_unlock(&hook_lock);
+    return n;
 }
 
 /* ----------------------------------------------------------------- usage */
