@@ -872,6 +872,52 @@ START_TEST(test_query_reference_previews_partition_whole_trace)
 }
 END_TEST
 
+/* kinds at resolution > 0: real drawables by their bits; previews only with
+ * the preview bit, of the drawable kinds asked for (all four when none). */
+START_TEST(test_query_reference_kinds_select_previews)
+{
+    ref_file f;
+    ref_open(&f, _i, "kinds");
+    size_t previews = 0;
+    for (int w = 0; w < 30; w++) {
+        slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        random_window(&f, &q.t0, &q.t1);
+        static const int64_t pixels[] = {1, 2, 5, 50};
+        q.resolution = 1 + (q.t1 - q.t0) / pixels[tref_rng_below(&f.rng, 4)];
+        const uint32_t drawables = (uint32_t)tref_rng_below(&f.rng, 16);
+        const bool with_previews = w % 3 != 0;
+        q.kinds = drawables | (with_previews ? 1u << SLOG_KIND_PREVIEW : 0u);
+        if (q.kinds == 0) {
+            q.kinds = 1u << SLOG_KIND_STATE;
+        }
+        tref_result res;
+        tref_run_query(f.reader, &q, &res);
+        ck_assert_int_eq(res.status, SLOG_END);
+        const uint32_t summarised = drawables ? drawables : 0xfu;
+        for (size_t i = 0; i < res.nkeys; i++) {
+            ck_assert_msg(q.kinds & 1u << res.items[i].kind, "kinds %#x: a drawable of kind %d",
+                          q.kinds, (int)res.items[i].kind);
+        }
+        for (size_t i = 0; i < res.npreviews; i++) {
+            ck_assert_msg(with_previews, "kinds %#x without the preview bit: a preview", q.kinds);
+            ck_assert_msg(summarised & 1u << res.previews[i].of,
+                          "kinds %#x: a preview of kind %d", q.kinds, (int)res.previews[i].of);
+        }
+        previews += res.npreviews;
+        if (with_previews && drawables != 0) {
+            /* With the preview bit, the drawable kinds asked for are fully
+             * accounted (preview bit alone: previews only, no drawables). */
+            slog_query_options qa = q;
+            qa.kinds = summarised;
+            assert_accounts(&f, &qa, &res);
+        }
+        tref_result_free(&res);
+    }
+    ck_assert_uint_gt(previews, 0);
+    ref_close(&f);
+}
+END_TEST
+
 /* Reference totals of one preview key. */
 typedef struct key_total {
     slog_preview key;  /* of, fold, row, row_to, category */
@@ -1200,6 +1246,7 @@ static Suite *query_reference_suite(void)
     tcase_add_loop_test(tc, test_query_reference_gap_reads_only_touching_nodes, 0, 6);
     tcase_add_loop_test(tc, test_query_reference_previews_account_for_window, 0, NCONFIGS);
     tcase_add_loop_test(tc, test_query_reference_previews_respect_filters, 0, NCONFIGS);
+    tcase_add_loop_test(tc, test_query_reference_kinds_select_previews, 0, NCONFIGS);
     tcase_add_loop_test(tc, test_query_reference_root_previews_equal_totals, 0, NCONFIGS);
     tcase_add_loop_test(tc, test_query_reference_previews_partition_whole_trace, 0, NCONFIGS);
     tcase_add_loop_test(tc, test_query_reference_repeated_query_hits_cache, 0, NCONFIGS);
