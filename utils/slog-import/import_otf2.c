@@ -20,10 +20,12 @@
  * (otf2_ticks_to_ns).  The mapping is documented in doc/IMPORT-OTF2.md.
  */
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "importer.h"
 
@@ -2012,17 +2014,59 @@ static char *resolve_anchor(import_ctx *ctx, const char *path)
     return anchor;
 }
 
+/* libotf2 3.0.2 loops forever on some damaged anchor files (otf2-print
+ * too).  Opening and reading the definitions run under a watchdog: when it
+ * fires, slog-import says so and exits 1, leaving the output incomplete. */
+static char watchdog_msg[512];
+static size_t watchdog_len;
+
+static void watchdog_fire(int sig)
+{
+    (void)sig;
+    if (write(STDERR_FILENO, watchdog_msg, watchdog_len) < 0) {
+        _exit(1);
+    }
+    _exit(1);
+}
+
+static void watchdog_arm(const char *anchor)
+{
+    const char *const env = getenv("SLOG_OTF2_DEFS_TIMEOUT");
+    const long secs = env != NULL && atol(env) > 0 ? atol(env) : 60;
+    const int n = snprintf(watchdog_msg, sizeof watchdog_msg,
+                           "slog-import: %s: libotf2 did not finish reading the archive's "
+                           "definitions in %ld s: the anchor or a definition file is probably "
+                           "damaged; output left incomplete\n",
+                           anchor, secs);
+    watchdog_len = n > 0 && (size_t)n < sizeof watchdog_msg ? (size_t)n : sizeof watchdog_msg - 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = watchdog_fire;
+    (void)sigaction(SIGALRM, &sa, NULL);
+    (void)alarm((unsigned)secs);
+}
+
+static void watchdog_disarm(void)
+{
+    (void)alarm(0);
+}
+
 static int import_archive(otf2_imp *imp, const char *anchor)
 {
+    watchdog_arm(anchor);
     OTF2_Reader *const rd = OTF2_Reader_Open(anchor);
     if (!rd) {
+        watchdog_disarm();
         otf2_failed(imp, OTF2_ERROR_FILE_INTERACTION, anchor);
         return -1;
     }
     int rc = -1;
-    if (OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS) {
+    const int defs_ok = OTF2_Reader_SetSerialCollectiveCallbacks(rd) == OTF2_SUCCESS;
+    const int defs_read = defs_ok && read_definitions(imp, rd, anchor) == 0;
+    watchdog_disarm();
+    if (!defs_ok) {
         otf2_failed(imp, OTF2_ERROR_FILE_INTERACTION, anchor);
-    } else if (read_definitions(imp, rd, anchor) == 0 && define_timelines(imp) == 0 &&
+    } else if (defs_read && define_timelines(imp) == 0 &&
                add_category(imp, SLOG_KIND_ARROW, "MPI message", "MPI/point2point",
                             &imp->arrow_category) == 0 &&
                prepare_locations(imp, rd) == 0 && read_events(imp, rd, anchor) == 0 &&
