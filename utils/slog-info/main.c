@@ -159,6 +159,51 @@ static void colour_text(uint32_t rgba, char *buf, size_t len)
 
 /* ---- text --------------------------------------------------------------- */
 
+/* What the node table says about the leaves (no payload is read). */
+typedef struct leaf_stats {
+    uint64_t leaves;
+    uint64_t drawables;   /* stored in leaves */
+    uint64_t span_sum;    /* ticks, saturating */
+    uint64_t payload_max; /* largest compressed node payload */
+} leaf_stats;
+
+static int collect_leaves(const slog_reader *r, uint64_t nodes, leaf_stats *ls)
+{
+    memset(ls, 0, sizeof *ls);
+    for (uint64_t i = 0; i < nodes; i++) {
+        slog_node_info ni;
+        if (slog_reader_node(r, i, &ni) != SLOG_OK) {
+            return -1;
+        }
+        ls->payload_max = ni.payload_bytes > ls->payload_max ? ni.payload_bytes : ls->payload_max;
+        if (ni.level != 0) {
+            continue;
+        }
+        ls->leaves++;
+        ls->drawables += ni.counts[0] + ni.counts[1] + ni.counts[2] + ni.counts[3];
+        const uint64_t span = ni.end >= ni.start ? (uint64_t)ni.end - (uint64_t)ni.start : 0;
+        ls->span_sum = span > UINT64_MAX - ls->span_sum ? UINT64_MAX : ls->span_sum + span;
+    }
+    return 0;
+}
+
+static void text_leaves(const slog_file_info *fi, const leaf_stats *ls)
+{
+    char a[64];
+    char b[64];
+    if (ls->leaves == 0) {
+        return;
+    }
+    const uint64_t span = ls->span_sum / ls->leaves;
+    const int64_t span_ns = units_ticks_to_ns(
+        span > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)span, fi->ticks_per_second);
+    (void)printf("leaves:          %" PRIu64 ", on average %" PRIu64
+                 " drawables over %s; largest node payload %s\n",
+                 ls->leaves, ls->drawables / ls->leaves,
+                 units_format_duration(span_ns, a, sizeof a),
+                 units_format_bytes(ls->payload_max, b, sizeof b));
+}
+
 static void text_summary(const char *path, const slog_file_info *fi)
 {
     char a[64];
@@ -345,18 +390,28 @@ static int describe(const info_opts *o, slog_reader *r)
         (void)fprintf(stderr, PROG ": %s: Cannot read the timeline table\n", o->path);
         return EXIT_FAILURE;
     }
+    leaf_stats ls;
+    if (collect_leaves(r, fi->nodes, &ls) != 0) {
+        timeline_tree_free(&t);
+        (void)fprintf(stderr, PROG ": %s: Cannot read the node table\n", o->path);
+        return EXIT_FAILURE;
+    }
     int rc = 0;
     if (o->json) {
         json_writer j;
         json_writer_init(&j, stdout);
         json_begin_object(&j);
         json_summary(&j, o->path, fi);
+        json_kv_uint(&j, "leaves", ls.leaves);
+        json_kv_uint(&j, "leaf_drawables", ls.drawables);
+        json_kv_uint(&j, "largest_node_payload_bytes", ls.payload_max);
         json_timelines(&j, &t);
         rc = json_categories(&j, r, fi->categories);
         json_end_object(&j);
         (void)putchar('\n');
     } else {
         text_summary(o->path, fi);
+        text_leaves(fi, &ls);
         text_timelines(&t, o->all);
         rc = text_categories(r, fi->categories, o->all);
     }
