@@ -21,6 +21,7 @@ assert {t["kind"] for t in d["timeline_list"]} == {"process", "thread"}
 assert all(t["parent"] is None or type(t["parent"]) is int for t in d["timeline_list"])
 assert all(c["color"].startswith("#") and len(c["color"]) == 9 for c in d["category_list"])
 assert d["nodes"] >= 1 and d["depth"] >= 1 and d["file_bytes"] > 0
+assert 1 <= d["leaves"] <= d["nodes"] and d["leaf_drawables"] <= d["drawables"]
 # relative query times are ns from the start: the earliest state starts at 0
 starts = [json.loads(l)["start"] for l in open("states.jsonl")]
 assert min(starts) == 0, min(starts)
