@@ -220,3 +220,23 @@ wr(d, 'expect', ('same_as=posix_mpi-v2.4.0\n'
                  'extra=0 %d %d user_function 0 0 ( /usr/lib/libfoo.so my_func )\n'
                  % (last_start + 100, last_start + 150)).encode())
 print('ok')
+
+
+# ---------------------------------------------------------------------------
+# Seeds for tests/fuzz/fuzz_recorder_decode.c: each corpus folder as a list
+# of (u8 name index, u32 length, bytes) entries, names as in the target.
+FUZZ_NAMES = ['VERSION', 'recorder.mt', 'recorder.cst', 'recorder.ts', 'ug.cfg', 'ug.mt']
+for r in range(4):
+    FUZZ_NAMES += ['%d.cst' % r, '%d.cfg' % r, '%d.ts' % r]
+seeds = os.path.join(HERE, '..', '..', 'fuzz', 'corpus', 'recorder_decode')
+os.makedirs(seeds, exist_ok=True)
+for trace in ['posix_mpi', 'posix_mpi_tid_nocomp', 'mpiio_hdf5', 'mpiio_hdf5_patterns',
+              'posix_mpi-v2.4.0', 'mpiio_hdf5-v2.4.0']:
+    blob = b''
+    for i, name in enumerate(FUZZ_NAMES):
+        path = os.path.join(SRC, trace, name)
+        if os.path.exists(path):
+            data = open(path, 'rb').read()
+            blob += struct.pack('<BI', i, len(data)) + data
+    wr(seeds, trace, blob)
+print('fuzz seeds ok')
