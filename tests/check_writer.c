@@ -257,6 +257,84 @@ START_TEST(test_writer_any_arrival_order_gives_same_content)
 }
 END_TEST
 
+/* Children of node @p idx in the post-order node table (each child's
+ * subtree ends right before the next one's), and how many of them are one
+ * level down: the others are spill pseudo-leaves (level 0) holding the
+ * node's own late or long drawables (doc/DESIGN.md). */
+static uint64_t child_count(slog_reader *r, uint64_t idx, uint64_t *next_level)
+{
+    slog_node_info n;
+    ck_assert_int_eq(slog_reader_node(r, idx, &n), SLOG_OK);
+    const uint64_t first = idx + 1 - n.subtree_nodes;
+    uint64_t children = 0;
+    uint64_t c = idx;
+    *next_level = 0;
+    while (c > first) {
+        slog_node_info ci;
+        ck_assert_int_eq(slog_reader_node(r, c - 1, &ci), SLOG_OK);
+        ck_assert_uint_ge(c, first + ci.subtree_nodes); /* child subtree inside parent */
+        ck_assert_uint_lt(ci.level, n.level);
+        ck_assert_msg(ci.start >= n.start && ci.end <= n.end,
+                      "child box [%lld,%lld] outside parent box [%lld,%lld]", (long long)ci.start,
+                      (long long)ci.end, (long long)n.start, (long long)n.end);
+        /* Spills are level 0, so only above level 1 are real children told apart. */
+        *next_level += ci.level + 1 == n.level && ci.level > 0;
+        c -= ci.subtree_nodes;
+        children++;
+    }
+    return children;
+}
+
+/* The tree is k-ary whatever the arrival order: no inner node has more
+ * than `fanout` inner children one level down (leaves and spill pseudo-leaves
+ * cannot be told apart through the public API, so those are not counted), child
+ * boxes nest in their parents', and subtrees tile the post-order table. */
+START_TEST(test_writer_inner_nodes_respect_fanout)
+{
+    static const tref_order orders[] = {TR_ORDER_END, TR_ORDER_SHUFFLED, TR_ORDER_REVERSED,
+                                        TR_ORDER_BEGIN_END};
+    const tref_params p = {.seed = 99u + (uint64_t)_i,
+                           .timelines = 20,
+                           .states = 4000,
+                           .events = 400,
+                           .arrows = 200,
+                           .counters = 400,
+                           .state_categories = 5,
+                           .max_depth = 6,
+                           .base = 0,
+                           .span = 20000000,
+                           .args_percent = 10};
+    tref_trace t;
+    ck_assert_int_eq(tref_generate(&t, &p), 0);
+    slog_writer_options o = SLOG_WRITER_OPTIONS_INIT;
+    o.leaf_bytes = 1024;
+    o.fanout = 2 + (uint32_t)(_i % 3);
+    slog_error err;
+    err_fill(&err);
+    ck_assert_int_eq(tref_write(&t, path, &o, orders[_i % 4], 5, true, &err), SLOG_OK);
+    slog_reader *r = NULL;
+    ck_assert_int_eq(slog_reader_open(&r, path, NULL, &err), SLOG_OK);
+    const slog_file_info *in = slog_reader_info(r);
+    for (uint64_t i = 0; i < in->nodes; i++) {
+        slog_node_info ni;
+        ck_assert_int_eq(slog_reader_node(r, i, &ni), SLOG_OK);
+        if (ni.level == 0) {
+            ck_assert_uint_eq(ni.subtree_nodes, 1);
+            continue;
+        }
+        uint64_t real = 0;
+        const uint64_t children = child_count(r, i, &real);
+        ck_assert_msg(children >= 1 && real <= o.fanout,
+                      "order %d, fanout %u: node %llu (level %u of %u) has %llu children one "
+                      "level down (%llu in all)",
+                      (int)orders[_i % 4], o.fanout, (unsigned long long)i, ni.level, in->depth,
+                      (unsigned long long)real, (unsigned long long)children);
+    }
+    slog_reader_destroy(r);
+    tref_free(&t);
+}
+END_TEST
+
 /* ---- invalid arguments -------------------------------------------------------------------- */
 
 typedef int (*bad_call)(slog_writer *w, slog_error *err);
@@ -764,6 +842,7 @@ static Suite *writer_suite(void)
     tcase_add_test(tc, test_writer_end_before_begin_is_state_error);
     tcase_add_test(tc, test_writer_finish_with_open_state_fails);
     tcase_add_loop_test(tc, test_writer_any_arrival_order_gives_same_content, 0, 4);
+    tcase_add_loop_test(tc, test_writer_inner_nodes_respect_fanout, 0, 8);
     tcase_add_loop_test(tc, test_writer_invalid_argument_is_rejected, 0, NBAD);
     tcase_add_loop_test(tc, test_writer_bad_options_are_rejected, 0, 3);
     tcase_add_test(tc, test_writer_set_timeline_renames);
