@@ -972,9 +972,10 @@ typedef struct imported {
     slog_reader *rd;
 } imported;
 
-/* Run slog-import -q IN -o OUT (stderr to a file); returns the exit status.
+/* Run slog-import -q IN [IN2] -o OUT (stderr to a file); returns the exit status.
  * `align` sets SLOG_RECORDER_ALIGN for the child (NULL: unset). */
-static int run_import(const char *in, const char *out, const char *errpath, const char *align)
+static int
+run_import(const char *const in[2], const char *out, const char *errpath, const char *align)
 {
     const char *const exe = getenv("SLOG_IMPORT");
     CHECKF(exe != NULL && exe[0] != '\0', "SLOG_IMPORT is not set");
@@ -987,7 +988,11 @@ static int run_import(const char *in, const char *out, const char *errpath, cons
         if (freopen(errpath, "w", stderr) == NULL || freopen("/dev/null", "w", stdout) == NULL) {
             _exit(126);
         }
-        execl(exe, "slog-import", "-q", in, "-o", out, (char *)NULL);
+        if (in[1] != NULL) {
+            execl(exe, "slog-import", "-q", in[0], in[1], "-o", out, (char *)NULL);
+        } else {
+            execl(exe, "slog-import", "-q", in[0], "-o", out, (char *)NULL);
+        }
         _exit(127);
     }
     int status = 0;
@@ -1004,7 +1009,8 @@ static void import_into(imported *im, const char *in, const char *align, bool op
     im->tmp = make_tmpdir();
     im->out = xstr("%s/out.slog", im->tmp);
     im->errp = xstr("%s/stderr", im->tmp);
-    im->status = run_import(in, im->out, im->errp, align);
+    const char *const inputs[2] = {in, NULL};
+    im->status = run_import(inputs, im->out, im->errp, align);
     if (open_reader) {
         char *const errtext = read_file(im->errp, NULL);
         CHECKF(im->status == 0, "slog-import %s: exit %d: %s", in, im->status, errtext);
@@ -1454,6 +1460,50 @@ START_TEST(test_recorder_import_broken_input_fails_with_location)
     free(dir);
 }
 END_TEST
+
+/* Two folders in one run: each gets a GENERIC timeline with its ranks, and
+ * a function keeps one category across both (posix_mpi has 18 functions,
+ * mpiio_hdf5-v2.4.0 41, 10 of them shared). */
+START_TEST(test_recorder_import_two_folders_share_categories)
+{
+    char *const a = corpus_path("posix_mpi"), *const b = corpus_path("mpiio_hdf5-v2.4.0");
+    char *const tmp = make_tmpdir();
+    char *const out = xstr("%s/out.slog", tmp), *const errp = xstr("%s/stderr", tmp);
+    const char *const inputs[2] = {a, b};
+    EQ_I(run_import(inputs, out, errp, NULL), 0);
+    slog_reader *rd = NULL;
+    EQ_I(slog_reader_open(&rd, out, NULL, NULL), SLOG_OK);
+    const slog_file_info *const info = slog_reader_info(rd);
+    EQ_U(info->states, 229 + 354);
+    EQ_U(info->timelines, 2 + 8);
+    uint32_t generic = 0;
+    for (uint32_t id = 0; id < info->timelines; id++) {
+        slog_timeline_info tl;
+        EQ_I(slog_reader_timeline(rd, id, &tl), SLOG_OK);
+        generic += tl.kind == SLOG_TIMELINE_GENERIC;
+        EQ_I(tl.kind == SLOG_TIMELINE_GENERIC ? tl.parent : 0,
+             tl.kind == SLOG_TIMELINE_GENERIC ? SLOG_NO_PARENT : 0);
+    }
+    EQ_U(generic, 2);
+    counts *const names = counts_new();
+    for (uint32_t id = 0; id < info->categories; id++) {
+        slog_category_info c;
+        EQ_I(slog_reader_category(rd, id, &c), SLOG_OK);
+        EQ_U(counts_slot(names, c.name), id); /* no name twice */
+    }
+    EQ_U(info->categories, 18 + 41 - 10);
+    free(names);
+    slog_reader_destroy(rd);
+    EQ_I(unlink(out), 0);
+    EQ_I(unlink(errp), 0);
+    EQ_I(rmdir(tmp), 0);
+    free(out);
+    free(errp);
+    free(tmp);
+    free(b);
+    free(a);
+}
+END_TEST
 #endif /* SLOG_RECORDER_IMPORT_TESTS */
 
 /* The import cases are built (SLOG_RECORDER_IMPORT_TESTS) when meson has a
@@ -1484,6 +1534,7 @@ static Suite *recorder_suite(void)
     tcase_add_test(tc, test_recorder_import_threads_become_child_timelines);
     tcase_add_test(tc, test_recorder_import_args_named_and_typed);
     tcase_add_test(tc, test_recorder_import_user_function_named_by_symbol);
+    tcase_add_test(tc, test_recorder_import_two_folders_share_categories);
     tcase_add_loop_test(tc, test_recorder_import_broken_input_fails_with_location, 0, NBROKEN);
     suite_add_tcase(s, tc);
 #endif

@@ -138,10 +138,40 @@ static int cat_map_init(cat_map *m)
 
 static void cat_map_free(cat_map *m)
 {
-    for (uint32_t i = 0; i < m->cap; i++) {
+    for (uint32_t i = 0; m->slots != NULL && i < m->cap; i++) {
         free(m->slots[i].name);
     }
     free(m->slots);
+    memset(m, 0, sizeof *m);
+}
+
+/* Categories outlive one input: all inputs of a run go into one writer,
+ * and a function keeps one legend entry across Recorder folders. */
+static struct {
+    const slog_writer *writer;
+    cat_map map;
+} shared_cats;
+
+/* The category map for this input's writer, with per-input state reset:
+ * function ids differ between Recorder versions, counts are per input. */
+static cat_map *cats_for(const import_ctx *ctx)
+{
+    cat_map *const m = &shared_cats.map;
+    if (shared_cats.writer != ctx->writer || m->slots == NULL) {
+        cat_map_free(m);
+        if (cat_map_init(m) != 0) {
+            cat_map_free(m);
+            return NULL;
+        }
+        shared_cats.writer = ctx->writer;
+    }
+    for (size_t i = 0; i < 256; i++) {
+        m->by_func[i] = -1;
+    }
+    for (uint32_t i = 0; i < m->cap; i++) {
+        memset(m->slots[i].counts, 0, sizeof m->slots[i].counts);
+    }
+    return m;
 }
 
 static uint32_t cat_find_slot(const cat_map *m, const char *name)
@@ -216,7 +246,7 @@ typedef struct rec_import {
     rank_src *ranks;
     uint32_t nranks;
     uint32_t parent; /* SLOG_NO_PARENT, or the folder's timeline with several inputs */
-    cat_map cats;
+    cat_map *cats;   /* shared_cats.map */
     slog_arg *args;
     const char **arg_starts; /* MAX_ARGS each: argument split scratch */
     uint32_t *arg_lens;
@@ -359,7 +389,7 @@ static int thread_timeline(rec_import *im, rank_src *s, uint64_t tid, uint32_t *
 
 static int category_of(rec_import *im, const rec_sig *sig, const char *user_symbol, cat_entry **out)
 {
-    cat_map *const m = &im->cats;
+    cat_map *const m = im->cats;
     const bool user = sig->func_id == REC_USER_FUNC_ID;
     if (!user && m->by_func[sig->func_id] >= 0) {
         *out = &m->slots[m->by_func[sig->func_id]];
@@ -809,18 +839,19 @@ static int cmp_cat_id(const void *a, const void *b)
 /* Counts per function, in category order (first use). */
 static void report_counts(rec_import *im)
 {
-    id_slot *const list = calloc(im->cats.used + 1u, sizeof *list);
+    const cat_map *const m = im->cats;
+    id_slot *const list = calloc(m->used + 1u, sizeof *list);
     uint32_t n = 0;
-    for (uint32_t i = 0; list != NULL && i < im->cats.cap; i++) {
-        if (im->cats.slots[i].name != NULL) {
-            list[n++] = (id_slot){im->cats.slots[i].id, i};
+    for (uint32_t i = 0; list != NULL && i < m->cap; i++) {
+        if (m->slots[i].name != NULL && m->slots[i].counts[IMPORT_IMPORTED] > 0) {
+            list[n++] = (id_slot){m->slots[i].id, i};
         }
     }
     if (list != NULL) {
         qsort(list, n, sizeof *list, cmp_cat_id);
     }
     for (uint32_t i = 0; i < n; i++) {
-        const cat_entry *const e = &im->cats.slots[list[i].slot];
+        const cat_entry *const e = &m->slots[list[i].slot];
         char what[300];
         (void)snprintf(what, sizeof what, "%s %s", rec_layer_name(e->layer), e->name);
         import_count(im->ctx, what, IMPORT_IMPORTED, e->counts[IMPORT_IMPORTED]);
@@ -888,7 +919,7 @@ static int recorder_run(import_ctx *ctx, const char *path)
     im.arg_starts = calloc(MAX_ARGS, sizeof *im.arg_starts);
     im.arg_lens = calloc(MAX_ARGS, sizeof *im.arg_lens);
     if (im.ranks == NULL || im.args == NULL || im.arg_starts == NULL || im.arg_lens == NULL ||
-        cat_map_init(&im.cats) != 0) {
+        (im.cats = cats_for(ctx)) == NULL) {
         rc = import_fail(ctx, 0, 0, UINT64_MAX, "Out of memory");
         goto out;
     }
@@ -901,9 +932,6 @@ out:
         free(im.ranks[r].barriers);
     }
     free(im.ranks);
-    if (im.cats.slots != NULL) {
-        cat_map_free(&im.cats);
-    }
     free(im.args);
     free((void *)im.arg_starts);
     free(im.arg_lens);
