@@ -1123,6 +1123,20 @@ static void read_states(slog_reader *rd, int64_t start_ns, lines *out, counts *c
 /* Every record, imported with raw per-rank clocks, comes back from the
  * reader with its rank, thread, function, depth, arguments and exact times;
  * the per-rank and per-function counts equal the reference. */
+/* Import with raw per-rank clocks and read every state back as a line. */
+static void import_lines(const char *dir, int64_t start_ns, lines *got, counts *c)
+{
+    imported im;
+    import_into(&im, dir, "none", true);
+    read_states(im.rd, start_ns, got, c);
+    imported_drop(&im);
+}
+
+/* Every record, imported with raw per-rank clocks, comes back from the
+ * reader with its rank, thread, function, depth, arguments and exact times;
+ * the per-rank and per-function counts equal the reference.  The same
+ * again with ranks streamed one after another (SLOG_RECORDER_MERGE_BYTES=0,
+ * the path for traces too big to merge). */
 START_TEST(test_recorder_import_round_trips_every_record)
 {
     char *const dir = corpus_path(traces[_i]);
@@ -1131,20 +1145,26 @@ START_TEST(test_recorder_import_round_trips_every_record)
     rec_trace *t = NULL;
     EQ_I(rec_trace_open(&t, dir, NULL), SLOG_OK);
     const uint32_t nranks = (uint32_t)rec_trace_header(t)->total_ranks;
-    imported im;
-    import_into(&im, dir, "none", true);
-    lines got = {0}, want = {0};
-    counts *const cg = counts_new(), *const cw = counts_new();
-    read_states(im.rd, rec_start_ns(rec_trace_header(t)), &got, cg);
-    counts_from_reference(cw, ref, nranks);
-    expect_counts(cg, cw, nranks, traces[_i]);
+    const int64_t start_ns = rec_start_ns(rec_trace_header(t));
+    lines want = {0};
     decoded_lines(txt, &want);
-    lines_expect_equal(&got, &want, true, traces[_i]);
-    lines_free(&got);
+    counts *const cw = counts_new();
+    counts_from_reference(cw, ref, nranks);
+    for (int pass = 0; pass < 2; pass++) {
+        EQ_I(pass == 0 ? unsetenv("SLOG_RECORDER_MERGE_BYTES")
+                       : setenv("SLOG_RECORDER_MERGE_BYTES", "0", 1),
+             0);
+        lines got = {0};
+        counts *const cg = counts_new();
+        import_lines(dir, start_ns, &got, cg);
+        expect_counts(cg, cw, nranks, traces[_i]);
+        lines_expect_equal(&got, &want, true, traces[_i]);
+        lines_free(&got);
+        free(cg);
+    }
+    EQ_I(unsetenv("SLOG_RECORDER_MERGE_BYTES"), 0);
     lines_free(&want);
-    free(cg);
     free(cw);
-    imported_drop(&im);
     rec_trace_close(t);
     free(ref);
     free(txt);

@@ -16,7 +16,8 @@
  * lies after the latest start seen; a record leaves the heap once no later
  * record can end before it.  A heap over the ranks then yields records in
  * nondecreasing end time, the writer's best case.  When the decoded
- * timestamps of all ranks would exceed MERGE_BYTES, ranks are streamed one
+ * timestamps of all ranks would exceed MERGE_BYTES (or the byte count in
+ * SLOG_RECORDER_MERGE_BYTES), ranks are streamed one
  * after another instead (the writer places late drawables correctly).
  *
  * Times: epoch ns = start_ts (rank 0's start, the only absolute time in
@@ -863,6 +864,19 @@ static void report_counts(rec_import *im)
     }
 }
 
+/* Bytes of decoded timestamps that may be held for the merge across ranks. */
+static uint64_t merge_limit(void)
+{
+    const char *const text = getenv("SLOG_RECORDER_MERGE_BYTES");
+    if (text == NULL || text[0] < '0' || text[0] > '9') {
+        return MERGE_BYTES;
+    }
+    errno = 0;
+    char *end = NULL;
+    const unsigned long long v = strtoull(text, &end, 10);
+    return errno == 0 && *end == '\0' ? (uint64_t)v : MERGE_BYTES;
+}
+
 static int import_records(rec_import *im)
 {
     uint64_t ts_bytes = 0;
@@ -875,7 +889,7 @@ static int import_records(rec_import *im)
     if (rc != 0) {
         return rc;
     }
-    if (ts_bytes <= MERGE_BYTES) {
+    if (ts_bytes <= merge_limit()) {
         rc = merge_ranks(im, 0, im->nranks);
     } else {
         for (uint32_t r = 0; r < im->nranks && rc == 0; r++) {
