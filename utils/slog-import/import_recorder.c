@@ -8,8 +8,8 @@
  * state per record with depth = call depth and the arguments as args.
  *
  * Order of work, so that a damaged folder fails before anything is written:
- *   1. open the folder and every rank once (validates every file; finds each
- *      rank's first MPI_Barrier on MPI_COMM_WORLD for clock alignment);
+ *   1. open the folder and every rank once (validates every file; collects
+ *      each rank's MPI_Barrier(MPI_COMM_WORLD) calls for clock alignment);
  *   2. define timelines, then stream the ranks' records merged by end time.
  * Per rank, records come in start order and a parent ends after its
  * children, so each rank keeps a small min-heap of records whose end time
@@ -17,8 +17,8 @@
  * record can end before it.  A heap over the ranks then yields records in
  * nondecreasing end time, the writer's best case.  When the decoded
  * timestamps of all ranks would exceed MERGE_BYTES (or the byte count in
- * SLOG_RECORDER_MERGE_BYTES), ranks are streamed one
- * after another instead (the writer places late drawables correctly).
+ * SLOG_RECORDER_MERGE_BYTES), ranks are streamed one after another instead
+ * (the writer places late drawables correctly).
  *
  * Times: epoch ns = start_ts (rank 0's start, the only absolute time in
  * the format) + the rank's ticks x time_resolution + the rank's alignment
