@@ -18,7 +18,9 @@
  *
  *   bench_query [--states N] [--timelines T] [--categories C] [--positions P]
  *               [--otf2-positions Q] [--pixels X] [--dir DIR] [--reuse] [--keep]
- *               [--no-otf2] [--leaf-bytes B] [--fanout F]
+ *               [--no-otf2] [--leaf-bytes B] [--fanout F] [--windows PCT,...]
+ * --windows sets the window sizes in percent of the trace (default
+ * 10,1,0.01).
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -45,6 +47,8 @@ typedef struct bq_opts {
     const char *dir;
     int reuse, keep, otf2;
     slog_writer_options wopts;
+    double fractions[8];
+    int nfractions;
 } bq_opts;
 
 static int write_slog(const bq_opts *o, const char *path, double *secs)
@@ -242,7 +246,7 @@ static void usage(FILE *f)
 {
     fputs("usage: bench_query [--states N] [--timelines T] [--categories C] [--positions P]\n"
           "                   [--otf2-positions Q] [--pixels X] [--dir DIR] [--reuse] [--keep]\n"
-          "                   [--no-otf2] [--leaf-bytes B] [--fanout F]\n",
+          "                   [--no-otf2] [--leaf-bytes B] [--fanout F] [--windows PCT,...]\n",
           f);
 }
 
@@ -261,10 +265,11 @@ static int parse(int argc, char **argv, bq_opts *o)
         {"no-otf2", no_argument, NULL, 'O'},
         {"leaf-bytes", required_argument, NULL, 'l'},
         {"fanout", required_argument, NULL, 'f'},
+        {"windows", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "n:t:c:p:q:x:d:ukOl:f:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "n:t:c:p:q:x:d:ukOl:f:w:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'n':
             o->states = bench_parse_count(optarg);
@@ -302,6 +307,20 @@ static int parse(int argc, char **argv, bq_opts *o)
         case 'f':
             o->wopts.fanout = (uint32_t)bench_parse_count(optarg);
             break;
+        case 'w': { /* window sizes in percent: "10,1,0.01" */
+            o->nfractions = 0;
+            char *end = optarg;
+            while (*end && o->nfractions < 8) {
+                const double pct = strtod(end, &end);
+                if (pct <= 0.0 || pct > 100.0 || (*end && *end != ',')) {
+                    usage(stderr);
+                    return -1;
+                }
+                o->fractions[o->nfractions++] = pct / 100.0;
+                end += *end == ',';
+            }
+            break;
+        }
         case 'h':
             usage(stdout);
             exit(0);
@@ -328,7 +347,9 @@ int main(int argc, char **argv)
                  .pixels = 1000,
                  .dir = "/tmp",
                  .otf2 = 1,
-                 .wopts = SLOG_WRITER_OPTIONS_INIT};
+                 .wopts = SLOG_WRITER_OPTIONS_INIT,
+                 .fractions = {0.1, 0.01, 0.0001},
+                 .nfractions = 3};
     o.wopts.creator = "bench_query";
     const char *env = getenv("BENCH_STATES");
     if (env) {
@@ -398,9 +419,8 @@ int main(int argc, char **argv)
     printf(" window | cold disk: open+query | cold reader | warm       | nodes rd | bytes read | "
            "items    | OTF2 to t1 (n) | OTF2 full | to-t1/cold | full/cold | full/creader\n");
     uint64_t rng = 12345;
-    static const double fractions[] = {0.1, 0.01, 0.0001};
-    for (int i = 0; i < 3; i++) {
-        if (bench_window(&o, spath, odir, fractions[i], start, end, full_scan, &rng) != 0) {
+    for (int i = 0; i < o.nfractions; i++) {
+        if (bench_window(&o, spath, odir, o.fractions[i], start, end, full_scan, &rng) != 0) {
             return 1;
         }
     }
