@@ -873,6 +873,44 @@ START_TEST(test_recorder_byte_flips_never_crash)
 }
 END_TEST
 
+/* Fault loop: the Nth allocation of the decoder fails, for N = 1, 2, ...
+ * until a run succeeds.  Every failing run must report SLOG_ENOMEM with a
+ * message (and, under ASan, leak nothing); then the records are intact. */
+long rec_fault_countdown;
+
+static int decode_with_fault(const char *dir, long n, uint64_t *hash)
+{
+    slog_error err;
+    memset(&err, 0xff, sizeof err);
+    rec_fault_countdown = n;
+    const int rc = decode_all(dir, hash, &err);
+    const bool fired = rec_fault_countdown == 0;
+    rec_fault_countdown = 0;
+    if (rc != SLOG_OK) {
+        CHECKF(rc == SLOG_ENOMEM && fired, "allocation %ld: %d %s: %s", n, rc, err.source,
+               err.message);
+        EQ_I(err.code, rc);
+        NE_I(err.message[0], '\0');
+    }
+    return rc;
+}
+
+START_TEST(test_recorder_allocation_failures_report_enomem)
+{
+    char *const dir = corpus_path(traces[_i]);
+    uint64_t ref = 0, h = 0;
+    EQ_I(decode_all(dir, &ref, NULL), SLOG_OK);
+    long n = 1;
+    while (decode_with_fault(dir, n, &h) != SLOG_OK) {
+        n++;
+        LT_I(n, 100000);
+    }
+    GT_U(n, 10); /* the loop really went through the allocations */
+    EQ_U(h, ref);
+    free(dir);
+}
+END_TEST
+
 /* tests/data/recorder/n_<case>/ hold a damaged trace and `expect`:
  *   code=SLOG_ECORRUPT  file=<name in the folder>  offset=<byte|none>  text=<substring> */
 static const char *const broken[] = {
@@ -1545,6 +1583,7 @@ static Suite *recorder_suite(void)
     tcase_add_loop_test(tc, test_recorder_truncations_fail_cleanly, 0, NTRACES);
     tcase_add_loop_test(tc, test_recorder_byte_flips_never_crash, 0, NTRACES);
     tcase_add_loop_test(tc, test_recorder_broken_inputs_name_file_and_offset, 0, NBROKEN);
+    tcase_add_loop_test(tc, test_recorder_allocation_failures_report_enomem, 0, NTRACES);
     suite_add_tcase(s, tc);
 #ifdef SLOG_RECORDER_IMPORT_TESTS
     tc = tcase_create("import");

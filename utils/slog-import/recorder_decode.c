@@ -24,6 +24,36 @@
 #define ZLIB_CONST /* z_stream.next_in is const */
 #include <zlib.h>
 
+#ifdef REC_FAULT_INJECTION
+/* Test builds only (tests/check_recorder.c): the allocation that brings
+ * rec_fault_countdown from 1 to 0 fails, so every ENOMEM path runs. */
+extern long rec_fault_countdown;
+static bool rec_fault(void)
+{
+    return rec_fault_countdown > 0 && --rec_fault_countdown == 0;
+}
+static void *rec_test_malloc(size_t n)
+{
+    return rec_fault() ? NULL : malloc(n);
+}
+static void *rec_test_calloc(size_t n, size_t k)
+{
+    return rec_fault() ? NULL : calloc(n, k);
+}
+static void *rec_test_realloc(void *p, size_t n)
+{
+    return rec_fault() ? NULL : realloc(p, n);
+}
+static char *rec_test_strdup(const char *s)
+{
+    return rec_fault() ? NULL : strdup(s);
+}
+#    define malloc  rec_test_malloc
+#    define calloc  rec_test_calloc
+#    define realloc rec_test_realloc
+#    define strdup  rec_test_strdup
+#endif
+
 /* Files of a trace that are read whole (a damaged size field cannot make us
  * allocate more than the file itself, except inflated blobs, capped below). */
 typedef struct rec_file {
