@@ -695,13 +695,22 @@ static int put_state(chrome_map *m, uint32_t tl, slog_kind ckind, chrome_event *
 {
     (void)ckind;
     uint32_t cat;
+    pending *p = NULL;
+    const char *fail = NULL;
     if (get_category(m, SLOG_KIND_STATE, a->name, a->cat, &cat) != 0) {
-        return map_fail(m, a, "Failed to define a category");
+        fail = "Failed to define a category";
+    } else if ((p = new_pending(m, SLOG_KIND_STATE, start, end)) == NULL ||
+               build_args(p, a, b, flag, &p->u.s.args, &p->u.s.nargs) != 0) {
+        fail = "Out of memory";
     }
-    pending *p = new_pending(m, SLOG_KIND_STATE, start, end);
-    if (p == NULL || build_args(p, a, b, flag, &p->u.s.args, &p->u.s.nargs) != 0) {
+    if (fail != NULL) {
+        const int rc = map_fail(m, a, fail);
         free(p);
-        return map_fail(m, a, "Out of memory");
+        if (b != NULL && b != a) {
+            free(b);
+        }
+        free(a);
+        return rc;
     }
     p->u.s.timeline = tl;
     p->u.s.category = cat;
@@ -765,11 +774,15 @@ static int put_arrow(chrome_map *m, const point *from, chrome_event *to_ev, uint
     uint32_t cat;
     const chrome_event *named = from->ev;
     if (get_category(m, SLOG_KIND_ARROW, named->name, named->cat, &cat) != 0) {
+        free(from->ev);
+        free(to_ev);
         return map_fail(m, NULL, "Failed to define a category");
     }
     pending *p = new_pending(m, SLOG_KIND_ARROW, from->t, to_ev->ts);
     if (p == NULL || build_args(p, from->ev, to_ev, NULL, &p->u.a.args, &p->u.a.nargs) != 0) {
         free(p);
+        free(from->ev);
+        free(to_ev);
         return map_fail(m, NULL, "Out of memory");
     }
     p->u.a.category = cat;
