@@ -261,6 +261,11 @@ void *chrome_window_pop(chrome_window *w)
         q->len--;
         if (q->len > 0) {
             q->first = q->v[q->head];
+        } else if (q->cap > 4096) {
+            free(q->v); /* a drained big run gives its memory back */
+            q->v = NULL;
+            q->cap = 0;
+            q->head = 0;
         }
     } else {
         return NULL;
