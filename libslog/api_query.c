@@ -161,6 +161,10 @@ static int load_entry(slog_query *q, uint64_t off, uint64_t len, int preview, ca
                       slog_error *err)
 {
     slog_reader *const r = q->r;
+    const int range = store_check_blob(r->st, off, len, err);
+    if (range != SLOG_OK) {
+        return range;
+    }
     cache_entry *e = util_calloc(1, sizeof *e);
     uint8_t *raw = util_malloc((size_t)len);
     if (e == NULL || raw == NULL) {

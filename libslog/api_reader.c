@@ -101,6 +101,12 @@ static int check_node(slog_reader *r, uint64_t i, slog_error *err)
         (n->t0 > n->t1 && n->t0 != INT64_MAX) || n->preview_len == 0) {
         return corrupt(r, err, "bad node row", i);
     }
+    /* blobs lie inside the /payload bytes the summary covers */
+    const uint64_t extent = r->sum.payload_bytes;
+    if (n->payload_len > extent || n->payload_off > extent - n->payload_len ||
+        n->preview_len > extent || n->preview_off > extent - n->preview_len) {
+        return corrupt(r, err, "node blob outside /payload", i);
+    }
     const uint64_t first = i + 1 - n->subtree_nodes;
     uint64_t j = i;
     while (j > first) {

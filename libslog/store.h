@@ -113,6 +113,9 @@ int store_read_nodes(store *s, store_node_row **rows, uint64_t *n, slog_error *e
  * chunks -> SLOG_ECORRUPT with the chunk's offset. */
 int store_read_blob(store *s, uint64_t offset, uint64_t n, void *dst, store_io *io,
                     slog_error *err);
+/* SLOG_OK when [offset, offset+n) lies inside /payload (checked before a
+ * reader allocates n bytes for it), else SLOG_ECORRUPT. */
+int store_check_blob(store *s, uint64_t offset, uint64_t n, slog_error *err);
 uint64_t store_file_bytes(const store *s);
 
 /* Close (NULL-safe).  Returns the first error of closing, if any. */

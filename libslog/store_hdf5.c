@@ -1316,6 +1316,11 @@ static int check_blob_range(store *s, uint64_t offset, uint64_t n, slog_error *e
                     offset, n, s->payload_extent);
 }
 
+int store_check_blob(store *s, uint64_t offset, uint64_t n, slog_error *err)
+{
+    return check_blob_range(s, offset, n, err);
+}
+
 /* Any pipeline but [32004] or none: HDF5 reads and filters (under lock). */
 static int
 read_blob_pipeline(store *s, uint64_t offset, uint64_t n, void *dst, store_io *io, slog_error *err)

@@ -4,6 +4,11 @@
 # trace and reads it back through the installed shared library.  TAP output.
 set -u
 builddir=$1
+sanitize=${2:-none}
+san_flags=
+if [ "$sanitize" != none ]; then
+    san_flags="-fsanitize=$sanitize" # the installed library is instrumented too
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "1..3"
@@ -45,7 +50,7 @@ int main(int argc, char **argv)
 }
 C
 flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-variable=prefix="$tmp/root$prefix" --cflags --libs slog)
-if cc -std=c11 -Wall -Werror -o "$tmp/prog" "$tmp/prog.c" $flags 2>"$tmp/cc.log"; then
+if cc -std=c11 -Wall -Werror $san_flags -o "$tmp/prog" "$tmp/prog.c" $flags 2>"$tmp/cc.log"; then
     echo "ok 2 - compiles and links with: pkg-config --cflags --libs slog"
 else
     echo "not ok 2 - compile with pkg-config flags ($flags)"; sed 's/^/# /' "$tmp/cc.log"; exit 1
