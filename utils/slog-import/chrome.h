@@ -108,7 +108,8 @@ int chrome_event_less(const void *a, const void *b);
  * fullest-fitting one, as in patience sorting - so inputs made of a few
  * interleaved sorted streams (one per thread, typically) cost O(runs) per
  * item; only when CHROME_WINDOW_RUNS runs are taken does an item enter the
- * heap.  Pop returns the smallest of the run heads and the heap top.
+ * heap.  The non-empty runs are kept in a small min-heap by head key, so
+ * pop is O(log runs) for a run item and O(log n) for a heap item.
  */
 #define CHROME_WINDOW_RUNS 32
 
@@ -119,14 +120,16 @@ typedef struct chrome_wentry {
 } chrome_wentry;
 
 typedef struct chrome_run_q {
-    chrome_wentry first, last; /* copies of the ends: scans stay in one array */
+    chrome_wentry first;       /* copy of the head: comparisons stay in the window */
     chrome_wentry *v;          /* ring buffer, capacity a power of two */
     size_t head, len, cap;
 } chrome_run_q;
 
 typedef struct chrome_window {
     chrome_run_q runs[CHROME_WINDOW_RUNS];
-    unsigned nruns;
+    chrome_wentry last[CHROME_WINDOW_RUNS]; /* each run's last key, dense for the push scan */
+    unsigned char rh[CHROME_WINDOW_RUNS];   /* min-heap of the non-empty runs by head key */
+    unsigned nruns, nrh;
     chrome_wentry *heap;
     size_t n, hcap;
     size_t total;

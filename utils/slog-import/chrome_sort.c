@@ -134,14 +134,8 @@ static int run_append(chrome_run_q *q, const chrome_wentry *e)
     if (q->len == 0) {
         q->first = *e;
     }
-    q->last = *e;
     q->len++;
     return 0;
-}
-
-static const chrome_wentry *run_last(const chrome_run_q *q)
-{
-    return &q->last;
 }
 
 static int heap_push_entry(chrome_window *w, const chrome_wentry *e)
@@ -191,19 +185,58 @@ static void heap_pop_entry(chrome_window *w)
     }
 }
 
+/* The run heap: indices of the non-empty runs, smallest head first. */
+static int rh_less(const chrome_window *w, unsigned a, unsigned b)
+{
+    return went_less(&w->runs[a].first, &w->runs[b].first);
+}
+
+static void rh_up(chrome_window *w, unsigned i)
+{
+    const unsigned char r = w->rh[i];
+    while (i > 0) {
+        const unsigned parent = (i - 1) / 2;
+        if (!rh_less(w, r, w->rh[parent])) {
+            break;
+        }
+        w->rh[i] = w->rh[parent];
+        i = parent;
+    }
+    w->rh[i] = r;
+}
+
+static void rh_down(chrome_window *w, unsigned i)
+{
+    const unsigned char r = w->rh[i];
+    for (;;) {
+        unsigned c = 2 * i + 1;
+        if (c >= w->nrh) {
+            break;
+        }
+        if (c + 1 < w->nrh && rh_less(w, w->rh[c + 1], w->rh[c])) {
+            c++;
+        }
+        if (!rh_less(w, w->rh[c], r)) {
+            break;
+        }
+        w->rh[i] = w->rh[c];
+        i = c;
+    }
+    w->rh[i] = r;
+}
+
 int chrome_window_push(chrome_window *w, int64_t k1, int64_t k2, uint64_t k3, void *item)
 {
     const chrome_wentry e = {k1, k2, k3, item};
     /* the run whose last key is the largest one <= e (an empty run fits all) */
     int best = -1, empty = -1;
     for (unsigned i = 0; i < w->nruns; i++) {
-        const chrome_run_q *q = &w->runs[i];
-        if (q->len == 0) {
+        if (w->runs[i].len == 0) {
             empty = empty < 0 ? (int)i : empty;
             continue;
         }
-        const chrome_wentry *last = run_last(q);
-        if (!went_less(&e, last) && (best < 0 || went_less(run_last(&w->runs[best]), last))) {
+        const chrome_wentry *last = &w->last[i];
+        if (!went_less(&e, last) && (best < 0 || went_less(&w->last[best], last))) {
             best = (int)i;
         }
     }
@@ -213,59 +246,59 @@ int chrome_window_push(chrome_window *w, int64_t k1, int64_t k2, uint64_t k3, vo
     if (best < 0 && w->nruns < CHROME_WINDOW_RUNS) {
         best = (int)w->nruns++;
     }
-    const int rc = best >= 0 ? run_append(&w->runs[best], &e) : heap_push_entry(w, &e);
-    if (rc == 0) {
-        w->total++;
-    }
-    return rc;
-}
-
-/* Index of the run with the smallest head, or -1 (heap: -2 when smaller). */
-static int window_min(const chrome_window *w)
-{
-    int best = -1;
-    const chrome_wentry *bk = NULL;
-    for (unsigned i = 0; i < w->nruns; i++) {
-        const chrome_run_q *q = &w->runs[i];
-        if (q->len > 0 && (bk == NULL || went_less(&q->first, bk))) {
-            bk = &q->first;
-            best = (int)i;
+    if (best < 0) {
+        if (heap_push_entry(w, &e) != 0) {
+            return -1;
+        }
+    } else {
+        chrome_run_q *q = &w->runs[best];
+        const bool was_empty = q->len == 0;
+        if (run_append(q, &e) != 0) {
+            return -1;
+        }
+        w->last[best] = e;
+        if (was_empty) {
+            w->rh[w->nrh] = (unsigned char)best;
+            rh_up(w, w->nrh++);
         }
     }
-    if (w->n > 0 && (bk == NULL || went_less(&w->heap[0], bk))) {
-        return -2;
-    }
-    return best;
+    w->total++;
+    return 0;
 }
 
 const chrome_wentry *chrome_window_top(const chrome_window *w)
 {
-    const int i = window_min(w);
-    if (i == -2) {
+    const chrome_wentry *run = w->nrh > 0 ? &w->runs[w->rh[0]].first : NULL;
+    if (w->n > 0 && (run == NULL || went_less(&w->heap[0], run))) {
         return &w->heap[0];
     }
-    return i >= 0 ? &w->runs[i].first : NULL;
+    return run;
 }
 
 void *chrome_window_pop(chrome_window *w)
 {
-    const int i = window_min(w);
     void *item;
-    if (i == -2) {
+    if (w->n > 0 && (w->nrh == 0 || went_less(&w->heap[0], &w->runs[w->rh[0]].first))) {
         item = w->heap[0].item;
         heap_pop_entry(w);
-    } else if (i >= 0) {
-        chrome_run_q *q = &w->runs[i];
+    } else if (w->nrh > 0) {
+        chrome_run_q *q = &w->runs[w->rh[0]];
         item = q->first.item;
         q->head = (q->head + 1) & (q->cap - 1);
         q->len--;
         if (q->len > 0) {
             q->first = q->v[q->head];
-        } else if (q->cap > 4096) {
-            free(q->v); /* a drained big run gives its memory back */
-            q->v = NULL;
-            q->cap = 0;
-            q->head = 0;
+        } else {
+            w->rh[0] = w->rh[--w->nrh];
+            if (q->cap > 4096) {
+                free(q->v); /* a drained big run gives its memory back */
+                q->v = NULL;
+                q->cap = 0;
+                q->head = 0;
+            }
+        }
+        if (w->nrh > 0) {
+            rh_down(w, 0);
         }
     } else {
         return NULL;
