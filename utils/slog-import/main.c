@@ -314,6 +314,7 @@ static const importer *detect(const char *path, uint64_t *bytes)
     }
     unsigned char *head = NULL;
     size_t n = 0;
+    char read_err[256] = "";
     if (!S_ISDIR(st.st_mode)) {
         *bytes += (uint64_t)st.st_size;
         char err[256];
@@ -327,6 +328,10 @@ static const importer *detect(const char *path, uint64_t *bytes)
         }
         while (n < PROBE_BYTES) {
             const long r = import_stream_read(s, head + n, PROBE_BYTES - n);
+            if (r < 0) { /* shown below if no importer recognises the bytes read */
+                (void)snprintf(read_err, sizeof read_err, "%s (compressed byte %llu)",
+                               import_stream_error(s), (unsigned long long)import_stream_pos(s));
+            }
             if (r <= 0) {
                 break; /* a read error shows again, with context, on import */
             }
@@ -344,7 +349,9 @@ static const importer *detect(const char *path, uint64_t *bytes)
         }
     }
     free(head);
-    if (best == NULL) {
+    if (best == NULL && read_err[0] != '\0') {
+        diag_print(stderr, PROG, path, 0, 0, UINT64_MAX, "", "Cannot read: %s", read_err);
+    } else if (best == NULL) {
         diag_print(stderr, PROG, path, 0, 0, UINT64_MAX, "",
                    "Cannot recognise the input format (use --format)");
     }
