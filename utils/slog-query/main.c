@@ -22,6 +22,7 @@
 
 #include <slog/slog.h>
 
+#include "cli.h"
 #include "query_out.h"
 #include "timeline_tree.h"
 #include "units.h"
@@ -65,23 +66,7 @@ typedef struct query_opts {
 
 /* ---- messages ----------------------------------------------------------- */
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    (void)vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    for (char *p = msg; *p != '\0'; p++) {
-        if ((unsigned char)*p < 0x20) {
-            *p = '?'; /* user text stays on one line */
-        }
-    }
-    (void)fprintf(stderr, PROG ": %s (see " PROG " --help)\n", msg);
-    return EXIT_USAGE;
-}
+#define usage_error(...) cli_usage_error(PROG, __VA_ARGS__)
 
 static int report_slog_error(const char *what, const char *path, int rc, const slog_error *err)
 {
@@ -125,11 +110,7 @@ static void usage(FILE *f)
 
 static void print_version(void)
 {
-    (void)printf(PROG " %s (libslog %s)\n", SLOG_TOOL_VERSION, slog_version_string());
-    if (slog_version_number() != SLOG_VERSION_NUMBER) {
-        (void)fprintf(stderr, PROG ": warning: built with libslog %s, running with %s\n",
-                      SLOG_VERSION_STRING, slog_version_string());
-    }
+    cli_print_version(PROG, SLOG_TOOL_VERSION, SLOG_VERSION_NUMBER, SLOG_VERSION_STRING);
 }
 
 /* ---- parsing the command line ------------------------------------------- */
