@@ -30,8 +30,9 @@
 #define STAGE1_BYTES (64ull << 20) /* memory the stage-1 window may hold */
 #define STAGE2_BYTES (16ull << 20)
 #define MERGE_MAX_OPEN 64           /* run_many: inputs open at once */
-#define QBATCH 512                  /* records per batch between threads */
-#define QSLOTS 16                   /* batches in flight */
+#define QBATCH 1024                 /* records per batch between threads */
+#define QSLOTS 8                    /* batches in flight */
+#define QRESUME (QSLOTS / 2)        /* a blocked feeder resumes at this many */
 #define CEV_FRAME (1u << 30)        /* a stackFrames entry travelling as a record */
 
 /* ------------------------------------------------------------ consumer */
@@ -275,6 +276,7 @@ typedef struct queue {
     size_t slot_n[QSLOTS];
     size_t head, count;
     bool done;           /* feeder finished (rc below) */
+    bool feeder_waits, consumer_waits; /* who sleeps on a condition */
     int feeder_rc;
     atomic_bool stop;    /* consumer failed: feeder stops */
     chrome_event **cur;  /* feeder's batch being filled */
@@ -297,8 +299,14 @@ static int queue_flush(queue *q)
         return 0;
     }
     pthread_mutex_lock(&q->mu);
-    while (q->count == QSLOTS && !atomic_load(&q->stop)) {
-        pthread_cond_wait(&q->nonfull, &q->mu);
+    /* Once full, wait until the consumer has drained half: each side
+     * sleeps and wakes once per QRESUME batches, not once per batch. */
+    if (q->count == QSLOTS) {
+        q->feeder_waits = true;
+        while (q->count > QRESUME && !atomic_load(&q->stop)) {
+            pthread_cond_wait(&q->nonfull, &q->mu);
+        }
+        q->feeder_waits = false;
     }
     if (atomic_load(&q->stop)) {
         pthread_mutex_unlock(&q->mu);
@@ -311,7 +319,9 @@ static int queue_flush(queue *q)
     q->slot[at] = q->cur;
     q->slot_n[at] = q->curn;
     q->count++;
-    pthread_cond_signal(&q->nonempty);
+    if (q->consumer_waits) {
+        pthread_cond_signal(&q->nonempty);
+    }
     pthread_mutex_unlock(&q->mu);
     q->cur = NULL;
     q->curn = 0;
@@ -358,7 +368,9 @@ static int consume_queue(queue *q, chrome_run *r)
     for (;;) {
         pthread_mutex_lock(&q->mu);
         while (q->count == 0 && !q->done) {
+            q->consumer_waits = true;
             pthread_cond_wait(&q->nonempty, &q->mu);
+            q->consumer_waits = false;
         }
         if (q->count == 0) {
             rc = rc != 0 ? rc : q->feeder_rc;
@@ -369,7 +381,9 @@ static int consume_queue(queue *q, chrome_run *r)
         const size_t n = q->slot_n[q->head];
         q->head = (q->head + 1) % QSLOTS;
         q->count--;
-        pthread_cond_signal(&q->nonfull);
+        if (q->feeder_waits && q->count <= QRESUME) {
+            pthread_cond_signal(&q->nonfull);
+        }
         pthread_mutex_unlock(&q->mu);
         size_t i = 0;
         for (; rc == 0 && i < n; i++) {
