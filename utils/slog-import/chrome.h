@@ -50,8 +50,12 @@ enum {
     CEV_ROUNDED = 1u << 9,   /* a time had digits below 1 ns */
 };
 
-/* One trace event, packed in a single allocation (freed with free()). */
+typedef struct chrome_pool chrome_pool;
+
+/* One trace event, packed in a single allocation: from a chrome_pool (the
+ * parser's records) or malloc (pool NULL); freed with chrome_event_free. */
 typedef struct chrome_event {
+    chrome_pool *pool; /* owner of the block, NULL = malloc */
     uint64_t seq;     /* order of appearance over all inputs */
     uint64_t line, col, offset; /* where its '{' is, for warnings */
     size_t bytes;     /* size of the allocation (window accounting) */
@@ -61,9 +65,37 @@ typedef struct chrome_event {
     uint32_t nargs;
     char ph[4];       /* phase text, "" when missing */
     char id_kind;     /* 0 none, 'i' id, 'l' id2.local, 'g' id2.global */
+    unsigned char pool_class; /* size class of a pool block (in the padding) */
     const char *name, *cat, *pid, *tid, *id, *scope, *bp, *s, *sf, *bind_id;
     slog_arg *args;   /* args members, then unknown event fields as "@key" */
 } chrome_event;
+
+/* What a record counts for in the window memory limits: its bytes without
+ * the pool link, as before the pool existed, so that when the byte limits
+ * release records (and so the output) does not depend on it. */
+static inline size_t chrome_event_weight(const chrome_event *ev)
+{
+    return ev->bytes - sizeof(chrome_pool *);
+}
+
+/*
+ * Record memory: the parser's records come from size classes of blocks cut
+ * from big slabs and recycled, instead of one malloc/free each (with the
+ * reader thread, every free was a cross-thread free into the feeder's malloc
+ * arena).  One thread allocates (the feeder), one frees (the consumer);
+ * freed blocks go to a consumer-side list handed over in bulk under a mutex.
+ * Slabs are released by chrome_pool_destroy only, so a block dropped without
+ * chrome_event_free (failure paths of the feeder) is not a leak.
+ */
+chrome_pool *chrome_pool_create(void);
+/* A block of @p bytes (>= sizeof(chrome_event)) with pool and pool_class
+ * set and nothing else initialised; NULL on no memory. */
+chrome_event *chrome_event_alloc(chrome_pool *pool, size_t bytes);
+/* Free a record from either source; NULL-safe.  Consumer side only. */
+void chrome_event_free(chrome_event *ev);
+/* Free on the feeder side: pool blocks are left to chrome_pool_destroy. */
+void chrome_event_drop(chrome_event *ev);
+void chrome_pool_destroy(chrome_pool *pool);
 
 /* ---------------------------------------------------------------- output */
 
@@ -190,7 +222,7 @@ typedef struct chrome_sink {
 } chrome_sink;
 
 int chrome_parser_create(chrome_parser **out, import_ctx *ctx, chrome_mode mode, uint32_t input,
-                         uint64_t *seq, const chrome_sink *sink);
+                         uint64_t *seq, const chrome_sink *sink, chrome_pool *pool);
 /* Feed the next bytes of the input.  0 ok, 1 failed (reported). */
 int chrome_parser_feed(chrome_parser *p, const unsigned char *buf, size_t len);
 /* End of input: repairs a missing closing bracket.  0 ok, 1 failed. */

@@ -48,7 +48,7 @@ typedef struct chrome_run {
 static int stage1_pop(chrome_run *r)
 {
     chrome_event *ev = chrome_window_pop(&r->in_win);
-    r->held -= ev->bytes;
+    r->held -= chrome_event_weight(ev);
     return chrome_map_event(r->map, ev);
 }
 
@@ -58,22 +58,22 @@ static int consume(chrome_run *r, chrome_event *ev)
 {
     if (ev->flags & CEV_FRAME) {
         const int rc = chrome_map_frame(r->map, ev->input, ev->id, ev->name, ev->cat);
-        free(ev);
+        chrome_event_free(ev);
         return rc;
     }
     if (ev->ph[0] == 'M' && ev->ph[1] == '\0') {
         const int rc = chrome_map_metadata(r->map, ev);
-        free(ev);
+        chrome_event_free(ev);
         return rc;
     }
     if (r->window == 0) {
         return chrome_map_event(r->map, ev);
     }
     if (chrome_window_push(&r->in_win, ev->ts, 0, ev->seq, ev) != 0) {
-        free(ev);
+        chrome_event_free(ev);
         return import_fail(r->ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
-    r->held += ev->bytes;
+    r->held += chrome_event_weight(ev);
     while (chrome_window_size(&r->in_win) > r->window || r->held > STAGE1_BYTES) {
         if (stage1_pop(r) != 0) {
             return 1;
@@ -116,7 +116,7 @@ static void run_teardown(chrome_run *r)
 {
     chrome_event *ev;
     while ((ev = chrome_window_pop(&r->in_win)) != NULL) {
-        free(ev);
+        chrome_event_free(ev);
     }
     chrome_window_free(&r->in_win);
     if (r->map != NULL) {
@@ -138,6 +138,7 @@ typedef struct feeder {
     int (*emit)(void *user, chrome_event *ev); /* takes ownership */
     void *emit_user;
     atomic_bool *stop;   /* set by the consumer on failure, or NULL */
+    chrome_pool *pool;   /* the records' memory */
 } feeder;
 
 typedef struct input {
@@ -190,7 +191,7 @@ static int input_open(input *in, feeder *f, uint32_t no)
         return import_fail(&f->ctx, 0, 0, UINT64_MAX, "%s", err);
     }
     const chrome_sink sink = {in, input_sink_event, input_sink_frame};
-    if (chrome_parser_create(&in->p, &f->ctx, f->mode, no, &f->seq, &sink) != 0) {
+    if (chrome_parser_create(&in->p, &f->ctx, f->mode, no, &f->seq, &sink, f->pool) != 0) {
         return import_fail(&f->ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
     return 0;
@@ -287,7 +288,7 @@ typedef struct queue {
 static void free_batch(chrome_event **b, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        free(b[i]);
+        chrome_event_drop(b[i]);
     }
     free((void *)b);
 }
@@ -334,7 +335,7 @@ static int queue_emit(void *u, chrome_event *ev)
     if (q->cur == NULL) {
         q->cur = malloc(QBATCH * sizeof *q->cur);
         if (q->cur == NULL) {
-            free(ev);
+            chrome_event_drop(ev);
             return import_fail(&q->f->ctx, 0, 0, UINT64_MAX, "Out of memory");
         }
     }
@@ -390,7 +391,7 @@ static int consume_queue(queue *q, chrome_run *r)
             rc = consume(r, b[i]);
         }
         for (; i < n; i++) {
-            free(b[i]); /* after a failure: drop the rest */
+            chrome_event_free(b[i]); /* after a failure: drop the rest */
         }
         free((void *)b);
         if (rc != 0 && !atomic_load(&q->stop)) {
@@ -420,6 +421,10 @@ int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mo
     f.paths = paths;
     f.n = n;
     f.mode = mode;
+    f.pool = chrome_pool_create();
+    if (rc == 0 && f.pool == NULL) {
+        rc = import_fail(ctx, 0, 0, UINT64_MAX, "Out of memory");
+    }
     if (rc == 0 && !threaded) {
         f.emit = direct_emit;
         f.emit_user = &r;
@@ -455,6 +460,7 @@ int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mo
         rc = run_finish(&r);
     }
     run_teardown(&r);
+    chrome_pool_destroy(f.pool);
     return rc != 0 ? 1 : 0;
 }
 
@@ -470,11 +476,15 @@ int chrome_import_buffer(import_ctx *ctx, const unsigned char *data, size_t len,
     f.mode = mode;
     f.emit = direct_emit;
     f.emit_user = &r;
+    f.pool = chrome_pool_create();
+    if (rc == 0 && f.pool == NULL) {
+        rc = import_fail(ctx, 0, 0, UINT64_MAX, "Out of memory");
+    }
     input in;
     memset(&in, 0, sizeof in);
     in.f = &f;
     const chrome_sink sink = {&in, input_sink_event, input_sink_frame};
-    if (rc == 0 && chrome_parser_create(&in.p, &f.ctx, mode, 0, &f.seq, &sink) != 0) {
+    if (rc == 0 && chrome_parser_create(&in.p, &f.ctx, mode, 0, &f.seq, &sink, f.pool) != 0) {
         rc = import_fail(ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
     if (chunk == 0) {
@@ -494,5 +504,6 @@ int chrome_import_buffer(import_ctx *ctx, const unsigned char *data, size_t len,
         rc = run_finish(&r);
     }
     run_teardown(&r);
+    chrome_pool_destroy(f.pool);
     return rc != 0 ? 1 : 0;
 }

@@ -558,9 +558,9 @@ static int get_category(chrome_map *m, slog_kind kind, const char *name, const c
 
 static void pending_free(pending *p)
 {
-    free(p->ev[0]);
+    chrome_event_free(p->ev[0]);
     if (p->ev[1] != p->ev[0]) {
-        free(p->ev[1]);
+        chrome_event_free(p->ev[1]);
     }
     free(p->own_args);
     free(p->own_str);
@@ -630,8 +630,8 @@ static pending *new_pending(chrome_map *m, slog_kind kind, int64_t start, int64_
 
 static int submit(chrome_map *m, pending *p)
 {
-    p->bytes = sizeof *p + (p->ev[0] != NULL ? p->ev[0]->bytes : 0) +
-               (p->ev[1] != NULL && p->ev[1] != p->ev[0] ? p->ev[1]->bytes : 0);
+    p->bytes = sizeof *p + (p->ev[0] != NULL ? chrome_event_weight(p->ev[0]) : 0) +
+               (p->ev[1] != NULL && p->ev[1] != p->ev[0] ? chrome_event_weight(p->ev[1]) : 0);
     /* end ascending; at equal end the later start (the child) first */
     if (chrome_window_push(&m->out_win, p->end, ~p->start, p->seq, p) != 0) {
         pending_free(p);
@@ -707,9 +707,9 @@ static int put_state(chrome_map *m, uint32_t tl, slog_kind ckind, chrome_event *
         const int rc = map_fail(m, a, fail);
         free(p);
         if (b != NULL && b != a) {
-            free(b);
+            chrome_event_free(b);
         }
-        free(a);
+        chrome_event_free(a);
         return rc;
     }
     p->u.s.timeline = tl;
@@ -726,13 +726,13 @@ static int put_event(chrome_map *m, uint32_t tl, chrome_event *ev, const char *n
 {
     uint32_t cat;
     if (get_category(m, SLOG_KIND_EVENT, name != NULL ? name : ev->name, ev->cat, &cat) != 0) {
-        free(ev);
+        chrome_event_free(ev);
         free(own_str);
         return map_fail(m, NULL, "Failed to define a category");
     }
     pending *p = new_pending(m, SLOG_KIND_EVENT, ev->ts, ev->ts);
     if (p == NULL) {
-        free(ev);
+        chrome_event_free(ev);
         free(own_str);
         return map_fail(m, NULL, "Out of memory");
     }
@@ -767,22 +767,22 @@ static int put_arrow(chrome_map *m, const point *from, chrome_event *to_ev, uint
 {
     if (to_ev->ts < from->t) {
         m->counts[K_FLOW_BACK]++;
-        free(from->ev);
-        free(to_ev);
+        chrome_event_free(from->ev);
+        chrome_event_free(to_ev);
         return 0;
     }
     uint32_t cat;
     const chrome_event *named = from->ev;
     if (get_category(m, SLOG_KIND_ARROW, named->name, named->cat, &cat) != 0) {
-        free(from->ev);
-        free(to_ev);
+        chrome_event_free(from->ev);
+        chrome_event_free(to_ev);
         return map_fail(m, NULL, "Failed to define a category");
     }
     pending *p = new_pending(m, SLOG_KIND_ARROW, from->t, to_ev->ts);
     if (p == NULL || build_args(p, from->ev, to_ev, NULL, &p->u.a.args, &p->u.a.nargs) != 0) {
         free(p);
-        free(from->ev);
-        free(to_ev);
+        chrome_event_free(from->ev);
+        chrome_event_free(to_ev);
         return map_fail(m, NULL, "Out of memory");
     }
     p->u.a.category = cat;
@@ -836,7 +836,7 @@ static int map_begin(chrome_map *m, chrome_event *ev)
     }
     pop_ended(t, ev->ts);
     if (push_span(t, ev->ts, INT64_MAX, 'B', ev) != 0) {
-        free(ev);
+        chrome_event_free(ev);
         return map_fail(m, NULL, "Out of memory");
     }
     return 0;
@@ -859,7 +859,7 @@ static int map_end(chrome_map *m, chrome_event *ev)
     if (i == 0) {
         m->counts[K_E_STRAY]++;
         mwarn(m, ev, "E without a matching B (skipped)");
-        free(ev);
+        chrome_event_free(ev);
         return 0;
     }
     const span b = t->st[i - 1];
@@ -884,7 +884,7 @@ static int map_complete(chrome_map *m, chrome_event *ev)
         if (dur < 0) {
             m->counts[K_X_NEG]++;
             mwarn(m, ev, "X with negative dur (skipped)");
-            free(ev);
+            chrome_event_free(ev);
             return 0;
         }
         m->counts[K_X]++;
@@ -895,20 +895,20 @@ static int map_complete(chrome_map *m, chrome_event *ev)
     } else {
         /* no duration: open until the trace ends (as trace viewers do) */
         if (push_span(t, ev->ts, INT64_MAX, 'x', ev) != 0) {
-            free(ev);
+            chrome_event_free(ev);
             return map_fail(m, NULL, "Out of memory");
         }
         return 0;
     }
     if (ev->ts > INT64_MAX - dur) {
         m->counts[K_BAD_TIME]++;
-        free(ev);
+        chrome_event_free(ev);
         return 0;
     }
     const int64_t end = ev->ts + dur;
     chrome_map_see_time(m, end);
     if (push_span(t, ev->ts, end, 'X', NULL) != 0) {
-        free(ev);
+        chrome_event_free(ev);
         return map_fail(m, NULL, "Out of memory");
     }
     return put_state(m, t->tl, SLOG_KIND_STATE, ev, NULL, ev->ts, end, depth, flag);
@@ -962,7 +962,7 @@ static int async_begin(chrome_map *m, chrome_event *ev, const char *ns)
 {
     process *p = get_process(m, ev->input, ev->pid); /* before the key: it uses m->k */
     if (p == NULL || async_key(m, ev, ns) != 0) {
-        free(ev);
+        chrome_event_free(ev);
         return map_fail(m, NULL, "Out of memory");
     }
     open_async *a = smap_get(&m->asyncs, m->k.s, m->k.n);
@@ -971,7 +971,7 @@ static int async_begin(chrome_map *m, chrome_event *ev, const char *ns)
         if (a == NULL || lane_get(m, p, &a->lane) != 0 ||
             smap_put(&m->asyncs, m->k.s, m->k.n, a) != 0) {
             free(a);
-            free(ev);
+            chrome_event_free(ev);
             return map_fail(m, NULL, "Out of memory");
         }
         a->proc = p;
@@ -980,7 +980,7 @@ static int async_begin(chrome_map *m, chrome_event *ev, const char *ns)
         const size_t cap = a->cap ? a->cap * 2 : 4;
         chrome_event **st = realloc((void *)a->st, cap * sizeof *st);
         if (st == NULL) {
-            free(ev);
+            chrome_event_free(ev);
             return map_fail(m, NULL, "Out of memory");
         }
         a->st = st;
@@ -1001,13 +1001,13 @@ static void async_release(chrome_map *m, open_async *a)
 static int async_end(chrome_map *m, chrome_event *ev, const char *ns, kcount ok, kcount stray)
 {
     if (async_key(m, ev, ns) != 0) {
-        free(ev);
+        chrome_event_free(ev);
         return map_fail(m, NULL, "Out of memory");
     }
     open_async *a = smap_get(&m->asyncs, m->k.s, m->k.n);
     if (a == NULL || a->st[a->n - 1]->ts > ev->ts) {
         m->counts[stray]++; /* none open, or a late end before the open begin */
-        free(ev);
+        chrome_event_free(ev);
         return 0;
     }
     chrome_event *b = a->st[--a->n];
@@ -1024,7 +1024,7 @@ static int async_end(chrome_map *m, chrome_event *ev, const char *ns, kcount ok,
 static int async_point(chrome_map *m, chrome_event *ev, const char *ns, kcount ok)
 {
     if (async_key(m, ev, ns) != 0) {
-        free(ev);
+        chrome_event_free(ev);
         return map_fail(m, NULL, "Out of memory");
     }
     const open_async *a = smap_get(&m->asyncs, m->k.s, m->k.n);
@@ -1034,7 +1034,7 @@ static int async_point(chrome_map *m, chrome_event *ev, const char *ns, kcount o
     } else {
         const thread *t = event_thread(m, ev);
         if (t == NULL) {
-            free(ev);
+            chrome_event_free(ev);
             return -1;
         }
         tl = t->tl;
@@ -1061,11 +1061,11 @@ static int map_flow(chrome_map *m, chrome_event *ev, char ph)
 {
     const thread *t = event_thread(m, ev);
     if (t == NULL) {
-        free(ev);
+        chrome_event_free(ev);
         return -1;
     }
     if (flow_key(m, ev) != 0) {
-        free(ev);
+        chrome_event_free(ev);
         return map_fail(m, NULL, "Out of memory");
     }
     point *prev = smap_get(&m->flows, m->k.s, m->k.n);
@@ -1085,12 +1085,12 @@ static int map_flow(chrome_map *m, chrome_event *ev, char ph)
     if (ph == 's') {
         if (prev != NULL) {
             m->counts[K_FLOW_OPEN]++;
-            free(prev->ev);
+            chrome_event_free(prev->ev);
         } else {
             prev = malloc(sizeof *prev);
             if (prev == NULL || smap_put(&m->flows, m->k.s, m->k.n, prev) != 0) {
                 free(prev);
-                free(ev);
+                chrome_event_free(ev);
                 return map_fail(m, NULL, "Out of memory");
             }
         }
@@ -1105,11 +1105,11 @@ static int map_flow(chrome_map *m, chrome_event *ev, char ph)
                 early = malloc(sizeof *early);
                 if (early == NULL || smap_put(&m->early_f, m->k.s, m->k.n, early) != 0) {
                     free(early);
-                    free(ev);
+                    chrome_event_free(ev);
                     return map_fail(m, NULL, "Out of memory");
                 }
             } else {
-                free(early->ev);
+                chrome_event_free(early->ev);
             }
             *early = (point){t->tl, ev->ts, ev};
             return 0;
@@ -1118,7 +1118,7 @@ static int map_flow(chrome_map *m, chrome_event *ev, char ph)
         prev = malloc(sizeof *prev);
         if (prev == NULL || smap_put(&m->flows, m->k.s, m->k.n, prev) != 0) {
             free(prev);
-            free(ev);
+            chrome_event_free(ev);
             return map_fail(m, NULL, "Out of memory");
         }
         *prev = (point){t->tl, ev->ts, ev};
@@ -1133,10 +1133,11 @@ static int map_flow(chrome_map *m, chrome_event *ev, char ph)
     /* t: arrow to here, and the chain goes on from here (own copy) */
     chrome_event *copy = malloc(ev->bytes);
     if (copy == NULL) {
-        free(ev);
+        chrome_event_free(ev);
         return map_fail(m, NULL, "Out of memory");
     }
     memcpy(copy, ev, ev->bytes);
+    copy->pool = NULL; /* malloc'ed */
     /* fix the copy's internal pointers: they point into ev's block */
     const char *base = (const char *)ev;
     char *nbase = (char *)copy;
@@ -1181,10 +1182,11 @@ static int map_bind(chrome_map *m, const chrome_event *ev, uint32_t tl)
             (void)smap_put(&m->binds, m->k.s, m->k.n, NULL);
             chrome_event *to = malloc(sizeof *to);
             if (to == NULL) {
-                free(f.ev);
+                chrome_event_free(f.ev);
                 return map_fail(m, NULL, "Out of memory");
             }
             memcpy(to, ev, sizeof *to);
+            to->pool = NULL;
             to->nargs = 0; /* the arrow carries the source's args */
             to->bytes = sizeof *to;
             if (put_arrow(m, &f, to, tl, K_BIND) != 0) {
@@ -1200,7 +1202,7 @@ static int map_bind(chrome_map *m, const chrome_event *ev, uint32_t tl)
         point *p = smap_get(&m->binds, m->k.s, m->k.n);
         if (p != NULL) {
             m->counts[K_BIND_OPEN]++;
-            free(p->ev);
+            chrome_event_free(p->ev);
         } else {
             p = malloc(sizeof *p);
             if (p == NULL || smap_put(&m->binds, m->k.s, m->k.n, p) != 0) {
@@ -1216,6 +1218,7 @@ static int map_bind(chrome_map *m, const chrome_event *ev, uint32_t tl)
             return map_fail(m, NULL, "Out of memory");
         }
         memcpy(src, ev, sizeof *src);
+        src->pool = NULL;
         src->nargs = 0;
         src->args = NULL;
         char *s = (char *)(src + 1);
@@ -1268,7 +1271,7 @@ static int map_object(chrome_map *m, chrome_event *ev, char ph)
 {
     object *o = get_object(m, ev);
     if (o == NULL) {
-        free(ev);
+        chrome_event_free(ev);
         return map_fail(m, NULL, "Failed to define an object timeline");
     }
     if (ph == 'O') {
@@ -1278,7 +1281,7 @@ static int map_object(chrome_map *m, chrome_event *ev, char ph)
     if (o->born != NULL && o->born->ts > ev->ts) {
         /* late (beyond the window): before the current life began */
         m->counts[ph == 'N' ? K_LATE : K_OBJ_D_STRAY]++;
-        free(ev);
+        chrome_event_free(ev);
         return 0;
     }
     if (ph == 'N') {
@@ -1293,7 +1296,7 @@ static int map_object(chrome_map *m, chrome_event *ev, char ph)
     }
     if (o->born == NULL) {
         m->counts[K_OBJ_D_STRAY]++;
-        free(ev);
+        chrome_event_free(ev);
         return 0;
     }
     chrome_event *b = o->born;
@@ -1309,7 +1312,7 @@ static int map_counter(chrome_map *m, chrome_event *ev)
     process *p = get_process(m, ev->input, ev->pid);
     if (p == NULL) {
         const int rc = map_fail(m, ev, "Failed to define a timeline");
-        free(ev);
+        chrome_event_free(ev);
         return rc;
     }
     uint32_t nseries = 0;
@@ -1333,7 +1336,7 @@ static int map_counter(chrome_map *m, chrome_event *ev)
         m->k.n = 0;
         if ((kb_addu(&m->k, ev->input) | kb_add(&m->k, ev->pid) | kb_add(&m->k, ev->name) |
              kb_add(&m->k, ev->id) | kb_add(&m->k, a->key)) != 0) {
-            free(ev);
+            chrome_event_free(ev);
             return map_fail(m, NULL, "Out of memory");
         }
         void *tlv = smap_get(&m->counters, m->k.s, m->k.n);
@@ -1349,7 +1352,7 @@ static int map_counter(chrome_map *m, chrome_event *ev)
             if (m->out.add_timeline(m->out.user, p->tl, SLOG_TIMELINE_COUNTER, name, 1ll << 42,
                                     &tl) != 0 ||
                 smap_put(&m->counters, m->k.s, m->k.n, (void *)((uintptr_t)tl + 1)) != 0) {
-                free(ev);
+                chrome_event_free(ev);
                 return map_fail(m, NULL, "Failed to define a counter timeline");
             }
         } else {
@@ -1357,25 +1360,25 @@ static int map_counter(chrome_map *m, chrome_event *ev)
         }
         uint32_t cat;
         if (get_category(m, SLOG_KIND_COUNTER, a->key, ev->name, &cat) != 0) {
-            free(ev);
+            chrome_event_free(ev);
             return map_fail(m, NULL, "Failed to define a category");
         }
         pending *pd = new_pending(m, SLOG_KIND_COUNTER, ev->ts, ev->ts);
         if (pd == NULL) {
-            free(ev);
+            chrome_event_free(ev);
             return map_fail(m, NULL, "Out of memory");
         }
         pd->u.c = (slog_counter){tl, cat, ev->ts, v};
         m->counts[K_COUNTER]++;
         if (submit(m, pd) != 0) {
-            free(ev);
+            chrome_event_free(ev);
             return -1;
         }
     }
     if (nseries == 0) {
         m->counts[K_COUNTER_EMPTY]++;
     }
-    free(ev);
+    chrome_event_free(ev);
     return 0;
 }
 
@@ -1394,7 +1397,7 @@ static int emit_sample(chrome_map *m, chrome_event *ev)
 {
     const thread *t = event_thread(m, ev);
     if (t == NULL) {
-        free(ev);
+        chrome_event_free(ev);
         return -1;
     }
     const char *name = ev->name != NULL && ev->name[0] ? ev->name : "sample";
@@ -1420,7 +1423,7 @@ static int emit_sample(chrome_map *m, chrome_event *ev)
             }
             own = strdup(stack);
             if (own == NULL) {
-                free(ev);
+                chrome_event_free(ev);
                 return map_fail(m, NULL, "Out of memory");
             }
             extra[0].key = "stack";
@@ -1441,7 +1444,7 @@ static int map_sample(chrome_map *m, chrome_event *ev)
             const size_t cap = m->capdef ? m->capdef * 2 : 64;
             chrome_event **d = realloc((void *)m->deferred, cap * sizeof *d);
             if (d == NULL) {
-                free(ev);
+                chrome_event_free(ev);
                 return map_fail(m, NULL, "Out of memory");
             }
             m->deferred = d;
@@ -1590,20 +1593,20 @@ static int map_instant(chrome_map *m, chrome_event *ev, bool global, bool proces
     uint32_t tl;
     if (global) {
         if (get_global(m, ev->input, &tl) != 0) {
-            free(ev);
+            chrome_event_free(ev);
             return map_fail(m, NULL, "Failed to define a timeline");
         }
     } else if (process_scope) {
         const process *p = get_process(m, ev->input, ev->pid);
         if (p == NULL) {
-            free(ev);
+            chrome_event_free(ev);
             return map_fail(m, NULL, "Failed to define a timeline");
         }
         tl = p->tl;
     } else {
         const thread *t = event_thread(m, ev);
         if (t == NULL) {
-            free(ev);
+            chrome_event_free(ev);
             return -1;
         }
         tl = t->tl;
@@ -1629,11 +1632,11 @@ static int dispatch(chrome_map *m, chrome_event *ev)
     const char ph = ev->ph[0];
     if (ev->ph[1] != '\0') {
         m->counts[K_UNKNOWN]++;
-        free(ev);
+        chrome_event_free(ev);
         return 0;
     }
     if (maybe_bind(m, ev) != 0) {
-        free(ev);
+        chrome_event_free(ev);
         return -1;
     }
     switch (ph) {
@@ -1685,11 +1688,11 @@ static int dispatch(chrome_map *m, chrome_event *ev)
     case '(':
     case ')':
         m->counts[K_CTX]++;
-        free(ev);
+        chrome_event_free(ev);
         return 0;
     default:
         m->counts[K_UNKNOWN]++;
-        free(ev);
+        chrome_event_free(ev);
         return 0;
     }
 }
@@ -1717,7 +1720,7 @@ static int xgroup_flush(chrome_map *m)
         if (rc == 0) {
             rc = dispatch(m, m->xgroup[i]);
         } else {
-            free(m->xgroup[i]);
+            chrome_event_free(m->xgroup[i]);
         }
     }
     m->nx = 0;
@@ -1727,31 +1730,31 @@ static int xgroup_flush(chrome_map *m)
 int chrome_map_event(chrome_map *m, chrome_event *ev)
 {
     if (m->failed) {
-        free(ev);
+        chrome_event_free(ev);
         return -1;
     }
     if (ev->flags & CEV_EMPTY) {
         m->counts[K_EMPTY]++;
         mwarn(m, ev, "empty event {} (skipped)");
-        free(ev);
+        chrome_event_free(ev);
         return 0;
     }
     if (ev->flags & CEV_BAD_TIME) {
         m->counts[K_BAD_TIME]++;
         mwarn(m, ev, "ts, dur or tdur is not a number in microseconds or out of range (skipped)");
-        free(ev);
+        chrome_event_free(ev);
         return 0;
     }
     if (ev->ph[0] == '\0' && !(ev->flags & CEV_SAMPLE)) {
         m->counts[K_NO_PH]++;
         mwarn(m, ev, "event without ph (skipped)");
-        free(ev);
+        chrome_event_free(ev);
         return 0;
     }
     if (!(ev->flags & CEV_HAS_TS)) {
         m->counts[K_NO_TS]++;
         mwarn(m, ev, "event without ts (skipped)");
-        free(ev);
+        chrome_event_free(ev);
         return 0;
     }
     if (ev->ts < m->watermark) {
@@ -1763,7 +1766,7 @@ int chrome_map_event(chrome_map *m, chrome_event *ev)
     /* X events of one ts are held and taken parent first */
     if (m->nx > 0 && (m->xgroup[0]->ts != ev->ts || ev->ph[0] != 'X' || ev->ph[1] != '\0')) {
         if (xgroup_flush(m) != 0) {
-            free(ev);
+            chrome_event_free(ev);
             return -1;
         }
     }
@@ -1775,7 +1778,7 @@ int chrome_map_event(chrome_map *m, chrome_event *ev)
             const size_t cap = m->capx ? m->capx * 2 : 16;
             chrome_event **g = realloc((void *)m->xgroup, cap * sizeof *g);
             if (g == NULL) {
-                free(ev);
+                chrome_event_free(ev);
                 return map_fail(m, NULL, "Out of memory");
             }
             m->xgroup = g;
@@ -1817,7 +1820,7 @@ static void close_thread(void *c, void *val)
             cc->rc = put_state(cc->m, t->tl, SLOG_KIND_STATE, s->ev, NULL, s->start, end,
                                (uint32_t)i, "slog.unclosed");
         } else {
-            free(s->ev);
+            chrome_event_free(s->ev);
         }
     }
     free(t->st);
@@ -1838,7 +1841,7 @@ static void close_async(void *c, void *val)
             cc->rc = put_state(cc->m, tl, SLOG_KIND_STATE, b, NULL, b->ts, end, (uint32_t)i,
                                "slog.unclosed");
         } else {
-            free(b);
+            chrome_event_free(b);
         }
     }
     free((void *)a->st);
@@ -1856,7 +1859,7 @@ static void close_object(void *c, void *val)
             cc->rc = put_state(cc->m, o->tl, SLOG_KIND_STATE, o->born, NULL, o->born->ts, end, 0,
                                "slog.unclosed");
         } else {
-            free(o->born);
+            chrome_event_free(o->born);
         }
     }
     free(o);
@@ -1867,7 +1870,7 @@ static void free_point_counting(void *c, void *val)
     uint64_t *n = c;
     point *p = val;
     (*n)++;
-    free(p->ev);
+    chrome_event_free(p->ev);
     free(p);
 }
 
@@ -1965,11 +1968,11 @@ void chrome_map_destroy(chrome_map *m)
     }
     chrome_window_free(&m->out_win);
     for (size_t i = 0; i < m->nx; i++) {
-        free(m->xgroup[i]);
+        chrome_event_free(m->xgroup[i]);
     }
     free((void *)m->xgroup);
     for (size_t i = 0; i < m->ndef; i++) {
-        free(m->deferred[i]);
+        chrome_event_free(m->deferred[i]);
     }
     free((void *)m->deferred);
     free(m->globals);

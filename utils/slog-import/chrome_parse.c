@@ -97,6 +97,7 @@ struct chrome_parser {
     uint32_t input;
     uint64_t *seq;
     chrome_sink sink;
+    chrome_pool *pool;          /* where records are allocated */
     yajl_callbacks cb;
     yajl_handle h;
     diag_lines lines;
@@ -266,15 +267,18 @@ static barg *builder_arg(builder *b)
 
 /* Pack the builder into one allocation.  Later duplicates of an args key
  * win (as in most JSON readers). */
-static chrome_event *builder_pack(const builder *b)
+static chrome_event *builder_pack(const builder *b, chrome_pool *pool)
 {
     const size_t keep = b->nargs; /* upper bound: duplicates are dropped below */
     const size_t bytes = sizeof(chrome_event) + keep * sizeof(slog_arg) + b->alen;
-    chrome_event *ev = malloc(bytes);
+    chrome_event *ev = chrome_event_alloc(pool, bytes);
     if (ev == NULL) {
         return NULL;
     }
+    const unsigned char pool_class = ev->pool_class;
     memset(ev, 0, sizeof *ev);
+    ev->pool = pool;
+    ev->pool_class = pool_class;
     ev->bytes = bytes;
     ev->args = (slog_arg *)(void *)(ev + 1);
     char *strs = (char *)(ev->args + keep);
@@ -526,7 +530,7 @@ static void start_event(chrome_parser *p, events_kind ek)
 
 static int finish_event(chrome_parser *p)
 {
-    chrome_event *ev = builder_pack(&p->b);
+    chrome_event *ev = builder_pack(&p->b, p->pool);
     if (ev == NULL) {
         return pfail_at(p, p->b.offset, "Out of memory");
     }
@@ -1529,7 +1533,7 @@ static int lines_feed(chrome_parser *p, const unsigned char *buf, size_t len)
 /* ------------------------------------------------------------------ API */
 
 int chrome_parser_create(chrome_parser **out, import_ctx *ctx, chrome_mode mode, uint32_t input,
-                         uint64_t *seq, const chrome_sink *sink)
+                         uint64_t *seq, const chrome_sink *sink, chrome_pool *pool)
 {
     chrome_parser *p = calloc(1, sizeof *p);
     if (p == NULL) {
@@ -1545,6 +1549,7 @@ int chrome_parser_create(chrome_parser **out, import_ctx *ctx, chrome_mode mode,
     p->input = input;
     p->seq = seq;
     p->sink = *sink;
+    p->pool = pool;
     p->cb.yajl_null = cb_null;
     p->cb.yajl_boolean = cb_bool;
     p->cb.yajl_number = cb_number;

@@ -9,6 +9,8 @@
  * not (late records are still correct; the writer places them).
  * Tools layer: libc only.
  */
+#include <pthread.h>
+#include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -319,4 +321,141 @@ void chrome_window_free(chrome_window *w)
     }
     free(w->heap);
     memset(w, 0, sizeof *w);
+}
+
+/* ------------------------------------------------------------ record pool */
+
+#define POOL_GRAIN 32u                     /* class c holds blocks of c * GRAIN bytes */
+#define POOL_CLASSES 65u                   /* 1..64: up to 2 KiB; class 0 = malloc */
+#define POOL_SLAB (1u << 20)               /* bytes cut from malloc at a time */
+#define POOL_HANDOVER 4096u                /* consumer frees handed over at once */
+
+typedef struct pool_blk {
+    struct pool_blk *next;
+} pool_blk;
+
+struct chrome_pool {
+    pthread_mutex_t mu;
+    pool_blk *shared[POOL_CLASSES];        /* handed over, under mu */
+    /* feeder (allocating) side */
+    alignas(64) pool_blk *avail[POOL_CLASSES];
+    pool_blk *slabs;                       /* every slab, for destroy */
+    char *bump;
+    size_t bump_left;
+    /* consumer (freeing) side */
+    alignas(64) pool_blk *freed[POOL_CLASSES];
+    pool_blk *freed_tail[POOL_CLASSES];
+    size_t nfreed;
+};
+
+chrome_pool *chrome_pool_create(void)
+{
+    chrome_pool *pool = calloc(1, sizeof *pool);
+    if (pool != NULL && pthread_mutex_init(&pool->mu, NULL) != 0) {
+        free(pool);
+        return NULL;
+    }
+    return pool;
+}
+
+/* Consumer side: give the freed lists to the feeder. */
+static void pool_handover(chrome_pool *pool)
+{
+    pthread_mutex_lock(&pool->mu);
+    for (unsigned c = 1; c < POOL_CLASSES; c++) {
+        if (pool->freed[c] != NULL) {
+            pool->freed_tail[c]->next = pool->shared[c];
+            pool->shared[c] = pool->freed[c];
+            pool->freed[c] = pool->freed_tail[c] = NULL;
+        }
+    }
+    pthread_mutex_unlock(&pool->mu);
+    pool->nfreed = 0;
+}
+
+chrome_event *chrome_event_alloc(chrome_pool *pool, size_t bytes)
+{
+    const size_t c = (bytes + POOL_GRAIN - 1) / POOL_GRAIN;
+    chrome_event *ev;
+    if (pool == NULL || c >= POOL_CLASSES) {
+        ev = malloc(bytes);
+        if (ev != NULL) {
+            ev->pool = NULL;
+            ev->pool_class = 0;
+        }
+        return ev;
+    }
+    pool_blk *b = pool->avail[c];
+    if (b == NULL) {
+        pthread_mutex_lock(&pool->mu);
+        b = pool->shared[c];
+        pool->shared[c] = NULL;
+        pthread_mutex_unlock(&pool->mu);
+    }
+    if (b == NULL) {
+        const size_t size = c * POOL_GRAIN;
+        if (pool->bump_left < size) {
+            char *slab = malloc(POOL_SLAB);
+            if (slab == NULL) {
+                return NULL;
+            }
+            ((pool_blk *)(void *)slab)->next = pool->slabs;
+            pool->slabs = (pool_blk *)(void *)slab;
+            pool->bump = slab + 64; /* the link, then blocks cache-line aligned */
+            pool->bump_left = POOL_SLAB - 64;
+        }
+        b = (pool_blk *)(void *)pool->bump;
+        b->next = NULL;
+        pool->bump += size;
+        pool->bump_left -= size;
+    }
+    pool->avail[c] = b->next;
+    ev = (chrome_event *)(void *)b;
+    ev->pool = pool;
+    ev->pool_class = (unsigned char)c;
+    return ev;
+}
+
+void chrome_event_free(chrome_event *ev)
+{
+    if (ev == NULL) {
+        return;
+    }
+    chrome_pool *pool = ev->pool;
+    if (pool == NULL) {
+        free(ev);
+        return;
+    }
+    const uint32_t c = ev->pool_class;
+    pool_blk *b = (pool_blk *)(void *)ev;
+    b->next = pool->freed[c];
+    if (b->next == NULL) {
+        pool->freed_tail[c] = b;
+    }
+    pool->freed[c] = b;
+    if (++pool->nfreed == POOL_HANDOVER) {
+        pool_handover(pool);
+    }
+}
+
+void chrome_event_drop(chrome_event *ev)
+{
+    if (ev != NULL && ev->pool == NULL) {
+        free(ev);
+    }
+}
+
+void chrome_pool_destroy(chrome_pool *pool)
+{
+    if (pool == NULL) {
+        return;
+    }
+    pool_blk *s = pool->slabs;
+    while (s != NULL) {
+        pool_blk *const next = s->next;
+        free(s);
+        s = next;
+    }
+    pthread_mutex_destroy(&pool->mu);
+    free(pool);
 }
