@@ -52,16 +52,41 @@ static int stage1_pop(chrome_run *r)
     return chrome_map_event(r->map, ev);
 }
 
+/* A record as it crosses to the consumer, with what the stage-1 window
+ * needs read by the feeder (which has the record in its cache): the
+ * consumer then touches the record first when the window releases it. */
+typedef struct qrec {
+    chrome_event *ev;
+    int64_t ts;
+    uint64_t seq;
+    size_t weight;
+    int route;           /* ROUTE_* */
+} qrec;
+
+enum { ROUTE_WINDOW, ROUTE_FRAME, ROUTE_META };
+
+static void qrec_make(qrec *q, chrome_event *ev)
+{
+    q->ev = ev;
+    q->ts = ev->ts;
+    q->seq = ev->seq;
+    q->weight = chrome_event_weight(ev);
+    q->route = (ev->flags & CEV_FRAME) ? ROUTE_FRAME
+               : (ev->ph[0] == 'M' && ev->ph[1] == '\0') ? ROUTE_META
+                                                          : ROUTE_WINDOW;
+}
+
 /* One record from the feeder: frames and metadata at once, the rest through
  * the stage-1 window.  Takes ownership. */
-static int consume(chrome_run *r, chrome_event *ev)
+static int consume(chrome_run *r, const qrec *q)
 {
-    if (ev->flags & CEV_FRAME) {
+    chrome_event *const ev = q->ev;
+    if (q->route == ROUTE_FRAME) {
         const int rc = chrome_map_frame(r->map, ev->input, ev->id, ev->name, ev->cat);
         chrome_event_free(ev);
         return rc;
     }
-    if (ev->ph[0] == 'M' && ev->ph[1] == '\0') {
+    if (q->route == ROUTE_META) {
         const int rc = chrome_map_metadata(r->map, ev);
         chrome_event_free(ev);
         return rc;
@@ -69,11 +94,11 @@ static int consume(chrome_run *r, chrome_event *ev)
     if (r->window == 0) {
         return chrome_map_event(r->map, ev);
     }
-    if (chrome_window_push(&r->in_win, ev->ts, 0, ev->seq, ev) != 0) {
+    if (chrome_window_push(&r->in_win, q->ts, 0, q->seq, ev) != 0) {
         chrome_event_free(ev);
         return import_fail(r->ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
-    r->held += chrome_event_weight(ev);
+    r->held += q->weight;
     while (chrome_window_size(&r->in_win) > r->window || r->held > STAGE1_BYTES) {
         if (stage1_pop(r) != 0) {
             return 1;
@@ -273,24 +298,24 @@ static int feed_all(feeder *f)
 typedef struct queue {
     pthread_mutex_t mu;
     pthread_cond_t nonempty, nonfull;
-    chrome_event **slot[QSLOTS];
+    qrec *slot[QSLOTS];
     size_t slot_n[QSLOTS];
     size_t head, count;
     bool done;           /* feeder finished (rc below) */
     bool feeder_waits, consumer_waits; /* who sleeps on a condition */
     int feeder_rc;
     atomic_bool stop;    /* consumer failed: feeder stops */
-    chrome_event **cur;  /* feeder's batch being filled */
+    qrec *cur;           /* feeder's batch being filled */
     size_t curn;
     feeder *f;
 } queue;
 
-static void free_batch(chrome_event **b, size_t n)
+static void free_batch(qrec *b, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        chrome_event_drop(b[i]);
+        chrome_event_drop(b[i].ev);
     }
-    free((void *)b);
+    free(b);
 }
 
 /* Hand the feeder's current batch to the consumer.  0 ok, 1 stopped. */
@@ -339,7 +364,7 @@ static int queue_emit(void *u, chrome_event *ev)
             return import_fail(&q->f->ctx, 0, 0, UINT64_MAX, "Out of memory");
         }
     }
-    q->cur[q->curn++] = ev;
+    qrec_make(&q->cur[q->curn++], ev);
     return q->curn == QBATCH ? queue_flush(q) : 0;
 }
 
@@ -378,7 +403,7 @@ static int consume_queue(queue *q, chrome_run *r)
             pthread_mutex_unlock(&q->mu);
             return rc;
         }
-        chrome_event **b = q->slot[q->head];
+        qrec *b = q->slot[q->head];
         const size_t n = q->slot_n[q->head];
         q->head = (q->head + 1) % QSLOTS;
         q->count--;
@@ -388,12 +413,12 @@ static int consume_queue(queue *q, chrome_run *r)
         pthread_mutex_unlock(&q->mu);
         size_t i = 0;
         for (; rc == 0 && i < n; i++) {
-            rc = consume(r, b[i]);
+            rc = consume(r, &b[i]);
         }
         for (; i < n; i++) {
-            chrome_event_free(b[i]); /* after a failure: drop the rest */
+            chrome_event_free(b[i].ev); /* after a failure: drop the rest */
         }
-        free((void *)b);
+        free(b);
         if (rc != 0 && !atomic_load(&q->stop)) {
             pthread_mutex_lock(&q->mu);
             atomic_store(&q->stop, true);
@@ -407,7 +432,9 @@ static int consume_queue(queue *q, chrome_run *r)
 
 static int direct_emit(void *u, chrome_event *ev)
 {
-    return consume((chrome_run *)u, ev);
+    qrec q;
+    qrec_make(&q, ev);
+    return consume((chrome_run *)u, &q);
 }
 
 int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mode mode,
