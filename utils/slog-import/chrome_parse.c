@@ -579,7 +579,11 @@ static slot event_key_slot(const char *k, size_t n)
         return SLOT_EXTRA;
     }
     for (const key_slot *e = by_len[n]; e->name != NULL; e++) {
-        if (memcmp(e->name, k, n) == 0) {
+        size_t i = 0;
+        while (i < n && e->name[i] == k[i]) { /* n <= 8: no memcmp call */
+            i++;
+        }
+        if (i == n) {
             return e->s;
         }
     }
@@ -636,6 +640,14 @@ static int set_time(chrome_parser *p, const char *t, size_t n, int64_t *dst, uin
 /* An id-like value: integers (number or string) in canonical form. */
 static size_t store_idlike(builder *b, const char *t, size_t n)
 {
+    /* already canonical: digits without a leading zero (the usual pid) */
+    bool plain = n > 0 && n < 40 && (t[0] != '0' || n == 1);
+    for (size_t i = 0; plain && i < n; i++) {
+        plain = t[i] >= '0' && t[i] <= '9';
+    }
+    if (plain) {
+        return arena_str(b, t, n);
+    }
     char canon[48];
     if (chrome_int_canon(t, n, canon, sizeof canon)) {
         return arena_str(b, canon, strlen(canon));
@@ -658,6 +670,17 @@ static int typed_number_arg(barg *a, builder *b, const char *t, size_t n)
         a->type = SLOG_ARG_JSON; /* very long numbers keep their text */
         a->v.s = arena_str(b, t, n);
         return a->v.s == NO_OFF ? -1 : 0;
+    }
+    if (integer && n <= 18 && (t[0] != '-' || n > 1)) {
+        /* fits int64 whatever the digits: no strtoll */
+        const bool neg = t[0] == '-';
+        int64_t v = 0;
+        for (size_t i = neg ? 1u : 0u; i < n; i++) {
+            v = v * 10 + (t[i] - '0');
+        }
+        a->type = SLOG_ARG_INT;
+        a->v.i = neg ? -v : v;
+        return 0;
     }
     memcpy(buf, t, n);
     buf[n] = '\0';

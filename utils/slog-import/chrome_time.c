@@ -110,10 +110,63 @@ static int decimal_scan(const char *s, size_t len, decimal *d)
     return i == len ? 0 : -1;
 }
 
+/* The common shape, "[-]digits[.d[d[d]]]" with at most 16 integer digits:
+ * exact in ns with no rounding, and at most 19 digits cannot overflow
+ * uint64.  Returns false to leave anything else to the general path. */
+static bool time_fast(const char *s, size_t len, int64_t *ns)
+{
+    size_t i = 0;
+    const bool neg = len > 0 && s[0] == '-';
+    i += neg ? 1u : 0u;
+    const size_t int_start = i;
+    uint64_t mag = 0;
+    while (i < len && s[i] >= '0' && s[i] <= '9') {
+        mag = mag * 10u + (uint64_t)(s[i] - '0');
+        i++;
+    }
+    const size_t nint = i - int_start;
+    if (nint == 0 || nint > 16) {
+        return false;
+    }
+    uint64_t frac = 0;
+    size_t nfrac = 0;
+    if (i < len && s[i] == '.') {
+        i++;
+        while (i < len && nfrac < 4 && s[i] >= '0' && s[i] <= '9') {
+            frac = frac * 10u + (uint64_t)(s[i] - '0');
+            i++;
+            nfrac++;
+        }
+        if (nfrac == 0 || nfrac > 3) {
+            return false;
+        }
+    }
+    if (i != len) {
+        return false;
+    }
+    static const uint64_t scale[4] = {1000u, 100u, 10u, 1u};
+    mag = mag * 1000u + frac * scale[nfrac];
+    if (neg) {
+        if (mag > (uint64_t)INT64_MAX + 1u) {
+            return false;
+        }
+        *ns = mag == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)mag;
+    } else {
+        if (mag > (uint64_t)INT64_MAX) {
+            return false;
+        }
+        *ns = (int64_t)mag;
+    }
+    return true;
+}
+
 int chrome_time_parse(const char *text, size_t len, int64_t *ns, bool *rounded)
 {
     decimal d;
     *rounded = false;
+    if (time_fast(text, len, ns)) {
+        return 0;
+    }
     if (decimal_scan(text, len, &d) != 0) {
         return -1;
     }
