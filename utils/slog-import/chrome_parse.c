@@ -275,9 +275,10 @@ static chrome_event *builder_pack(const builder *b, chrome_pool *pool)
     if (ev == NULL) {
         return NULL;
     }
+    chrome_pool *const owner = ev->pool; /* NULL for big records (malloc) */
     const unsigned char pool_class = ev->pool_class;
     memset(ev, 0, sizeof *ev);
-    ev->pool = pool;
+    ev->pool = owner;
     ev->pool_class = pool_class;
     ev->bytes = bytes;
     ev->args = (slog_arg *)(void *)(ev + 1);
