@@ -290,6 +290,7 @@ void *chrome_window_pop(chrome_window *w)
         q->len--;
         if (q->len > 0) {
             q->first = q->v[q->head];
+            __builtin_prefetch(&q->v[(q->head + 8) & (q->cap - 1)]);
         } else {
             w->rh[0] = w->rh[--w->nrh];
             if (q->cap > 4096) {
@@ -410,6 +411,13 @@ chrome_event *chrome_event_alloc(chrome_pool *pool, size_t bytes)
         pool->bump_left -= size;
     }
     pool->avail[c] = b->next;
+    if (b->next != NULL) {
+        /* recycled blocks are cold: fetch the next one of this class */
+        const char *const nb = (const char *)b->next;
+        for (size_t off = 0; off < c * POOL_GRAIN; off += 64) {
+            __builtin_prefetch(nb + off, 1);
+        }
+    }
     ev = (chrome_event *)(void *)b;
     ev->pool = pool;
     ev->pool_class = (unsigned char)c;
