@@ -320,6 +320,7 @@ typedef struct pending {
     slog_arg *own_args;  /* allocated args array, or NULL */
     char *own_str;       /* a string an extra arg points to, or NULL */
     size_t bytes;        /* memory held (window accounting) */
+    struct pending *next_spare; /* on chrome_map.spare */
 } pending;
 
 struct chrome_map {
@@ -333,6 +334,8 @@ struct chrome_map {
     size_t nglobals;
     uint64_t nprocs_seen;
     chrome_window out_win;
+    pending *spare;      /* written pendings kept for reuse (cache-warm) */
+    size_t nspare;
     uint64_t out_seq;
     uint64_t held;       /* bytes held in out_heap */
     int64_t watermark;   /* largest ts processed */
@@ -586,7 +589,20 @@ static int emit_one(chrome_map *m, pending *p)
         rc = m->out.counter(m->out.user, &p->u.c);
         break;
     }
-    pending_free(p);
+    if (m->nspare < 4096) {
+        /* keep the block: the next pending reuses it while in cache */
+        chrome_event_free(p->ev[0]);
+        if (p->ev[1] != p->ev[0]) {
+            chrome_event_free(p->ev[1]);
+        }
+        free(p->own_args);
+        free(p->own_str);
+        p->next_spare = m->spare;
+        m->spare = p;
+        m->nspare++;
+    } else {
+        pending_free(p);
+    }
     if (rc != 0) {
         return map_fail(m, NULL, "Failed to write a drawable");
     }
@@ -617,7 +633,14 @@ static int drain(chrome_map *m, bool all, bool upto)
 
 static pending *new_pending(chrome_map *m, slog_kind kind, int64_t start, int64_t end)
 {
-    pending *p = calloc(1, sizeof *p);
+    pending *p = m->spare;
+    if (p != NULL) {
+        m->spare = p->next_spare;
+        m->nspare--;
+        memset(p, 0, sizeof *p);
+    } else {
+        p = calloc(1, sizeof *p);
+    }
     if (p == NULL) {
         return NULL;
     }
@@ -1967,6 +1990,11 @@ void chrome_map_destroy(chrome_map *m)
         pending_free(p);
     }
     chrome_window_free(&m->out_win);
+    while (m->spare != NULL) {
+        pending *const next = m->spare->next_spare;
+        free(m->spare);
+        m->spare = next;
+    }
     for (size_t i = 0; i < m->nx; i++) {
         chrome_event_free(m->xgroup[i]);
     }

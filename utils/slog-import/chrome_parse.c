@@ -396,6 +396,12 @@ static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, s
 {
     size_t i = 0;
     const size_t len = *n;
+    for (uint64_t w; i + 8 <= len; i += 8) { /* ASCII, eight bytes at a time */
+        memcpy(&w, s + i, 8);
+        if (w & 0x8080808080808080ull) {
+            break;
+        }
+    }
     while (i < len) {
         if (s[i] < 0x80) {
             i++;
