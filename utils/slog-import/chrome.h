@@ -141,7 +141,10 @@ int chrome_event_less(const void *a, const void *b);
  * interleaved sorted streams (one per thread, typically) cost O(runs) per
  * item; only when CHROME_WINDOW_RUNS runs are taken does an item enter the
  * heap.  The non-empty runs are kept in a small min-heap by head key, so
- * pop is O(log runs) for a run item and O(log n) for a heap item.
+ * pop is O(log runs) for a run item and O(log n) for a heap item; and in an
+ * array sorted by last key, which a best-fit append leaves sorted (no run's
+ * last lies between the old last and the new one), so push is a binary
+ * search.
  */
 #define CHROME_WINDOW_RUNS 32
 
@@ -161,7 +164,8 @@ typedef struct chrome_window {
     chrome_run_q runs[CHROME_WINDOW_RUNS];
     chrome_wentry last[CHROME_WINDOW_RUNS]; /* each run's last key, dense for the push scan */
     unsigned char rh[CHROME_WINDOW_RUNS];   /* min-heap of the non-empty runs by head key */
-    unsigned nruns, nrh;
+    unsigned char ord[CHROME_WINDOW_RUNS];  /* the non-empty runs by last key, ascending */
+    unsigned nruns, nrh, nord;
     chrome_wentry *heap;
     size_t n, hcap;
     size_t total;

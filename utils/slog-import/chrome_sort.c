@@ -230,23 +230,26 @@ static void rh_down(chrome_window *w, unsigned i)
 int chrome_window_push(chrome_window *w, int64_t k1, int64_t k2, uint64_t k3, void *item)
 {
     const chrome_wentry e = {k1, k2, k3, item};
-    /* the run whose last key is the largest one <= e (an empty run fits all) */
-    int best = -1, empty = -1;
-    for (unsigned i = 0; i < w->nruns; i++) {
-        if (w->runs[i].len == 0) {
-            empty = empty < 0 ? (int)i : empty;
-            continue;
-        }
-        const chrome_wentry *last = &w->last[i];
-        if (!went_less(&e, last) && (best < 0 || went_less(&w->last[best], last))) {
-            best = (int)i;
+    /* the run whose last key is the largest one <= e: binary search */
+    unsigned lo = 0, hi = w->nord; /* ord[0..lo) <= e < ord[hi..nord) */
+    while (lo < hi) {
+        const unsigned mid = (lo + hi) / 2;
+        if (went_less(&e, &w->last[w->ord[mid]])) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
         }
     }
-    if (best < 0 && empty >= 0) {
-        best = empty;
-    }
-    if (best < 0 && w->nruns < CHROME_WINDOW_RUNS) {
-        best = (int)w->nruns++;
+    int best = lo > 0 ? (int)w->ord[lo - 1] : -1;
+    bool fresh = false; /* an empty run starts: smallest last of all */
+    if (best < 0) {
+        for (unsigned i = 0; i < w->nruns && best < 0; i++) {
+            best = w->runs[i].len == 0 ? (int)i : -1;
+        }
+        if (best < 0 && w->nruns < CHROME_WINDOW_RUNS) {
+            best = (int)w->nruns++;
+        }
+        fresh = best >= 0;
     }
     if (best < 0) {
         if (heap_push_entry(w, &e) != 0) {
@@ -254,12 +257,14 @@ int chrome_window_push(chrome_window *w, int64_t k1, int64_t k2, uint64_t k3, vo
         }
     } else {
         chrome_run_q *q = &w->runs[best];
-        const bool was_empty = q->len == 0;
         if (run_append(q, &e) != 0) {
             return -1;
         }
         w->last[best] = e;
-        if (was_empty) {
+        if (fresh) {
+            memmove(&w->ord[1], &w->ord[0], w->nord);
+            w->ord[0] = (unsigned char)best;
+            w->nord++;
             w->rh[w->nrh] = (unsigned char)best;
             rh_up(w, w->nrh++);
         }
@@ -293,6 +298,12 @@ void *chrome_window_pop(chrome_window *w)
             __builtin_prefetch(&q->v[(q->head + 8) & (q->cap - 1)]);
         } else {
             w->rh[0] = w->rh[--w->nrh];
+            const unsigned char gone = (unsigned char)(q - w->runs);
+            unsigned at = 0;
+            while (w->ord[at] != gone) {
+                at++;
+            }
+            memmove(&w->ord[at], &w->ord[at + 1], --w->nord - at);
             if (q->cap > 4096) {
                 free(q->v); /* a drained big run gives its memory back */
                 q->v = NULL;
