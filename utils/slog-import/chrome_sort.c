@@ -341,6 +341,11 @@ void chrome_window_free(chrome_window *w)
 #define POOL_CLASSES 65u                   /* 1..64: up to 2 KiB; class 0 = malloc */
 #define POOL_SLAB (1u << 20)               /* bytes cut from malloc at a time */
 #define POOL_HANDOVER 4096u                /* consumer frees handed over at once */
+/* Slabs at most: the windows' limits (64 + 16 MiB) and what is in flight fit
+ * below it.  Blocks do not move between classes, so a trace whose record
+ * sizes drift could strand memory in classes it no longer uses; past the cap
+ * records come from malloc, as they did before the pool. */
+#define POOL_MAX_SLABS 96u
 
 typedef struct pool_blk {
     struct pool_blk *next;
@@ -352,6 +357,7 @@ struct chrome_pool {
     /* feeder (allocating) side */
     alignas(64) pool_blk *avail[POOL_CLASSES];
     pool_blk *slabs;                       /* every slab, for destroy */
+    unsigned nslabs;
     char *bump;
     size_t bump_left;
     /* consumer (freeing) side */
@@ -407,10 +413,12 @@ chrome_event *chrome_event_alloc(chrome_pool *pool, size_t bytes)
     if (b == NULL) {
         const size_t size = c * POOL_GRAIN;
         if (pool->bump_left < size) {
-            char *slab = malloc(POOL_SLAB);
+            char *slab = pool->nslabs < POOL_MAX_SLABS ? malloc(POOL_SLAB) : NULL;
             if (slab == NULL) {
-                return NULL;
+                /* no memory or at the cap: a plain malloc (NULL if none) */
+                return chrome_event_alloc(NULL, bytes);
             }
+            pool->nslabs++;
             ((pool_blk *)(void *)slab)->next = pool->slabs;
             pool->slabs = (pool_blk *)(void *)slab;
             pool->bump = slab + 64; /* the link, then blocks cache-line aligned */
