@@ -1211,6 +1211,15 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
     if (p->replaying) {
         return 1;
     }
+    if (p->skip_depth == 0 && p->cap_depth == 0 && p->nfr > 0 && top_frame(p) == FR_EVENT) {
+        /* a known event key is ASCII: no UTF-8 check needed */
+        const slot s = event_key_slot((const char *)k, n);
+        if (s != SLOT_EXTRA) {
+            p->b.nkeys++;
+            p->pending = s;
+            return 1;
+        }
+    }
     const unsigned char *t = utf8_fix(p, k, &n);
     if (t == NULL) {
         CB_RESULT(-1);
