@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
- * node_cache.c - a small LRU: a few hundred entries at most (decoded leaves
- * are ~100 KiB), so a linear scan costs less than keeping a hash in step.
+ * node_cache.c - LRU of decoded blobs: open-addressing hash on the blob
+ * offset (linear probing, backward-shift deletion) plus a use-ordered list,
+ * so get, put and evict cost O(1) however many small previews are cached.
  * Layer 4.
  */
 #include "node_cache.h"
@@ -10,12 +11,13 @@
 
 void node_cache_init(node_cache *c, size_t budget)
 {
-    c->entries = NULL;
-    c->n = 0;
+    c->slots = NULL;
     c->cap = 0;
+    c->n = 0;
+    c->head = NULL;
+    c->tail = NULL;
     c->bytes = 0;
     c->budget = budget;
-    c->clock = 0;
 }
 
 void node_cache_entry_free(cache_entry *e)
@@ -30,19 +32,61 @@ void node_cache_entry_free(cache_entry *e)
 
 void node_cache_free(node_cache *c)
 {
-    for (size_t i = 0; i < c->n; i++) {
-        node_cache_entry_free(c->entries[i]);
+    cache_entry *e = c->head;
+    while (e != NULL) {
+        cache_entry *const next = e->next;
+        node_cache_entry_free(e);
+        e = next;
     }
-    util_free(c->entries);
+    util_free(c->slots);
     node_cache_init(c, c->budget);
+}
+
+static size_t slot_of(const node_cache *c, uint64_t key)
+{
+    uint64_t h = key * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 32;
+    return (size_t)h & (c->cap - 1);
+}
+
+static void unlink_entry(node_cache *c, cache_entry *e)
+{
+    if (e->prev != NULL) {
+        e->prev->next = e->next;
+    } else {
+        c->head = e->next;
+    }
+    if (e->next != NULL) {
+        e->next->prev = e->prev;
+    } else {
+        c->tail = e->prev;
+    }
+    e->prev = e->next = NULL;
+}
+
+static void push_front(node_cache *c, cache_entry *e)
+{
+    e->prev = NULL;
+    e->next = c->head;
+    if (c->head != NULL) {
+        c->head->prev = e;
+    }
+    c->head = e;
+    if (c->tail == NULL) {
+        c->tail = e;
+    }
 }
 
 cache_entry *node_cache_get(node_cache *c, uint64_t key)
 {
-    for (size_t i = 0; i < c->n; i++) {
-        cache_entry *const e = c->entries[i];
+    if (c->cap == 0) {
+        return NULL;
+    }
+    for (size_t i = slot_of(c, key); c->slots[i] != NULL; i = (i + 1) & (c->cap - 1)) {
+        cache_entry *const e = c->slots[i];
         if (e->key == key) {
-            e->stamp = ++c->clock;
+            unlink_entry(c, e);
+            push_front(c, e);
             e->pins++;
             return e;
         }
@@ -50,36 +94,73 @@ cache_entry *node_cache_get(node_cache *c, uint64_t key)
     return NULL;
 }
 
+static void slot_insert(node_cache *c, cache_entry *e)
+{
+    size_t i = slot_of(c, e->key);
+    while (c->slots[i] != NULL) {
+        i = (i + 1) & (c->cap - 1);
+    }
+    c->slots[i] = e;
+}
+
+/* Remove e's slot, shifting later members of its probe run back. */
+static void slot_remove(node_cache *c, const cache_entry *e)
+{
+    size_t i = slot_of(c, e->key);
+    while (c->slots[i] != e) {
+        i = (i + 1) & (c->cap - 1);
+    }
+    c->slots[i] = NULL;
+    for (size_t j = (i + 1) & (c->cap - 1); c->slots[j] != NULL; j = (j + 1) & (c->cap - 1)) {
+        cache_entry *const m = c->slots[j];
+        c->slots[j] = NULL;
+        slot_insert(c, m);
+    }
+}
+
+static int grow(node_cache *c)
+{
+    const size_t ncap = c->cap ? c->cap * 2 : 256;
+    cache_entry **const slots = util_calloc(ncap, sizeof(void *));
+    if (slots == NULL) {
+        return -1;
+    }
+    util_free(c->slots);
+    c->slots = slots;
+    c->cap = ncap;
+    for (cache_entry *e = c->head; e != NULL; e = e->next) {
+        slot_insert(c, e);
+    }
+    return 0;
+}
+
+/* Drop least recently used unpinned entries while over budget. */
 static void evict(node_cache *c)
 {
-    while (c->bytes > c->budget) {
-        size_t victim = SIZE_MAX;
-        for (size_t i = 0; i < c->n; i++) {
-            const cache_entry *const e = c->entries[i];
-            if (e->pins == 0 && (victim == SIZE_MAX || e->stamp < c->entries[victim]->stamp)) {
-                victim = i;
-            }
+    cache_entry *e = c->tail;
+    while (c->bytes > c->budget && e != NULL) {
+        cache_entry *const prev = e->prev;
+        if (e->pins == 0) {
+            slot_remove(c, e);
+            unlink_entry(c, e);
+            c->bytes -= e->bytes;
+            c->n--;
+            node_cache_entry_free(e);
         }
-        if (victim == SIZE_MAX) {
-            return; /* everything pinned */
-        }
-        c->bytes -= c->entries[victim]->bytes;
-        node_cache_entry_free(c->entries[victim]);
-        c->entries[victim] = c->entries[--c->n];
+        e = prev;
     }
 }
 
 int node_cache_put(node_cache *c, cache_entry *e)
 {
-    void *p = c->entries;
-    if (util_grow(&p, &c->cap, c->n + 1, sizeof(void *)) != 0) {
+    if ((c->n + 1) * 4 > c->cap * 3 && grow(c) != 0) {
         node_cache_entry_free(e);
         return -1;
     }
-    c->entries = p;
-    e->stamp = ++c->clock;
     e->pins = 1;
-    c->entries[c->n++] = e;
+    slot_insert(c, e);
+    push_front(c, e);
+    c->n++;
     c->bytes += e->bytes;
     evict(c);
     return 0;

@@ -2,7 +2,8 @@
  *
  * node_cache.h - LRU cache of decoded blobs (a node's drawables or its
  * preview), keyed by the blob's offset in /payload and bounded in bytes.
- * Entries in use by a query are pinned and never evicted.
+ * A hash finds entries, a doubly linked list keeps them in use order;
+ * entries in use by a query are pinned and never evicted.
  * Layer 4: may call format/store/codec/util.
  */
 #ifndef NODE_CACHE_H
@@ -19,15 +20,15 @@ typedef struct cache_entry {
     uint64_t npreviews;
     uint32_t fold;
     size_t bytes;
-    uint64_t stamp;       /* last use */
     uint32_t pins;
+    struct cache_entry *prev, *next; /* use order: head = most recent */
 } cache_entry;
 
 typedef struct node_cache {
-    cache_entry **entries;
-    size_t n, cap;
+    cache_entry **slots;  /* open addressing by key; NULL = empty */
+    size_t cap, n;
+    cache_entry *head, *tail;
     size_t bytes, budget;
-    uint64_t clock;
 } node_cache;
 
 void node_cache_init(node_cache *c, size_t budget);
@@ -35,9 +36,9 @@ void node_cache_free(node_cache *c);
 
 /* Pinned entry for key, or NULL. */
 cache_entry *node_cache_get(node_cache *c, uint64_t key);
-/* Insert a filled entry (ownership passes, returned pinned); evicts
- * unpinned least recently used entries above the budget.  -1 on ENOMEM
- * (the entry is then freed). */
+/* Insert a filled entry whose key is not cached (ownership passes, returned
+ * pinned); evicts unpinned least recently used entries above the budget.
+ * -1 on ENOMEM (the entry is then freed). */
 int node_cache_put(node_cache *c, cache_entry *e);
 void node_cache_unpin(cache_entry *e);
 void node_cache_entry_free(cache_entry *e);
