@@ -12,6 +12,7 @@
 #include "codec_varint.h"
 #include "util_alloc.h"
 
+#include <stddef.h>
 #include <string.h>
 
 void fmt_node_init(fmt_node *n)
@@ -191,98 +192,92 @@ static void put(enc *e, uint64_t v)
     e->p = codec_varint_put(e->p, v);
 }
 
-static void put_delta(enc *e, int64_t *prev, int64_t t)
+/* Columns: a field at byte `off` of each of n records `stride` bytes apart. */
+static void put_u32_column(enc *e, const void *recs, size_t n, size_t stride, size_t off)
 {
-    put(e, codec_zigzag((int64_t)((uint64_t)t - (uint64_t)*prev)));
-    *prev = t;
+    const uint8_t *p = (const uint8_t *)recs + off;
+    for (size_t i = 0; i < n; i++, p += stride) {
+        uint32_t v;
+        memcpy(&v, p, sizeof v);
+        put(e, v);
+    }
 }
+
+/* Zig-zag deltas of an int64 time field, the first from base. */
+static void put_time_column(enc *e, const void *recs, size_t n, size_t stride, size_t off,
+                            int64_t base)
+{
+    const uint8_t *p = (const uint8_t *)recs + off;
+    int64_t prev = base;
+    for (size_t i = 0; i < n; i++, p += stride) {
+        int64_t t;
+        memcpy(&t, p, sizeof t);
+        put(e, codec_zigzag((int64_t)((uint64_t)t - (uint64_t)prev)));
+        prev = t;
+    }
+}
+
+/* end - start of two int64 fields. */
+static void put_duration_column(enc *e, const void *recs, size_t n, size_t stride,
+                                size_t off_start, size_t off_end)
+{
+    const uint8_t *p = (const uint8_t *)recs;
+    for (size_t i = 0; i < n; i++, p += stride) {
+        int64_t s, t;
+        memcpy(&s, p + off_start, sizeof s);
+        memcpy(&t, p + off_end, sizeof t);
+        put(e, (uint64_t)t - (uint64_t)s);
+    }
+}
+
+#define COLUMN(type, field) sizeof(type), offsetof(type, field)
 
 static void encode_states(const fmt_node *n, enc *e)
 {
     const size_t c = n->n[0];
-    const fmt_state_rec *s = n->states;
-    for (size_t i = 0; i < c; i++) {
-        put(e, s[i].timeline);
-    }
-    for (size_t i = 0; i < c; i++) {
-        put(e, s[i].category);
-    }
-    int64_t prev = n->base;
-    for (size_t i = 0; i < c; i++) {
-        put_delta(e, &prev, s[i].end);
-    }
-    for (size_t i = 0; i < c; i++) {
-        put(e, (uint64_t)s[i].end - (uint64_t)s[i].start);
-    }
-    for (size_t i = 0; i < c; i++) {
-        put(e, s[i].depth);
-    }
-    for (size_t i = 0; i < c; i++) {
-        put(e, s[i].args_len);
-    }
+    const fmt_state_rec *const v = n->states;
+    put_u32_column(e, v, c, COLUMN(fmt_state_rec, timeline));
+    put_u32_column(e, v, c, COLUMN(fmt_state_rec, category));
+    put_time_column(e, v, c, COLUMN(fmt_state_rec, end), n->base);
+    put_duration_column(e, v, c, sizeof *v, offsetof(fmt_state_rec, start),
+                        offsetof(fmt_state_rec, end));
+    put_u32_column(e, v, c, COLUMN(fmt_state_rec, depth));
+    put_u32_column(e, v, c, COLUMN(fmt_state_rec, args_len));
 }
 
 static void encode_events(const fmt_node *n, enc *e)
 {
     const size_t c = n->n[1];
-    const fmt_event_rec *v = n->events;
-    for (size_t i = 0; i < c; i++) {
-        put(e, v[i].timeline);
-    }
-    for (size_t i = 0; i < c; i++) {
-        put(e, v[i].category);
-    }
-    int64_t prev = n->base;
-    for (size_t i = 0; i < c; i++) {
-        put_delta(e, &prev, v[i].time);
-    }
-    for (size_t i = 0; i < c; i++) {
-        put(e, v[i].args_len);
-    }
+    const fmt_event_rec *const v = n->events;
+    put_u32_column(e, v, c, COLUMN(fmt_event_rec, timeline));
+    put_u32_column(e, v, c, COLUMN(fmt_event_rec, category));
+    put_time_column(e, v, c, COLUMN(fmt_event_rec, time), n->base);
+    put_u32_column(e, v, c, COLUMN(fmt_event_rec, args_len));
 }
 
 static void encode_arrows(const fmt_node *n, enc *e)
 {
     const size_t c = n->n[2];
-    const fmt_arrow_rec *a = n->arrows;
-    for (size_t i = 0; i < c; i++) {
-        put(e, a[i].category);
-    }
-    for (size_t i = 0; i < c; i++) {
-        put(e, a[i].from);
-    }
-    for (size_t i = 0; i < c; i++) {
-        put(e, a[i].to);
-    }
-    int64_t prev = n->base;
-    for (size_t i = 0; i < c; i++) {
-        put_delta(e, &prev, a[i].end);
-    }
-    for (size_t i = 0; i < c; i++) {
-        put(e, (uint64_t)a[i].end - (uint64_t)a[i].start);
-    }
-    for (size_t i = 0; i < c; i++) {
-        put(e, a[i].args_len);
-    }
+    const fmt_arrow_rec *const v = n->arrows;
+    put_u32_column(e, v, c, COLUMN(fmt_arrow_rec, category));
+    put_u32_column(e, v, c, COLUMN(fmt_arrow_rec, from));
+    put_u32_column(e, v, c, COLUMN(fmt_arrow_rec, to));
+    put_time_column(e, v, c, COLUMN(fmt_arrow_rec, end), n->base);
+    put_duration_column(e, v, c, sizeof *v, offsetof(fmt_arrow_rec, start),
+                        offsetof(fmt_arrow_rec, end));
+    put_u32_column(e, v, c, COLUMN(fmt_arrow_rec, args_len));
 }
 
 static void encode_counters(const fmt_node *n, enc *e)
 {
     const size_t c = n->n[3];
-    const fmt_counter_rec *r = n->counters;
-    for (size_t i = 0; i < c; i++) {
-        put(e, r[i].timeline);
-    }
-    for (size_t i = 0; i < c; i++) {
-        put(e, r[i].category);
-    }
-    int64_t prev = n->base;
-    for (size_t i = 0; i < c; i++) {
-        put_delta(e, &prev, r[i].time);
-    }
+    const fmt_counter_rec *const v = n->counters;
+    put_u32_column(e, v, c, COLUMN(fmt_counter_rec, timeline));
+    put_u32_column(e, v, c, COLUMN(fmt_counter_rec, category));
+    put_time_column(e, v, c, COLUMN(fmt_counter_rec, time), n->base);
     for (size_t i = 0; i < c; i++) {
         uint64_t bits;
-        memcpy(&bits, &r[i].value, 8);
+        memcpy(&bits, &v[i].value, 8);
         for (int b = 0; b < 8; b++) {
             *e->p++ = (uint8_t)(bits >> (8 * b));
         }
