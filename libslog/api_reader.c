@@ -310,6 +310,7 @@ int slog_reader_node(const slog_reader *r, uint64_t index, slog_node_info *out)
     memcpy(out->counts, n->counts, sizeof out->counts);
     out->payload_bytes = n->payload_len;
     out->preview_bytes = n->preview_len;
+    out->flags = n->flags;
     return SLOG_OK;
 }
 

@@ -20,7 +20,7 @@
 #include "store.h"
 
 #define TREE_MAX_LEVELS 64
-#define TREE_NODE_SPILL 1u /* store_node_row.flags: pseudo-leaf of late drawables */
+#define TREE_NODE_SPILL 1u /* store_node_row.flags: pseudo-leaf of late drawables (== SLOG_NODE_SPILL) */
 
 typedef struct tree_options {
     uint32_t fanout;

@@ -72,7 +72,11 @@ typedef struct slog_node_info {
     uint64_t counts[4];            /* drawables stored in this node, per kind */
     uint64_t payload_bytes;        /* decoded bytes of its drawables blob (0: none) */
     uint64_t preview_bytes;        /* decoded bytes of its preview blob */
+    uint32_t flags;                /* SLOG_NODE_SPILL: late drawables of an inner node,
+                                      written as an extra pseudo-leaf child */
 } slog_node_info;
+
+#define SLOG_NODE_SPILL 1u
 
 /**
  * Open a file for reading.  An incomplete file (writer killed) opens too;
