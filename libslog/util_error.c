@@ -26,14 +26,3 @@ int util_err(slog_error *err, int code, uint64_t offset, const char *source, con
     }
     return code;
 }
-
-void util_err_clear(slog_error *err)
-{
-    if (err == NULL) {
-        return;
-    }
-    err->code = SLOG_OK;
-    err->offset = UINT64_MAX;
-    err->source[0] = '\0';
-    err->message[0] = '\0';
-}

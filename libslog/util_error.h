@@ -14,7 +14,4 @@
 int util_err(slog_error *err, int code, uint64_t offset, const char *source, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* Reset *err to "no error" (code 0, offset UINT64_MAX, empty strings). */
-void util_err_clear(slog_error *err);
-
 #endif /* UTIL_ERROR_H */
