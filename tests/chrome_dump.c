@@ -3,7 +3,10 @@
  * chrome_dump.c - test tool: run the Chrome/.pfw importer pipeline on
  * inputs without libslog and print what would reach the writer: one JSON
  * line of counts per kind (default), or every drawable (--items).
- *   chrome_dump [--items] [--window N] [--lines] [--warnings] FILE...
+ *   chrome_dump [--items] [--window N] [--lines] [--warnings] [--counts]
+ *               [--chunk N] FILE...
+ * --counts prints every import_count row; --chunk N reads the (one, not
+ * compressed) file into memory and feeds it N bytes at a time.
  * Exit 0 imported, 1 import failed.
  */
 #include <stdio.h>
@@ -12,9 +15,38 @@
 
 #include "chrome_harness.h"
 
+static unsigned char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        perror(path);
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *data = malloc(cap);
+    for (size_t got = 1; data != NULL && got > 0;) {
+        if (n == cap) {
+            unsigned char *d = realloc(data, cap * 2);
+            if (d == NULL) {
+                free(data);
+                data = NULL;
+                break;
+            }
+            data = d;
+            cap *= 2;
+        }
+        got = fread(data + n, 1, cap - n, f);
+        n += got;
+    }
+    (void)fclose(f);
+    *len = n;
+    return data;
+}
+
 int main(int argc, char **argv)
 {
-    bool items = false, warns = false;
+    bool items = false, warns = false, counts = false;
+    size_t chunk = 0;
     uint64_t window = 1000000;
     chrome_mode mode = CHROME_MODE_AUTO;
     int i = 1;
@@ -25,11 +57,15 @@ int main(int argc, char **argv)
             warns = true;
         } else if (strcmp(argv[i], "--lines") == 0) {
             mode = CHROME_MODE_LINES;
+        } else if (strcmp(argv[i], "--counts") == 0) {
+            counts = true;
+        } else if (strcmp(argv[i], "--chunk") == 0 && i + 1 < argc) {
+            chunk = (size_t)strtoull(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--window") == 0 && i + 1 < argc) {
             window = strtoull(argv[++i], NULL, 10);
         } else {
             (void)fprintf(stderr, "usage: chrome_dump [--items] [--window N] [--lines] "
-                                  "[--warnings] FILE...\n");
+                                  "[--warnings] [--counts] [--chunk N] FILE...\n");
             return 2;
         }
     }
@@ -40,7 +76,19 @@ int main(int argc, char **argv)
     harness h;
     harness_init(&h, window, items);
     h.warn_out = warns ? stderr : NULL;
-    const int rc = harness_import(&h, (const char *const *)(argv + i), (size_t)(argc - i), mode);
+    int rc;
+    if (chunk > 0) {
+        size_t len = 0;
+        unsigned char *data = read_file(argv[i], &len);
+        if (data == NULL) {
+            harness_free(&h);
+            return 2;
+        }
+        rc = harness_import_bytes(&h, data, len, chunk, mode);
+        free(data);
+    } else {
+        rc = harness_import(&h, (const char *const *)(argv + i), (size_t)(argc - i), mode);
+    }
     if (items) {
         static const char *const kn[] = {"state", "event", "arrow", "counter"};
         for (size_t k = 0; k < h.nitems; k++) {
@@ -64,6 +112,10 @@ int main(int argc, char **argv)
                  rc == 0 ? "true" : "false", (unsigned long long)h.count[0],
                  (unsigned long long)h.count[1], (unsigned long long)h.count[2],
                  (unsigned long long)h.count[3], h.ntl, h.ncat, (unsigned long long)h.warnings);
+    for (size_t k = 0; counts && k < h.nwhat; k++) {
+        (void)printf("count %s: %llu %llu %llu\n", h.what[k], (unsigned long long)h.n[k][0],
+                     (unsigned long long)h.n[k][1], (unsigned long long)h.n[k][2]);
+    }
     if (rc != 0) {
         (void)fprintf(stderr, "chrome_dump: %s:%llu:%llu: %s\n", argv[i],
                       (unsigned long long)h.fail_line, (unsigned long long)h.fail_col,

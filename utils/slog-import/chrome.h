@@ -3,7 +3,8 @@
  * chrome.h - internal interfaces of the Chrome Trace Event / DFTracer
  * importer, which runs as a pipeline:
  *
- *   import_stream -> chrome_parse (yajl SAX, repairs, one record per event)
+ *   import_stream -> chrome_parse (yajl SAX + the chrome_scan fast path,
+ *                    repairs, one record per event)
  *     -> chrome_sort stage 1 (bounded window, key ts)
  *     -> chrome_map (phases -> drawables, nesting depth, async/flow matching)
  *     -> chrome_sort stage 2 (bounded window, key end time)

@@ -19,6 +19,13 @@
  *  - JSON-lines: a line that ends inside a string has a raw newline in the
  *    string; it is joined with the next line (the newline kept as "\n").
  * Anything else is an error at file:line:col saying what was expected.
+ *
+ * Fast path: between two events of an array (and for each .pfw line) yajl
+ * hands over to chrome_scan.c, which reads plain events in place and calls
+ * the same handlers; whatever it declines (a repair, an error, the end of
+ * the chunk) is undone and read by a fresh yajl handle primed to the same
+ * containers, which hands back after that event.  SLOG_CHROME_FAST=0 turns
+ * the scanner off (tests/chrome_fast_equiv.py compares both ways).
  * Tools layer: public libslog headers, yajl, libc.
  */
 #include <errno.h>
@@ -29,6 +36,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "chrome.h"
+#include "chrome_scan.h"
 #include "diag.h"
 
 #define NO_OFF SIZE_MAX
@@ -134,6 +142,17 @@ struct chrome_parser {
     uint32_t joins;             /* raw newlines joined into `line` */
     uint64_t cur_line_base;     /* stream offset of line[0] while parsing it */
 
+    /* the fast path (chrome_scan.c) between yajl's turns */
+    chrome_scan scan;
+    bool fast_enabled;          /* SLOG_CHROME_FAST=0 turns it off (tests compare) */
+    bool fast_ready;            /* yajl stopped between two events: the scanner reads on */
+    bool fast_switch;           /* a handler asked yajl to stop for the scanner */
+    bool fast_after_elem;       /* an element precedes: the scanner expects ',' first */
+    bool in_fast;               /* the handlers run for the scanner */
+    uint64_t fast_off;          /* stream offset just after the scanned event's '{' */
+    uint32_t fast_run;          /* events scanned since yajl last handed over */
+    uint32_t fast_backoff, fast_cooldown; /* events left to yajl after a decline */
+
     /* counts */
     uint64_t n_events, n_samples, n_frames, n_system, n_nonobj;
     uint64_t n_missing_comma, n_trailing_comma, n_missing_close, n_truncated, n_utf8,
@@ -150,6 +169,9 @@ static const char *const topkey_names[8] = {
 
 static uint64_t cur_offset(chrome_parser *p)
 {
+    if (p->in_fast) {
+        return p->fast_off;
+    }
     if (p->mode == CHROME_MODE_LINES) {
         return p->cur_line_base + yajl_get_bytes_consumed(p->h);
     }
@@ -354,42 +376,6 @@ static chrome_event *builder_pack(const builder *b, chrome_pool *pool)
 
 /* ---------------------------------------------------------------- UTF-8 */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    const unsigned c = s[0];
-    size_t len;
-    unsigned min;
-    if (c < 0x80) {
-        return 1;
-    } else if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n < len) {
-        return 0;
-    }
-    unsigned cp = c & (0x7fu >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) {
-            return 0;
-        }
-        cp = cp << 6 | (s[i] & 0x3fu);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-        return 0;
-    }
-    return len;
-}
-
 /* Validate; on bad bytes build a repaired copy in p->tmp.  Returns the text
  * to use (s itself when valid) and sets *n; NULL on no memory. */
 static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, size_t *n)
@@ -407,7 +393,7 @@ static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, s
             i++;
             continue;
         }
-        const size_t k = utf8_seq(s + i, len - i);
+        const size_t k = chrome_utf8_seq(s + i, len - i);
         if (k == 0) {
             break;
         }
@@ -426,7 +412,7 @@ static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, s
     }
     size_t o = 0;
     for (i = 0; i < len;) {
-        const size_t k = s[i] < 0x80 ? 1 : utf8_seq(s + i, len - i);
+        const size_t k = s[i] < 0x80 ? 1 : chrome_utf8_seq(s + i, len - i);
         if (k == 0) {
             memcpy(p->tmp + o, "\xef\xbf\xbd", 3);
             o += 3;
@@ -512,6 +498,25 @@ static int cap_open(chrome_parser *p, char ch)
 }
 
 /* ------------------------------------------------------------ dispatch */
+
+#define RC_SWITCH 0x5a /* from a handler: stop yajl for the scanner (no error) */
+
+/* yajl's handlers call this between two elements of an events array: stop
+ * yajl there and let the scanner read on (JSON mode, unless backing off). */
+static int fast_offer(chrome_parser *p, bool after_elem)
+{
+    if (!p->fast_enabled || p->in_fast || p->mode != CHROME_MODE_JSON ||
+        p->evk[p->nfr - 1] == EV_SYSTEM) {
+        return 0;
+    }
+    if (p->fast_cooldown > 0) {
+        p->fast_cooldown--;
+        return 0;
+    }
+    p->fast_switch = true;
+    p->fast_after_elem = after_elem;
+    return RC_SWITCH;
+}
 
 static void push_frame(chrome_parser *p, frame_kind k, events_kind ek)
 {
@@ -897,6 +902,9 @@ static int cb_result(chrome_parser *p, int rc)
     if (rc == 0) {
         return 1;
     }
+    if (rc == RC_SWITCH) {
+        return 0; /* yajl_status_client_canceled with p->fast_switch set */
+    }
     if (!p->failed) {
         if (rc == -2) {
             (void)pfail_at(p, cur_offset(p), "nesting deeper than %d levels", MAX_CAPTURE_DEPTH);
@@ -967,7 +975,7 @@ static int open_container(chrome_parser *p, bool is_map)
     if (p->nfr == 0) {
         p->root_seen = true;
         push_frame(p, is_map ? FR_ROOTOBJ : FR_EVENTS, EV_TRACE);
-        return 0;
+        return is_map ? 0 : fast_offer(p, false);
     }
     if (p->nfr >= MAX_FRAMES - 1) {
         return -2;
@@ -976,11 +984,11 @@ static int open_container(chrome_parser *p, bool is_map)
     p->pending = SLOT_IGNORE;
     switch (top_frame(p)) {
     case FR_ROOTOBJ:
-        if (s == SLOT_TOP_EVENTS && !is_map) {
-            push_frame(p, FR_EVENTS, EV_TRACE);
-        } else if (s == SLOT_TOP_SAMPLES && !is_map) {
-            push_frame(p, FR_EVENTS, EV_SAMPLES);
-        } else if (s == SLOT_TOP_FRAMES && is_map) {
+        if ((s == SLOT_TOP_EVENTS || s == SLOT_TOP_SAMPLES) && !is_map) {
+            push_frame(p, FR_EVENTS, s == SLOT_TOP_EVENTS ? EV_TRACE : EV_SAMPLES);
+            return fast_offer(p, false);
+        }
+        if (s == SLOT_TOP_FRAMES && is_map) {
             push_frame(p, FR_FRAMES, EV_TRACE);
         } else if (s == SLOT_TOP_SYSTEM) {
             if (is_map) {
@@ -1098,7 +1106,8 @@ static int close_container(chrome_parser *p, bool is_map)
         p->root_done = true;
     }
     if (k == FR_EVENT) {
-        return finish_event(p);
+        const int rc = finish_event(p);
+        return rc == 0 ? fast_offer(p, true) : rc;
     }
     if (k == FR_FRAME && p->sink.frame != NULL) {
         p->n_frames++;
@@ -1205,20 +1214,26 @@ static int on_key(chrome_parser *p, const unsigned char *k, size_t n)
     }
 }
 
-static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
+/* A known key of an event (the usual case) is taken here, before any UTF-8
+ * check (known keys are ASCII). */
+static bool known_event_key(chrome_parser *p, const char *k, size_t n)
 {
-    CB_PARSER(ctx);
-    if (p->replaying) {
-        return 1;
-    }
     if (p->skip_depth == 0 && p->cap_depth == 0 && p->nfr > 0 && top_frame(p) == FR_EVENT) {
-        /* a known event key is ASCII: no UTF-8 check needed */
-        const slot s = event_key_slot((const char *)k, n);
+        const slot s = event_key_slot(k, n);
         if (s != SLOT_EXTRA) {
             p->b.nkeys++;
             p->pending = s;
-            return 1;
+            return true;
         }
+    }
+    return false;
+}
+
+static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
+{
+    CB_PARSER(ctx);
+    if (p->replaying || known_event_key(p, (const char *)k, n)) {
+        return 1;
     }
     const unsigned char *t = utf8_fix(p, k, &n);
     if (t == NULL) {
@@ -1242,19 +1257,24 @@ static int new_handle(chrome_parser *p)
     return 0;
 }
 
-/* A fresh handle that is inside the same containers as the old one was. */
-static int restart_handle(chrome_parser *p)
+/* A fresh handle that is inside the same containers as the old one was
+ * (and after an element of the innermost array when @p after_elem). */
+static int restart_handle(chrome_parser *p, bool after_elem)
 {
     if (new_handle(p) != 0) {
         return -1;
     }
-    char prefix[MAX_FRAMES * 8];
+    char prefix[MAX_FRAMES * 8 + 2];
     size_t n = 0;
     for (int i = 0; i < p->nfr; i++) {
         const char *piece = p->fr[i] == FR_EVENTS ? "[" : "{\"k\":";
         const size_t l = strlen(piece);
         memcpy(prefix + n, piece, l);
         n += l;
+    }
+    if (after_elem) {
+        prefix[n++] = '{';
+        prefix[n++] = '}';
     }
     p->replaying = true;
     const yajl_status st = yajl_parse(p->h, (const unsigned char *)prefix, n);
@@ -1312,7 +1332,7 @@ static int json_error(chrome_parser *p, const unsigned char *buf, size_t len, si
             p->n_trailing_comma++;
             pwarn_at(p, off, "trailing ',' before ']' (ignored)");
         }
-        if (restart_handle(p) != 0) {
+        if (restart_handle(p, false) != 0) {
             return pfail_at(p, off, "Out of memory");
         }
         *at = bad;
@@ -1347,14 +1367,162 @@ static int json_error(chrome_parser *p, const unsigned char *buf, size_t len, si
     return pfail_at(p, off, "expected %s, found byte 0x%02x (%s)", expected, c, yajl_msg);
 }
 
+/* ------------------------------------------------------------ fast path */
+
+static int fast_key(void *user, const char *k, size_t n)
+{
+    chrome_parser *p = user;
+    return known_event_key(p, k, n) ? 0 : on_key(p, (const unsigned char *)k, n);
+}
+
+static int fast_string(void *user, const char *s, size_t n)
+{
+    return on_scalar(user, SC_STRING, s, n, false);
+}
+
+static int fast_number(void *user, const char *s, size_t n)
+{
+    return on_scalar(user, SC_NUMBER, s, n, false);
+}
+
+static int fast_bool(void *user, bool v)
+{
+    return on_scalar(user, SC_BOOL, NULL, 0, v);
+}
+
+static int fast_null(void *user)
+{
+    return on_scalar(user, SC_NULL, NULL, 0, false);
+}
+
+static int fast_open(void *user, bool is_map)
+{
+    return open_container(user, is_map);
+}
+
+static int fast_close(void *user, bool is_map)
+{
+    return close_container(user, is_map);
+}
+
+static const chrome_scan_sink fast_sink = {fast_key,  fast_string, fast_number, fast_bool,
+                                           fast_null, fast_open,   fast_close};
+
+/* One event at s[0] == '{' through the scanner; @p base is the stream
+ * offset of s[0].  With @p whole, it must fill all @p n bytes.  Returns its
+ * length, 0 when the scanner declined (all undone: yajl reads it), or
+ * SIZE_MAX on failure (reported). */
+static size_t fast_event(chrome_parser *p, const unsigned char *s, size_t n, uint64_t base,
+                         bool whole)
+{
+    const int nfr = p->nfr;
+    const slot pending = p->pending;
+    p->in_fast = true;
+    p->fast_off = base + 1;
+    long r = chrome_scan_object(&p->scan, s, n, &fast_sink, p);
+    if (r > 0 && whole && (size_t)r != n) {
+        r = CHROME_SCAN_DECLINED;
+    }
+    int rc = r > 0 ? close_container(p, true) : r == CHROME_SCAN_STOPPED ? p->scan.stop : 0;
+    if (rc != 0) {
+        (void)cb_result(p, rc);
+        p->failed = true;
+        p->in_fast = false;
+        return SIZE_MAX;
+    }
+    p->in_fast = false;
+    if (r > 0) {
+        p->fast_run++;
+        return (size_t)r;
+    }
+    p->nfr = nfr; /* undo the event's frames; the builder restarts with it */
+    p->pending = pending;
+    p->cap_depth = 0;
+    p->skip_depth = 0;
+    /* Declining at once again after yajl handed over: leave yajl more
+     * events each time (a file full of what the scanner declines costs
+     * little); after a good run, come back at once. */
+    if (p->fast_run == 0) {
+        p->fast_backoff = p->fast_backoff == 0 ? 1 : p->fast_backoff < 1024 ? p->fast_backoff * 2
+                                                                              : 1024;
+    } else {
+        p->fast_backoff = 0;
+    }
+    p->fast_cooldown = p->fast_backoff;
+    p->fast_run = 0;
+    return 0;
+}
+
+static size_t skip_json_ws(const unsigned char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) {
+        i++;
+    }
+    return i;
+}
+
+/* Events of the array from buf[at] while they are plain: returns where the
+ * scanner stopped; p->fast_ready stays set when it read all of buf, else
+ * yajl goes on from the returned offset (a ',' or '{' or anything else). */
+static size_t fast_events(chrome_parser *p, const unsigned char *buf, size_t len, size_t at)
+{
+    size_t i = at;
+    p->fast_run = 0;
+    for (;;) {
+        i = skip_json_ws(buf, len, i);
+        if (i == len) {
+            return i;
+        }
+        size_t ev = i;
+        if (p->fast_after_elem) {
+            if (buf[i] != ',') {
+                break;
+            }
+            ev = skip_json_ws(buf, len, i + 1);
+        }
+        if (ev == len || buf[ev] != '{') {
+            break;
+        }
+        const size_t r = fast_event(p, buf + ev, len - ev, p->lines.base + ev, false);
+        if (r == SIZE_MAX) {
+            return len;
+        }
+        if (r == 0) {
+            break;
+        }
+        i = ev + r;
+        p->fast_after_elem = true;
+    }
+    p->fast_ready = false;
+    return i;
+}
+
 static int json_feed(chrome_parser *p, const unsigned char *buf, size_t len, size_t at)
 {
     p->chunk = buf;
     while (at < len) {
+        if (p->fast_ready) {
+            at = fast_events(p, buf, len, at);
+            if (p->failed) {
+                return 1;
+            }
+            if (p->fast_ready) {
+                return 0; /* all read; the next chunk starts with the scanner */
+            }
+            if (restart_handle(p, p->fast_after_elem) != 0) {
+                return pfail_at(p, p->lines.base + at, "Out of memory");
+            }
+        }
         p->chunk_pos = at;
         const yajl_status st = yajl_parse(p->h, buf + at, len - at);
         if (st == yajl_status_ok) {
             return 0;
+        }
+        if (st == yajl_status_client_canceled && p->fast_switch && !p->failed) {
+            p->fast_switch = false;
+            p->fast_ready = true;
+            at += yajl_get_bytes_consumed(p->h);
+            continue;
         }
         if (st == yajl_status_client_canceled || p->failed) {
             return 1;
@@ -1431,14 +1599,24 @@ static bool is_ws(char c)
  * (ends inside a string: the caller joins the next line). */
 static int lines_parse(chrome_parser *p, const char *s, size_t n, uint64_t base)
 {
-    if (new_handle(p) != 0) {
-        return pfail_at(p, base, "Out of memory");
-    }
     p->cur_line_base = base;
     p->nfr = 0;
     push_frame(p, FR_EVENTS, EV_TRACE);
     p->cap_depth = 0;
     p->skip_depth = 0;
+    if (p->fast_enabled && n > 0 && s[0] == '{') {
+        if (p->fast_cooldown > 0) {
+            p->fast_cooldown--;
+        } else {
+            const size_t r = fast_event(p, (const unsigned char *)s, n, base, true);
+            if (r != 0) {
+                return r == SIZE_MAX ? 1 : 0;
+            }
+        }
+    }
+    if (new_handle(p) != 0) {
+        return pfail_at(p, base, "Out of memory");
+    }
     (void)yajl_config(p->h, yajl_allow_multiple_values, 1); /* "{...} {...}" on one line */
     yajl_status st = yajl_parse(p->h, (const unsigned char *)s, n);
     if (st == yajl_status_ok) {
@@ -1598,6 +1776,8 @@ int chrome_parser_create(chrome_parser **out, import_ctx *ctx, chrome_mode mode,
     p->cb.yajl_end_map = cb_end_map;
     p->cb.yajl_start_array = cb_start_array;
     p->cb.yajl_end_array = cb_end_array;
+    const char *fast = getenv("SLOG_CHROME_FAST");
+    p->fast_enabled = fast == NULL || strcmp(fast, "0") != 0;
     diag_lines_init(&p->lines);
     builder_reset(&p->b);
     if (new_handle(p) != 0) {
@@ -1700,6 +1880,7 @@ void chrome_parser_destroy(chrome_parser *p)
     free(p->b.arena);
     free(p->b.args);
     free(p->cap_comma);
+    chrome_scan_free(&p->scan);
     free(p->tmp);
     free(p->line);
     free(p);
