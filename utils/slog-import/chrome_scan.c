@@ -52,7 +52,9 @@ size_t chrome_utf8_seq(const unsigned char *s, size_t n)
     return len;
 }
 
-/* Some byte of w is '"', '\\', a control character or not ASCII. */
+/* Some byte of w is '"', '\\', a control character or not ASCII: the high
+ * bit of that byte is set.  Above the lowest such byte, borrows may set
+ * others; the lowest one is always exact. */
 static inline uint64_t special_bytes(uint64_t w)
 {
     const uint64_t q = w ^ (ONES * '"');
@@ -169,7 +171,11 @@ static size_t scan_string(chrome_scan *sc, const unsigned char *s, size_t n, siz
     for (;;) {
         for (uint64_t w; i + 8 <= n; i += 8) {
             memcpy(&w, s + i, 8);
-            if (special_bytes(w) != 0) {
+            const uint64_t m = special_bytes(w);
+            if (m != 0) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                i += (size_t)__builtin_ctzll(m) >> 3; /* the lowest flag is exact */
+#endif
                 break;
             }
         }
