@@ -1636,7 +1636,7 @@ static int lines_parse(chrome_parser *p, const char *s, size_t n, uint64_t base)
     return pfail_at(p, base + bad, "expected one JSON object per line (an event)");
 }
 
-static int lines_handle(chrome_parser *p, char *s, size_t n, uint64_t base)
+static int lines_handle(chrome_parser *p, const char *s, size_t n, uint64_t base)
 {
     size_t i = 0;
     while (i < n && is_ws(s[i])) {
@@ -1684,10 +1684,10 @@ static int line_append(chrome_parser *p, const unsigned char *s, size_t n)
     return 0;
 }
 
-/* A complete physical line is in p->line (without its newline). */
-static int lines_complete(chrome_parser *p, bool at_eof)
+/* After a physical line was parsed (rc of lines_handle); the line, or its
+ * start when rc == 2, is in p->line. */
+static int lines_after(chrome_parser *p, int rc, bool at_eof)
 {
-    const int rc = lines_handle(p, p->line, p->line_len, p->line_off);
     if (rc == 2) {
         if (at_eof) {
             p->n_truncated++;
@@ -1713,6 +1713,12 @@ static int lines_complete(chrome_parser *p, bool at_eof)
     return rc;
 }
 
+/* A complete physical line is in p->line (without its newline). */
+static int lines_complete(chrome_parser *p, bool at_eof)
+{
+    return lines_after(p, lines_handle(p, p->line, p->line_len, p->line_off), at_eof);
+}
+
 static int lines_feed(chrome_parser *p, const unsigned char *buf, size_t len)
 {
     size_t at = 0;
@@ -1726,6 +1732,23 @@ static int lines_feed(chrome_parser *p, const unsigned char *buf, size_t len)
         if (!p->in_line) {
             p->phys_lines++;
             p->in_line = true;
+        }
+        if (nl != NULL && p->line_len == 0 && p->joins == 0) {
+            /* the whole line is in this chunk: parsed where it is */
+            const size_t start = at;
+            at = end + 1;
+            p->in_line = false;
+            int rc = lines_handle(p, (const char *)buf + start, end - start, p->line_off);
+            if (rc == 2) { /* a raw newline in a string: join as below */
+                if (line_append(p, buf + start, end - start) != 0) {
+                    return pfail_at(p, p->line_off, "Out of memory");
+                }
+                rc = lines_after(p, rc, false);
+            }
+            if (rc != 0 && rc != 2) {
+                return 1;
+            }
+            continue;
         }
         if (line_append(p, buf + at, end - at) != 0) {
             return pfail_at(p, p->line_off, "Out of memory");
