@@ -69,14 +69,19 @@ typedef struct chrome_event {
     unsigned char pool_class; /* size class of a pool block (in the padding) */
     const char *name, *cat, *pid, *tid, *id, *scope, *bp, *s, *sf, *bind_id;
     slog_arg *args;   /* args members, then unknown event fields as "@key" */
+    /* chrome_keys ids (0 = none: look up by the strings); set by the
+     * driver, after the parser, on every record but stack frames */
+    uint32_t thread_key; /* (input, pid, tid) */
+    uint32_t name_key;   /* (name, cat) */
 } chrome_event;
 
 /* What a record counts for in the window memory limits: its bytes without
- * the pool link, as before the pool existed, so that when the byte limits
- * release records (and so the output) does not depend on it. */
+ * the pool link and the key ids, as before those existed, so that when the
+ * byte limits release records (and so the output) does not depend on them. */
 static inline size_t chrome_event_weight(const chrome_event *ev)
 {
-    return ev->bytes - sizeof(chrome_pool *);
+    return ev->bytes - sizeof(chrome_pool *) -
+           (sizeof(chrome_event) - offsetof(chrome_event, thread_key));
 }
 
 /*
@@ -97,6 +102,17 @@ void chrome_event_free(chrome_event *ev);
 /* Free on the feeder side: pool blocks are left to chrome_pool_destroy. */
 void chrome_event_drop(chrome_event *ev);
 void chrome_pool_destroy(chrome_pool *pool);
+
+/* ------------------------------------------------------------------ keys */
+
+/* Dense ids of the keys the mapper finds threads and categories by
+ * (chrome_keys.c); one thread uses a chrome_keys at a time. */
+typedef struct chrome_keys chrome_keys;
+
+chrome_keys *chrome_keys_create(void); /* NULL on no memory */
+/* Set ev->thread_key and ev->name_key.  0 ok, -1 no memory. */
+int chrome_keys_assign(chrome_keys *k, chrome_event *ev);
+void chrome_keys_destroy(chrome_keys *k); /* NULL-safe */
 
 /* ---------------------------------------------------------------- output */
 

@@ -9,8 +9,8 @@
  * and names do not depend on time.
  *
  * Threads: with `threaded`, a feeder thread reads, decompresses and parses
- * (yajl and the record building) while the calling thread reorders, maps and
- * writes; records cross in batches through a bounded queue (QSLOTS batches of
+ * (yajl and the record building, then the chrome_keys ids while the record
+ * is in its cache) while the calling thread reorders, maps and writes; records cross in batches through a bounded queue (QSLOTS batches of
  * QBATCH records), so memory stays bounded and the two halves of the work run
  * on two cores.  Each side reports through its own import_ctx copy (the
  * importer.h hooks in main.c serialise).  A failure on either side stops the
@@ -62,8 +62,9 @@ static int stage1_pop(chrome_run *r)
 }
 
 /* A record as it crosses to the consumer, with what the stage-1 window
- * needs read by the feeder (which has the record in its cache): the
- * consumer then touches the record first when the window releases it. */
+ * needs read by the feeder (which has the record in its cache), and the
+ * record's key ids set: the consumer then touches the record first when the
+ * window releases it, and finds its thread and category by id. */
 typedef struct qrec {
     chrome_event *ev;
     int64_t ts;
@@ -74,8 +75,12 @@ typedef struct qrec {
 
 enum { ROUTE_WINDOW, ROUTE_FRAME, ROUTE_META };
 
-static void qrec_make(qrec *q, chrome_event *ev)
+/* 0 ok, -1 no memory (the record is not taken). */
+static int qrec_make(qrec *q, chrome_event *ev, chrome_keys *keys)
 {
+    if (!(ev->flags & CEV_FRAME) && chrome_keys_assign(keys, ev) != 0) {
+        return -1;
+    }
     q->ev = ev;
     q->ts = ev->ts;
     q->seq = ev->seq;
@@ -83,6 +88,7 @@ static void qrec_make(qrec *q, chrome_event *ev)
     q->route = (ev->flags & CEV_FRAME) ? ROUTE_FRAME
                : (ev->ph[0] == 'M' && ev->ph[1] == '\0') ? ROUTE_META
                                                           : ROUTE_WINDOW;
+    return 0;
 }
 
 /* One record from the feeder: frames and metadata at once, the rest through
@@ -173,6 +179,8 @@ typedef struct feeder {
     void *emit_user;
     atomic_bool *stop;   /* set by the consumer on failure, or NULL */
     chrome_pool *pool;   /* the records' memory */
+    chrome_keys *keys;   /* the records' key ids */
+    chrome_run *run;     /* unthreaded: the consumer, called directly */
 } feeder;
 
 typedef struct input {
@@ -373,8 +381,11 @@ static int queue_emit(void *u, chrome_event *ev)
             return import_fail(&q->f->ctx, 0, 0, UINT64_MAX, "Out of memory");
         }
     }
-    qrec_make(&q->cur[q->curn++], ev);
-    return q->curn == QBATCH ? queue_flush(q) : 0;
+    if (qrec_make(&q->cur[q->curn], ev, q->f->keys) != 0) {
+        chrome_event_drop(ev);
+        return import_fail(&q->f->ctx, 0, 0, UINT64_MAX, "Out of memory");
+    }
+    return ++q->curn == QBATCH ? queue_flush(q) : 0;
 }
 
 static void *feeder_main(void *arg)
@@ -441,9 +452,33 @@ static int consume_queue(queue *q, chrome_run *r)
 
 static int direct_emit(void *u, chrome_event *ev)
 {
+    feeder *f = u;
     qrec q;
-    qrec_make(&q, ev);
-    return consume((chrome_run *)u, &q);
+    if (qrec_make(&q, ev, f->keys) != 0) {
+        chrome_event_free(ev);
+        return import_fail(&f->ctx, 0, 0, UINT64_MAX, "Out of memory");
+    }
+    return consume(f->run, &q);
+}
+
+/* The feeder's state common to both entry points; 0 ok, 1 no memory. */
+static int feeder_setup(feeder *f, const import_ctx *ctx, chrome_mode mode, chrome_run *r)
+{
+    memset(f, 0, sizeof *f);
+    f->ctx = *ctx;
+    f->mode = mode;
+    f->emit = direct_emit;
+    f->emit_user = f;
+    f->run = r;
+    f->pool = chrome_pool_create();
+    f->keys = chrome_keys_create();
+    return f->pool == NULL || f->keys == NULL ? 1 : 0;
+}
+
+static void feeder_teardown(feeder *f)
+{
+    chrome_keys_destroy(f->keys);
+    chrome_pool_destroy(f->pool);
 }
 
 int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mode mode,
@@ -452,18 +487,12 @@ int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mo
     chrome_run r;
     int rc = run_setup(&r, ctx, out, paths, (uint32_t)n);
     feeder f;
-    memset(&f, 0, sizeof f);
-    f.ctx = *ctx;
-    f.paths = paths;
-    f.n = n;
-    f.mode = mode;
-    f.pool = chrome_pool_create();
-    if (rc == 0 && f.pool == NULL) {
+    if (feeder_setup(&f, ctx, mode, &r) != 0 && rc == 0) {
         rc = import_fail(ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
+    f.paths = paths;
+    f.n = n;
     if (rc == 0 && !threaded) {
-        f.emit = direct_emit;
-        f.emit_user = &r;
         rc = feed_all(&f);
     } else if (rc == 0) {
         queue q;
@@ -496,7 +525,7 @@ int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mo
         rc = run_finish(&r);
     }
     run_teardown(&r);
-    chrome_pool_destroy(f.pool);
+    feeder_teardown(&f);
     return rc != 0 ? 1 : 0;
 }
 
@@ -507,13 +536,7 @@ int chrome_import_buffer(import_ctx *ctx, const unsigned char *data, size_t len,
     chrome_run r;
     int rc = run_setup(&r, ctx, out, names, 1);
     feeder f;
-    memset(&f, 0, sizeof f);
-    f.ctx = *ctx;
-    f.mode = mode;
-    f.emit = direct_emit;
-    f.emit_user = &r;
-    f.pool = chrome_pool_create();
-    if (rc == 0 && f.pool == NULL) {
+    if (feeder_setup(&f, ctx, mode, &r) != 0 && rc == 0) {
         rc = import_fail(ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
     input in;
@@ -540,6 +563,6 @@ int chrome_import_buffer(import_ctx *ctx, const unsigned char *data, size_t len,
         rc = run_finish(&r);
     }
     run_teardown(&r);
-    chrome_pool_destroy(f.pool);
+    feeder_teardown(&f);
     return rc != 0 ? 1 : 0;
 }

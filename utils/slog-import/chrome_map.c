@@ -7,6 +7,10 @@
  * leave through a second bounded heap ordered by end time (children before
  * parents at equal end), which is the writer's optimal order.
  *
+ * Threads, processes and categories are found by the records' chrome_keys
+ * ids first: arrays indexed by id cache what the string maps (which decide,
+ * and define timelines and categories in the same order) gave for that id.
+ *
  * X events with equal ts are held briefly and taken longest first, so a
  * parent written after its child (common: X is written when it ends) still
  * nests correctly.  Spans left open at the end (B, X without dur, b, S, N)
@@ -323,6 +327,12 @@ typedef struct pending {
     struct pending *next_spare; /* on chrome_map.spare */
 } pending;
 
+/* What a chrome_event.thread_key stands for, once looked up. */
+typedef struct thread_ref {
+    thread *t;
+    process *p;
+} thread_ref;
+
 struct chrome_map {
     chrome_out out;
     import_ctx *ctx;
@@ -330,6 +340,10 @@ struct chrome_map {
     smap procs, threads, cats, counters, asyncs, flows, binds, objects, frames;
     smap early_f;        /* f that came before its s (the s was late) */
     kbuf k;
+    thread_ref *by_thread_key; /* [thread_key], NULL members = not yet */
+    size_t nthread_keys;
+    uint32_t (*by_name_key)[4]; /* [name_key][slog_kind]: category + 1, 0 = not yet */
+    size_t nname_keys;
     uint32_t *globals;   /* per input: global timeline + 1 (0 = none yet) */
     size_t nglobals;
     uint64_t nprocs_seen;
@@ -538,9 +552,41 @@ static int get_global(chrome_map *m, uint32_t input, uint32_t *tl)
     return 0;
 }
 
-static int get_category(chrome_map *m, slog_kind kind, const char *name, const char *cat,
-                        uint32_t *id)
+/* An array indexed by key ids, grown to hold @p key (zeroed); NULL on no
+ * memory (arr untouched: the caches are only an optimisation). */
+static void *key_cache_grow(void *arr, size_t *n, size_t elem, uint32_t key)
 {
+    if (key < *n) {
+        return arr;
+    }
+    size_t nn = *n ? *n : 64;
+    while (nn <= key) {
+        nn *= 2;
+    }
+    char *g = realloc(arr, nn * elem);
+    if (g != NULL) {
+        memset(g + *n * elem, 0, (nn - *n) * elem);
+        *n = nn;
+    }
+    return g;
+}
+
+/* The category of (kind, name, cat); @p key is the name_key of that name
+ * and cat (0 if none or if name is not the record's). */
+static int get_category(chrome_map *m, slog_kind kind, uint32_t key, const char *name,
+                        const char *cat, uint32_t *id)
+{
+    if (key != 0 && key < m->nname_keys && m->by_name_key[key][kind] != 0) {
+        *id = m->by_name_key[key][kind] - 1;
+        return 0;
+    }
+    if (key != 0) {
+        void *g = key_cache_grow((void *)m->by_name_key, &m->nname_keys,
+                                 sizeof *m->by_name_key, key);
+        if (g != NULL) {
+            m->by_name_key = g;
+        }
+    }
     m->k.n = 0;
     if (kb_addu(&m->k, (uint64_t)kind) != 0 || kb_add(&m->k, name) != 0 ||
         kb_add(&m->k, cat) != 0) {
@@ -549,12 +595,14 @@ static int get_category(chrome_map *m, slog_kind kind, const char *name, const c
     void *v = smap_get(&m->cats, m->k.s, m->k.n);
     if (v != NULL) {
         *id = (uint32_t)((uintptr_t)v - 1);
-        return 0;
-    }
-    if (m->out.add_category(m->out.user, kind, name != NULL ? name : "", cat, id) != 0) {
+    } else if (m->out.add_category(m->out.user, kind, name != NULL ? name : "", cat, id) != 0 ||
+               smap_put(&m->cats, m->k.s, m->k.n, (void *)((uintptr_t)*id + 1)) != 0) {
         return -1;
     }
-    return smap_put(&m->cats, m->k.s, m->k.n, (void *)((uintptr_t)*id + 1));
+    if (key != 0 && key < m->nname_keys) {
+        m->by_name_key[key][kind] = *id + 1;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------ output */
@@ -720,7 +768,7 @@ static int put_state(chrome_map *m, uint32_t tl, slog_kind ckind, chrome_event *
     uint32_t cat;
     pending *p = NULL;
     const char *fail = NULL;
-    if (get_category(m, SLOG_KIND_STATE, a->name, a->cat, &cat) != 0) {
+    if (get_category(m, SLOG_KIND_STATE, a->name_key, a->name, a->cat, &cat) != 0) {
         fail = "Failed to define a category";
     } else if ((p = new_pending(m, SLOG_KIND_STATE, start, end)) == NULL ||
                build_args(p, a, b, flag, &p->u.s.args, &p->u.s.nargs) != 0) {
@@ -748,7 +796,11 @@ static int put_event(chrome_map *m, uint32_t tl, chrome_event *ev, const char *n
                      const slog_arg *extra, uint32_t nextra, char *own_str)
 {
     uint32_t cat;
-    if (get_category(m, SLOG_KIND_EVENT, name != NULL ? name : ev->name, ev->cat, &cat) != 0) {
+    if (name == NULL) {
+        name = ev->name;
+    }
+    if (get_category(m, SLOG_KIND_EVENT, name == ev->name ? ev->name_key : 0, name, ev->cat,
+                     &cat) != 0) {
         chrome_event_free(ev);
         free(own_str);
         return map_fail(m, NULL, "Failed to define a category");
@@ -796,7 +848,7 @@ static int put_arrow(chrome_map *m, const point *from, chrome_event *to_ev, uint
     }
     uint32_t cat;
     const chrome_event *named = from->ev;
-    if (get_category(m, SLOG_KIND_ARROW, named->name, named->cat, &cat) != 0) {
+    if (get_category(m, SLOG_KIND_ARROW, named->name_key, named->name, named->cat, &cat) != 0) {
         chrome_event_free(from->ev);
         chrome_event_free(to_ev);
         return map_fail(m, NULL, "Failed to define a category");
@@ -842,13 +894,51 @@ static void pop_ended(thread *t, int64_t ts)
     }
 }
 
+/* The cache entry of a record's thread_key, or NULL (no key, no memory). */
+static thread_ref *thread_ref_of(chrome_map *m, const chrome_event *ev)
+{
+    const uint32_t key = ev->thread_key;
+    if (key == 0) {
+        return NULL;
+    }
+    if (key >= m->nthread_keys) {
+        void *g = key_cache_grow(m->by_thread_key, &m->nthread_keys, sizeof *m->by_thread_key,
+                                 key);
+        if (g == NULL) {
+            return NULL;
+        }
+        m->by_thread_key = g;
+    }
+    return &m->by_thread_key[key];
+}
+
 static thread *event_thread(chrome_map *m, const chrome_event *ev)
 {
+    thread_ref *ref = thread_ref_of(m, ev);
+    if (ref != NULL && ref->t != NULL) {
+        return ref->t;
+    }
     thread *t = get_thread(m, ev->input, ev->pid, ev->tid);
     if (t == NULL) {
         (void)map_fail(m, ev, "Failed to define a timeline");
+    } else if (ref != NULL) {
+        ref->t = t;
     }
     return t;
+}
+
+/* The process of a record (as get_process), NULL on failure (unreported). */
+static process *event_process(chrome_map *m, const chrome_event *ev)
+{
+    thread_ref *ref = thread_ref_of(m, ev);
+    if (ref != NULL && ref->p != NULL) {
+        return ref->p;
+    }
+    process *p = get_process(m, ev->input, ev->pid);
+    if (p != NULL && ref != NULL) {
+        ref->p = p;
+    }
+    return p;
 }
 
 static int map_begin(chrome_map *m, chrome_event *ev)
@@ -983,7 +1073,7 @@ static int lane_get(chrome_map *m, process *p, uint32_t *lane)
 
 static int async_begin(chrome_map *m, chrome_event *ev, const char *ns)
 {
-    process *p = get_process(m, ev->input, ev->pid); /* before the key: it uses m->k */
+    process *p = event_process(m, ev); /* before the key: it uses m->k */
     if (p == NULL || async_key(m, ev, ns) != 0) {
         chrome_event_free(ev);
         return map_fail(m, NULL, "Out of memory");
@@ -1332,7 +1422,7 @@ static int map_object(chrome_map *m, chrome_event *ev, char ph)
 
 static int map_counter(chrome_map *m, chrome_event *ev)
 {
-    process *p = get_process(m, ev->input, ev->pid);
+    process *p = event_process(m, ev);
     if (p == NULL) {
         const int rc = map_fail(m, ev, "Failed to define a timeline");
         chrome_event_free(ev);
@@ -1382,7 +1472,7 @@ static int map_counter(chrome_map *m, chrome_event *ev)
             tl = (uint32_t)((uintptr_t)tlv - 1);
         }
         uint32_t cat;
-        if (get_category(m, SLOG_KIND_COUNTER, a->key, ev->name, &cat) != 0) {
+        if (get_category(m, SLOG_KIND_COUNTER, 0, a->key, ev->name, &cat) != 0) {
             chrome_event_free(ev);
             return map_fail(m, NULL, "Failed to define a category");
         }
@@ -1620,7 +1710,7 @@ static int map_instant(chrome_map *m, chrome_event *ev, bool global, bool proces
             return map_fail(m, NULL, "Failed to define a timeline");
         }
     } else if (process_scope) {
-        const process *p = get_process(m, ev->input, ev->pid);
+        const process *p = event_process(m, ev);
         if (p == NULL) {
             chrome_event_free(ev);
             return map_fail(m, NULL, "Failed to define a timeline");
@@ -2004,6 +2094,8 @@ void chrome_map_destroy(chrome_map *m)
     }
     free((void *)m->deferred);
     free(m->globals);
+    free(m->by_thread_key);
+    free((void *)m->by_name_key);
     free(m->k.s);
     free(m);
 }
