@@ -566,41 +566,35 @@ static int finish_event(chrome_parser *p)
     return 0;
 }
 
-typedef struct key_slot {
-    const char *name;
-    slot s;
-} key_slot;
-
-/* Known event keys by length (this runs once per key of every event). */
+/* Known event keys (this runs once per key of every event): fixed-size
+ * compares the compiler turns into one or two integer compares. */
+#define KEY_IS(lit) (memcmp(k, lit, sizeof lit - 1) == 0)
 static slot event_key_slot(const char *k, size_t n)
 {
-    static const key_slot k1[] = {{"s", SLOT_S}, {NULL, SLOT_EXTRA}};
-    static const key_slot k2[] = {{"ph", SLOT_PH}, {"ts", SLOT_TS}, {"id", SLOT_ID},
-                                  {"bp", SLOT_BP}, {"sf", SLOT_SF}, {NULL, SLOT_EXTRA}};
-    static const key_slot k3[] = {{"cat", SLOT_CAT}, {"pid", SLOT_PID}, {"tid", SLOT_TID},
-                                  {"dur", SLOT_DUR}, {"tts", SLOT_TTS}, {"id2", SLOT_ID2},
-                                  {NULL, SLOT_EXTRA}};
-    static const key_slot k4[] = {{"name", SLOT_NAME}, {"args", SLOT_ARGS}, {"tdur", SLOT_TDUR},
-                                  {NULL, SLOT_EXTRA}};
-    static const key_slot k5[] = {{"scope", SLOT_SCOPE}, {NULL, SLOT_EXTRA}};
-    static const key_slot k7[] = {{"bind_id", SLOT_BIND}, {"flow_in", SLOT_FLOW_IN},
-                                  {NULL, SLOT_EXTRA}};
-    static const key_slot k8[] = {{"flow_out", SLOT_FLOW_OUT}, {NULL, SLOT_EXTRA}};
-    static const key_slot *const by_len[9] = {NULL, k1, k2, k3, k4, k5, NULL, k7, k8};
-    if (n >= 9 || by_len[n] == NULL) {
+    switch (n) {
+    case 1:
+        return k[0] == 's' ? SLOT_S : SLOT_EXTRA;
+    case 2:
+        return KEY_IS("ph") ? SLOT_PH : KEY_IS("ts") ? SLOT_TS : KEY_IS("id") ? SLOT_ID
+             : KEY_IS("bp") ? SLOT_BP : KEY_IS("sf") ? SLOT_SF : SLOT_EXTRA;
+    case 3:
+        return KEY_IS("cat") ? SLOT_CAT : KEY_IS("pid") ? SLOT_PID : KEY_IS("tid") ? SLOT_TID
+             : KEY_IS("dur") ? SLOT_DUR : KEY_IS("tts") ? SLOT_TTS : KEY_IS("id2") ? SLOT_ID2
+             : SLOT_EXTRA;
+    case 4:
+        return KEY_IS("name") ? SLOT_NAME : KEY_IS("args") ? SLOT_ARGS
+             : KEY_IS("tdur") ? SLOT_TDUR : SLOT_EXTRA;
+    case 5:
+        return KEY_IS("scope") ? SLOT_SCOPE : SLOT_EXTRA;
+    case 7:
+        return KEY_IS("bind_id") ? SLOT_BIND : KEY_IS("flow_in") ? SLOT_FLOW_IN : SLOT_EXTRA;
+    case 8:
+        return KEY_IS("flow_out") ? SLOT_FLOW_OUT : SLOT_EXTRA;
+    default:
         return SLOT_EXTRA;
     }
-    for (const key_slot *e = by_len[n]; e->name != NULL; e++) {
-        size_t i = 0;
-        while (i < n && e->name[i] == k[i]) { /* n <= 8: no memcmp call */
-            i++;
-        }
-        if (i == n) {
-            return e->s;
-        }
-    }
-    return SLOT_EXTRA;
 }
+#undef KEY_IS
 
 static slot top_key_slot(chrome_parser *p, const char *k, size_t n)
 {
