@@ -566,35 +566,48 @@ static int finish_event(chrome_parser *p)
     return 0;
 }
 
-/* Known event keys (this runs once per key of every event): fixed-size
- * compares the compiler turns into one or two integer compares. */
-#define KEY_IS(lit) (memcmp(k, lit, sizeof lit - 1) == 0)
+typedef struct key_slot {
+    char name[9];
+    slot s;
+} key_slot;
+
+/* Inlined with a constant @p len, the compares are one integer compare each. */
+static inline slot find_key(const char *k, const key_slot *t, size_t len)
+{
+    for (; t->name[0] != '\0'; t++) {
+        if (memcmp(k, t->name, len) == 0) {
+            return t->s;
+        }
+    }
+    return SLOT_EXTRA;
+}
+
+/* Known event keys (this runs once per key of every event). */
 static slot event_key_slot(const char *k, size_t n)
 {
+    static const key_slot k1[] = {{"s", SLOT_S}, {"", SLOT_EXTRA}};
+    static const key_slot k2[] = {{"ph", SLOT_PH}, {"ts", SLOT_TS}, {"id", SLOT_ID},
+                                  {"bp", SLOT_BP}, {"sf", SLOT_SF}, {"", SLOT_EXTRA}};
+    static const key_slot k3[] = {{"cat", SLOT_CAT}, {"pid", SLOT_PID}, {"tid", SLOT_TID},
+                                  {"dur", SLOT_DUR}, {"tts", SLOT_TTS}, {"id2", SLOT_ID2},
+                                  {"", SLOT_EXTRA}};
+    static const key_slot k4[] = {{"name", SLOT_NAME}, {"args", SLOT_ARGS},
+                                  {"tdur", SLOT_TDUR}, {"", SLOT_EXTRA}};
+    static const key_slot k5[] = {{"scope", SLOT_SCOPE}, {"", SLOT_EXTRA}};
+    static const key_slot k7[] = {{"bind_id", SLOT_BIND}, {"flow_in", SLOT_FLOW_IN},
+                                  {"", SLOT_EXTRA}};
+    static const key_slot k8[] = {{"flow_out", SLOT_FLOW_OUT}, {"", SLOT_EXTRA}};
     switch (n) {
-    case 1:
-        return k[0] == 's' ? SLOT_S : SLOT_EXTRA;
-    case 2:
-        return KEY_IS("ph") ? SLOT_PH : KEY_IS("ts") ? SLOT_TS : KEY_IS("id") ? SLOT_ID
-             : KEY_IS("bp") ? SLOT_BP : KEY_IS("sf") ? SLOT_SF : SLOT_EXTRA;
-    case 3:
-        return KEY_IS("cat") ? SLOT_CAT : KEY_IS("pid") ? SLOT_PID : KEY_IS("tid") ? SLOT_TID
-             : KEY_IS("dur") ? SLOT_DUR : KEY_IS("tts") ? SLOT_TTS : KEY_IS("id2") ? SLOT_ID2
-             : SLOT_EXTRA;
-    case 4:
-        return KEY_IS("name") ? SLOT_NAME : KEY_IS("args") ? SLOT_ARGS
-             : KEY_IS("tdur") ? SLOT_TDUR : SLOT_EXTRA;
-    case 5:
-        return KEY_IS("scope") ? SLOT_SCOPE : SLOT_EXTRA;
-    case 7:
-        return KEY_IS("bind_id") ? SLOT_BIND : KEY_IS("flow_in") ? SLOT_FLOW_IN : SLOT_EXTRA;
-    case 8:
-        return KEY_IS("flow_out") ? SLOT_FLOW_OUT : SLOT_EXTRA;
-    default:
-        return SLOT_EXTRA;
+    case 1: return find_key(k, k1, 1);
+    case 2: return find_key(k, k2, 2);
+    case 3: return find_key(k, k3, 3);
+    case 4: return find_key(k, k4, 4);
+    case 5: return find_key(k, k5, 5);
+    case 7: return find_key(k, k7, 7);
+    case 8: return find_key(k, k8, 8);
+    default: return SLOT_EXTRA;
     }
 }
-#undef KEY_IS
 
 static slot top_key_slot(chrome_parser *p, const char *k, size_t n)
 {
@@ -1713,35 +1726,46 @@ static int lines_complete(chrome_parser *p, bool at_eof)
     return lines_after(p, lines_handle(p, p->line, p->line_len, p->line_off), at_eof);
 }
 
+/* Bytes of a line start at chunk offset @p at: note where the line began. */
+static void line_begin(chrome_parser *p, size_t at)
+{
+    if (p->line_len == 0 && p->joins == 0) {
+        p->line_off = p->stream_off + at;
+        p->line_no = p->phys_lines + 1;
+    }
+    if (!p->in_line) {
+        p->phys_lines++;
+        p->in_line = true;
+    }
+}
+
+/* A whole line inside the chunk, parsed where it is; one with a raw newline
+ * in a string is copied to p->line to be joined.  0 ok, 1 failed. */
+static int lines_in_place(chrome_parser *p, const unsigned char *s, size_t n)
+{
+    int rc = lines_handle(p, (const char *)s, n, p->line_off);
+    if (rc == 2) {
+        if (line_append(p, s, n) != 0) {
+            return pfail_at(p, p->line_off, "Out of memory");
+        }
+        rc = lines_after(p, rc, false);
+    }
+    return rc != 0 && rc != 2 ? 1 : 0;
+}
+
 static int lines_feed(chrome_parser *p, const unsigned char *buf, size_t len)
 {
     size_t at = 0;
     while (at < len) {
         const unsigned char *nl = memchr(buf + at, '\n', len - at);
         const size_t end = nl != NULL ? (size_t)(nl - buf) : len;
-        if (p->line_len == 0 && p->joins == 0) {
-            p->line_off = p->stream_off + at;
-            p->line_no = p->phys_lines + 1;
-        }
-        if (!p->in_line) {
-            p->phys_lines++;
-            p->in_line = true;
-        }
+        line_begin(p, at);
         if (nl != NULL && p->line_len == 0 && p->joins == 0) {
-            /* the whole line is in this chunk: parsed where it is */
-            const size_t start = at;
-            at = end + 1;
             p->in_line = false;
-            int rc = lines_handle(p, (const char *)buf + start, end - start, p->line_off);
-            if (rc == 2) { /* a raw newline in a string: join as below */
-                if (line_append(p, buf + start, end - start) != 0) {
-                    return pfail_at(p, p->line_off, "Out of memory");
-                }
-                rc = lines_after(p, rc, false);
-            }
-            if (rc != 0 && rc != 2) {
+            if (lines_in_place(p, buf + at, end - at) != 0) {
                 return 1;
             }
+            at = end + 1;
             continue;
         }
         if (line_append(p, buf + at, end - at) != 0) {

@@ -79,10 +79,65 @@ static int hex_digit(unsigned char c)
     return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
+/* A string's decoded text. */
+typedef struct text {
+    const char *p;
+    size_t n;
+} text;
+
+/* Write code point @p cp (below U+10000) as UTF-8 at o; returns the end. */
+static char *put_utf8(char *o, unsigned cp)
+{
+    if (cp < 0x80) {
+        *o++ = (char)cp;
+    } else if (cp < 0x800) {
+        *o++ = (char)(0xc0 | cp >> 6);
+        *o++ = (char)(0x80 | (cp & 0x3f));
+    } else {
+        *o++ = (char)(0xe0 | cp >> 12);
+        *o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+        *o++ = (char)(0x80 | (cp & 0x3f));
+    }
+    return o;
+}
+
+/* The escape at s[i] == '\\': its bytes go to *o (advanced).  Returns the
+ * index after it, 0 to decline. */
+static size_t decode_escape(const unsigned char *s, size_t n, size_t i, char **o)
+{
+    static const char simple_from[] = "\"\\/bfnrt";
+    static const char simple_to[] = "\"\\/\b\f\n\r\t";
+    if (i + 1 >= n) {
+        return 0;
+    }
+    const unsigned char e = s[i + 1];
+    const char *hit = e != 'u' && e != '\0' ? strchr(simple_from, e) : NULL;
+    if (hit != NULL) {
+        *(*o)++ = simple_to[hit - simple_from];
+        return i + 2;
+    }
+    if (e != 'u' || i + 6 > n) {
+        return 0;
+    }
+    unsigned cp = 0;
+    for (size_t k = 2; k < 6; k++) {
+        const int d = hex_digit(s[i + k]);
+        if (d < 0) {
+            return 0;
+        }
+        cp = cp << 4 | (unsigned)d;
+    }
+    if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff)) {
+        return 0; /* yajl has its own ways with these */
+    }
+    *o = put_utf8(*o, cp);
+    return i + 6;
+}
+
 /* A string with escapes, from its first backslash at s[i]: decoded into
  * sc->buf.  Returns the index after the closing quote, 0 to decline. */
 static size_t scan_escaped(chrome_scan *sc, const unsigned char *s, size_t n, size_t start,
-                           size_t i, const char **out, size_t *outlen)
+                           size_t i, text *out)
 {
     if (sc->cap < n - start) { /* decoded text is never longer than its source */
         char *b = realloc(sc->buf, n - start);
@@ -92,80 +147,38 @@ static size_t scan_escaped(chrome_scan *sc, const unsigned char *s, size_t n, si
         sc->buf = b;
         sc->cap = n - start;
     }
-    char *const o0 = sc->buf;
-    char *o = o0;
+    char *o = sc->buf;
     memcpy(o, s + start, i - start);
     o += i - start;
-    while (i < n) {
+    while (i < n && s[i] != '"') {
         const unsigned char c = s[i];
-        if (c == '"') {
-            *out = o0;
-            *outlen = (size_t)(o - o0);
-            return i + 1;
-        }
-        if (c >= 0x80) {
-            const size_t k = chrome_utf8_seq(s + i, n - i);
-            if (k == 0) {
+        size_t k = 1;
+        if (c == '\\') {
+            i = decode_escape(s, n, i, &o);
+            if (i == 0) {
                 return 0;
             }
-            memcpy(o, s + i, k);
-            o += k;
-            i += k;
             continue;
         }
-        if (c < 0x20) {
+        if (c < 0x20 || (c >= 0x80 && (k = chrome_utf8_seq(s + i, n - i)) == 0)) {
             return 0;
         }
-        if (c != '\\') {
-            *o++ = (char)c;
-            i++;
-            continue;
-        }
-        if (i + 1 >= n) {
-            return 0;
-        }
-        const unsigned char e = s[i + 1];
-        static const char simple_from[] = "\"\\/bfnrt";
-        static const char simple_to[] = "\"\\/\b\f\n\r\t";
-        const char *hit = e != 'u' && e != '\0' ? strchr(simple_from, e) : NULL;
-        if (hit != NULL) {
-            *o++ = simple_to[hit - simple_from];
-            i += 2;
-            continue;
-        }
-        if (e != 'u' || i + 6 > n) {
-            return 0;
-        }
-        unsigned cp = 0;
-        for (size_t k = 2; k < 6; k++) {
-            const int d = hex_digit(s[i + k]);
-            if (d < 0) {
-                return 0;
-            }
-            cp = cp << 4 | (unsigned)d;
-        }
-        if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff)) {
-            return 0; /* yajl has its own ways with these */
-        }
-        if (cp < 0x80) {
-            *o++ = (char)cp;
-        } else if (cp < 0x800) {
-            *o++ = (char)(0xc0 | cp >> 6);
-            *o++ = (char)(0x80 | (cp & 0x3f));
-        } else {
-            *o++ = (char)(0xe0 | cp >> 12);
-            *o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-            *o++ = (char)(0x80 | (cp & 0x3f));
-        }
-        i += 6;
+        memcpy(o, s + i, k);
+        o += k;
+        i += k;
     }
-    return 0;
+    if (i >= n) {
+        return 0;
+    }
+    out->p = sc->buf;
+    out->n = (size_t)(o - sc->buf);
+    return i + 1;
 }
 
 /* The string whose opening quote is s[i - 1].  Returns the index after the
  * closing quote, 0 to decline. */
 static size_t scan_string(chrome_scan *sc, const unsigned char *s, size_t n, size_t i,
-                          const char **out, size_t *outlen)
+                          text *out)
 {
     const size_t start = i;
     for (;;) {
@@ -184,12 +197,12 @@ static size_t scan_string(chrome_scan *sc, const unsigned char *s, size_t n, siz
         }
         const unsigned char c = s[i];
         if (c == '"') {
-            *out = (const char *)s + start;
-            *outlen = i - start;
+            out->p = (const char *)s + start;
+            out->n = i - start;
             return i + 1;
         }
         if (c == '\\') {
-            return scan_escaped(sc, s, n, start, i, out, outlen);
+            return scan_escaped(sc, s, n, start, i, out);
         }
         if (c >= 0x80) {
             const size_t k = chrome_utf8_seq(s + i, n - i);
@@ -256,136 +269,165 @@ static bool has_word(const unsigned char *s, size_t n, size_t i, const char *w, 
     return n - i >= wn && memcmp(s + i, w, wn) == 0;
 }
 
-#define EMIT(call)                                                                             \
-    do {                                                                                       \
-        const int rc_ = (call);                                                                \
-        if (rc_ != 0) {                                                                        \
-            sc->stop = rc_;                                                                    \
-            return CHROME_SCAN_STOPPED;                                                        \
-        }                                                                                      \
-    } while (0)
+/* The scan of one object: where it is and the open containers. */
+typedef struct scan_ctx {
+    chrome_scan *sc;
+    const unsigned char *s;
+    size_t n;
+    const chrome_scan_sink *sink;
+    void *user;
+    bool is_map[CHROME_SCAN_DEPTH];
+    int depth;
+} scan_ctx;
+
+#define STOPPED SIZE_MAX /* index result: a handler stopped the scan */
+
+/* true, false or null at s[i]: reported; returns the index after it, 0 to
+ * decline, STOPPED. */
+static size_t scan_literal(scan_ctx *c, size_t i)
+{
+    static const char *const words[3] = {"true", "false", "null"};
+    const int w = c->s[i] == 't' ? 0 : c->s[i] == 'f' ? 1 : 2;
+    const size_t len = strlen(words[w]);
+    if (!has_word(c->s, c->n, i, words[w], len)) {
+        return 0;
+    }
+    const int rc = w == 2 ? c->sink->null(c->user) : c->sink->boolean(c->user, w == 0);
+    if (rc != 0) {
+        c->sc->stop = rc;
+        return STOPPED;
+    }
+    return i + len;
+}
 
 /* One scalar value at s[i]: reported; returns the index after it, 0 to
- * decline, SIZE_MAX when a handler stopped the scan. */
-static size_t scan_scalar(chrome_scan *sc, const unsigned char *s, size_t n, size_t i,
-                          const chrome_scan_sink *sink, void *user)
+ * decline, STOPPED. */
+static size_t scan_scalar(scan_ctx *c, size_t i)
 {
+    const unsigned char *const s = c->s;
+    const size_t n = c->n;
     int rc = 0;
     size_t end = 0;
-    switch (s[i]) {
-    case '"': {
-        const char *t = NULL;
-        size_t tn = 0;
-        end = scan_string(sc, s, n, i + 1, &t, &tn);
-        if (end != 0) {
-            rc = sink->string(user, t, tn);
-        }
-        break;
-    }
-    case 't':
-        if (has_word(s, n, i, "true", 4)) {
-            end = i + 4;
-            rc = sink->boolean(user, true);
-        }
-        break;
-    case 'f':
-        if (has_word(s, n, i, "false", 5)) {
-            end = i + 5;
-            rc = sink->boolean(user, false);
-        }
-        break;
-    case 'n':
-        if (has_word(s, n, i, "null", 4)) {
-            end = i + 4;
-            rc = sink->null(user);
-        }
-        break;
-    default:
+    if (s[i] == '"') {
+        text t = {NULL, 0};
+        end = scan_string(c->sc, s, n, i + 1, &t);
+        rc = end != 0 ? c->sink->string(c->user, t.p, t.n) : 0;
+    } else if (s[i] == 't' || s[i] == 'f' || s[i] == 'n') {
+        return scan_literal(c, i);
+    } else {
         end = scan_number(s, n, i);
-        if (end != 0) {
-            rc = sink->number(user, (const char *)s + i, end - i);
-        }
-        break;
+        rc = end != 0 ? c->sink->number(c->user, (const char *)s + i, end - i) : 0;
     }
     if (rc != 0) {
-        sc->stop = rc;
-        return SIZE_MAX;
+        c->sc->stop = rc;
+        return STOPPED;
     }
     return end;
+}
+
+/* A member's key and ':' at s[i]: reported; returns the index of the
+ * value, 0 to decline, STOPPED. */
+static size_t scan_key(scan_ctx *c, size_t i)
+{
+    text k = {NULL, 0};
+    if (c->s[i] != '"') {
+        return 0;
+    }
+    i = scan_string(c->sc, c->s, c->n, i + 1, &k);
+    if (i == 0) {
+        return 0;
+    }
+    const int rc = c->sink->key(c->user, k.p, k.n);
+    if (rc != 0) {
+        c->sc->stop = rc;
+        return STOPPED;
+    }
+    i = skip_ws(c->s, c->n, i);
+    if (i >= c->n || c->s[i] != ':') {
+        return 0;
+    }
+    i = skip_ws(c->s, c->n, i + 1);
+    return i < c->n ? i : 0;
+}
+
+/* A value at s[i]: a container opens (*opened set) or a scalar is read.
+ * Returns the next index, 0 to decline, STOPPED. */
+static size_t scan_value(scan_ctx *c, size_t i, bool *opened)
+{
+    const unsigned char ch = c->s[i];
+    *opened = ch == '{' || ch == '[';
+    if (!*opened) {
+        return scan_scalar(c, i);
+    }
+    if (c->depth == CHROME_SCAN_DEPTH) {
+        return 0;
+    }
+    c->is_map[c->depth++] = ch == '{';
+    const int rc = c->sink->open(c->user, ch == '{');
+    if (rc != 0) {
+        c->sc->stop = rc;
+        return STOPPED;
+    }
+    return i + 1;
+}
+
+/* The next member or element at s[i] (after its ',' when not the first):
+ * returns the index after it, 0 to decline, STOPPED. */
+static size_t scan_item(scan_ctx *c, size_t i, bool first, bool *opened)
+{
+    if (!first) {
+        if (c->s[i] != ',') {
+            return 0;
+        }
+        i = skip_ws(c->s, c->n, i + 1);
+        if (i >= c->n) {
+            return 0;
+        }
+    }
+    if (c->is_map[c->depth - 1]) {
+        i = scan_key(c, i);
+        if (i == 0 || i == STOPPED) {
+            return i;
+        }
+    }
+    return scan_value(c, i, opened);
 }
 
 long chrome_scan_object(chrome_scan *sc, const unsigned char *s, size_t n,
                         const chrome_scan_sink *sink, void *user)
 {
-    bool is_map[CHROME_SCAN_DEPTH];
-    int depth = 1;
-    is_map[0] = true;
+    scan_ctx c = {.sc = sc, .s = s, .n = n, .sink = sink, .user = user, .depth = 1};
+    c.is_map[0] = true;
+    sc->stop = sink->open(user, true);
+    if (sc->stop != 0) {
+        return CHROME_SCAN_STOPPED;
+    }
     bool first = true;
     size_t i = 1;
-    sc->stop = 0;
-    EMIT(sink->open(user, true));
     for (;;) {
         i = skip_ws(s, n, i);
         if (i >= n) {
             return CHROME_SCAN_DECLINED;
         }
-        const unsigned char close = is_map[depth - 1] ? '}' : ']';
-        if (s[i] == close) {
+        const bool in_map = c.is_map[c.depth - 1];
+        if (s[i] == (in_map ? '}' : ']')) {
             i++;
-            if (--depth == 0) {
+            if (--c.depth == 0) {
                 return (long)i; /* the object's own end: the caller reports it */
             }
-            EMIT(sink->close(user, close == '}'));
+            sc->stop = sink->close(user, in_map);
+            if (sc->stop != 0) {
+                return CHROME_SCAN_STOPPED;
+            }
             first = false;
             continue;
         }
-        if (!first) {
-            if (s[i] != ',') {
-                return CHROME_SCAN_DECLINED;
-            }
-            i = skip_ws(s, n, i + 1);
-            if (i >= n) {
-                return CHROME_SCAN_DECLINED;
-            }
+        bool opened = false;
+        i = scan_item(&c, i, first, &opened);
+        if (i == 0 || i == STOPPED) {
+            return i == 0 ? CHROME_SCAN_DECLINED : CHROME_SCAN_STOPPED;
         }
-        first = false;
-        if (close == '}') {
-            const char *k = NULL;
-            size_t kn = 0;
-            if (s[i] != '"') {
-                return CHROME_SCAN_DECLINED;
-            }
-            i = scan_string(sc, s, n, i + 1, &k, &kn);
-            if (i == 0) {
-                return CHROME_SCAN_DECLINED;
-            }
-            EMIT(sink->key(user, k, kn));
-            i = skip_ws(s, n, i);
-            if (i >= n || s[i] != ':') {
-                return CHROME_SCAN_DECLINED;
-            }
-            i = skip_ws(s, n, i + 1);
-            if (i >= n) {
-                return CHROME_SCAN_DECLINED;
-            }
-        }
-        if (s[i] == '{' || s[i] == '[') {
-            if (depth == CHROME_SCAN_DEPTH) {
-                return CHROME_SCAN_DECLINED;
-            }
-            is_map[depth++] = s[i] == '{';
-            EMIT(sink->open(user, s[i] == '{'));
-            first = true;
-            i++;
-            continue;
-        }
-        i = scan_scalar(sc, s, n, i, sink, user);
-        if (i == SIZE_MAX) {
-            return CHROME_SCAN_STOPPED;
-        }
-        if (i == 0) {
-            return CHROME_SCAN_DECLINED;
-        }
+        first = opened;
     }
 }
 
