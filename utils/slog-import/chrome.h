@@ -186,9 +186,13 @@ typedef struct chrome_window {
     chrome_wentry *heap;
     size_t n, hcap;
     size_t total;
+    size_t prefetch;           /* bytes of items to prefetch ahead of a pop, 0 = none */
 } chrome_window;
 
 void chrome_window_init(chrome_window *w);
+/* Items are cold (records from far back): fetch the first @p bytes of
+ * those about to leave, a few pops ahead. */
+void chrome_window_set_prefetch(chrome_window *w, size_t bytes);
 int chrome_window_push(chrome_window *w, int64_t k1, int64_t k2, uint64_t k3, void *item);
 /* Smallest entry, or NULL when empty (borrowed until the next push/pop). */
 const chrome_wentry *chrome_window_top(const chrome_window *w);

@@ -29,6 +29,7 @@
 #define CHUNK_BYTES (256u * 1024u)
 #define STAGE1_BYTES (64ull << 20) /* memory the stage-1 window may hold */
 #define STAGE2_BYTES (16ull << 20)
+#define STAGE1_PREFETCH 512         /* a record's header and first args, fetched ahead */
 #define MERGE_MAX_OPEN 64           /* run_many: inputs open at once */
 #define QBATCH 1024                 /* records per batch between threads */
 #define QSLOTS 8                    /* batches in flight */
@@ -48,12 +49,15 @@ typedef struct chrome_run {
 static int stage1_pop(chrome_run *r)
 {
     chrome_event *ev = chrome_window_pop(&r->in_win);
-    /* The window holds far more than the caches: fetch the next record
-     * while this one is mapped (its fields and first strings). */
+    /* The window holds far more than the caches: it fetches the first
+     * STAGE1_PREFETCH bytes of records some pops ahead; the rest of the
+     * next record (args and strings, which the writer reads) is fetched
+     * while this one is mapped. */
     const chrome_wentry *next = chrome_window_top(&r->in_win);
     if (next != NULL) {
         const char *const nx = next->item;
-        for (size_t off = 0; off < 320; off += 64) {
+        const size_t bytes = ((const chrome_event *)next->item)->bytes;
+        for (size_t off = STAGE1_PREFETCH; off < bytes && off < 1024; off += 64) {
             __builtin_prefetch(nx + off);
         }
     }
@@ -129,6 +133,7 @@ static int run_setup(chrome_run *r, import_ctx *ctx, const chrome_out *out,
     r->ctx = ctx;
     r->window = import_sort_window(ctx);
     chrome_window_init(&r->in_win);
+    chrome_window_set_prefetch(&r->in_win, STAGE1_PREFETCH);
     chrome_map_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.window = r->window;

@@ -101,6 +101,8 @@ int chrome_event_less(const void *a, const void *b)
 
 /* ----------------------------------------------------------- window */
 
+#define WINDOW_AHEAD 4 /* a run's items are prefetched this many ahead of its head */
+
 static int went_less(const chrome_wentry *a, const chrome_wentry *b)
 {
     if (a->k1 != b->k1) {
@@ -115,6 +117,11 @@ static int went_less(const chrome_wentry *a, const chrome_wentry *b)
 void chrome_window_init(chrome_window *w)
 {
     memset(w, 0, sizeof *w);
+}
+
+void chrome_window_set_prefetch(chrome_window *w, size_t bytes)
+{
+    w->prefetch = bytes;
 }
 
 static int run_append(chrome_run_q *q, const chrome_wentry *e)
@@ -297,6 +304,16 @@ void *chrome_window_pop(chrome_window *w)
         if (q->len > 0) {
             q->first = q->v[q->head];
             __builtin_prefetch(&q->v[(q->head + 8) & (q->cap - 1)]);
+            /* Items a few places behind the head (their entries were
+             * fetched above, earlier) leave a few pops from now, or later:
+             * start fetching them (stage 1: cold records) now.  The head
+             * itself was fetched this way, or when it started the run. */
+            if (w->prefetch > 0 && q->len > WINDOW_AHEAD) {
+                const char *const it = q->v[(q->head + WINDOW_AHEAD) & (q->cap - 1)].item;
+                for (size_t off = 0; off < w->prefetch; off += 64) {
+                    __builtin_prefetch(it + off);
+                }
+            }
         } else {
             w->rh[0] = w->rh[--w->nrh];
             const unsigned char gone = (unsigned char)(q - w->runs);
