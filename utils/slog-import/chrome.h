@@ -183,6 +183,7 @@ typedef struct chrome_window {
     unsigned char rh[CHROME_WINDOW_RUNS];   /* min-heap of the non-empty runs by head key */
     unsigned char ord[CHROME_WINDOW_RUNS];  /* the non-empty runs by last key, ascending */
     unsigned nruns, nrh, nord;
+    unsigned hint;             /* where in ord the last push's search ended */
     chrome_wentry *heap;
     size_t n, hcap;
     size_t total;

@@ -238,8 +238,16 @@ static void rh_down(chrome_window *w, unsigned i)
 int chrome_window_push(chrome_window *w, int64_t k1, int64_t k2, uint64_t k3, void *item)
 {
     const chrome_wentry e = {k1, k2, k3, item};
-    /* the run whose last key is the largest one <= e: binary search */
-    unsigned lo = 0, hi = w->nord; /* ord[0..lo) <= e < ord[hi..nord) */
+    /* the run whose last key is the largest one <= e: the one the last
+     * push found, when it still is (consecutive items of one input stream
+     * go to one run), else a binary search */
+    unsigned lo = w->hint, hi = w->nord; /* ord[0..lo) <= e < ord[hi..nord) */
+    if (lo > 0 && lo <= hi && !went_less(&e, &w->last[w->ord[lo - 1]]) &&
+        (lo == hi || went_less(&e, &w->last[w->ord[lo]]))) {
+        hi = lo;
+    } else {
+        lo = 0;
+    }
     while (lo < hi) {
         const unsigned mid = (lo + hi) / 2;
         if (went_less(&e, &w->last[w->ord[mid]])) {
@@ -248,6 +256,7 @@ int chrome_window_push(chrome_window *w, int64_t k1, int64_t k2, uint64_t k3, vo
             lo = mid + 1;
         }
     }
+    w->hint = lo;
     int best = lo > 0 ? (int)w->ord[lo - 1] : -1;
     bool fresh = false; /* an empty run starts: smallest last of all */
     if (best < 0) {
