@@ -114,6 +114,10 @@ chrome_keys *chrome_keys_create(void); /* NULL on no memory */
 int chrome_keys_assign(chrome_keys *k, chrome_event *ev);
 void chrome_keys_destroy(chrome_keys *k); /* NULL-safe */
 
+/* A fast hash of @p n bytes (word at a time), continuing from @p seed;
+ * for in-memory tables only (it depends on the byte order). */
+uint64_t chrome_hash(uint64_t seed, const char *s, size_t n);
+
 /* ---------------------------------------------------------------- output */
 
 /* Where drawables go.  The import uses the writer; tests record. */

@@ -11,6 +11,8 @@
  * different ids.  Id 0 means none: past KEYS_MAX ids per kind no more are
  * given (memory stays bounded on traces with unique names), and the mapper
  * falls back to the strings.
+ * Also the importer's fast string hash (chrome_hash), used here and by the
+ * mapper's string maps.
  * Tools layer: libc only.
  */
 #include <stdlib.h>
@@ -86,6 +88,11 @@ static uint64_t hash_part(uint64_t h, const char *s, size_t n)
     if (n == ABSENT) {
         return (h ^ 0xa5a5a5a5u) * MIX;
     }
+    return chrome_hash(h, s, n);
+}
+
+uint64_t chrome_hash(uint64_t h, const char *s, size_t n)
+{
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         h = (h ^ load8(s + i)) * MIX;

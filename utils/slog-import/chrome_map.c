@@ -109,9 +109,14 @@ typedef struct sentry {
 typedef struct smap {
     sentry **b;
     size_t nb, n;
+    /* The map is walked at the end with effects on the output (spans
+     * closed at the trace end, in bucket order): it keeps the byte-wise
+     * FNV hash that order has always followed.  The others, walked only to
+     * count or free, use the faster chrome_hash. */
+    bool ordered;
 } smap;
 
-static uint64_t hash_bytes(const char *s, size_t n)
+static uint64_t hash_fnv(const char *s, size_t n)
 {
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < n; i++) {
@@ -119,6 +124,11 @@ static uint64_t hash_bytes(const char *s, size_t n)
         h *= 1099511628211ull;
     }
     return h ^ (h >> 29);
+}
+
+static uint64_t smap_hash(const smap *m, const char *k, size_t n)
+{
+    return m->ordered ? hash_fnv(k, n) : chrome_hash(0, k, n);
 }
 
 static sentry **smap_slot(smap *m, const char *k, size_t n, uint64_t h)
@@ -135,7 +145,7 @@ static void *smap_get(smap *m, const char *k, size_t n)
     if (m->nb == 0) {
         return NULL;
     }
-    sentry *const *e = smap_slot(m, k, n, hash_bytes(k, n));
+    sentry *const *e = smap_slot(m, k, n, smap_hash(m, k, n));
     return *e != NULL ? (*e)->val : NULL;
 }
 
@@ -167,7 +177,7 @@ static int smap_put(smap *m, const char *k, size_t n, void *v)
     if (m->n + 1 > m->nb && smap_grow(m) != 0) {
         return -1;
     }
-    const uint64_t h = hash_bytes(k, n);
+    const uint64_t h = smap_hash(m, k, n);
     sentry **e = smap_slot(m, k, n, h);
     if (*e != NULL) {
         if (v == NULL) {
@@ -2032,6 +2042,7 @@ int chrome_map_create(chrome_map **out, const chrome_out *o, import_ctx *ctx,
     m->ctx = ctx;
     m->cfg = *cfg;
     m->watermark = INT64_MIN;
+    m->threads.ordered = m->asyncs.ordered = m->objects.ordered = true; /* close_* at the end */
     chrome_window_init(&m->out_win);
     *out = m;
     return 0;
