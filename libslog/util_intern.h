@@ -16,7 +16,7 @@
 
 typedef struct util_intern {
     util_buf heap;       /* all strings, NUL-terminated */
-    uint64_t *slots;     /* offset + 1, 0 = empty */
+    uint64_t *slots;     /* hash tag | (offset + 1), 0 = empty (util_intern.c) */
     size_t cap, used;
     size_t optional_cap; /* heap size above which optional strings are refused */
 } util_intern;
