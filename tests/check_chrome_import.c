@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "chrome_harness.h"
 
@@ -477,6 +479,18 @@ START_TEST(test_chrome_import_shuffled_equals_sorted)
 }
 END_TEST
 
+/* The same drawables in the same order. */
+static void assert_same_items(const harness *a, const harness *b)
+{
+    ck_assert_uint_eq(a->nitems, b->nitems);
+    for (size_t i = 0; i < a->nitems; i++) {
+        char x[1024], y[1024];
+        render(a, i, x, sizeof x);
+        render(b, i, y, sizeof y);
+        ck_assert_str_eq(x, y);
+    }
+}
+
 START_TEST(test_chrome_import_threaded_equals_single_thread)
 {
     char **lines;
@@ -488,13 +502,7 @@ START_TEST(test_chrome_import_threaded_equals_single_thread)
     b.threaded = true;
     ck_assert_int_eq(harness_import_text(&a, text, strlen(text), CHROME_MODE_AUTO), 0);
     ck_assert_int_eq(harness_import_text(&b, text, strlen(text), CHROME_MODE_AUTO), 0);
-    ck_assert_uint_eq(a.nitems, b.nitems);
-    for (size_t i = 0; i < a.nitems; i++) { /* same drawables in the same order */
-        char x[1024], y[1024];
-        render(&a, i, x, sizeof x);
-        render(&b, i, y, sizeof y);
-        ck_assert_str_eq(x, y);
-    }
+    assert_same_items(&a, &b);
     harness_free(&a);
     harness_free(&b);
     /* a parse error on the reader thread fails the import with its place */
@@ -540,6 +548,56 @@ START_TEST(test_chrome_import_small_window_keeps_every_record)
         free(lines[i]);
     }
     free((void *)lines);
+    free(text);
+}
+END_TEST
+
+/* A gzip input big enough for input_stream's read-ahead thread (it starts
+ * after 4 MiB): the same drawables as the text read directly; a cut copy
+ * fails cleanly with the byte where the data ends. */
+START_TEST(test_chrome_import_big_gzip_reads_ahead)
+{
+    const size_t nev = 100000;
+    char *text = malloc(nev * 160 + 64);
+    ck_assert_ptr_nonnull(text);
+    size_t len = (size_t)sprintf(text, "[\n");
+    for (size_t i = 0; i < nev; i++) {
+        len += (size_t)sprintf(text + len,
+                               "{\"ph\":\"X\",\"name\":\"op%zu\",\"pid\":1,\"tid\":%zu,"
+                               "\"ts\":%zu.125,\"dur\":0.5,\"args\":{\"n\":%zu}}%s\n",
+                               i % 97, i % 7, i, i, i + 1 < nev ? "," : "");
+    }
+    len += (size_t)sprintf(text + len, "]\n");
+    char path[] = "/tmp/check_chrome_gz_XXXXXX";
+    const int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    gzFile gz = gzdopen(fd, "wb1");
+    ck_assert_ptr_nonnull(gz);
+    ck_assert_int_eq(gzwrite(gz, text, (unsigned)len), (int)len);
+    ck_assert_int_eq(gzclose(gz), Z_OK);
+    harness a, b;
+    harness_init(&a, 1000000, true);
+    harness_init(&b, 1000000, true);
+    ck_assert_int_eq(harness_import_text(&a, text, len, CHROME_MODE_AUTO), 0);
+    const char *p = path;
+    ck_assert_msg(harness_import(&b, &p, 1, CHROME_MODE_AUTO) == 0, "%s", b.fail_message);
+    ck_assert_uint_eq(a.nitems, nev);
+    assert_same_items(&a, &b);
+    harness_free(&a);
+    harness_free(&b);
+    /* cut the compressed file short: a clean failure */
+    FILE *f = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    const long size = ftell(f);
+    (void)fclose(f);
+    ck_assert_int_eq(truncate(path, size * 3 / 5), 0);
+    harness c;
+    harness_init(&c, 1000000, false);
+    ck_assert_int_eq(harness_import(&c, &p, 1, CHROME_MODE_AUTO), 1);
+    ck_assert_msg(strstr(c.fail_message, "Truncated gzip data") != NULL, "%s", c.fail_message);
+    harness_free(&c);
+    (void)unlink(path);
     free(text);
 }
 END_TEST
@@ -598,6 +656,7 @@ static Suite *chrome_import_suite(void)
     tcase_add_test(to, test_chrome_import_small_window_keeps_every_record);
     tcase_add_test(to, test_chrome_import_threaded_equals_single_thread);
     tcase_add_test(to, test_chrome_import_inputs_keep_their_timelines_apart);
+    tcase_add_test(to, test_chrome_import_big_gzip_reads_ahead);
     suite_add_tcase(s, to);
     return s;
 }
