@@ -337,6 +337,21 @@ typedef struct pending {
     struct pending *next_spare; /* on chrome_map.spare */
 } pending;
 
+/* A counter's series as last seen for one name_key: the record's
+ * thread_key and id, and per args index the series key with its counter
+ * timeline and category (what the string maps gave for them). */
+typedef struct series_ref {
+    char *key;          /* NULL = none cached at this index */
+    uint32_t tl, cat;
+} series_ref;
+
+typedef struct counter_ref {
+    uint32_t thread_key;
+    char *id;           /* the record's id (NULL = none) */
+    series_ref *s;
+    size_t ns;
+} counter_ref;
+
 /* What a chrome_event.thread_key stands for, once looked up. */
 typedef struct thread_ref {
     thread *t;
@@ -354,6 +369,8 @@ struct chrome_map {
     size_t nthread_keys;
     uint32_t (*by_name_key)[4]; /* [name_key][slog_kind]: category + 1, 0 = not yet */
     size_t nname_keys;
+    counter_ref **counter_by_name_key; /* [name_key] of C records, NULL = none yet */
+    size_t ncounter_keys;
     uint32_t *globals;   /* per input: global timeline + 1 (0 = none yet) */
     size_t nglobals;
     uint64_t nprocs_seen;
@@ -734,10 +751,14 @@ static int build_args(pending *p, chrome_event *a, chrome_event *b, const char *
         *nargs = 0;
         return 0;
     }
-    if (b == NULL && flag == NULL) {
-        *args = a->args;
-        *nargs = a->nargs;
-        return 0;
+    if (b == NULL || b == a || b->nargs == 0 || a->nargs == 0) {
+        /* one record's args make the set: no array to build without a flag */
+        const chrome_event *const only = b != NULL && a->nargs == 0 ? b : a;
+        if (flag == NULL) {
+            *args = only->nargs > 0 ? only->args : NULL;
+            *nargs = only->nargs;
+            return 0;
+        }
     }
     const size_t max = a->nargs + (b != NULL && b != a ? b->nargs : 0) + 1;
     slog_arg *v = malloc(max * sizeof *v);
@@ -1430,6 +1451,111 @@ static int map_object(chrome_map *m, chrome_event *ev, char ph)
 
 /* ----------------------------------------------------------- counters */
 
+/* The counter timeline and category of series @p key of a C record, from
+ * the string maps (defining them if new).  0 ok, else failed (reported). */
+static int series_lookup(chrome_map *m, const chrome_event *ev, const process *p, const char *key,
+                         uint32_t *tl, uint32_t *cat)
+{
+    m->k.n = 0;
+    if ((kb_addu(&m->k, ev->input) | kb_add(&m->k, ev->pid) | kb_add(&m->k, ev->name) |
+         kb_add(&m->k, ev->id) | kb_add(&m->k, key)) != 0) {
+        return map_fail(m, NULL, "Out of memory");
+    }
+    void *tlv = smap_get(&m->counters, m->k.s, m->k.n);
+    if (tlv == NULL) {
+        char name[512];
+        if (ev->id != NULL) {
+            (void)snprintf(name, sizeof name, "%s[%s].%s", ev->name ? ev->name : "", ev->id, key);
+        } else {
+            (void)snprintf(name, sizeof name, "%s.%s", ev->name ? ev->name : "", key);
+        }
+        if (m->out.add_timeline(m->out.user, p->tl, SLOG_TIMELINE_COUNTER, name, 1ll << 42, tl) !=
+                0 ||
+            smap_put(&m->counters, m->k.s, m->k.n, (void *)((uintptr_t)*tl + 1)) != 0) {
+            return map_fail(m, NULL, "Failed to define a counter timeline");
+        }
+    } else {
+        *tl = (uint32_t)((uintptr_t)tlv - 1);
+    }
+    if (get_category(m, SLOG_KIND_COUNTER, 0, key, ev->name, cat) != 0) {
+        return map_fail(m, NULL, "Failed to define a category");
+    }
+    return 0;
+}
+
+static void counter_ref_clear(counter_ref *ref)
+{
+    for (size_t i = 0; i < ref->ns; i++) {
+        free(ref->s[i].key);
+        ref->s[i].key = NULL;
+    }
+    free(ref->id);
+    ref->id = NULL;
+}
+
+/* The cache entry for a C record's series: its name_key's, reset when the
+ * thread_key or id differ from the last ones; NULL (no caching) without a
+ * key or memory. */
+static counter_ref *counter_ref_of(chrome_map *m, const chrome_event *ev)
+{
+    const uint32_t key = ev->name_key;
+    if (key == 0 || ev->thread_key == 0) {
+        return NULL;
+    }
+    void *g = key_cache_grow((void *)m->counter_by_name_key, &m->ncounter_keys,
+                             sizeof *m->counter_by_name_key, key);
+    if (g == NULL) {
+        return NULL;
+    }
+    m->counter_by_name_key = g;
+    counter_ref *ref = m->counter_by_name_key[key];
+    if (ref == NULL && (ref = calloc(1, sizeof *ref)) == NULL) {
+        return NULL;
+    }
+    m->counter_by_name_key[key] = ref;
+    const bool same_id = ev->id == NULL ? ref->id == NULL
+                                        : ref->id != NULL && strcmp(ref->id, ev->id) == 0;
+    if (ref->thread_key != ev->thread_key || !same_id) {
+        counter_ref_clear(ref);
+        ref->thread_key = ev->thread_key;
+        if (ev->id != NULL && (ref->id = strdup(ev->id)) == NULL) {
+            ref->thread_key = 0; /* matches no record */
+        }
+    }
+    return ref;
+}
+
+static const series_ref *series_known(const counter_ref *ref, uint32_t i, const char *key)
+{
+    if (ref == NULL || i >= ref->ns || ref->s[i].key == NULL || strcmp(ref->s[i].key, key) != 0) {
+        return NULL;
+    }
+    return &ref->s[i];
+}
+
+/* Cache what series_lookup gave (skipped on no memory). */
+static void series_remember(counter_ref *ref, uint32_t i, const char *key, uint32_t tl,
+                            uint32_t cat)
+{
+    if (ref == NULL) {
+        return;
+    }
+    if (i >= ref->ns) {
+        series_ref *v = realloc(ref->s, ((size_t)i + 1) * sizeof *v);
+        if (v == NULL) {
+            return;
+        }
+        memset(v + ref->ns, 0, ((size_t)i + 1 - ref->ns) * sizeof *v);
+        ref->s = v;
+        ref->ns = (size_t)i + 1;
+    }
+    char *const copy = strdup(key);
+    if (copy != NULL) {
+        free(ref->s[i].key);
+        ref->s[i] = (series_ref){copy, tl, cat};
+    }
+}
+
 static int map_counter(chrome_map *m, chrome_event *ev)
 {
     process *p = event_process(m, ev);
@@ -1438,6 +1564,7 @@ static int map_counter(chrome_map *m, chrome_event *ev)
         chrome_event_free(ev);
         return rc;
     }
+    counter_ref *const ref = counter_ref_of(m, ev);
     uint32_t nseries = 0;
     for (uint32_t i = 0; i < ev->nargs; i++) {
         const slog_arg *a = &ev->args[i];
@@ -1456,35 +1583,16 @@ static int map_counter(chrome_map *m, chrome_event *ev)
             continue;
         }
         nseries++;
-        m->k.n = 0;
-        if ((kb_addu(&m->k, ev->input) | kb_add(&m->k, ev->pid) | kb_add(&m->k, ev->name) |
-             kb_add(&m->k, ev->id) | kb_add(&m->k, a->key)) != 0) {
+        uint32_t tl, cat;
+        const series_ref *known = series_known(ref, i, a->key);
+        if (known != NULL) {
+            tl = known->tl;
+            cat = known->cat;
+        } else if (series_lookup(m, ev, p, a->key, &tl, &cat) != 0) {
             chrome_event_free(ev);
-            return map_fail(m, NULL, "Out of memory");
-        }
-        void *tlv = smap_get(&m->counters, m->k.s, m->k.n);
-        uint32_t tl;
-        if (tlv == NULL) {
-            char name[512];
-            if (ev->id != NULL) {
-                (void)snprintf(name, sizeof name, "%s[%s].%s", ev->name ? ev->name : "", ev->id,
-                               a->key);
-            } else {
-                (void)snprintf(name, sizeof name, "%s.%s", ev->name ? ev->name : "", a->key);
-            }
-            if (m->out.add_timeline(m->out.user, p->tl, SLOG_TIMELINE_COUNTER, name, 1ll << 42,
-                                    &tl) != 0 ||
-                smap_put(&m->counters, m->k.s, m->k.n, (void *)((uintptr_t)tl + 1)) != 0) {
-                chrome_event_free(ev);
-                return map_fail(m, NULL, "Failed to define a counter timeline");
-            }
+            return -1;
         } else {
-            tl = (uint32_t)((uintptr_t)tlv - 1);
-        }
-        uint32_t cat;
-        if (get_category(m, SLOG_KIND_COUNTER, 0, a->key, ev->name, &cat) != 0) {
-            chrome_event_free(ev);
-            return map_fail(m, NULL, "Failed to define a category");
+            series_remember(ref, i, a->key, tl, cat);
         }
         pending *pd = new_pending(m, SLOG_KIND_COUNTER, ev->ts, ev->ts);
         if (pd == NULL) {
@@ -2107,6 +2215,14 @@ void chrome_map_destroy(chrome_map *m)
     free(m->globals);
     free(m->by_thread_key);
     free((void *)m->by_name_key);
+    for (size_t i = 0; i < m->ncounter_keys; i++) {
+        if (m->counter_by_name_key[i] != NULL) {
+            counter_ref_clear(m->counter_by_name_key[i]);
+            free(m->counter_by_name_key[i]->s);
+            free(m->counter_by_name_key[i]);
+        }
+    }
+    free((void *)m->counter_by_name_key);
     free(m->k.s);
     free(m);
 }
