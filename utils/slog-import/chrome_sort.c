@@ -141,6 +141,8 @@ static int run_append(chrome_run_q *q, const chrome_wentry *e)
         q->head = 0;
     }
     q->v[(q->head + q->len) & (q->cap - 1)] = *e;
+    /* the ring's tail is cold (last written a capacity ago): fetch ahead */
+    __builtin_prefetch(&q->v[(q->head + q->len + 8) & (q->cap - 1)], 1);
     if (q->len == 0) {
         q->first = *e;
     }
