@@ -207,6 +207,63 @@ static int smap_put(smap *m, const char *k, size_t n, void *v)
     return 0;
 }
 
+/* Maps of points (flows, binds, early_f) keep each value in its entry's
+ * allocation: one block, one lookup for get-or-create and for take. */
+#define SMAP_BLOCK_ALIGN 16u
+
+static size_t smap_block_at(size_t klen)
+{
+    const size_t at = offsetof(sentry, key) + klen;
+    return (at + SMAP_BLOCK_ALIGN - 1) / SMAP_BLOCK_ALIGN * SMAP_BLOCK_ALIGN;
+}
+
+/* The block of k: found (*fresh false), or new and uninitialised (*fresh
+ * true); NULL on no memory. */
+static void *smap_block(smap *m, const char *k, size_t n, size_t size, bool *fresh)
+{
+    if (m->n + 1 > m->nb && smap_grow(m) != 0) {
+        return NULL;
+    }
+    const uint64_t h = smap_hash(m, k, n);
+    sentry **e = smap_slot(m, k, n, h);
+    *fresh = *e == NULL;
+    if (*e != NULL) {
+        return (*e)->val;
+    }
+    const size_t at = smap_block_at(n);
+    char *mem = malloc(at + size);
+    if (mem == NULL) {
+        return NULL;
+    }
+    sentry *ne = (sentry *)(void *)mem;
+    ne->next = NULL;
+    ne->hash = h;
+    ne->val = mem + at;
+    ne->klen = n;
+    memcpy(ne->key, k, n);
+    *e = ne;
+    m->n++;
+    return ne->val;
+}
+
+/* Copy the block of k to out and remove k; false when k is absent. */
+static bool smap_take(smap *m, const char *k, size_t n, void *out, size_t size)
+{
+    if (m->nb == 0) {
+        return false;
+    }
+    sentry **e = smap_slot(m, k, n, smap_hash(m, k, n));
+    if (*e == NULL) {
+        return false;
+    }
+    sentry *dead = *e;
+    memcpy(out, dead->val, size);
+    *e = dead->next;
+    free(dead);
+    m->n--;
+    return true;
+}
+
 /* Call fn on every value, then free the entries. */
 static void smap_clear(smap *m, void (*fn)(void *ctx, void *val), void *ctx)
 {
@@ -1212,68 +1269,41 @@ static int map_flow(chrome_map *m, chrome_event *ev, char ph)
         chrome_event_free(ev);
         return map_fail(m, NULL, "Out of memory");
     }
-    point *prev = smap_get(&m->flows, m->k.s, m->k.n);
     if (ph == 's' && ev->ts < m->watermark) {
         /* a late s (the window overflowed): its f may have come already */
-        point *early = smap_get(&m->early_f, m->k.s, m->k.n);
-        if (early != NULL && early->t >= ev->ts) {
+        const point *early = smap_get(&m->early_f, m->k.s, m->k.n);
+        point to;
+        if (early != NULL && early->t >= ev->ts &&
+            smap_take(&m->early_f, m->k.s, m->k.n, &to, sizeof to)) {
             const point from = {t->tl, ev->ts, ev};
-            chrome_event *to = early->ev;
-            const uint32_t to_tl = early->tl;
-            free(early);
-            (void)smap_put(&m->early_f, m->k.s, m->k.n, NULL);
             m->counts[K_FLOW_STRAY]--; /* it was counted stray on arrival */
-            return put_arrow(m, &from, to, to_tl, K_FLOW);
+            return put_arrow(m, &from, to.ev, to.tl, K_FLOW);
         }
     }
-    if (ph == 's') {
-        if (prev != NULL) {
-            m->counts[K_FLOW_OPEN]++;
-            chrome_event_free(prev->ev);
-        } else {
-            prev = malloc(sizeof *prev);
-            if (prev == NULL || smap_put(&m->flows, m->k.s, m->k.n, prev) != 0) {
-                free(prev);
-                chrome_event_free(ev);
-                return map_fail(m, NULL, "Out of memory");
-            }
+    if (ph == 'f') {
+        point from;
+        if (smap_take(&m->flows, m->k.s, m->k.n, &from, sizeof from)) {
+            return put_arrow(m, &from, ev, t->tl, K_FLOW);
         }
-        *prev = (point){t->tl, ev->ts, ev};
-        return 0;
+        m->counts[K_FLOW_STRAY]++;
     }
+    /* s and t open (or go on from) a point; a stray f waits in early_f */
+    bool fresh;
+    point *prev = smap_block(ph == 'f' ? &m->early_f : &m->flows, m->k.s, m->k.n, sizeof *prev,
+                             &fresh);
     if (prev == NULL) {
-        if (ph == 'f') {
-            m->counts[K_FLOW_STRAY]++;
-            point *early = smap_get(&m->early_f, m->k.s, m->k.n);
-            if (early == NULL) {
-                early = malloc(sizeof *early);
-                if (early == NULL || smap_put(&m->early_f, m->k.s, m->k.n, early) != 0) {
-                    free(early);
-                    chrome_event_free(ev);
-                    return map_fail(m, NULL, "Out of memory");
-                }
-            } else {
-                chrome_event_free(early->ev);
-            }
-            *early = (point){t->tl, ev->ts, ev};
-            return 0;
+        chrome_event_free(ev);
+        return map_fail(m, NULL, "Out of memory");
+    }
+    if (fresh || ph != 't') {
+        if (!fresh) { /* an s never finished, or an earlier stray f: replaced */
+            m->counts[K_FLOW_OPEN] += ph == 's' ? 1u : 0u;
+            chrome_event_free(prev->ev);
         }
-        /* t without s: the chain starts here */
-        prev = malloc(sizeof *prev);
-        if (prev == NULL || smap_put(&m->flows, m->k.s, m->k.n, prev) != 0) {
-            free(prev);
-            chrome_event_free(ev);
-            return map_fail(m, NULL, "Out of memory");
-        }
-        *prev = (point){t->tl, ev->ts, ev};
+        *prev = (point){t->tl, ev->ts, ev}; /* t without s: the chain starts here */
         return 0;
     }
     const point from = *prev;
-    if (ph == 'f') {
-        free(prev);
-        (void)smap_put(&m->flows, m->k.s, m->k.n, NULL);
-        return put_arrow(m, &from, ev, t->tl, K_FLOW);
-    }
     /* t: arrow to here, and the chain goes on from here (own copy) */
     chrome_event *copy = malloc(ev->bytes);
     if (copy == NULL) {
@@ -1317,13 +1347,10 @@ static int map_bind(chrome_map *m, const chrome_event *ev, uint32_t tl)
         return map_fail(m, NULL, "Out of memory");
     }
     if (ev->flags & CEV_FLOW_IN) {
-        point *from = smap_get(&m->binds, m->k.s, m->k.n);
-        if (from == NULL) {
+        point f;
+        if (!smap_take(&m->binds, m->k.s, m->k.n, &f, sizeof f)) {
             m->counts[K_BIND_STRAY]++;
         } else {
-            const point f = *from;
-            free(from);
-            (void)smap_put(&m->binds, m->k.s, m->k.n, NULL);
             chrome_event *to = malloc(sizeof *to);
             if (to == NULL) {
                 chrome_event_free(f.ev);
@@ -1343,23 +1370,19 @@ static int map_bind(chrome_map *m, const chrome_event *ev, uint32_t tl)
         if (kb_addu(&m->k, ev->input) != 0 || kb_add(&m->k, id) != 0) {
             return map_fail(m, NULL, "Out of memory");
         }
-        point *p = smap_get(&m->binds, m->k.s, m->k.n);
-        if (p != NULL) {
-            m->counts[K_BIND_OPEN]++;
-            chrome_event_free(p->ev);
-        } else {
-            p = malloc(sizeof *p);
-            if (p == NULL || smap_put(&m->binds, m->k.s, m->k.n, p) != 0) {
-                free(p);
-                return map_fail(m, NULL, "Out of memory");
-            }
-        }
         /* a small record naming the flow: name/cat only, no args */
         const size_t ln = ev->name ? strlen(ev->name) + 1 : 0;
         const size_t lc = ev->cat ? strlen(ev->cat) + 1 : 0;
         chrome_event *src = malloc(sizeof *src + ln + lc);
-        if (src == NULL) {
+        bool fresh;
+        point *p = src != NULL ? smap_block(&m->binds, m->k.s, m->k.n, sizeof *p, &fresh) : NULL;
+        if (p == NULL) {
+            free(src);
             return map_fail(m, NULL, "Out of memory");
+        }
+        if (!fresh) {
+            m->counts[K_BIND_OPEN]++;
+            chrome_event_free(p->ev);
         }
         memcpy(src, ev, sizeof *src);
         src->pool = NULL;
@@ -2096,13 +2119,13 @@ static void close_object(void *c, void *val)
     free(o);
 }
 
+/* For the maps of points, which hold them in their entries (smap_block). */
 static void free_point_counting(void *c, void *val)
 {
     uint64_t *n = c;
     point *p = val;
     (*n)++;
     chrome_event_free(p->ev);
-    free(p);
 }
 
 int chrome_map_finish(chrome_map *m)
