@@ -8,7 +8,8 @@
 # Medians over RUNS runs of wall time, CPU time (user+sys) and max RSS
 # (/usr/bin/time); ratios of throughput.  Then the disorder experiment on a
 # smaller trace: the same events sorted by ts, as generated (threads
-# interleaved), and fully shuffled: import time and .slog size.
+# interleaved), and fully shuffled: import time and .slog size.  Also the
+# import of the same trace gzip-compressed.
 #
 #   bench_chrome_import.sh SLOG_IMPORT YAJL_BARE CHROME_GEN [MB] [RUNS] [DIR]
 set -eu
@@ -64,6 +65,27 @@ if 'slog' in med and 'yajl' in med:
 if 'slog' in med and 'python' in med:
     print('slog-import vs python json.load: wall %.1fx, cpu %.1fx faster (target >= 7)'
           % (med['python'][0] / med['slog'][0], med['python'][1] / med['slog'][1]))
+PYEOF
+
+# ---- the same trace gzip-compressed (gzip -1): Kineto and DFTracer files
+# usually are; inflating runs on its own read-ahead thread
+GZ=$DIR/bench_chrome_$MB.json.gz
+[ -s "$GZ" ] || gzip -1 -c "$TRACE" > "$GZ"
+: > "$TIMES"
+i=0
+while [ "$i" -lt "$RUNS" ]; do
+    measure gz "$IMPORT" --quiet --no-progress -o "$OUT" "$GZ"
+    i=$((i + 1))
+done
+$PY - "$TIMES" "$BYTES" "$(stat -c %s "$GZ")" <<'PYEOF'
+import statistics, sys
+r = [l.split() for l in open(sys.argv[1]) if l.startswith('gz ')]
+w = statistics.median(float(x[1]) for x in r)
+c = statistics.median(float(x[2]) + float(x[3]) for x in r)
+m = max(int(x[4]) for x in r) / 1024
+mb = int(sys.argv[2]) / 1e6
+print('# gzip -1 input (%s bytes): slog-import wall %.2f s, cpu %.2f s, %.1f MB/s of JSON, '
+      'RSS %.1f MiB' % (sys.argv[3], w, c, mb / w, m))
 PYEOF
 
 # ---- disorder: same events, three orders
