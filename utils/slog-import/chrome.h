@@ -102,6 +102,11 @@ void chrome_event_free(chrome_event *ev);
 /* Free on the feeder side: pool blocks are left to chrome_pool_destroy. */
 void chrome_event_drop(chrome_event *ev);
 void chrome_pool_destroy(chrome_pool *pool);
+/* Consumer side, when it would wait for records: fault in a slab for the
+ * feeder ahead of its need (a new process's first touch of memory is what
+ * costs, and the pool fills up while the consumer has little to do); at most
+ * a few wait.  Returns true when it added one. */
+bool chrome_pool_reserve(chrome_pool *pool);
 
 /* ------------------------------------------------------------------ keys */
 

@@ -419,6 +419,12 @@ static int consume_queue(queue *q, chrome_run *r)
     for (;;) {
         pthread_mutex_lock(&q->mu);
         while (q->count == 0 && !q->done) {
+            pthread_mutex_unlock(&q->mu);
+            const bool reserved = chrome_pool_reserve(q->f->pool);
+            pthread_mutex_lock(&q->mu);
+            if (reserved) {
+                continue; /* look again before sleeping */
+            }
             q->consumer_waits = true;
             pthread_cond_wait(&q->nonempty, &q->mu);
             q->consumer_waits = false;

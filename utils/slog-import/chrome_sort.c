@@ -384,13 +384,24 @@ typedef struct pool_blk {
     struct pool_blk *next;
 } pool_blk;
 
+/* The first 64 bytes of a slab. */
+typedef struct slab_hdr {
+    struct slab_hdr *next;         /* every slab, for destroy */
+    struct slab_hdr *next_reserve; /* faulted in, not yet cut */
+} slab_hdr;
+
+/* Slabs the consumer faults in ahead (see chrome_pool_reserve). */
+#define POOL_RESERVE 2u
+
 struct chrome_pool {
     pthread_mutex_t mu;
     pool_blk *shared[POOL_CLASSES];        /* handed over, under mu */
+    slab_hdr *slabs;                       /* every slab, under mu */
+    unsigned nslabs;
+    slab_hdr *reserve;                     /* faulted in by the consumer, under mu */
+    unsigned nreserve;
     /* feeder (allocating) side */
     alignas(64) pool_blk *avail[POOL_CLASSES];
-    pool_blk *slabs;                       /* every slab, for destroy */
-    unsigned nslabs;
     char *bump;
     size_t bump_left;
     /* consumer (freeing) side */
@@ -435,6 +446,62 @@ static char *slab_alloc(void)
     return slab;
 }
 
+/* A new slab counted against the cap and linked for destroy, or NULL; with
+ * @p touch its pages are faulted in (written once each). */
+static char *slab_new(chrome_pool *pool, bool touch)
+{
+    pthread_mutex_lock(&pool->mu);
+    const bool room = pool->nslabs < POOL_MAX_SLABS;
+    pool->nslabs += room ? 1u : 0u;
+    pthread_mutex_unlock(&pool->mu);
+    char *slab = room ? slab_alloc() : NULL;
+    for (size_t off = 0; touch && slab != NULL && off < POOL_SLAB; off += 4096) {
+        slab[off] = 0;
+    }
+    pthread_mutex_lock(&pool->mu);
+    if (slab != NULL) {
+        slab_hdr *h = (slab_hdr *)(void *)slab;
+        h->next = pool->slabs;
+        h->next_reserve = NULL;
+        pool->slabs = h;
+    } else if (room) {
+        pool->nslabs--;
+    }
+    pthread_mutex_unlock(&pool->mu);
+    return slab;
+}
+
+/* Feeder side: the next slab to cut, one the consumer faulted in if any. */
+static char *slab_take(chrome_pool *pool)
+{
+    pthread_mutex_lock(&pool->mu);
+    slab_hdr *h = pool->reserve;
+    if (h != NULL) {
+        pool->reserve = h->next_reserve;
+        pool->nreserve--;
+    }
+    pthread_mutex_unlock(&pool->mu);
+    return h != NULL ? (char *)h : slab_new(pool, false);
+}
+
+bool chrome_pool_reserve(chrome_pool *pool)
+{
+    pthread_mutex_lock(&pool->mu);
+    const bool want = pool->nreserve < POOL_RESERVE && pool->nslabs < POOL_MAX_SLABS;
+    pthread_mutex_unlock(&pool->mu);
+    char *slab = want ? slab_new(pool, true) : NULL;
+    if (slab == NULL) {
+        return false;
+    }
+    pthread_mutex_lock(&pool->mu);
+    slab_hdr *h = (slab_hdr *)(void *)slab;
+    h->next_reserve = pool->reserve;
+    pool->reserve = h;
+    pool->nreserve++;
+    pthread_mutex_unlock(&pool->mu);
+    return true;
+}
+
 chrome_event *chrome_event_alloc(chrome_pool *pool, size_t bytes)
 {
     const size_t c = (bytes + POOL_GRAIN - 1) / POOL_GRAIN;
@@ -457,15 +524,12 @@ chrome_event *chrome_event_alloc(chrome_pool *pool, size_t bytes)
     if (b == NULL) {
         const size_t size = c * POOL_GRAIN;
         if (pool->bump_left < size) {
-            char *slab = pool->nslabs < POOL_MAX_SLABS ? slab_alloc() : NULL;
+            char *slab = slab_take(pool);
             if (slab == NULL) {
                 /* no memory or at the cap: a plain malloc (NULL if none) */
                 return chrome_event_alloc(NULL, bytes);
             }
-            pool->nslabs++;
-            ((pool_blk *)(void *)slab)->next = pool->slabs;
-            pool->slabs = (pool_blk *)(void *)slab;
-            pool->bump = slab + 64; /* the link, then blocks cache-line aligned */
+            pool->bump = slab + 64; /* the header, then blocks cache-line aligned */
             pool->bump_left = POOL_SLAB - 64;
         }
         b = (pool_blk *)(void *)pool->bump;
@@ -521,9 +585,9 @@ void chrome_pool_destroy(chrome_pool *pool)
     if (pool == NULL) {
         return;
     }
-    pool_blk *s = pool->slabs;
+    slab_hdr *s = pool->slabs;
     while (s != NULL) {
-        pool_blk *const next = s->next;
+        slab_hdr *const next = s->next;
         free(s);
         s = next;
     }
