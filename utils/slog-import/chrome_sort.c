@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT
  *
- * chrome_sort.c - the bounded reorder windows of the Chrome importer: a
- * binary min-heap of pointers.  Nearly every real trace is out of order
- * (Kineto writes CPU ops, then GPU kernels; complete events are written when
- * they end), so events are held in a window of --sort-window records and
- * released smallest first once it is full: the output is sorted whenever
- * the disorder fits in the window, and memory stays bounded when it does
- * not (late records are still correct; the writer places them).
- * Tools layer: libc only.
+ * chrome_sort.c - the bounded reorder windows of the Chrome importer (sorted
+ * runs plus a heap, chrome.h), a binary min-heap of pointers, and the record
+ * pool.  Nearly every real trace is out of order (Kineto writes CPU ops,
+ * then GPU kernels; complete events are written when they end), so events
+ * are held in a window of --sort-window records and released smallest first
+ * once it is full: the output is sorted whenever the disorder fits in the
+ * window, and memory stays bounded when it does not (late records are still
+ * correct; the writer places them).  A window holds far more than the
+ * caches, so it prefetches the items about to leave (and its ring slots).
+ * Tools layer: libc, pthreads (the pool's handover).
  */
 #include <pthread.h>
 #include <stdalign.h>
