@@ -1968,7 +1968,9 @@ static int xgroup_flush(chrome_map *m)
     if (m->nx == 0) {
         return 0;
     }
-    qsort((void *)m->xgroup, m->nx, sizeof *m->xgroup, xgroup_cmp);
+    if (m->nx > 1) { /* mostly one: X events rarely share a ts */
+        qsort((void *)m->xgroup, m->nx, sizeof *m->xgroup, xgroup_cmp);
+    }
     int rc = 0;
     for (size_t i = 0; i < m->nx; i++) {
         if (rc == 0) {
