@@ -558,16 +558,27 @@ END_TEST
 START_TEST(test_chrome_import_big_gzip_reads_ahead)
 {
     const size_t nev = 100000;
-    char *text = malloc(nev * 160 + 64);
+    const size_t cap = nev * 160 + 64;
+    char *text = malloc(cap);
     ck_assert_ptr_nonnull(text);
-    size_t len = (size_t)sprintf(text, "[\n");
-    for (size_t i = 0; i < nev; i++) {
-        len += (size_t)sprintf(text + len,
-                               "{\"ph\":\"X\",\"name\":\"op%zu\",\"pid\":1,\"tid\":%zu,"
-                               "\"ts\":%zu.125,\"dur\":0.5,\"args\":{\"n\":%zu}}%s\n",
-                               i % 97, i % 7, i, i, i + 1 < nev ? "," : "");
+    size_t len = 0;
+    for (size_t i = 0; text != NULL && i <= nev + 1; i++) {
+        const size_t left = cap - len;
+        int w;
+        if (i == 0) {
+            w = snprintf(text + len, left, "[\n");
+        } else if (i == nev + 1) {
+            w = snprintf(text + len, left, "]\n");
+        } else {
+            const size_t e = i - 1;
+            w = snprintf(text + len, left,
+                         "{\"ph\":\"X\",\"name\":\"op%zu\",\"pid\":1,\"tid\":%zu,"
+                         "\"ts\":%zu.125,\"dur\":0.5,\"args\":{\"n\":%zu}}%s\n",
+                         e % 97, e % 7, e, e, e + 1 < nev ? "," : "");
+        }
+        ck_assert(w > 0 && (size_t)w < left);
+        len += (size_t)w;
     }
-    len += (size_t)sprintf(text + len, "]\n");
     char path[] = "/tmp/check_chrome_gz_XXXXXX";
     const int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
