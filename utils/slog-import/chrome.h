@@ -67,6 +67,9 @@ typedef struct chrome_event {
     char ph[4];       /* phase text, "" when missing */
     char id_kind;     /* 0 none, 'i' id, 'l' id2.local, 'g' id2.global */
     unsigned char pool_class; /* size class of a pool block (in the padding) */
+    /* strlen + 1 of name, cat, pid and tid when the parser stored them and
+     * they are shorter than 254 bytes, else 0 (use strlen); in the padding */
+    unsigned char len1_name, len1_cat, len1_pid, len1_tid;
     const char *name, *cat, *pid, *tid, *id, *scope, *bp, *s, *sf, *bind_id;
     slog_arg *args;   /* args members, then unknown event fields as "@key" */
     /* chrome_keys ids (0 = none: look up by the strings); set by the

@@ -110,9 +110,10 @@ uint64_t chrome_hash(uint64_t h, const char *s, size_t n)
     return h ^ (h >> 29);
 }
 
-static size_t part_len(const char *s)
+/* Length of a key part; @p len1 is the record's strlen + 1 hint (0 = none). */
+static size_t part_len(const char *s, unsigned char len1)
 {
-    return s != NULL ? strlen(s) : ABSENT;
+    return s == NULL ? ABSENT : len1 != 0 ? (size_t)len1 - 1 : strlen(s);
 }
 
 /* Bytes of a part as stored (none for an absent one). */
@@ -185,9 +186,9 @@ static int tab_reserve(keys_tab *t, size_t bytes)
 
 /* Set *id to the id of (input, a, b), found or new (0 past KEYS_MAX).
  * 0 ok, -1 no memory. */
-static int tab_id(keys_tab *t, uint32_t input, const char *a, const char *b, uint32_t *id)
+static int tab_id(keys_tab *t, uint32_t input, const char *a, size_t la, const char *b,
+                  size_t lb, uint32_t *id)
 {
-    const size_t la = part_len(a), lb = part_len(b);
     const uint64_t h = hash_part(hash_part(input * MIX, a, la), b, lb);
     *id = 0;
     size_t at = 0;
@@ -236,8 +237,10 @@ static int tab_id(keys_tab *t, uint32_t input, const char *a, const char *b, uin
 
 int chrome_keys_assign(chrome_keys *k, chrome_event *ev)
 {
-    if (tab_id(&k->threads, ev->input, ev->pid, ev->tid, &ev->thread_key) != 0 ||
-        tab_id(&k->names, 0, ev->name, ev->cat, &ev->name_key) != 0) {
+    if (tab_id(&k->threads, ev->input, ev->pid, part_len(ev->pid, ev->len1_pid), ev->tid,
+               part_len(ev->tid, ev->len1_tid), &ev->thread_key) != 0 ||
+        tab_id(&k->names, 0, ev->name, part_len(ev->name, ev->len1_name), ev->cat,
+               part_len(ev->cat, ev->len1_cat), &ev->name_key) != 0) {
         return -1;
     }
     return 0;

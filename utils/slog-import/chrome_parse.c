@@ -95,6 +95,7 @@ typedef struct builder {
     int64_t ts, dur, tdur, tts;
     uint32_t flags;
     uint32_t nkeys;
+    unsigned char len1_name, len1_cat, len1_pid, len1_tid; /* chrome_event's */
     uint64_t line, col, offset;
     size_t key;      /* current key (arena offset) in args / extras */
 } builder;
@@ -263,6 +264,7 @@ static void builder_reset(builder *b)
     b->alen = 0;
     b->nargs = 0;
     b->name = b->cat = b->ph = b->pid = b->tid = b->id = NO_OFF;
+    b->len1_name = b->len1_cat = b->len1_pid = b->len1_tid = 0;
     b->scope = b->bp = b->s = b->sf = b->bind_id = NO_OFF;
     b->id_kind = 0;
     b->ts = b->dur = b->tdur = b->tts = 0;
@@ -347,6 +349,10 @@ static chrome_event *builder_pack(const builder *b, chrome_pool *pool)
     ev->cat = PTR(b->cat);
     ev->pid = PTR(b->pid);
     ev->tid = PTR(b->tid);
+    ev->len1_name = b->len1_name;
+    ev->len1_cat = b->len1_cat;
+    ev->len1_pid = b->len1_pid;
+    ev->len1_tid = b->len1_tid;
     ev->id = PTR(b->id);
     ev->scope = PTR(b->scope);
     ev->bp = PTR(b->bp);
@@ -656,6 +662,14 @@ static int set_time(chrome_parser *p, const char *t, size_t n, int64_t *dst, uin
     return 0;
 }
 
+/* Length + 1 of the string just stored at @p off (the arena's last), or 0
+ * when 255 or more: chrome_event's len1_* (saves the key ids a strlen). */
+static unsigned char len1_last(const builder *b, size_t off)
+{
+    const size_t len = b->alen - off - 1;
+    return len < 254 ? (unsigned char)(len + 1) : 0;
+}
+
 /* An id-like value: integers (number or string) in canonical form. */
 static size_t store_idlike(builder *b, const char *t, size_t n)
 {
@@ -793,8 +807,10 @@ static int scalar_event_field(chrome_parser *p, slot s, scalar_kind k, const cha
         }
         if (s == SLOT_PID) {
             b->pid = off;
+            b->len1_pid = len1_last(b, off);
         } else if (s == SLOT_TID) {
             b->tid = off;
+            b->len1_tid = len1_last(b, off);
         } else if (s == SLOT_SF) {
             b->sf = off;
         } else if (s == SLOT_BIND) {
@@ -825,7 +841,14 @@ static int scalar_event_field(chrome_parser *p, slot s, scalar_kind k, const cha
     }
     if (text) {
         *dst = arena_str(b, t, n);
-        return *dst == NO_OFF ? -1 : 0;
+        if (*dst == NO_OFF) {
+            return -1;
+        }
+        if (s == SLOT_NAME) {
+            b->len1_name = len1_last(b, *dst);
+        } else if (s == SLOT_CAT) {
+            b->len1_cat = len1_last(b, *dst);
+        }
     }
     return 0;
 }
