@@ -8,20 +8,11 @@
  * first so a multi-member archive is refused before any byte is imported),
  * or plain bytes.  Reads go through one fixed input buffer, so memory does
  * not depend on the input size.
- *
- * Read-ahead: once RA_AFTER bytes of a compressed input have been read (so
- * probes and small files never start one), a thread inflates ahead into
- * RA_BUFS buffers while the caller parses, at most RA_MAX_THREADS inputs at
- * once (DFTracer runs open dozens); inflating is then off the parser's
- * thread.  The thread owns the decoder from then on; errors reach the caller
- * in order, with the buffer that failed.
  */
 #include "importer.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,29 +22,6 @@
 #include <zlib.h>
 
 #define STREAM_INBUF (256u * 1024u)
-#define RA_BUFS 4u
-#define RA_BYTES (256u * 1024u)
-#define RA_AFTER (4u << 20)
-#define RA_MAX_THREADS 2
-
-/* Inflated bytes waiting for the caller: len > 0 bytes, 0 end, -1 error. */
-typedef struct ra_buf {
-    unsigned char *data;
-    long len;
-    uint64_t pos; /* compressed bytes consumed when it was filled */
-} ra_buf;
-
-typedef struct readahead {
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    ra_buf buf[RA_BUFS];
-    unsigned head, count; /* ring of filled buffers */
-    size_t off;           /* caller's position in buf[head] */
-    bool stop;
-} readahead;
-
-static atomic_int ra_running;
 
 typedef enum stream_kind { STREAM_PLAIN, STREAM_GZIP, STREAM_ZIP_STORED, STREAM_ZIP_DEFLATE } stream_kind;
 
@@ -72,9 +40,6 @@ struct import_stream {
     uint64_t member_left; /* zip: compressed bytes of the member not yet read */
     uint32_t zip_crc;   /* zip: expected CRC-32 of the member */
     uLong crc;          /* zip: CRC-32 of what we produced */
-    uint64_t delivered; /* bytes handed to the caller */
-    readahead *ra;      /* read-ahead thread, or NULL */
-    uint64_t ra_pos;    /* import_stream_pos while read-ahead runs */
     char err[256];
 };
 
@@ -375,7 +340,7 @@ static long stream_read_inflate(import_stream *s, unsigned char *buf, size_t n)
     return (long)got;
 }
 
-static long stream_decode(import_stream *s, void *buf, size_t n)
+long import_stream_read(import_stream *s, void *buf, size_t n)
 {
     if (s->err[0] != '\0') {
         return -1;
@@ -406,153 +371,12 @@ static long stream_decode(import_stream *s, void *buf, size_t n)
     return got;
 }
 
-static uint64_t stream_pos(const import_stream *s)
+uint64_t import_stream_pos(const import_stream *s)
 {
     if (s->kind == STREAM_PLAIN || s->kind == STREAM_ZIP_STORED) {
         return s->pos - (s->in_len - s->in_off);
     }
     return s->pos - s->z.avail_in;
-}
-
-/* ------------------------------------------------------------ read-ahead */
-
-static void *ra_main(void *arg)
-{
-    import_stream *s = arg;
-    readahead *ra = s->ra;
-    for (;;) {
-        pthread_mutex_lock(&ra->mu);
-        while (ra->count == RA_BUFS && !ra->stop) {
-            pthread_cond_wait(&ra->cv, &ra->mu);
-        }
-        const bool stop = ra->stop;
-        ra_buf *b = &ra->buf[(ra->head + ra->count) % RA_BUFS];
-        pthread_mutex_unlock(&ra->mu);
-        if (stop) {
-            return NULL;
-        }
-        b->len = stream_decode(s, b->data, RA_BYTES);
-        b->pos = stream_pos(s);
-        pthread_mutex_lock(&ra->mu);
-        ra->count++;
-        pthread_cond_broadcast(&ra->cv);
-        pthread_mutex_unlock(&ra->mu);
-        if (b->len <= 0) {
-            return NULL; /* end or error: delivered in order */
-        }
-    }
-}
-
-static void ra_free(readahead *ra)
-{
-    for (unsigned i = 0; i < RA_BUFS; i++) {
-        free(ra->buf[i].data);
-    }
-    free(ra);
-}
-
-/* Start the thread when worth it; without one the caller decodes itself. */
-static void ra_maybe_start(import_stream *s)
-{
-    if (s->ra != NULL || s->delivered < RA_AFTER ||
-        (s->kind != STREAM_GZIP && s->kind != STREAM_ZIP_DEFLATE)) {
-        return;
-    }
-    if (atomic_fetch_add(&ra_running, 1) >= RA_MAX_THREADS) {
-        atomic_fetch_sub(&ra_running, 1);
-        s->delivered = 0; /* ask again RA_AFTER bytes later */
-        return;
-    }
-    readahead *ra = calloc(1, sizeof *ra);
-    bool ok = ra != NULL;
-    for (unsigned i = 0; ok && i < RA_BUFS; i++) {
-        ok = (ra->buf[i].data = malloc(RA_BYTES)) != NULL;
-    }
-    if (ok && pthread_mutex_init(&ra->mu, NULL) != 0) {
-        ok = false;
-    } else if (ok && pthread_cond_init(&ra->cv, NULL) != 0) {
-        pthread_mutex_destroy(&ra->mu);
-        ok = false;
-    }
-    if (ok) {
-        s->ra = ra;
-        s->ra_pos = stream_pos(s);
-        if (pthread_create(&ra->th, NULL, ra_main, s) != 0) {
-            pthread_cond_destroy(&ra->cv);
-            pthread_mutex_destroy(&ra->mu);
-            s->ra = NULL;
-            ok = false;
-        }
-    }
-    if (!ok) {
-        if (ra != NULL) {
-            ra_free(ra);
-        }
-        atomic_fetch_sub(&ra_running, 1);
-    }
-}
-
-static long ra_read(import_stream *s, unsigned char *buf, size_t n)
-{
-    readahead *ra = s->ra;
-    pthread_mutex_lock(&ra->mu);
-    while (ra->count == 0) {
-        pthread_cond_wait(&ra->cv, &ra->mu);
-    }
-    ra_buf *b = &ra->buf[ra->head];
-    pthread_mutex_unlock(&ra->mu);
-    s->ra_pos = b->pos;
-    if (b->len <= 0) {
-        return b->len; /* stays at the head: every later read says the same */
-    }
-    size_t take = (size_t)b->len - ra->off;
-    if (take > n) {
-        take = n;
-    }
-    memcpy(buf, b->data + ra->off, take);
-    ra->off += take;
-    if (ra->off == (size_t)b->len) {
-        pthread_mutex_lock(&ra->mu);
-        ra->head = (ra->head + 1) % RA_BUFS;
-        ra->count--;
-        ra->off = 0;
-        pthread_cond_broadcast(&ra->cv);
-        pthread_mutex_unlock(&ra->mu);
-    }
-    return (long)take;
-}
-
-static void ra_stop(import_stream *s)
-{
-    readahead *ra = s->ra;
-    pthread_mutex_lock(&ra->mu);
-    ra->stop = true;
-    pthread_cond_broadcast(&ra->cv);
-    pthread_mutex_unlock(&ra->mu);
-    (void)pthread_join(ra->th, NULL);
-    pthread_cond_destroy(&ra->cv);
-    pthread_mutex_destroy(&ra->mu);
-    ra_free(ra);
-    s->ra = NULL;
-    atomic_fetch_sub(&ra_running, 1);
-}
-
-long import_stream_read(import_stream *s, void *buf, size_t n)
-{
-    if (s->ra != NULL) {
-        return ra_read(s, buf, n);
-    }
-    const long got = stream_decode(s, buf, n);
-    if (got > 0) {
-        s->delivered += (uint64_t)got;
-        ra_maybe_start(s);
-    }
-    return got;
-}
-
-uint64_t import_stream_pos(const import_stream *s)
-{
-    return s->ra != NULL ? s->ra_pos : stream_pos(s);
 }
 
 uint64_t import_stream_size(const import_stream *s)
@@ -569,9 +393,6 @@ void import_stream_close(import_stream *s)
 {
     if (s == NULL) {
         return;
-    }
-    if (s->ra != NULL) {
-        ra_stop(s);
     }
     if (s->z_live) {
         (void)inflateEnd(&s->z);
