@@ -1039,6 +1039,11 @@ static void exporter_free(exporter *x)
  * our own message instead. */
 static char otf2_last_error[256];
 
+/* libotf2 hands over a printf format and its arguments (the attribute lets
+ * clang check the vsnprintf below without a literal format). */
+static OTF2_ErrorCode otf2_error_keep(void *ud, const char *file, uint64_t line, const char *function,
+                         OTF2_ErrorCode code, const char *fmt, va_list va)
+    __attribute__((format(printf, 6, 0)));
 // NOLINTNEXTLINE(readability-function-size): OTF2 fixes the parameters
 static OTF2_ErrorCode otf2_error_keep(void *ud,
                                       const char *file,
