@@ -91,8 +91,9 @@ static uint64_t hash_part(uint64_t h, const char *s, size_t n)
     return chrome_hash(h, s, n);
 }
 
-uint64_t chrome_hash(uint64_t h, const char *s, size_t n)
+uint64_t chrome_hash(uint64_t seed, const char *s, size_t n)
 {
+    uint64_t h = seed;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         h = (h ^ load8(s + i)) * MIX;
@@ -127,15 +128,22 @@ static bool part_equal(const char *stored, const char *s, size_t n)
     return n == 0 || memcmp(stored, s, n) == 0;
 }
 
-static bool tab_equal(const keys_tab *t, const kent *e, uint64_t h, uint32_t input, const char *a,
-                      size_t la, const char *b, size_t lb)
+/* A key being looked up: the input and two parts (lengths ABSENT for NULL). */
+typedef struct key_parts {
+    uint32_t input;
+    const char *a, *b;
+    size_t la, lb;
+    uint64_t h;
+} key_parts;
+
+static bool tab_equal(const keys_tab *t, const kent *e, const key_parts *k)
 {
-    if (e->hash != h || e->input != input || e->l1 != la || e->l2 != lb) {
+    if (e->hash != k->h || e->input != k->input || e->l1 != k->la || e->l2 != k->lb) {
         return false;
     }
-    const size_t na = part_bytes(la);
-    return part_equal(t->bytes + e->off, a, na) &&
-           part_equal(t->bytes + e->off + na, b, part_bytes(lb));
+    const size_t na = part_bytes(k->la);
+    return part_equal(t->bytes + e->off, k->a, na) &&
+           part_equal(t->bytes + e->off + na, k->b, part_bytes(k->lb));
 }
 
 static int tab_grow_slots(keys_tab *t)
@@ -186,16 +194,19 @@ static int tab_reserve(keys_tab *t, size_t bytes)
 
 /* Set *id to the id of (input, a, b), found or new (0 past KEYS_MAX).
  * 0 ok, -1 no memory. */
-static int tab_id(keys_tab *t, uint32_t input, const char *a, size_t la, const char *b,
-                  size_t lb, uint32_t *id)
+static int tab_id(keys_tab *t, key_parts *k, uint32_t *id)
 {
+    const uint32_t input = k->input;
+    const char *const a = k->a, *const b = k->b;
+    const size_t la = k->la, lb = k->lb;
     const uint64_t h = hash_part(hash_part(input * MIX, a, la), b, lb);
+    k->h = h;
     *id = 0;
     size_t at = 0;
     if (t->nslot > 0) {
         at = (size_t)h & (t->nslot - 1);
         for (uint32_t s; (s = t->slot[at]) != 0; at = (at + 1) & (t->nslot - 1)) {
-            if (tab_equal(t, &t->ent[s - 1], h, input, a, la, b, lb)) {
+            if (tab_equal(t, &t->ent[s - 1], k)) {
                 *id = s;
                 return 0;
             }
@@ -237,10 +248,12 @@ static int tab_id(keys_tab *t, uint32_t input, const char *a, size_t la, const c
 
 int chrome_keys_assign(chrome_keys *k, chrome_event *ev)
 {
-    if (tab_id(&k->threads, ev->input, ev->pid, part_len(ev->pid, ev->len1_pid), ev->tid,
-               part_len(ev->tid, ev->len1_tid), &ev->thread_key) != 0 ||
-        tab_id(&k->names, 0, ev->name, part_len(ev->name, ev->len1_name), ev->cat,
-               part_len(ev->cat, ev->len1_cat), &ev->name_key) != 0) {
+    key_parts thread = {ev->input, ev->pid, ev->tid, part_len(ev->pid, ev->len1_pid),
+                        part_len(ev->tid, ev->len1_tid), 0};
+    key_parts name = {0, ev->name, ev->cat, part_len(ev->name, ev->len1_name),
+                      part_len(ev->cat, ev->len1_cat), 0};
+    if (tab_id(&k->threads, &thread, &ev->thread_key) != 0 ||
+        tab_id(&k->names, &name, &ev->name_key) != 0) {
         return -1;
     }
     return 0;
