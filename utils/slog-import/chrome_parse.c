@@ -663,7 +663,7 @@ static int set_time(chrome_parser *p, const char *t, size_t n, int64_t *dst, uin
 }
 
 /* Length + 1 of the string just stored at @p off (the arena's last), or 0
- * when 255 or more: chrome_event's len1_* (saves the key ids a strlen). */
+ * when 254 or more: chrome_event's len1_* (saves the key ids a strlen). */
 static unsigned char len1_last(const builder *b, size_t off)
 {
     const size_t len = b->alen - off - 1;
