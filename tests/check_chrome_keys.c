@@ -4,7 +4,8 @@
  * (chrome_keys.c): equal ids exactly when the mapper's string keys are
  * equal - same input and same text, an absent field differing from "",
  * no confusion across the field boundary - dense ids from 1, stable while
- * the tables grow, and none (0) past the cap.
+ * the tables grow, none (0) past the cap, and the parser's length hints
+ * giving the ids strlen gives.
  */
 #include <check.h>
 #include <stdio.h>
@@ -45,6 +46,36 @@ START_TEST(test_chrome_keys_equal_text_equal_ids)
     ck_assert_uint_eq(n1, 1);
     ck_assert_uint_eq(t2, t1);
     ck_assert_uint_eq(n2, n1);
+    chrome_keys_destroy(k);
+}
+END_TEST
+
+/* The parser's length hints (strlen + 1, 0 = none) give the ids that
+ * strlen gives, and a string too long for a hint still works. */
+START_TEST(test_chrome_keys_length_hints_same_ids)
+{
+    chrome_keys *k = chrome_keys_create();
+    ck_assert_ptr_nonnull(k);
+    char longname[400];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    uint32_t t1, n1, t2, n2, t3, n3, t4, n4;
+    ids(k, record(3, "42", "", "step", "cat"), &t1, &n1);
+    chrome_event hinted = record(3, "42", "", "step", "cat");
+    hinted.len1_pid = 3;
+    hinted.len1_tid = 1;
+    hinted.len1_name = 5;
+    hinted.len1_cat = 4;
+    ids(k, hinted, &t2, &n2);
+    ck_assert_uint_eq(t2, t1);
+    ck_assert_uint_eq(n2, n1);
+    ids(k, record(3, "42", "", longname, "cat"), &t3, &n3);
+    chrome_event hinted_long = record(3, "42", "", longname, "cat"); /* no hint: 0 */
+    hinted_long.len1_pid = 3;
+    ids(k, hinted_long, &t4, &n4);
+    ck_assert_uint_eq(t4, t3);
+    ck_assert_uint_eq(n4, n3);
+    ck_assert_uint_ne(n3, n1);
     chrome_keys_destroy(k);
 }
 END_TEST
@@ -138,6 +169,7 @@ static Suite *chrome_keys_suite(void)
     TCase *tc = tcase_create("keys");
     tcase_add_test(tc, test_chrome_keys_equal_text_equal_ids);
     tcase_add_test(tc, test_chrome_keys_absent_differs_from_empty);
+    tcase_add_test(tc, test_chrome_keys_length_hints_same_ids);
     tcase_add_test(tc, test_chrome_keys_field_boundary_and_input_count);
     tcase_add_test(tc, test_chrome_keys_dense_and_stable_while_growing);
     tcase_add_test(tc, test_chrome_keys_none_past_the_cap);
