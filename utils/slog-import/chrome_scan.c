@@ -287,8 +287,9 @@ typedef struct scan_ctx {
 static size_t scan_literal(scan_ctx *c, size_t i)
 {
     static const char *const words[3] = {"true", "false", "null"};
+    static const size_t lens[3] = {4, 5, 4};
     const int w = c->s[i] == 't' ? 0 : c->s[i] == 'f' ? 1 : 2;
-    const size_t len = strlen(words[w]);
+    const size_t len = lens[w];
     if (!has_word(c->s, c->n, i, words[w], len)) {
         return 0;
     }
