@@ -613,6 +613,62 @@ START_TEST(test_chrome_import_big_gzip_same_as_text)
 }
 END_TEST
 
+/* Positions far into a file read in many chunks: a missing comma at line nev/2 + 1 is repaired with a
+ * warning there, and a bad token on the last event's line is an error at
+ * its column; the same through gzip. */
+static void write_late_faults(const char *path, size_t nev, bool gz)
+{
+    FILE *f = gz ? NULL : fopen(path, "wb");
+    gzFile z = gz ? gzopen(path, "wb1") : NULL;
+    ck_assert(f != NULL || z != NULL);
+    char line[256];
+    for (size_t i = 0; i <= nev; i++) {
+        int w;
+        if (i == 0) {
+            w = snprintf(line, sizeof line, "[\n");
+        } else if (i < nev) {
+            w = snprintf(line, sizeof line,
+                         "{\"ph\":\"X\",\"name\":\"op%zu\",\"pid\":1,\"tid\":%zu,"
+                         "\"ts\":%zu,\"dur\":1}%s\n",
+                         i % 13, i % 3, i * 10, i == nev / 2 ? "" : ",");
+        } else {
+            w = snprintf(line, sizeof line, "{\"ph\":\"X\",\"ts\":@}\n]\n");
+        }
+        ck_assert(w > 0 && (size_t)w < sizeof line);
+        if (gz) {
+            ck_assert_int_eq(gzwrite(z, line, (unsigned)w), w);
+        } else {
+            ck_assert_uint_eq(fwrite(line, 1, (size_t)w, f), (size_t)w);
+        }
+    }
+    ck_assert_int_eq(gz ? gzclose(z) : fclose(f), 0);
+}
+
+START_TEST(test_chrome_import_late_faults_say_their_line)
+{
+    const size_t nev = 150000; /* ~11 MB: 40+ chunks of 256 KiB */
+    char path[] = "/tmp/check_chrome_late_XXXXXX";
+    const int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    (void)close(fd);
+    write_late_faults(path, nev, _i == 1);
+    harness h;
+    harness_init(&h, 1000000, false);
+    const char *p = path;
+    ck_assert_int_eq(harness_import(&h, &p, 1, CHROME_MODE_JSON), 1);
+    /* the event after the missing comma starts line nev/2 + 2 */
+    char want[64];
+    (void)snprintf(want, sizeof want, "%zu:1: ", nev / 2 + 2);
+    ck_assert_uint_eq(h.warnings, 1);
+    ck_assert_msg(strncmp(h.last_warning, want, strlen(want)) == 0, "%s, want %s",
+                  h.last_warning, want);
+    ck_assert_uint_eq(h.fail_line, nev + 1);
+    ck_assert_uint_eq(h.fail_col, 16); /* the @ */
+    harness_free(&h);
+    (void)unlink(path);
+}
+END_TEST
+
 START_TEST(test_chrome_import_inputs_keep_their_timelines_apart)
 {
     char a[512], b[512];
@@ -668,6 +724,7 @@ static Suite *chrome_import_suite(void)
     tcase_add_test(to, test_chrome_import_threaded_equals_single_thread);
     tcase_add_test(to, test_chrome_import_inputs_keep_their_timelines_apart);
     tcase_add_test(to, test_chrome_import_big_gzip_same_as_text);
+    tcase_add_loop_test(to, test_chrome_import_late_faults_say_their_line, 0, 2);
     suite_add_tcase(s, to);
     return s;
 }

@@ -29,9 +29,14 @@ static void lines_scan_to(diag_lines *d, size_t to)
     }
 }
 
-void diag_lines_chunk(diag_lines *d, const void *buf, size_t len)
+void diag_lines_chunk_done(diag_lines *d)
 {
     lines_scan_to(d, d->len);
+}
+
+void diag_lines_chunk(diag_lines *d, const void *buf, size_t len)
+{
+    lines_scan_to(d, d->len); /* no-op after diag_lines_chunk_done */
     d->base += d->len;
     d->buf = buf;
     d->len = len;

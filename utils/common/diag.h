@@ -32,8 +32,13 @@ typedef struct diag_lines {
 } diag_lines;
 
 void diag_lines_init(diag_lines *d);
-/* Start the next chunk; it follows the previous one in the stream. */
+/* Start the next chunk; it follows the previous one in the stream.  The
+ * previous chunk must still be readable, unless diag_lines_chunk_done was
+ * called while it was. */
 void diag_lines_chunk(diag_lines *d, const void *buf, size_t len);
+/* Count the current chunk's remaining newlines now: call it before the
+ * chunk's memory is reused or unmapped. */
+void diag_lines_chunk_done(diag_lines *d);
 /* Position of stream offset @p offset (clamped to [scanned, chunk end]). */
 void diag_lines_locate(diag_lines *d, uint64_t offset, uint64_t *line, uint64_t *col);
 

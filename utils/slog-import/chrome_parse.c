@@ -1852,6 +1852,17 @@ int chrome_parser_create(chrome_parser **out, import_ctx *ctx, chrome_mode mode,
     return 0;
 }
 
+/* One chunk of a JSON document, from byte `at`.  The line tracker counts
+ * the chunk's newlines before returning: the caller reuses or unmaps the
+ * chunk's memory afterwards. */
+static int json_feed_chunk(chrome_parser *p, const unsigned char *buf, size_t len, size_t at)
+{
+    diag_lines_chunk(&p->lines, buf, len);
+    const int rc = json_feed(p, buf, len, at);
+    diag_lines_chunk_done(&p->lines);
+    return rc;
+}
+
 int chrome_parser_feed(chrome_parser *p, const unsigned char *buf, size_t len)
 {
     if (p->failed) {
@@ -1868,6 +1879,7 @@ int chrome_parser_feed(chrome_parser *p, const unsigned char *buf, size_t len)
         if (i == len) {
             p->stream_off += len;
             diag_lines_chunk(&p->lines, buf, len);
+            diag_lines_chunk_done(&p->lines);
             return 0; /* only blanks so far */
         }
         p->started = true;
@@ -1879,14 +1891,12 @@ int chrome_parser_feed(chrome_parser *p, const unsigned char *buf, size_t len)
         if (p->mode == CHROME_MODE_LINES) {
             return lines_feed(p, buf, len);
         }
-        diag_lines_chunk(&p->lines, buf, len);
-        return json_feed(p, buf, len, i);
+        return json_feed_chunk(p, buf, len, i);
     }
     if (p->mode == CHROME_MODE_LINES) {
         return lines_feed(p, buf, len);
     }
-    diag_lines_chunk(&p->lines, buf, len);
-    return json_feed(p, buf, len, 0);
+    return json_feed_chunk(p, buf, len, 0);
 }
 
 int chrome_parser_finish(chrome_parser *p)
