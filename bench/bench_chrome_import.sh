@@ -68,7 +68,7 @@ if 'slog' in med and 'python' in med:
 PYEOF
 
 # ---- the same trace gzip-compressed (gzip -1): Kineto and DFTracer files
-# usually are; inflating runs on its own read-ahead thread
+# usually are; inflating runs on the reader thread, before parsing
 GZ=$DIR/bench_chrome_$MB.json.gz
 [ -s "$GZ" ] || gzip -1 -c "$TRACE" > "$GZ"
 : > "$TIMES"
