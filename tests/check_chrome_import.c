@@ -111,6 +111,7 @@ static const expect expects[] = {
     {"y_truncated_event.json", 1, 0, 0, 0, 2, "event cut by end of input", IMPORT_SKIPPED},
     {"y_empty_events.json", 1, 0, 0, 0, 4, "{} empty event", IMPORT_SKIPPED},
     {"y_invalid_utf8.json", 0, 1, 0, 0, 3, "invalid UTF-8 string", IMPORT_REPAIRED},
+    {"y_nul_escape.json", 1, 0, 0, 0, 3, "\\u0000 in a string", IMPORT_REPAIRED},
     {"y_lines.pfw", 2, 0, 0, 0, 0, "M other (not mapped)", IMPORT_SKIPPED},
     {"y_lines_newline.pfw", 2, 0, 0, 0, 1, "raw newline in string", IMPORT_REPAIRED},
     {"y_lines_nobracket.pfw", 2, 0, 0, 0, 0, "X -> state", IMPORT_IMPORTED},
@@ -328,6 +329,23 @@ START_TEST(test_chrome_import_invalid_utf8_replaced)
     ck_assert_int_eq(import_file(&h, "y_invalid_utf8.json", 1000000), 0);
     ck_assert_str_eq(h.cat[h.items[0].category].name, "bad \xef\xbf\xbd\xef\xbf\xbd name");
     ck_assert_ptr_nonnull(strstr(h.last_warning, "1:74:"));
+    harness_free(&h);
+}
+END_TEST
+
+/* \u0000 cannot live in a NUL-terminated string: replaced, not a cut
+ * ("a\u0000b" used to be stored as "a"); inside args captured as JSON text
+ * it stays an escape. */
+START_TEST(test_chrome_import_nul_escape_replaced_not_cut)
+{
+    harness h;
+    ck_assert_int_eq(import_file(&h, "y_nul_escape.json", 1000000), 0);
+    ck_assert_str_eq(h.cat[h.items[0].category].name, "a\xef\xbf\xbd" "b");
+    ck_assert_ptr_nonnull(h.items[0].args);
+    ck_assert_ptr_nonnull(strstr(h.items[0].args, "k\xef\xbf\xbd" "ey"));
+    ck_assert_ptr_nonnull(strstr(h.items[0].args, "v\xef\xbf\xbd" "al"));
+    ck_assert_ptr_nonnull(strstr(h.items[0].args, "in\\u0000json"));
+    ck_assert_uint_eq(h.warnings, 3);
     harness_free(&h);
 }
 END_TEST
@@ -715,6 +733,7 @@ static Suite *chrome_import_suite(void)
     tcase_add_test(tm, test_chrome_import_samples_named_by_frames);
     tcase_add_test(tm, test_chrome_import_metadata_names_timelines);
     tcase_add_test(tm, test_chrome_import_invalid_utf8_replaced);
+    tcase_add_test(tm, test_chrome_import_nul_escape_replaced_not_cut);
     tcase_add_test(tm, test_chrome_import_raw_newline_joined_and_kept);
     suite_add_tcase(s, tm);
     TCase *to = tcase_create("order");

@@ -156,7 +156,7 @@ struct chrome_parser {
 
     /* counts */
     uint64_t n_events, n_samples, n_frames, n_system, n_nonobj;
-    uint64_t n_missing_comma, n_trailing_comma, n_missing_close, n_truncated, n_utf8,
+    uint64_t n_missing_comma, n_trailing_comma, n_missing_close, n_truncated, n_utf8, n_nul,
         n_newline_joins, n_bad_time, n_rounded;
     uint64_t n_topkey[8];
 };
@@ -382,24 +382,28 @@ static chrome_event *builder_pack(const builder *b, chrome_pool *pool)
 
 /* ---------------------------------------------------------------- UTF-8 */
 
-/* Validate; on bad bytes build a repaired copy in p->tmp.  Returns the text
- * to use (s itself when valid) and sets *n; NULL on no memory. */
-static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, size_t *n)
+/* Validate; on bad bytes build a repaired copy in p->tmp.  With @p no_nul
+ * a NUL (JSON's \u0000, decoded by yajl) is a bad byte too: the string is
+ * stored as a C string, which would end at it and lose the rest.  Returns
+ * the text to use (s itself when valid) and sets *n; NULL on no memory. */
+static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, size_t *n,
+                                     bool no_nul)
 {
+    const uint64_t ones = no_nul ? 0x0101010101010101ull : 0;
     size_t i = 0;
     const size_t len = *n;
-    for (uint64_t w; i + 8 <= len; i += 8) { /* ASCII, eight bytes at a time */
+    for (uint64_t w; i + 8 <= len; i += 8) { /* ASCII without NUL, eight bytes at a time */
         memcpy(&w, s + i, 8);
-        if (w & 0x8080808080808080ull) {
+        if ((w | ((w - ones) & ~w)) & 0x8080808080808080ull) {
             break;
         }
     }
     while (i < len) {
-        if (s[i] < 0x80) {
+        if (s[i] < 0x80 && (s[i] != 0 || !no_nul)) {
             i++;
             continue;
         }
-        const size_t k = chrome_utf8_seq(s + i, len - i);
+        const size_t k = s[i] == 0 ? 0 : chrome_utf8_seq(s + i, len - i);
         if (k == 0) {
             break;
         }
@@ -417,11 +421,14 @@ static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, s
         p->tmpcap = len * 3 + 1;
     }
     size_t o = 0;
+    bool bad_utf8 = false, nul = false;
     for (i = 0; i < len;) {
-        const size_t k = s[i] < 0x80 ? 1 : chrome_utf8_seq(s + i, len - i);
+        const size_t k = s[i] == 0 ? (no_nul ? 0 : 1) : s[i] < 0x80 ? 1 : chrome_utf8_seq(s + i, len - i);
         if (k == 0) {
             memcpy(p->tmp + o, "\xef\xbf\xbd", 3);
             o += 3;
+            bad_utf8 |= s[i] != 0;
+            nul |= s[i] == 0;
             i++;
         } else {
             memcpy(p->tmp + o, s + i, k);
@@ -429,8 +436,15 @@ static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, s
             i += k;
         }
     }
-    p->n_utf8++;
-    pwarn_at(p, cur_offset(p), "invalid UTF-8 in a string (replaced by U+FFFD)");
+    if (bad_utf8) {
+        p->n_utf8++;
+        pwarn_at(p, cur_offset(p), "invalid UTF-8 in a string (replaced by U+FFFD)");
+    }
+    if (nul) {
+        p->n_nul++;
+        pwarn_at(p, cur_offset(p), "\\u0000 in a string (replaced by U+FFFD: text is stored "
+                                   "NUL-terminated)");
+    }
     *n = o;
     return (const unsigned char *)p->tmp;
 }
@@ -985,7 +999,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
     if (p->skip_depth > 0) {
         return 1;
     }
-    const unsigned char *t = utf8_fix(p, s, &n);
+    const unsigned char *t = utf8_fix(p, s, &n, p->cap_depth == 0);
     if (t == NULL) {
         CB_RESULT(-1);
     }
@@ -1265,7 +1279,7 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
     if (p->replaying || known_event_key(p, (const char *)k, n)) {
         return 1;
     }
-    const unsigned char *t = utf8_fix(p, k, &n);
+    const unsigned char *t = utf8_fix(p, k, &n, p->cap_depth == 0);
     if (t == NULL) {
         CB_RESULT(-1);
     }
@@ -1936,6 +1950,7 @@ void chrome_parser_report(chrome_parser *p)
     import_count(ctx, "missing closing bracket", IMPORT_REPAIRED, p->n_missing_close);
     import_count(ctx, "event cut by end of input", IMPORT_SKIPPED, p->n_truncated);
     import_count(ctx, "invalid UTF-8 string", IMPORT_REPAIRED, p->n_utf8);
+    import_count(ctx, "\\u0000 in a string", IMPORT_REPAIRED, p->n_nul);
     import_count(ctx, "raw newline in string", IMPORT_REPAIRED, p->n_newline_joins);
     import_count(ctx, "time sub-ns digits rounded", IMPORT_REPAIRED, p->n_rounded);
     for (size_t i = 0; i < 8; i++) {
