@@ -631,9 +631,10 @@ START_TEST(test_chrome_import_big_gzip_same_as_text)
 }
 END_TEST
 
-/* Positions far into a file read in many chunks: a missing comma at line nev/2 + 1 is repaired with a
- * warning there, and a bad token on the last event's line is an error at
- * its column; the same through gzip. */
+/* Positions far into a file read in many chunks: a missing comma after the
+ * event on line nev/2 + 1 is repaired with a warning at the next event, and
+ * a bad token on the last event's line is an error at its column; the same
+ * through gzip. */
 static void write_late_faults(const char *path, size_t nev, bool gz)
 {
     FILE *f = gz ? NULL : fopen(path, "wb");

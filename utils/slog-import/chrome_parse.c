@@ -423,7 +423,9 @@ static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, s
     size_t o = 0;
     bool bad_utf8 = false, nul = false;
     for (i = 0; i < len;) {
-        const size_t k = s[i] == 0 ? (no_nul ? 0 : 1) : s[i] < 0x80 ? 1 : chrome_utf8_seq(s + i, len - i);
+        const size_t k = s[i] == 0    ? (no_nul ? 0 : 1)
+                         : s[i] < 0x80 ? 1
+                                       : chrome_utf8_seq(s + i, len - i);
         if (k == 0) {
             memcpy(p->tmp + o, "\xef\xbf\xbd", 3);
             o += 3;
