@@ -7,9 +7,11 @@
  * exactly one member (stored or deflated; the central directory is read
  * first so a multi-member archive is refused before any byte is imported),
  * or plain bytes.  Reads go through one fixed input buffer, so memory does
- * not depend on the input size.
+ * not depend on the input size.  Standard input ("-") and pipes are read
+ * through input_pipe.c, which replays the bytes the format probe read.
  */
 #include "importer.h"
+#include "input_pipe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +29,7 @@ typedef enum stream_kind { STREAM_PLAIN, STREAM_GZIP, STREAM_ZIP_STORED, STREAM_
 
 struct import_stream {
     int fd;
+    input_pipe *pipe;   /* not seekable: read through this, fd unused */
     stream_kind kind;
     z_stream z;
     bool z_live;
@@ -80,6 +83,19 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off)
     return 0;
 }
 
+/* read(2) from the file or the pipe, EINTR retried. */
+static ssize_t fd_read(import_stream *s, void *buf, size_t n)
+{
+    if (s->pipe != NULL) {
+        return input_pipe_read(s->pipe, buf, n);
+    }
+    ssize_t r;
+    do {
+        r = read(s->fd, buf, n);
+    } while (r < 0 && errno == EINTR);
+    return r;
+}
+
 /* Refill `in` from the file (up to `limit` bytes for zip members). */
 static int stream_fill(import_stream *s, uint64_t limit)
 {
@@ -93,21 +109,16 @@ static int stream_fill(import_stream *s, uint64_t limit)
         s->eof = true;
         return 0;
     }
-    for (;;) {
-        const ssize_t r = read(s->fd, s->in, want);
-        if (r < 0 && errno == EINTR) {
-            continue;
-        }
-        if (r < 0) {
-            return stream_fail(s, "Failed to read: %s", strerror(errno));
-        }
-        if (r == 0) {
-            s->eof = true;
-        }
-        s->in_len = (size_t)r;
-        s->pos += (uint64_t)r;
-        return 0;
+    const ssize_t r = fd_read(s, s->in, want);
+    if (r < 0) {
+        return stream_fail(s, "Failed to read: %s", strerror(errno));
     }
+    if (r == 0) {
+        s->eof = true;
+    }
+    s->in_len = (size_t)r;
+    s->pos += (uint64_t)r;
+    return 0;
 }
 
 /* Locate the single member of a zip archive: position the file at its data
@@ -183,19 +194,30 @@ int import_stream_open(import_stream **out, const char *path, char *errbuf, size
         return -1;
     }
     s->in = in;
-    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    s->fd = -1;
+    const int piped = input_pipe_open(&s->pipe, path, errbuf, errlen);
+    if (piped < 0) {
+        goto fail;
+    }
     struct stat st;
-    if (s->fd < 0 || fstat(s->fd, &st) != 0) {
-        (void)snprintf(errbuf, errlen, "Cannot open: %s", strerror(errno));
-        goto fail;
+    memset(&st, 0, sizeof st);
+    if (piped == 0) {
+        /* "-" redirected from a file: a descriptor of its own, from the start */
+        s->fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
+        if (s->fd < 0 || fstat(s->fd, &st) != 0 ||
+            (strcmp(path, "-") == 0 && S_ISREG(st.st_mode) && lseek(s->fd, 0, SEEK_SET) != 0)) {
+            (void)snprintf(errbuf, errlen, "Cannot open: %s", strerror(errno));
+            goto fail;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            (void)snprintf(errbuf, errlen, "Cannot read: is a directory");
+            goto fail;
+        }
     }
-    if (S_ISDIR(st.st_mode)) {
-        (void)snprintf(errbuf, errlen, "Cannot read: is a directory");
-        goto fail;
-    }
-    s->size = (uint64_t)st.st_size;
+    s->size = (uint64_t)st.st_size; /* 0 for a pipe: progress without a total */
     unsigned char magic[4] = {0, 0, 0, 0};
-    const ssize_t nm = pread(s->fd, magic, sizeof magic, 0);
+    const ssize_t nm = s->pipe != NULL ? input_pipe_peek(s->pipe, magic, sizeof magic)
+                                       : pread(s->fd, magic, sizeof magic, 0);
     if (nm >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
         s->kind = STREAM_GZIP;
         if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
@@ -204,6 +226,11 @@ int import_stream_open(import_stream **out, const char *path, char *errbuf, size
         }
         s->z_live = true;
     } else if (nm == 4 && rd_le32(magic) == 0x04034b50u) {
+        if (s->pipe != NULL) {
+            (void)snprintf(errbuf, errlen, "Cannot read a zip archive from a pipe or standard "
+                                           "input (its directory is at the end): give the file");
+            goto fail;
+        }
         if (zip_open_member(s) != 0) {
             (void)snprintf(errbuf, errlen, "%s", s->err);
             goto fail;
@@ -253,20 +280,15 @@ static long stream_read_direct(import_stream *s, unsigned char *buf, size_t n)
     if (s->eof) {
         return 0;
     }
-    for (;;) {
-        const ssize_t r = read(s->fd, buf, n);
-        if (r < 0 && errno == EINTR) {
-            continue;
-        }
-        if (r < 0) {
-            return stream_fail(s, "Failed to read: %s", strerror(errno));
-        }
-        if (r == 0) {
-            s->eof = true;
-        }
-        s->pos += (uint64_t)r;
-        return (long)r;
+    const ssize_t r = fd_read(s, buf, n);
+    if (r < 0) {
+        return stream_fail(s, "Failed to read: %s", strerror(errno));
     }
+    if (r == 0) {
+        s->eof = true;
+    }
+    s->pos += (uint64_t)r;
+    return (long)r;
 }
 
 /* After a gzip member ends: another member follows, zero padding, or junk. */
@@ -400,6 +422,7 @@ void import_stream_close(import_stream *s)
     if (s->fd >= 0) {
         (void)close(s->fd);
     }
+    input_pipe_close(s->pipe);
     free(s->in);
     free(s);
 }

@@ -26,6 +26,7 @@
 #include "units.h"
 #include "import_main.h"
 #include "importer.h"
+#include "input_pipe.h"
 
 #define PROG "slog-import"
 #define PROBE_BYTES 65536u
@@ -170,7 +171,8 @@ static void usage(FILE *out)
         "Usage: " PROG " INPUT... -o OUT.slog [options]\n"
         "Convert traces into one libslog file.  The format of each input is\n"
         "detected from its content; .gz (several members allowed) and single-\n"
-        "member .zip inputs are read directly.\n"
+        "member .zip inputs are read directly; an INPUT of - is standard input\n"
+        "(a pipe: read once, so not for two-pass formats or zip).\n"
         "\n"
         "  -o, --output=FILE       output file (replaced)\n"
         "  -f, --format=NAME       auto (default), chrome, pfw, otf2, recorder,\n"
@@ -308,7 +310,7 @@ static const importer *find_importer(const char *name)
 static const importer *detect(const char *path, uint64_t *bytes)
 {
     struct stat st;
-    if (stat(path, &st) != 0) {
+    if (input_path_stat(path, &st) != 0) {
         diag_print(stderr, PROG, path, 0, 0, UINT64_MAX, "", "Cannot open: %s", strerror(errno));
         return NULL;
     }
@@ -316,7 +318,7 @@ static const importer *detect(const char *path, uint64_t *bytes)
     size_t n = 0;
     char read_err[256] = "";
     if (!S_ISDIR(st.st_mode)) {
-        *bytes += (uint64_t)st.st_size;
+        *bytes += S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
         char err[256];
         import_stream *s = NULL;
         head = malloc(PROBE_BYTES);
@@ -478,7 +480,7 @@ static int resolve_formats(const options *o, char **inputs, size_t n, const impo
         struct stat st;
         if (forced != NULL) {
             imp[i] = forced;
-            if (stat(inputs[i], &st) == 0 && S_ISREG(st.st_mode)) {
+            if (input_path_stat(inputs[i], &st) == 0 && S_ISREG(st.st_mode)) {
                 *bytes += (uint64_t)st.st_size;
             }
             continue;
