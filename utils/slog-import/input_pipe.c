@@ -193,7 +193,9 @@ ssize_t input_pipe_peek(input_pipe *p, void *buf, size_t n)
             errno = ENOMEM;
             return -1;
         }
-        memcpy(r, p->replay + p->replay_at, have);
+        if (have > 0) {
+            memcpy(r, p->replay + p->replay_at, have);
+        }
         free(p->replay);
         p->replay = r;
         p->nreplay = have;
@@ -212,7 +214,9 @@ ssize_t input_pipe_peek(input_pipe *p, void *buf, size_t n)
         p->nreplay += (size_t)got;
     }
     const size_t k = p->nreplay - p->replay_at < n ? p->nreplay - p->replay_at : n;
-    memcpy(buf, p->replay + p->replay_at, k);
+    if (k > 0) {
+        memcpy(buf, p->replay + p->replay_at, k);
+    }
     return (ssize_t)k;
 }
 
