@@ -162,6 +162,19 @@ static void tape_add(input_pipe *p, const unsigned char *b, size_t n)
     p->ntape += n;
 }
 
+/* read(2), EINTR retried; what it reads goes on the tape. */
+static ssize_t fd_read_taped(input_pipe *p, void *buf, size_t n)
+{
+    ssize_t r;
+    do {
+        r = read(p->fd, buf, n);
+    } while (r < 0 && errno == EINTR);
+    if (r > 0) {
+        tape_add(p, buf, (size_t)r);
+    }
+    return r;
+}
+
 ssize_t input_pipe_read(input_pipe *p, void *buf, size_t n)
 {
     if (p->replay_at < p->nreplay) {
@@ -171,16 +184,7 @@ ssize_t input_pipe_read(input_pipe *p, void *buf, size_t n)
         p->replay_at += k;
         return (ssize_t)k;
     }
-    for (;;) {
-        const ssize_t r = read(p->fd, buf, n);
-        if (r < 0 && errno == EINTR) {
-            continue;
-        }
-        if (r > 0) {
-            tape_add(p, buf, (size_t)r);
-        }
-        return r;
-    }
+    return fd_read_taped(p, buf, n);
 }
 
 ssize_t input_pipe_peek(input_pipe *p, void *buf, size_t n)
@@ -200,17 +204,13 @@ ssize_t input_pipe_peek(input_pipe *p, void *buf, size_t n)
         p->replay = r;
         p->nreplay = have;
         p->replay_at = 0;
-        ssize_t got;
-        do {
-            got = read(p->fd, r + have, n - have);
-        } while (got < 0 && errno == EINTR);
+        const ssize_t got = fd_read_taped(p, r + have, n - have);
         if (got < 0) {
             return -1;
         }
         if (got == 0) {
             break;
         }
-        tape_add(p, r + have, (size_t)got);
         p->nreplay += (size_t)got;
     }
     const size_t k = p->nreplay - p->replay_at < n ? p->nreplay - p->replay_at : n;
