@@ -153,7 +153,7 @@ int units_parse_duration(const char *text, int64_t *out, char *why, size_t whyle
     for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++) {
         if (strcmp(p, duration_units[i].suffix) == 0) {
             d.exp10 += duration_units[i].exp10;
-            uint64_t v;
+            uint64_t v = 0; /* set on success; zero quiets -O3 maybe-uninitialized */
             char inner[128];
             if (decimal_to_int(d, (uint64_t)INT64_MAX, "precision finer than 1 ns", &v, inner,
                                sizeof inner) != 0) {
@@ -189,7 +189,7 @@ int units_parse_percent(const char *text, uint64_t *out, char *why, size_t whyle
         return fail(why, whylen, "bad percentage '%s'", text);
     }
     d.exp10 += 9; /* 1% = 10^9 parts */
-    uint64_t v;
+    uint64_t v = 0;
     char inner[128];
     if (decimal_to_int(d, UINT64_MAX, "more than nine fraction digits", &v, inner, sizeof inner) !=
         0) {
