@@ -49,7 +49,11 @@ n=0 failed=0
 while IFS= read -r input; do
     n=$((n + 1))
     out=$WORK/train.slog
-    if "$IMPORT" --quiet --no-progress -o "$out" "$input" > /dev/null 2>&1; then
+    case $input in
+        */) set -- "$input"* ;;   # a run written as one file per process
+        *) set -- "$input" ;;
+    esac
+    if "$IMPORT" --quiet --no-progress -o "$out" "$@" > /dev/null 2>&1; then
         "$INFO" "$out" > /dev/null 2>&1 || true
         "$QUERY" "$out" --format jsonl > /dev/null 2>&1 || true
         "$QUERY" "$out" --format chrome > /dev/null 2>&1 || true
