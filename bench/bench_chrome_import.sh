@@ -68,6 +68,8 @@ if 'slog' in med and 'yajl' in med:
     print('  pair by pair (%d rounds): median %.2f, range %.2f-%.2f; slog wall %.2f-%.2f s'
           % (len(pairs), statistics.median(pairs), pairs[0], pairs[-1],
              min(x[0] for x in rows['slog']), max(x[0] for x in rows['slog'])))
+    print('  per round, in order: ' + ' '.join('%.2f' % (y[0] / s[0])
+                                              for y, s in zip(rows['yajl'], rows['slog'])))
 if 'slog' in med and 'python' in med:
     print('slog-import vs python json.load: wall %.1fx, cpu %.1fx faster (target >= 7)'
           % (med['python'][0] / med['slog'][0], med['python'][1] / med['slog'][1]))
