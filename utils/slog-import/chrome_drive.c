@@ -26,7 +26,7 @@
 #include "chrome.h"
 #include "import_main.h"
 
-#define CHUNK_BYTES (256u * 1024u)
+#define CHUNK_BYTES ((size_t)256 * 1024)
 #define STAGE1_BYTES (64ull << 20) /* memory the stage-1 window may hold */
 #define STAGE2_BYTES (16ull << 20)
 #define STAGE1_PREFETCH 512         /* a record's header and first args, fetched ahead */
@@ -272,43 +272,66 @@ static void input_close(input *in)
     in->s = NULL;
 }
 
+/* The open input to read from next among ins[first..last): the one with
+ * the earliest last time (inputs with no time yet first), NULL when all are
+ * done. */
+static input *next_input(input *ins, size_t first, size_t last)
+{
+    input *next = NULL;
+    for (size_t i = first; i < last; i++) {
+        input *in = &ins[i];
+        if (in->done) {
+            continue;
+        }
+        if (next == NULL || (next->any_ts && !in->any_ts) ||
+            (in->any_ts && next->any_ts && in->last_ts < next->last_ts)) {
+            next = in;
+        }
+    }
+    return next;
+}
+
+/* Inputs ins[first..last): open them, read them merged by time, close
+ * them.  0 ok, 1 failed (reported). */
+static int feed_batch(feeder *f, input *ins, size_t first, size_t last, unsigned char *buf)
+{
+    int rc = 0;
+    for (size_t i = first; rc == 0 && i < last; i++) {
+        ins[i].path = f->paths[i];
+        rc = input_open(&ins[i], f, (uint32_t)i);
+    }
+    while (rc == 0) {
+        if (f->stop != NULL && atomic_load(f->stop)) {
+            rc = 1; /* the consumer failed and said so */
+            break;
+        }
+        input *next = next_input(ins, first, last);
+        if (next == NULL) {
+            break;
+        }
+        rc = input_step(next, buf);
+    }
+    for (size_t i = first; i < last; i++) {
+        input_close(&ins[i]);
+    }
+    return rc;
+}
+
 /* Read every input, merged by time, in batches of MERGE_MAX_OPEN open at
  * once.  0 ok, 1 failed (reported). */
 static int feed_all(feeder *f)
 {
     input *ins = calloc(f->n, sizeof *ins);
     unsigned char *buf = malloc(CHUNK_BYTES);
-    int rc = 0;
     if (ins == NULL || buf == NULL) {
-        rc = import_fail(&f->ctx, 0, 0, UINT64_MAX, "Out of memory");
+        free(ins);
+        free(buf);
+        return import_fail(&f->ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
+    int rc = 0;
     for (size_t first = 0; rc == 0 && first < f->n; first += MERGE_MAX_OPEN) {
         const size_t last = f->n - first > MERGE_MAX_OPEN ? first + MERGE_MAX_OPEN : f->n;
-        for (size_t i = first; rc == 0 && i < last; i++) {
-            ins[i].path = f->paths[i];
-            rc = input_open(&ins[i], f, (uint32_t)i);
-        }
-        while (rc == 0) {
-            if (f->stop != NULL && atomic_load(f->stop)) {
-                rc = 1; /* the consumer failed and said so */
-                break;
-            }
-            input *next = NULL;
-            for (size_t i = first; i < last; i++) {
-                input *in = &ins[i];
-                if (!in->done && (next == NULL || (next->any_ts && !in->any_ts) ||
-                                  (in->any_ts && next->any_ts && in->last_ts < next->last_ts))) {
-                    next = in;
-                }
-            }
-            if (next == NULL) {
-                break;
-            }
-            rc = input_step(next, buf);
-        }
-        for (size_t i = first; i < last; i++) {
-            input_close(&ins[i]);
-        }
+        rc = feed_batch(f, ins, first, last, buf);
     }
     free(ins);
     free(buf);

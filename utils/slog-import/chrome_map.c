@@ -1606,7 +1606,7 @@ static int map_counter(chrome_map *m, chrome_event *ev)
             continue;
         }
         nseries++;
-        uint32_t tl, cat;
+        uint32_t tl = 0, cat = 0; /* set by series_known or series_lookup */
         const series_ref *known = series_known(ref, i, a->key);
         if (known != NULL) {
             tl = known->tl;

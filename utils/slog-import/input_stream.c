@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define STREAM_INBUF (256u * 1024u)
+#define STREAM_INBUF ((size_t)256 * 1024)
 
 typedef enum stream_kind { STREAM_PLAIN, STREAM_GZIP, STREAM_ZIP_STORED, STREAM_ZIP_DEFLATE } stream_kind;
 
