@@ -493,6 +493,23 @@ static int resolve_formats(const options *o, char **inputs, size_t n, const impo
     return 0;
 }
 
+/* The output's writer, or NULL (reported). */
+static slog_writer *create_writer(const options *o)
+{
+    slog_writer_options wo = SLOG_WRITER_OPTIONS_INIT;
+    wo.ticks_per_second = 1000000000u;
+    wo.leaf_bytes = (uint32_t)o->leaf_bytes;
+    wo.creator = PROG " " SLOG_VERSION_STRING;
+    slog_writer *w = NULL;
+    slog_error err;
+    if (slog_writer_create(&w, o->output, &wo, &err) != SLOG_OK) {
+        diag_print(stderr, PROG, o->output, 0, 0, UINT64_MAX, "", "Cannot create: %s",
+                   err.message);
+        return NULL;
+    }
+    return w;
+}
+
 static int run(const options *o, char **inputs, size_t n)
 {
     run_state rs;
@@ -514,20 +531,8 @@ static int run(const options *o, char **inputs, size_t n)
     }
     const double t0 = now_seconds();
     int rc = resolve_formats(o, inputs, n, imp, &rs.bytes_in);
-    slog_writer *w = NULL;
-    if (rc == 0) {
-        slog_writer_options wo = SLOG_WRITER_OPTIONS_INIT;
-        wo.ticks_per_second = 1000000000u;
-        wo.leaf_bytes = (uint32_t)o->leaf_bytes;
-        wo.creator = PROG " " SLOG_VERSION_STRING;
-        slog_error err;
-        if (slog_writer_create(&w, o->output, &wo, &err) != SLOG_OK) {
-            diag_print(stderr, PROG, o->output, 0, 0, UINT64_MAX, "", "Cannot create: %s",
-                       err.message);
-            rc = 1;
-        }
-    }
-    if (rc == 0) {
+    slog_writer *w = rc == 0 ? create_writer(o) : NULL;
+    if (w != NULL) {
         for (size_t i = 0; i < n; i++) {
             formats[i] = imp[i]->name;
         }
@@ -547,6 +552,8 @@ static int run(const options *o, char **inputs, size_t n)
         } else if (!o->quiet || rs.failed) {
             summary_text(&rs, o, n, secs);
         }
+    } else if (rc == 0) {
+        rc = 1; /* create_writer said why */
     }
     slog_writer_destroy(w); /* without finish: the file stays marked incomplete */
     for (size_t i = 0; i < rs.nrows; i++) {
