@@ -7,9 +7,9 @@
 #ifndef API_INTERNAL_H
 #define API_INTERNAL_H
 
-#include "node_cache.h"
 #include "preview.h"
 #include "store.h"
+#include "tree_read.h"
 
 #include <slog/slog_reader.h>
 
@@ -28,12 +28,7 @@ struct slog_reader {
     pv_fold_ctx ctx;
     store_category_row *cats;
     uint64_t ncat;
-    store_node_row *nodes;
-    uint64_t nnodes;
-    uint64_t *subtree_items;  /* drawables in each node's subtree */
-    uint64_t *roots;          /* top-level subtrees, in time order */
-    uint64_t nroots;
-    node_cache cache;
+    tree_read tree;           /* node table, roots, node cache */
 };
 
 #endif /* API_INTERNAL_H */

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT
  *
- * api_query.c - window/zoom queries.  A depth-first walk from the roots:
- * a node whose box misses the window is skipped without reading; a node
- * spanning at most one pixel yields its preview entries; any other node
- * yields its own drawables that overlap the window and pushes its children.
- * Decoding happens outside the HDF5 lock (in store_read_blob), decoded
- * blobs go through the reader's LRU cache, and every blob a query needs is
- * recorded with its cost.
+ * api_query.c - window/zoom queries: filters and emission.  The tree
+ * layer (tree_read) walks the nodes whose box touches the window, depth
+ * first in time order, and loads blobs through the node cache; this file
+ * decides per node (tree_walk_as_preview) whether it stands as its preview
+ * or yields its own drawables and is descended, filters by kind, timeline
+ * and category, and records every blob the query needed with its cost.
  * Layer 5: api.
  */
 #include "api_internal.h"
@@ -14,7 +13,6 @@
 #include "util_alloc.h"
 #include "util_error.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,8 +29,7 @@ struct slog_query {
     uint32_t *sel_list;         /* selected timelines (for preview rows) */
     uint32_t nsel;
     uint32_t *fold_rows[PV_FOLD_MAX + 1]; /* sorted rows of the selection per fold */
-    uint64_t *stack;
-    size_t sp, cap;
+    tree_read_walk walk;
     cache_entry *cur;           /* pinned entry being emitted */
     const store_node_row *cur_node;
     int cur_kind;               /* 0..3 drawables, 4 previews */
@@ -80,17 +77,6 @@ static int build_selection(slog_query *q, const slog_query_options *o, slog_erro
     return SLOG_OK;
 }
 
-static int push(slog_query *q, uint64_t node)
-{
-    void *p = q->stack;
-    if (util_grow(&p, &q->cap, q->sp + 1, sizeof *q->stack) != 0) {
-        return -1;
-    }
-    q->stack = p;
-    q->stack[q->sp++] = node;
-    return 0;
-}
-
 int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options *opts,
                       slog_error *err)
 {
@@ -114,10 +100,8 @@ int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options
     q->previews = (q->kinds & (1u << SLOG_KIND_PREVIEW)) != 0;
     q->cur_kind = -1;
     int rc = build_selection(q, opts, err);
-    for (uint64_t i = r->nroots; i > 0 && rc == SLOG_OK; i--) {
-        if (push(q, r->roots[i - 1]) != 0) {
-            rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
-        }
+    if (rc == SLOG_OK && tree_read_walk_init(&q->walk, &r->tree, q->w0, q->w1) != 0) {
+        rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
     }
     if (rc != SLOG_OK) {
         slog_query_destroy(q);
@@ -139,7 +123,7 @@ void slog_query_destroy(slog_query *q)
     for (int i = 0; i <= PV_FOLD_MAX; i++) {
         util_free(q->fold_rows[i]);
     }
-    util_free(q->stack);
+    tree_read_walk_free(&q->walk);
     util_free(q->read_nodes);
     util_free(q);
 }
@@ -155,58 +139,7 @@ const uint64_t *slog_query_read_nodes(const slog_query *q, size_t *count)
     return q->read_nodes;
 }
 
-/* ---- loading blobs ---- */
-
-static int load_entry(slog_query *q, uint64_t off, uint64_t len, int preview, cache_entry **out,
-                      slog_error *err)
-{
-    slog_reader *const r = q->r;
-    const int range = store_check_blob(r->st, off, len, err);
-    if (range != SLOG_OK) {
-        return range;
-    }
-    cache_entry *e = util_calloc(1, sizeof *e);
-    uint8_t *raw = util_malloc((size_t)len);
-    if (e == NULL || raw == NULL) {
-        util_free(e);
-        util_free(raw);
-        return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot read a node");
-    }
-    store_io io = {0, 0};
-    int rc = store_read_blob(r->st, off, len, raw, &io, err);
-    q->stats.bytes_read += io.bytes_read;
-    q->stats.bytes_decoded += io.bytes_decoded;
-    uint64_t bad = UINT64_MAX; /* set by the blob decoders only */
-    if (rc == SLOG_OK && preview) {
-        rc = pv_decode(raw, (size_t)len, &e->previews, &e->npreviews, &e->fold, &bad);
-        util_free(raw);
-        e->bytes = (size_t)e->npreviews * sizeof *e->previews + sizeof *e;
-    } else if (rc == SLOG_OK) {
-        rc = fmt_node_decode(raw, (size_t)len, &r->fs, &e->drawables, &bad);
-        if (rc != SLOG_OK) {
-            util_free(raw);
-        }
-        e->bytes = e->drawables.mem_bytes + sizeof *e;
-    } else {
-        util_free(raw);
-    }
-    if (rc == SLOG_ECORRUPT && bad != UINT64_MAX) {
-        const uint64_t at = off + bad;
-        rc = util_err(err, SLOG_ECORRUPT, at, r->path, "Corrupt node %s at payload byte %" PRIu64,
-                      preview ? "preview" : "drawables", at);
-    }
-    if (rc != SLOG_OK) {
-        node_cache_entry_free(e);
-        return rc;
-    }
-    e->key = off;
-    e->is_preview = preview;
-    if (node_cache_put(&r->cache, e) != 0) {
-        return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot cache a node");
-    }
-    *out = e;
-    return SLOG_OK;
-}
+/* ---- loading blobs (through the tree layer) ---- */
 
 static int record_read(slog_query *q, uint64_t node)
 {
@@ -223,24 +156,22 @@ static int record_read(slog_query *q, uint64_t node)
 /* Pin the node's drawables or preview as the current emission source. */
 static int open_blob(slog_query *q, uint64_t node, int preview, slog_error *err)
 {
-    const store_node_row *const n = &q->r->nodes[node];
-    const uint64_t off = preview ? n->preview_off : n->payload_off;
-    const uint64_t len = preview ? n->preview_len : n->payload_len;
     if (record_read(q, node) != 0) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot record a read");
     }
-    cache_entry *e = node_cache_get(&q->r->cache, off);
-    if (e != NULL && e->is_preview == preview) {
-        q->stats.cache_hits++;
-    } else {
-        node_cache_unpin(e);
-        const int rc = load_entry(q, off, len, preview, &e, err);
-        if (rc != SLOG_OK) {
-            return rc;
-        }
+    tree_read *const t = &q->r->tree;
+    tree_read_cost cost = {0, 0, 0};
+    cache_entry *e = NULL;
+    const int rc = preview ? tree_read_load_preview(t, node, &e, &cost, err)
+                           : tree_read_load_drawables(t, node, &e, &cost, err);
+    q->stats.bytes_read += cost.bytes_read;
+    q->stats.bytes_decoded += cost.bytes_decoded;
+    q->stats.cache_hits += cost.cache_hits;
+    if (rc != SLOG_OK) {
+        return rc;
     }
     q->cur = e;
-    q->cur_node = n;
+    q->cur_node = &t->nodes[node];
     q->cur_kind = preview ? SLOG_KIND_PREVIEW : 0;
     q->cur_index = 0;
     return SLOG_OK;
@@ -260,23 +191,20 @@ static int wants_drawables(const slog_query *q, const store_node_row *n)
  * emit.  Returns SLOG_OK, SLOG_END or an error. */
 static int visit_next(slog_query *q, slog_error *err)
 {
-    if (q->sp == 0) {
+    const tree_read *const t = &q->r->tree;
+    uint64_t i = 0;
+    const uint64_t before = q->walk.visited;
+    const int got = tree_read_walk_next(&q->walk, &i);
+    q->stats.nodes_visited += q->walk.visited - before;
+    if (!got) {
         return SLOG_END;
     }
-    const uint64_t i = q->stack[--q->sp];
-    const store_node_row *const n = &q->r->nodes[i];
-    q->stats.nodes_visited++;
-    if (!tree_walk_touches(n, q->w0, q->w1)) {
-        return SLOG_OK;
-    }
-    if (tree_walk_as_preview(n, q->r->subtree_items[i], q->r->ntl, q->resolution)) {
+    const store_node_row *const n = &t->nodes[i];
+    if (tree_walk_as_preview(n, t->subtree_items[i], q->r->ntl, q->resolution)) {
         return q->previews ? open_blob(q, i, 1, err) : SLOG_OK;
     }
-    uint64_t j = i;
-    while (tree_walk_next_child(q->r->nodes, i, &j)) {
-        if (push(q, j) != 0) {
-            return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot walk the tree");
-        }
+    if (tree_read_walk_descend(&q->walk, i) != 0) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot walk the tree");
     }
     if (n->payload_len > 0 && wants_drawables(q, n)) {
         return open_blob(q, i, 0, err);

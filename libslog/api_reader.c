@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT
  *
  * api_reader.c - opening a file: attributes, summary, string heap,
- * timeline, category and node tables, each validated so that no later
- * query can index out of bounds; never a node payload.  An incomplete file
- * (writer killed) is read up to the node count of its last summary; its
- * top-level subtrees become the roots.
+ * timeline and category tables, each validated so that no later query can
+ * index out of bounds, and the metadata calls; the node table, its roots
+ * and the node cache belong to the tree layer (tree_read).  An incomplete
+ * file (writer killed) is read up to the counts of its last summary.
  * Layer 5: api.
  */
 #include "api_internal.h"
-#include "tree_walk.h"
 #include "util_alloc.h"
 #include "util_error.h"
 
@@ -93,79 +92,6 @@ static int load_categories(slog_reader *r, slog_error *err)
     return SLOG_OK;
 }
 
-/* Check that node i's children tile its subtree exactly. */
-static int check_node(slog_reader *r, uint64_t i, slog_error *err)
-{
-    const store_node_row *const n = &r->nodes[i];
-    if (n->subtree_nodes == 0 || n->subtree_nodes > i + 1 || n->level >= 64 ||
-        (n->t0 > n->t1 && n->t0 != INT64_MAX) || n->preview_len == 0) {
-        return corrupt(r, err, "bad node row", i);
-    }
-    /* blobs lie inside the /payload bytes the summary covers */
-    const uint64_t extent = r->sum.payload_bytes;
-    if (n->payload_len > extent || n->payload_off > extent - n->payload_len ||
-        n->preview_len > extent || n->preview_off > extent - n->preview_len) {
-        return corrupt(r, err, "node blob outside /payload", i);
-    }
-    const uint64_t first = i + 1 - n->subtree_nodes;
-    uint64_t j = i;
-    while (j > first) {
-        const uint64_t sz = r->nodes[j - 1].subtree_nodes;
-        if (sz == 0 || sz > j - first) {
-            return corrupt(r, err, "node subtree does not fit its parent", i);
-        }
-        j -= sz;
-    }
-    return SLOG_OK;
-}
-
-static int load_nodes(slog_reader *r, slog_error *err)
-{
-    int rc = store_read_nodes(r->st, &r->nodes, &r->nnodes, err);
-    if (rc != SLOG_OK) {
-        return rc;
-    }
-    if (r->nnodes < r->sum.nodes) {
-        return corrupt(r, err, "node table shorter than its summary", r->nnodes);
-    }
-    r->nnodes = r->sum.nodes;
-    for (uint64_t i = 0; i < r->nnodes; i++) {
-        rc = check_node(r, i, err);
-        if (rc != SLOG_OK) {
-            return rc;
-        }
-    }
-    r->subtree_items = util_calloc((size_t)r->nnodes + 1, sizeof *r->subtree_items);
-    if (r->subtree_items == NULL) {
-        return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot load the node table");
-    }
-    for (uint64_t i = 0; i < r->nnodes; i++) {
-        const store_node_row *const n = &r->nodes[i];
-        uint64_t items = n->counts[0] + n->counts[1] + n->counts[2] + n->counts[3];
-        uint64_t j = i;
-        while (tree_walk_next_child(r->nodes, i, &j)) {
-            items += r->subtree_items[j]; /* children come before their parent */
-        }
-        r->subtree_items[i] = items;
-    }
-    uint64_t count = 0;
-    for (uint64_t i = r->nnodes; i > 0; i -= r->nodes[i - 1].subtree_nodes) {
-        count++;
-    }
-    r->roots = util_calloc((size_t)count, sizeof *r->roots);
-    if (r->roots == NULL) {
-        return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot load the node table");
-    }
-    r->nroots = count;
-    for (uint64_t i = r->nnodes; i > 0; i -= r->nodes[i - 1].subtree_nodes) {
-        r->roots[--count] = i - 1;
-    }
-    if (r->sum.complete && r->nroots > 1) {
-        return corrupt(r, err, "complete file with several roots", r->nroots);
-    }
-    return SLOG_OK;
-}
-
 static void fill_info(slog_reader *r)
 {
     slog_file_info *const f = &r->info;
@@ -182,13 +108,8 @@ static void fill_info(slog_reader *r)
     f->counters = r->sum.counts[SLOG_KIND_COUNTER];
     f->timelines = (uint32_t)r->ntl;
     f->categories = (uint32_t)r->ncat;
-    f->nodes = r->nnodes;
-    uint32_t depth = 0;
-    for (uint64_t i = 0; i < r->nroots; i++) {
-        const uint32_t d = r->nodes[r->roots[i]].level + 1;
-        depth = d > depth ? d : depth;
-    }
-    f->depth = depth;
+    f->nodes = r->tree.nnodes;
+    f->depth = tree_read_depth(&r->tree);
     f->fanout = r->hdr.fanout;
     f->leaf_bytes = r->hdr.chunk_bytes;
     f->file_bytes = store_file_bytes(r->st);
@@ -197,9 +118,9 @@ static void fill_info(slog_reader *r)
     if (!f->complete) {
         /* counts of an incomplete file: what its readable nodes hold */
         uint64_t c[4] = {0, 0, 0, 0};
-        for (uint64_t i = 0; i < r->nnodes; i++) {
+        for (uint64_t i = 0; i < r->tree.nnodes; i++) {
             for (int k = 0; k < 4; k++) {
-                c[k] += r->nodes[i].counts[k];
+                c[k] += r->tree.nodes[i].counts[k];
             }
         }
         f->states = c[0];
@@ -218,8 +139,6 @@ int slog_reader_open(slog_reader **out, const char *path, const slog_reader_opti
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, path, "Cannot allocate the reader");
     }
     (void)snprintf(r->path, sizeof r->path, "%s", path);
-    node_cache_init(&r->cache,
-                    opts && opts->cache_bytes ? (size_t)opts->cache_bytes : DEFAULT_CACHE_BYTES);
     int rc = store_open(&r->st, path, &r->hdr, err);
     if (rc == SLOG_OK) {
         rc = store_read_summary(r->st, &r->sum, err);
@@ -234,7 +153,9 @@ int slog_reader_open(slog_reader **out, const char *path, const slog_reader_opti
         rc = load_categories(r, err);
     }
     if (rc == SLOG_OK) {
-        rc = load_nodes(r, err);
+        const size_t cache =
+            opts && opts->cache_bytes ? (size_t)opts->cache_bytes : DEFAULT_CACHE_BYTES;
+        rc = tree_read_open(&r->tree, r->st, &r->sum, &r->fs, r->path, cache, err);
     }
     if (rc != SLOG_OK) {
         slog_reader_destroy(r);
@@ -250,16 +171,13 @@ void slog_reader_destroy(slog_reader *r)
     if (r == NULL) {
         return;
     }
-    node_cache_free(&r->cache);
+    tree_read_close(&r->tree);
     (void)store_close(r->st, NULL);
     util_free(r->strings);
     util_free(r->tls);
     util_free(r->parent);
     util_free(r->root);
     util_free(r->cats);
-    util_free(r->nodes);
-    util_free(r->roots);
-    util_free(r->subtree_items);
     util_free(r);
 }
 
@@ -298,10 +216,10 @@ int slog_reader_category(const slog_reader *r, uint32_t id, slog_category_info *
 
 int slog_reader_node(const slog_reader *r, uint64_t index, slog_node_info *out)
 {
-    if (index >= r->nnodes) {
+    if (index >= r->tree.nnodes) {
         return SLOG_EINVAL;
     }
-    const store_node_row *const n = &r->nodes[index];
+    const store_node_row *const n = &r->tree.nodes[index];
     out->index = index;
     out->level = n->level;
     out->start = n->t0;
