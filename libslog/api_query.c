@@ -9,6 +9,7 @@
  * Layer 5: api.
  */
 #include "api_internal.h"
+#include "api_options.h"
 #include "tree_walk.h"
 #include "util_alloc.h"
 #include "util_error.h"
@@ -81,7 +82,16 @@ int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options
                       slog_error *err)
 {
     *out = NULL;
-    if (opts == NULL || opts->t1 < opts->t0 || opts->resolution < 0) {
+    slog_query_options o;
+    if (opts == NULL) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "A query needs options");
+    }
+    int rc = api_query_options_load(&o, opts, r->path, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    opts = &o;
+    if (opts->t1 < opts->t0 || opts->resolution < 0) {
         return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path,
                         "Query window must satisfy t0 <= t1 and resolution >= 0");
     }
@@ -99,7 +109,7 @@ int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options
     q->preview_of = q->kinds & 0xfu ? q->kinds & 0xfu : 0xfu;
     q->previews = (q->kinds & (1u << SLOG_KIND_PREVIEW)) != 0;
     q->cur_kind = -1;
-    int rc = build_selection(q, opts, err);
+    rc = build_selection(q, opts, err);
     if (rc == SLOG_OK && tree_read_walk_init(&q->walk, &r->tree, q->w0, q->w1) != 0) {
         rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
     }

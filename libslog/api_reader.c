@@ -8,6 +8,7 @@
  * Layer 5: api.
  */
 #include "api_internal.h"
+#include "api_options.h"
 #include "util_alloc.h"
 #include "util_error.h"
 
@@ -134,12 +135,17 @@ int slog_reader_open(slog_reader **out, const char *path, const slog_reader_opti
                      slog_error *err)
 {
     *out = NULL;
+    slog_reader_options o;
+    int rc = api_reader_options_load(&o, opts, path, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
     slog_reader *const r = util_calloc(1, sizeof *r);
     if (r == NULL) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, path, "Cannot allocate the reader");
     }
     (void)snprintf(r->path, sizeof r->path, "%s", path);
-    int rc = store_open(&r->st, path, &r->hdr, err);
+    rc = store_open(&r->st, path, &r->hdr, err);
     if (rc == SLOG_OK) {
         rc = store_read_summary(r->st, &r->sum, err);
     }
@@ -153,8 +159,7 @@ int slog_reader_open(slog_reader **out, const char *path, const slog_reader_opti
         rc = load_categories(r, err);
     }
     if (rc == SLOG_OK) {
-        const size_t cache =
-            opts && opts->cache_bytes ? (size_t)opts->cache_bytes : DEFAULT_CACHE_BYTES;
+        const size_t cache = o.cache_bytes ? (size_t)o.cache_bytes : DEFAULT_CACHE_BYTES;
         rc = tree_read_open(&r->tree, r->st, &r->sum, &r->fs, r->path, cache, err);
     }
     if (rc != SLOG_OK) {

@@ -13,6 +13,7 @@
  * (begin/end, or end-time order), which is the writer's optimal order.
  * Layer 5: api.
  */
+#include "api_options.h"
 #include "node_format.h"
 #include "store.h"
 #include "tree_build.h"
@@ -99,9 +100,6 @@ static int validate_options(const slog_writer_options *o, slog_error *err, const
     if (o == NULL) {
         return SLOG_OK;
     }
-    if (o->struct_size != 0 && o->struct_size < sizeof(uint32_t) * 2) {
-        return util_err(err, SLOG_EINVAL, UINT64_MAX, path, "options.struct_size too small");
-    }
     if (o->fanout != 0 && (o->fanout < 2 || o->fanout > 64)) {
         return util_err(err, SLOG_EINVAL, UINT64_MAX, path, "fanout %u outside 2..64", o->fanout);
     }
@@ -124,7 +122,11 @@ int slog_writer_create(slog_writer **out, const char *path, const slog_writer_op
                        slog_error *err)
 {
     *out = NULL;
-    int rc = validate_options(opts, err, path);
+    slog_writer_options wo;
+    int rc = api_writer_options_load(&wo, opts, path, err);
+    if (rc == SLOG_OK) {
+        rc = validate_options(&wo, err, path);
+    }
     if (rc != SLOG_OK) {
         return rc;
     }
@@ -136,9 +138,9 @@ int slog_writer_create(slog_writer **out, const char *path, const slog_writer_op
     util_intern_init(&w->strings, INTERN_OPTIONAL_CAP);
     w->t_min = INT64_MAX;
     w->t_max = INT64_MIN;
-    w->flush_nodes = opts && opts->flush_nodes ? opts->flush_nodes : DEFAULT_FLUSH_NODES;
+    w->flush_nodes = wo.flush_nodes ? wo.flush_nodes : DEFAULT_FLUSH_NODES;
     store_header hdr;
-    header_from_options(&hdr, opts);
+    header_from_options(&hdr, &wo);
     rc = store_create(&w->st, path, &hdr, err);
     if (rc == SLOG_OK) {
         const tree_options to = {hdr.fanout, hdr.chunk_bytes, hdr.preview_bytes};

@@ -23,10 +23,23 @@ extern "C" {
 #endif
 
 #define SLOG_VERSION_MAJOR  0
-#define SLOG_VERSION_MINOR  1
+#define SLOG_VERSION_MINOR  2
 #define SLOG_VERSION_PATCH  0
 #define SLOG_VERSION_NUMBER (SLOG_VERSION_MAJOR * 10000 + SLOG_VERSION_MINOR * 100 + SLOG_VERSION_PATCH)
-#define SLOG_VERSION_STRING "0.1.0"
+#define SLOG_VERSION_STRING "0.2.0"
+
+/* Options structs (slog_reader_options, slog_writer_options,
+ * slog_query_options) start with uint32_t struct_size and only ever grow at
+ * the end.  Set struct_size with the SLOG_*_OPTIONS_INIT macro or the
+ * slog_*_options_init() function, then change the members you need; a zero
+ * member means its default.  The library reads a member only when it lies
+ * wholly within the caller's first struct_size bytes, so a program compiled
+ * against an older, smaller struct keeps working and the members it lacks
+ * take their defaults.  struct_size 0 (or a NULL options pointer where
+ * allowed) means every member takes its default.  A struct_size larger than
+ * the library's struct (a newer caller) is accepted when the bytes the
+ * library does not know are all zero; struct_size 1..3, above 4096, or a
+ * newer member set to a non-zero value is SLOG_EINVAL. */
 
 /* Status codes: 0 ok, < 0 error, > 0 a normal outcome.  Numbers are frozen. */
 #define SLOG_OK       0

@@ -28,6 +28,14 @@ typedef struct slog_reader_options {
 
 #define SLOG_READER_OPTIONS_INIT {sizeof(slog_reader_options), 0, 0}
 
+/**
+ * Fill @p opts with the defaults, as SLOG_READER_OPTIONS_INIT does (for
+ * bindings, which cannot use the macro).
+ * @param opts  options to fill; must not be NULL
+ * Thread safety: any thread.  @since 0.2
+ */
+SLOG_API void slog_reader_options_init(slog_reader_options *opts);
+
 /** What the file says about itself. */
 typedef struct slog_file_info {
     uint32_t format_read_version;  /* a reader must know at least this version */
@@ -151,6 +159,15 @@ typedef struct slog_query_options {
 } slog_query_options;
 
 #define SLOG_QUERY_OPTIONS_INIT {sizeof(slog_query_options), 0, 0, 0, 0, NULL, 0, 0, NULL}
+
+/**
+ * Fill @p opts with the defaults, as SLOG_QUERY_OPTIONS_INIT does (for
+ * bindings, which cannot use the macro): all kinds, all timelines and
+ * categories, full detail, the empty window [0, 0).
+ * @param opts  options to fill; must not be NULL
+ * Thread safety: any thread.  @since 0.2
+ */
+SLOG_API void slog_query_options_init(slog_query_options *opts);
 
 /** What a query cost so far. */
 typedef struct slog_query_stats {

@@ -38,6 +38,14 @@ typedef struct slog_writer_options {
 #define SLOG_WRITER_OPTIONS_INIT {sizeof(slog_writer_options), 0, 0, 0, 0, 0, 0, NULL}
 
 /**
+ * Fill @p opts with the defaults, as SLOG_WRITER_OPTIONS_INIT does (for
+ * bindings, which cannot use the macro).
+ * @param opts  options to fill; must not be NULL
+ * Thread safety: any thread.  @since 0.2
+ */
+SLOG_API void slog_writer_options_init(slog_writer_options *opts);
+
+/**
  * Create a new trace file, replacing any file at @p path.
  * @param out   receives the writer (caller-owned; release with slog_writer_destroy)
  * @param path  file name

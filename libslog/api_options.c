@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * api_options.c - struct_size versioning of the public options structs and
+ * their *_options_init functions.  Each struct has a table of the end
+ * offsets of its members, in declaration order (append-only, like the
+ * struct): a caller's struct_size is rounded down to the end of the last
+ * member it wholly holds, so an older caller's struct is read only as far as
+ * it goes and the members it lacks take their defaults.
+ * Adding a member to a public options struct means adding it to its table;
+ * the static assertions catch a table that stops short of the struct.
+ * Layer 5: api.
+ */
+#include "api_options.h"
+
+#include "util_error.h"
+
+#include <assert.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <string.h>
+
+#define END_OF(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+typedef struct options_layout {
+    const char *name;
+    size_t size;        /* the library's sizeof */
+    const size_t *ends; /* member end offsets, increasing */
+    size_t nends;
+} options_layout;
+
+static const size_t reader_ends[] = {
+    END_OF(slog_reader_options, struct_size), /* 0.1 */
+    END_OF(slog_reader_options, reserved),
+    END_OF(slog_reader_options, cache_bytes),
+};
+_Static_assert(sizeof(slog_reader_options) - END_OF(slog_reader_options, cache_bytes) <
+                   alignof(slog_reader_options),
+               "a slog_reader_options member is missing from reader_ends");
+
+static const size_t writer_ends[] = {
+    END_OF(slog_writer_options, struct_size), /* 0.1 */
+    END_OF(slog_writer_options, leaf_bytes),
+    END_OF(slog_writer_options, fanout),
+    END_OF(slog_writer_options, lz4_level),
+    END_OF(slog_writer_options, ticks_per_second),
+    END_OF(slog_writer_options, preview_bytes),
+    END_OF(slog_writer_options, flush_nodes),
+    END_OF(slog_writer_options, creator),
+};
+_Static_assert(sizeof(slog_writer_options) - END_OF(slog_writer_options, creator) <
+                   alignof(slog_writer_options),
+               "a slog_writer_options member is missing from writer_ends");
+
+static const size_t query_ends[] = {
+    END_OF(slog_query_options, struct_size), /* 0.1 */
+    END_OF(slog_query_options, kinds),
+    END_OF(slog_query_options, t0),
+    END_OF(slog_query_options, t1),
+    END_OF(slog_query_options, resolution),
+    END_OF(slog_query_options, timelines),
+    END_OF(slog_query_options, ntimelines),
+    END_OF(slog_query_options, ncategories),
+    END_OF(slog_query_options, categories),
+};
+_Static_assert(sizeof(slog_query_options) - END_OF(slog_query_options, categories) <
+                   alignof(slog_query_options),
+               "a slog_query_options member is missing from query_ends");
+
+static size_t whole_members(const options_layout *l, size_t n)
+{
+    size_t known = 0;
+    for (size_t i = 0; i < l->nends && l->ends[i] <= n; i++) {
+        known = l->ends[i];
+    }
+    return known;
+}
+
+/* The bytes a newer caller has beyond our struct must all be zero: a member
+ * we do not know, set to anything but its default, is a request we cannot
+ * honour. */
+static int newer_bytes_zero(const unsigned char *src, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++) {
+        if (src[i] != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int load(const options_layout *l, void *dst, const void *src, const char *path,
+                slog_error *err)
+{
+    memset(dst, 0, l->size);
+    uint32_t n = 0;
+    if (src != NULL) {
+        memcpy(&n, src, sizeof n);
+    }
+    if (n > 0 && n < sizeof n) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, path,
+                        "Invalid %s: struct_size %u is smaller than its struct_size member",
+                        l->name, n);
+    }
+    if (n > API_OPTIONS_MAX_SIZE) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, path,
+                        "Invalid %s: struct_size %u is above %u", l->name, n,
+                        API_OPTIONS_MAX_SIZE);
+    }
+    if (n > l->size && !newer_bytes_zero(src, l->size, n)) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, path,
+                        "Invalid %s: struct_size %u sets members this libslog %s does not "
+                        "know (it knows %zu bytes)",
+                        l->name, n, SLOG_VERSION_STRING, l->size);
+    }
+    if (src != NULL) {
+        memcpy(dst, src, whole_members(l, n < l->size ? n : l->size));
+    }
+    const uint32_t size = (uint32_t)l->size;
+    memcpy(dst, &size, sizeof size);
+    return SLOG_OK;
+}
+
+int api_reader_options_load(slog_reader_options *dst, const slog_reader_options *src,
+                            const char *path, slog_error *err)
+{
+    static const options_layout l = {"slog_reader_options", sizeof *dst, reader_ends,
+                                     COUNT(reader_ends)};
+    return load(&l, dst, src, path, err);
+}
+
+int api_writer_options_load(slog_writer_options *dst, const slog_writer_options *src,
+                            const char *path, slog_error *err)
+{
+    static const options_layout l = {"slog_writer_options", sizeof *dst, writer_ends,
+                                     COUNT(writer_ends)};
+    return load(&l, dst, src, path, err);
+}
+
+int api_query_options_load(slog_query_options *dst, const slog_query_options *src,
+                           const char *path, slog_error *err)
+{
+    static const options_layout l = {"slog_query_options", sizeof *dst, query_ends,
+                                     COUNT(query_ends)};
+    return load(&l, dst, src, path, err);
+}
+
+void slog_reader_options_init(slog_reader_options *opts)
+{
+    assert(opts != NULL);
+    const slog_reader_options init = SLOG_READER_OPTIONS_INIT;
+    *opts = init;
+}
+
+void slog_writer_options_init(slog_writer_options *opts)
+{
+    assert(opts != NULL);
+    const slog_writer_options init = SLOG_WRITER_OPTIONS_INIT;
+    *opts = init;
+}
+
+void slog_query_options_init(slog_query_options *opts)
+{
+    assert(opts != NULL);
+    const slog_query_options init = SLOG_QUERY_OPTIONS_INIT;
+    *opts = init;
+}
