@@ -4,9 +4,10 @@
  * window of a libslog file, as a table, JSON lines, CSV, Chrome JSON or
  * OTF2.  Options are parsed into a query in three steps: parse the text
  * (times stay text until the file is open), resolve it against the file
- * (relative times and percentages become ticks with exact integer math,
- * names become id lists; a timeline name selects its descendants too), then
- * run the query and stream every item to the chosen format.
+ * (relative times and percentages become ticks with exact integer math;
+ * names, "#id"s and paths become id lists, a timeline with its descendants;
+ * a name that several timelines carry is an error listing them), then run
+ * the query and stream every item to the chosen format.
  * Exit status: 0 ok, 1 file or I/O failure, 2 bad arguments.
  */
 #include <errno.h>
@@ -24,6 +25,7 @@
 
 #include "cli.h"
 #include "query_out.h"
+#include "timeline_spec.h"
 #include "timeline_tree.h"
 #include "units.h"
 
@@ -96,7 +98,9 @@ static void usage(FILE *f)
         "      --absolute         T0 and T1 are raw ticks of the file's clock\n"
         "  -p, --pixels N         zoom: resolution = ceil(window / N) ticks per pixel, so\n"
         "                         sub-pixel detail comes back as previews (default: full detail)\n"
-        "  -t, --timeline NAME    only this timeline and its descendants (repeatable)\n"
+        "  -t, --timeline SPEC    only this timeline and its descendants (repeatable); SPEC is\n"
+        "                         a name, an id (#12) or a path of names (\"pid 5/CrRendererMain\",\n"
+        "                         from any ancestor, or from the top with a leading '/')\n"
         "  -c, --category NAME    only this category (repeatable)\n"
         "  -k, --kind LIST        comma list of state,event,arrow,counter,preview\n"
         "  -f, --format FMT       table (default), jsonl, csv, chrome or otf2\n"
@@ -430,6 +434,41 @@ typedef struct id_list {
     uint32_t n;
 } id_list;
 
+/* The one timeline @p spec names, or an exit status 2 with the reason:
+ * none, or several (each candidate on a line with its id and path). */
+static int resolve_timeline(const query_opts *o, const timeline_tree *t, const char *spec,
+                            uint32_t *id)
+{
+    enum { SHOWN = 20 };
+    uint32_t ids[SHOWN];
+    const size_t n = timeline_spec_match(t, spec, ids, SHOWN);
+    uint32_t want;
+    if (n == 0 && timeline_spec_is_id(spec, &want)) {
+        return usage_error("--timeline: no timeline %s in %s (it has %" PRIu32 " timelines)", spec,
+                           o->path, t->n);
+    }
+    if (n == 0) {
+        return usage_error("--timeline: no timeline named '%s' in %s", spec, o->path);
+    }
+    if (n == 1) {
+        *id = ids[0];
+        return 0;
+    }
+    char name[256];
+    (void)fprintf(stderr, PROG ": --timeline: '%s' names %zu timelines in %s; give one as #ID or "
+                          "a path:\n",
+                  display_text(spec, name, sizeof name), n, o->path);
+    for (size_t i = 0; i < n && i < SHOWN; i++) {
+        char path[512];
+        (void)fprintf(stderr, PROG ":   #%" PRIu32 "  %s\n", ids[i],
+                      timeline_spec_path(t, ids[i], path, sizeof path));
+    }
+    if (n > SHOWN) {
+        (void)fprintf(stderr, PROG ":   ... %zu more\n", n - SHOWN);
+    }
+    return EXIT_USAGE;
+}
+
 static int select_timelines(const query_opts *o, const timeline_tree *t, id_list *out)
 {
     uint8_t *mark = calloc((size_t)t->n + 1, 1);
@@ -443,16 +482,10 @@ static int select_timelines(const query_opts *o, const timeline_tree *t, id_list
     }
     int rc = 0;
     for (size_t k = 0; k < o->ntimeline_names && rc == 0; k++) {
-        bool found = false;
-        for (uint32_t i = 0; i < t->n; i++) {
-            if (strcmp(t->info[i].name, o->timeline_names[k]) == 0) {
-                timeline_tree_mark_subtree(t, i, mark, stack);
-                found = true;
-            }
-        }
-        if (!found) {
-            rc = usage_error("--timeline: no timeline named '%s' in %s", o->timeline_names[k],
-                             o->path);
+        uint32_t id = 0;
+        rc = resolve_timeline(o, t, o->timeline_names[k], &id);
+        if (rc == 0) {
+            timeline_tree_mark_subtree(t, id, mark, stack);
         }
     }
     for (uint32_t i = 0; i < t->n; i++) {
