@@ -62,11 +62,28 @@ typedef struct slog_error {
     char message[256];   /* one sentence, no newline */
 } slog_error;
 
-/** Name of a status code ("SLOG_ECORRUPT"); never NULL. @since 0.1 */
+/**
+ * Name of a status code.
+ * @param code  any value
+ * @return "SLOG_ECORRUPT" and so on, "SLOG_UNKNOWN" for a value that is no
+ *         code; a static string, never NULL
+ * Thread safety: any thread.  @since 0.1
+ */
 SLOG_API const char *slog_status_name(int code);
-/** Runtime library version, SLOG_VERSION_NUMBER of the built library. @since 0.1 */
+
+/**
+ * Version of the library the program runs with (compare with
+ * SLOG_VERSION_NUMBER, the version it was compiled against).
+ * @return MAJOR * 10000 + MINOR * 100 + PATCH
+ * Thread safety: any thread.  @since 0.1
+ */
 SLOG_API unsigned slog_version_number(void);
-/** Runtime library version string. @since 0.1 */
+
+/**
+ * Version string of the library the program runs with ("0.2.0").
+ * @return a static string, never NULL
+ * Thread safety: any thread.  @since 0.1
+ */
 SLOG_API const char *slog_version_string(void);
 
 /** Kind of a drawable, category or preview.  Also used as a bit mask (1u << kind). */

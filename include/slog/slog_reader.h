@@ -7,6 +7,9 @@
  * Thread safety: a reader (and the queries made from it) is used by one
  * thread at a time; separate readers may run in parallel.  Query results are
  * borrowed and immutable until the next slog_query_next or destroy.
+ *
+ * Every call taking `slog_error *err` fills it (when not NULL) on failure;
+ * NULL means no details.  Reader and query handles must not be NULL.
  */
 #ifndef SLOG_READER_H
 #define SLOG_READER_H
@@ -87,31 +90,87 @@ typedef struct slog_node_info {
 #define SLOG_NODE_SPILL 1u
 
 /**
- * Open a file for reading.  An incomplete file (writer killed) opens too;
+ * Open a file for reading: attributes, tables and strings, never a node
+ * payload.  An incomplete file (writer killed) opens too;
  * slog_file_info.complete tells.
- * @retval SLOG_OK; SLOG_EFORMAT (not HDF5, or not libslog); SLOG_EVERSION
- *         (newer read version); SLOG_ECORRUPT (truncated or inconsistent);
- *         SLOG_EIO; SLOG_ENOMEM
- * Thread safety: any thread.  @since 0.1
+ * @param out   receives the reader (caller-owned; release with
+ *              slog_reader_destroy); NULL on failure
+ * @param path  file name; must not be NULL
+ * @param opts  options, NULL for defaults (struct_size rule: slog_common.h)
+ * @param err   error details, or NULL
+ * @retval SLOG_OK       opened
+ * @retval SLOG_EFORMAT  not HDF5, or not a libslog file
+ * @retval SLOG_EVERSION the file needs a newer reader (format read version)
+ * @retval SLOG_ECORRUPT truncated or inconsistent tables
+ * @retval SLOG_EIO      the file cannot be read
+ * @retval SLOG_ENOMEM   out of memory
+ * @retval SLOG_EINVAL   a bad options struct_size
+ * Thread safety: any thread; the new reader is then used by one thread at a
+ * time.  @since 0.1
  */
 SLOG_API int slog_reader_open(slog_reader **out, const char *path,
                               const slog_reader_options *opts, slog_error *err);
+
+/**
+ * Close the file and release the reader; destroy its queries first.
+ * @param r  the reader; NULL does nothing
+ * Thread safety: the reader's thread, as its last call.  @since 0.1
+ */
 SLOG_API void slog_reader_destroy(slog_reader *r);
 
-/** File summary, borrowed until destroy. @since 0.1 */
+/**
+ * What the file says about itself.
+ * @param r  the reader
+ * @return the summary, borrowed until slog_reader_destroy; never NULL
+ * Thread safety: the reader's thread.  @since 0.1
+ */
 SLOG_API const slog_file_info *slog_reader_info(const slog_reader *r);
 
-/** Timeline and category metadata.  @retval SLOG_OK, SLOG_EINVAL (no such id) @since 0.1 */
+/**
+ * Metadata of one timeline.
+ * @param r    the reader
+ * @param id   timeline id, 0 .. slog_file_info.timelines - 1
+ * @param out  filled on SLOG_OK (name borrowed until slog_reader_destroy);
+ *             must not be NULL
+ * @retval SLOG_OK     filled
+ * @retval SLOG_EINVAL no such id
+ * Thread safety: the reader's thread.  @since 0.1
+ */
 SLOG_API int slog_reader_timeline(const slog_reader *r, uint32_t id, slog_timeline_info *out);
+
+/**
+ * Metadata of one category.
+ * @param r    the reader
+ * @param id   category id, 0 .. slog_file_info.categories - 1
+ * @param out  filled on SLOG_OK (strings borrowed until slog_reader_destroy);
+ *             must not be NULL
+ * @retval SLOG_OK     filled
+ * @retval SLOG_EINVAL no such id
+ * Thread safety: the reader's thread.  @since 0.1
+ */
 SLOG_API int slog_reader_category(const slog_reader *r, uint32_t id, slog_category_info *out);
 
-/** Node table access.  @retval SLOG_OK, SLOG_EINVAL (index out of range) @since 0.1 */
+/**
+ * One entry of the node table (for tools and tests).
+ * @param r      the reader
+ * @param index  post-order index, 0 .. slog_file_info.nodes - 1
+ * @param out    filled on SLOG_OK; must not be NULL
+ * @retval SLOG_OK     filled
+ * @retval SLOG_EINVAL index out of range
+ * Thread safety: the reader's thread.  @since 0.1
+ */
 SLOG_API int slog_reader_node(const slog_reader *r, uint64_t index, slog_node_info *out);
 
-/** Preview rows: a preview row is a timeline (fold 0) or a group of timelines.
- *  fold 1: the parent timeline (itself if top-level); fold 2: the top-level
- *  ancestor; fold 2+s: block number (top-level ancestor id >> s).
- *  Returns the row of @p timeline at @p fold. @since 0.1 */
+/**
+ * Preview rows: a preview row is a timeline (fold 0) or a group of timelines.
+ * fold 1: the parent timeline (itself if top-level); fold 2: the top-level
+ * ancestor; fold 2+s: block number (top-level ancestor id >> s).
+ * @param r         the reader
+ * @param timeline  timeline id (an unknown id is its own parent and ancestor)
+ * @param fold      fold level, as in slog_preview.fold
+ * @return the row of @p timeline at @p fold
+ * Thread safety: the reader's thread.  @since 0.1
+ */
 SLOG_API uint32_t slog_reader_fold_row(const slog_reader *r, uint32_t timeline, uint32_t fold);
 
 /** Category id used for rare categories folded together in a preview. */
@@ -186,20 +245,61 @@ typedef struct slog_query_stats {
  * With resolution > 0, subtrees spanning at most one pixel come back as
  * previews instead of their drawables.
  * Calls fill the reader's node cache, so the reader is not const.
- * @retval SLOG_OK, SLOG_EINVAL, SLOG_ENOMEM  @since 0.1
+ * @param out   receives the query (caller-owned; release with
+ *              slog_query_destroy before the reader); NULL on failure
+ * @param r     the reader
+ * @param opts  window, resolution and filters; NULL is SLOG_EINVAL (the
+ *              struct_size rule: slog_common.h).  Copied: the id arrays may
+ *              be freed once this returns
+ * @param err   error details, or NULL
+ * @retval SLOG_OK     created
+ * @retval SLOG_EINVAL opts NULL, a bad struct_size, t1 < t0, resolution < 0,
+ *                     an unknown timeline or category id
+ * @retval SLOG_ENOMEM out of memory
+ * Thread safety: the reader's thread.  @since 0.1
  */
 SLOG_API int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options *opts,
                                slog_error *err);
 
-/** Next item; *item is borrowed until the next call.
- *  @retval SLOG_OK, SLOG_END, SLOG_ECORRUPT, SLOG_EIO, SLOG_ENOMEM  @since 0.1 */
+/**
+ * Next item of the query.  After an error the query only returns SLOG_ESTATE.
+ * @param q     the query
+ * @param item  receives the item, borrowed until the next call on @p q or
+ *              its destroy; NULL unless SLOG_OK
+ * @param err   error details, or NULL
+ * @retval SLOG_OK       *item is the next item
+ * @retval SLOG_END      no more items
+ * @retval SLOG_ECORRUPT a damaged node (the message names it)
+ * @retval SLOG_EIO      the file cannot be read
+ * @retval SLOG_ENOMEM   out of memory
+ * @retval SLOG_ESTATE   an earlier call failed
+ * Thread safety: the reader's thread.  @since 0.1
+ */
 SLOG_API int slog_query_next(slog_query *q, const slog_item **item, slog_error *err);
 
+/**
+ * What the query cost so far.
+ * @param q    the query
+ * @param out  filled; must not be NULL
+ * Thread safety: the reader's thread.  @since 0.1
+ */
 SLOG_API void slog_query_stats_get(const slog_query *q, slog_query_stats *out);
 
-/** Indices of the nodes whose blobs this query needed so far (borrowed). @since 0.1 */
+/**
+ * Indices of the nodes whose blobs this query needed so far, in read order.
+ * @param q      the query
+ * @param count  receives the number of indices; must not be NULL
+ * @return the indices, borrowed until the next call on @p q or its
+ *         destroy; NULL when none was read
+ * Thread safety: the reader's thread.  @since 0.1
+ */
 SLOG_API const uint64_t *slog_query_read_nodes(const slog_query *q, size_t *count);
 
+/**
+ * Release the query (its items become invalid).
+ * @param q  the query; NULL does nothing
+ * Thread safety: the reader's thread.  @since 0.1
+ */
 SLOG_API void slog_query_destroy(slog_query *q);
 
 #ifdef __cplusplus

@@ -7,10 +7,16 @@
  * writers may run in parallel (HDF5 calls are serialised inside libslog).
  *
  * State machine:  OPEN --append/define--> OPEN --finish--> FINISHED
- *                 any failure -> ERROR (sticky: every later call returns
- *                 SLOG_ESTATE).  destroy without finish leaves the file
- *                 marked incomplete; it still opens and yields what was
- *                 flushed.
+ *                 a failure while writing (building the tree, the file:
+ *                 SLOG_EIO, SLOG_ENOMEM from an append, flush or finish)
+ *                 -> ERROR (sticky: every later call returns SLOG_ESTATE).
+ *                 A rejected argument (SLOG_EINVAL) or a call that does not
+ *                 fit (SLOG_ESTATE from end/finish with open states) changes
+ *                 nothing.  destroy without finish leaves the file marked
+ *                 incomplete; it still opens and yields what was flushed.
+ *
+ * Every call taking `slog_error *err` fills it (when not NULL) on failure;
+ * NULL means no details.  The writer handle must not be NULL.
  */
 #ifndef SLOG_WRITER_H
 #define SLOG_WRITER_H
@@ -47,85 +53,217 @@ SLOG_API void slog_writer_options_init(slog_writer_options *opts);
 
 /**
  * Create a new trace file, replacing any file at @p path.
- * @param out   receives the writer (caller-owned; release with slog_writer_destroy)
- * @param path  file name
- * @param opts  options, NULL for defaults
- * @param err   optional error details
- * @retval SLOG_OK, SLOG_EIO, SLOG_EINVAL, SLOG_ENOMEM
- * Thread safety: any thread.  @since 0.1
+ * @param out   receives the writer (caller-owned; release with
+ *              slog_writer_destroy); NULL on failure
+ * @param path  file name; must not be NULL
+ * @param opts  options, NULL for defaults (struct_size rule: slog_common.h)
+ * @param err   error details, or NULL
+ * @retval SLOG_OK     created
+ * @retval SLOG_EINVAL an option out of range, or a bad struct_size
+ * @retval SLOG_EIO    the file cannot be created
+ * @retval SLOG_ENOMEM out of memory
+ * Thread safety: any thread; the new writer is then used by one thread at a time.
+ * @since 0.1
  */
 SLOG_API int slog_writer_create(slog_writer **out, const char *path,
                                 const slog_writer_options *opts, slog_error *err);
 
 /**
  * Define a timeline.  Ids are assigned densely from 0 in call order.
- * @param parent  parent timeline id or SLOG_NO_PARENT
+ * @param w         the writer
+ * @param parent    parent timeline id or SLOG_NO_PARENT
+ * @param kind      what the timeline is (process, thread...)
+ * @param name      name, copied; NULL is stored as ""
  * @param sort_key  display order among siblings (then by id)
- * @retval SLOG_OK, SLOG_EINVAL (unknown parent), SLOG_ENOMEM, SLOG_ESTATE
- * @since 0.1
+ * @param id_out    receives the new id; may be NULL
+ * @param err       error details, or NULL
+ * @retval SLOG_OK     defined
+ * @retval SLOG_EINVAL unknown parent, bad kind, or 2^32 - 1 timelines already
+ * @retval SLOG_ENOMEM out of memory
+ * @retval SLOG_ESTATE the writer is finished or failed
+ * Thread safety: the writer's thread.  @since 0.1
  */
 SLOG_API int slog_writer_add_timeline(slog_writer *w, uint32_t parent, slog_timeline_kind kind,
                                       const char *name, int64_t sort_key, uint32_t *id_out,
                                       slog_error *err);
 
-/** Rename a timeline or change its sort key (e.g. Chrome metadata that comes late).
- *  @p name NULL keeps the name.  @retval SLOG_OK, SLOG_EINVAL, SLOG_ESTATE @since 0.1 */
+/**
+ * Rename a timeline or change its sort key (e.g. Chrome metadata that comes late).
+ * @param w         the writer
+ * @param id        timeline id
+ * @param name      new name, copied; NULL keeps the name
+ * @param sort_key  new sort key
+ * @param err       error details, or NULL
+ * @retval SLOG_OK     changed
+ * @retval SLOG_EINVAL unknown timeline
+ * @retval SLOG_ENOMEM out of memory (a new name)
+ * @retval SLOG_ESTATE the writer is finished or failed
+ * Thread safety: the writer's thread.  @since 0.1
+ */
 SLOG_API int slog_writer_set_timeline(slog_writer *w, uint32_t id, const char *name,
                                       int64_t sort_key, slog_error *err);
 
 /**
  * Define a category (legend entry).  Ids are assigned densely from 0.
+ * @param w       the writer
+ * @param kind    the kind of drawable it names (not SLOG_KIND_PREVIEW)
+ * @param name    name, copied; NULL is stored as ""
  * @param rgba    colour 0xRRGGBBAA; 0 picks one from the name
- * @param group   optional group (Chrome's "cat"), NULL for none
- * @retval SLOG_OK, SLOG_EINVAL, SLOG_ENOMEM, SLOG_ESTATE  @since 0.1
+ * @param group   optional group (Chrome's "cat"), copied; NULL for none
+ * @param id_out  receives the new id; may be NULL
+ * @param err     error details, or NULL
+ * @retval SLOG_OK     defined
+ * @retval SLOG_EINVAL bad kind, or 2^32 - 1 categories already
+ * @retval SLOG_ENOMEM out of memory
+ * @retval SLOG_ESTATE the writer is finished or failed
+ * Thread safety: the writer's thread.  @since 0.1
  */
 SLOG_API int slog_writer_add_category(slog_writer *w, slog_kind kind, const char *name,
                                       uint32_t rgba, const char *group, uint32_t *id_out,
                                       slog_error *err);
 
-/** Append drawables.  Any arrival order is correct; nondecreasing end time is
- *  optimal.  Args are copied.  A state's depth is stored as given.
- *  @retval SLOG_OK, SLOG_EINVAL (unknown id, end < start), SLOG_EIO, SLOG_ENOMEM,
- *          SLOG_ESTATE  @since 0.1 */
+/**
+ * Append a state.  Any arrival order is correct; nondecreasing end time is
+ * optimal.  Its args are copied; its depth is stored as given.
+ * @param w    the writer
+ * @param s    the state; must not be NULL (s->args may be NULL when nargs is 0)
+ * @param err  error details, or NULL
+ * @retval SLOG_OK     appended
+ * @retval SLOG_EINVAL unknown timeline or category, a category of another
+ *                     kind, end < start, depth above 100000, bad args
+ * @retval SLOG_EIO    writing a finished node failed (the writer fails)
+ * @retval SLOG_ENOMEM out of memory (the writer fails when it was writing)
+ * @retval SLOG_ESTATE the writer is finished or failed
+ * Thread safety: the writer's thread.  @since 0.1
+ */
 SLOG_API int slog_writer_append_state(slog_writer *w, const slog_state *s, slog_error *err);
+
+/**
+ * Append an event (a point in time); as slog_writer_append_state.
+ * @param w    the writer
+ * @param e    the event; must not be NULL
+ * @param err  error details, or NULL
+ * @retval SLOG_OK     appended
+ * @retval SLOG_EINVAL unknown timeline or category, a category of another kind, bad args
+ * @retval SLOG_EIO    writing a finished node failed (the writer fails)
+ * @retval SLOG_ENOMEM out of memory
+ * @retval SLOG_ESTATE the writer is finished or failed
+ * Thread safety: the writer's thread.  @since 0.1
+ */
 SLOG_API int slog_writer_append_event(slog_writer *w, const slog_event *e, slog_error *err);
+
+/**
+ * Append an arrow (from one timeline at start to another at end); as
+ * slog_writer_append_state.
+ * @param w    the writer
+ * @param a    the arrow; must not be NULL
+ * @param err  error details, or NULL
+ * @retval SLOG_OK     appended
+ * @retval SLOG_EINVAL unknown timeline or category, a category of another
+ *                     kind, end < start, bad args
+ * @retval SLOG_EIO    writing a finished node failed (the writer fails)
+ * @retval SLOG_ENOMEM out of memory
+ * @retval SLOG_ESTATE the writer is finished or failed
+ * Thread safety: the writer's thread.  @since 0.1
+ */
 SLOG_API int slog_writer_append_arrow(slog_writer *w, const slog_arrow *a, slog_error *err);
+
+/**
+ * Append a counter sample; as slog_writer_append_state.
+ * @param w    the writer
+ * @param c    the sample; must not be NULL
+ * @param err  error details, or NULL
+ * @retval SLOG_OK     appended
+ * @retval SLOG_EINVAL unknown timeline or category, a category of another kind
+ * @retval SLOG_EIO    writing a finished node failed (the writer fails)
+ * @retval SLOG_ENOMEM out of memory
+ * @retval SLOG_ESTATE the writer is finished or failed
+ * Thread safety: the writer's thread.  @since 0.1
+ */
 SLOG_API int slog_writer_append_counter(slog_writer *w, const slog_counter *c, slog_error *err);
 
 /**
  * Begin a state on @p timeline at @p time; it nests inside the states begun
  * and not yet ended on that timeline, which gives its depth.  Args are copied
  * and stored with the state.
- * @retval SLOG_OK, SLOG_EINVAL, SLOG_ENOMEM, SLOG_ESTATE  @since 0.1
+ * @param w         the writer
+ * @param timeline  timeline id
+ * @param category  a state category id
+ * @param time      begin time, ticks; not before the enclosing state's begin
+ * @param args      args, copied; NULL when @p nargs is 0
+ * @param nargs     number of args
+ * @param err       error details, or NULL
+ * @retval SLOG_OK     begun
+ * @retval SLOG_EINVAL unknown timeline or category, a category of another
+ *                     kind, bad args, time before the enclosing state's begin
+ * @retval SLOG_ENOMEM out of memory
+ * @retval SLOG_ESTATE the writer is finished or failed
+ * Thread safety: the writer's thread.  @since 0.1
  */
 SLOG_API int slog_writer_begin(slog_writer *w, uint32_t timeline, uint32_t category, int64_t time,
                                const slog_arg *args, uint32_t nargs, slog_error *err);
 
-/** End the innermost open state of @p timeline at @p time and append it.
- *  @retval SLOG_OK, SLOG_ESTATE (nothing open, or time before its begin), SLOG_EIO
- *  @since 0.1 */
+/**
+ * End the innermost open state of @p timeline at @p time and append it.
+ * @param w         the writer
+ * @param timeline  timeline id
+ * @param time      end time, ticks
+ * @param err       error details, or NULL
+ * @retval SLOG_OK     ended and appended
+ * @retval SLOG_EINVAL unknown timeline
+ * @retval SLOG_ESTATE nothing open on the timeline, time before its begin,
+ *                     or the writer is finished or failed
+ * @retval SLOG_EIO    writing a finished node failed (the writer fails)
+ * @retval SLOG_ENOMEM out of memory (the writer fails)
+ * Thread safety: the writer's thread.  @since 0.1
+ */
 SLOG_API int slog_writer_end(slog_writer *w, uint32_t timeline, int64_t time, slog_error *err);
 
-/** Number of states begun and not ended on @p timeline. @since 0.1 */
+/**
+ * Number of states begun and not ended on @p timeline.
+ * @param w         the writer
+ * @param timeline  timeline id
+ * @return the open depth; 0 for an unknown timeline
+ * Thread safety: the writer's thread.  @since 0.1
+ */
 SLOG_API uint32_t slog_writer_open_depth(const slog_writer *w, uint32_t timeline);
 
-/** Write out everything appended so far, so that a reader (or a crash) sees
- *  it: the open nodes are closed and the tree goes on as a new subtree (the
- *  file stays open and incomplete; finish joins the subtrees under one root).
- *  Each call closes partly filled nodes, so call it on a timer (seconds),
- *  not per drawable.  States still open in begin/end are not included.
- *  @retval SLOG_OK, SLOG_EIO, SLOG_ESTATE  @since 0.1 */
+/**
+ * Write out everything appended so far, so that a reader (or a crash) sees
+ * it: the open nodes are closed and the tree goes on as a new subtree (the
+ * file stays open and incomplete; finish joins the subtrees under one root).
+ * Each call closes partly filled nodes, so call it on a timer (seconds),
+ * not per drawable.  States still open in begin/end are not included.
+ * @param w    the writer
+ * @param err  error details, or NULL
+ * @retval SLOG_OK     flushed
+ * @retval SLOG_EIO    writing failed (the writer fails)
+ * @retval SLOG_ENOMEM out of memory (the writer fails)
+ * @retval SLOG_ESTATE the writer is finished or failed
+ * Thread safety: the writer's thread.  @since 0.1
+ */
 SLOG_API int slog_writer_flush(slog_writer *w, slog_error *err);
 
 /**
  * Seal the file: close the tree, write the summary and mark it complete.
- * States still open through slog_writer_begin are an error (SLOG_ESTATE):
- * end them first.
- * @retval SLOG_OK, SLOG_EIO, SLOG_ESTATE, SLOG_ENOMEM  @since 0.1
+ * States still open through slog_writer_begin are an error (SLOG_ESTATE,
+ * nothing changes): end them first.
+ * @param w    the writer
+ * @param err  error details, or NULL
+ * @retval SLOG_OK     sealed; only slog_writer_destroy remains to call
+ * @retval SLOG_EIO    writing or closing failed (the writer fails)
+ * @retval SLOG_ENOMEM out of memory (the writer fails)
+ * @retval SLOG_ESTATE states still open, or the writer is finished or failed
+ * Thread safety: the writer's thread.  @since 0.1
  */
 SLOG_API int slog_writer_finish(slog_writer *w, slog_error *err);
 
-/** Release the writer (NULL-safe).  Without finish the file stays incomplete. @since 0.1 */
+/**
+ * Release the writer.  Without finish, what was appended is written out as
+ * far as possible and the file stays marked incomplete.
+ * @param w  the writer; NULL does nothing
+ * Thread safety: the writer's thread, as its last call.  @since 0.1
+ */
 SLOG_API void slog_writer_destroy(slog_writer *w);
 
 #ifdef __cplusplus
