@@ -83,7 +83,7 @@ static int parse_decimal(const char **pp, decimal *d, char *why, size_t whylen)
         fe = p;
     }
     if (ie == ib && fe == fb) {
-        return fail(why, whylen, "expected a number");
+        return fail(why, whylen, "expected a number, got '%s'", *pp);
     }
     while (ib < ie && *ib == '0') {
         ib++;
@@ -94,7 +94,7 @@ static int parse_decimal(const char **pp, decimal *d, char *why, size_t whylen)
     d->mant = 0;
     d->exp10 = -(int)(fe - fb);
     if (add_digits(d, ib, ie) != 0 || add_digits(d, fb, fe) != 0) {
-        return fail(why, whylen, "number too large");
+        return fail(why, whylen, "number too large in '%s'", *pp);
     }
     *pp = p;
     return 0;
@@ -276,8 +276,12 @@ int units_parse_count(const char *text, uint64_t *out, char *why, size_t whylen)
     }
     const char *p = text;
     decimal d = {0, 0};
-    if (parse_decimal(&p, &d, why, whylen) != 0 || parse_exponent(&p, &d.exp10, why, whylen) != 0) {
+    if (parse_decimal(&p, &d, why, whylen) != 0) {
         return -1;
+    }
+    char bad[128];
+    if (parse_exponent(&p, &d.exp10, bad, sizeof bad) != 0) {
+        return fail(why, whylen, "%s in '%s'", bad, text);
     }
     for (size_t i = 0; i < sizeof count_units / sizeof count_units[0]; i++) {
         if (strcmp(p, count_units[i].suffix) == 0) {
