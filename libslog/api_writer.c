@@ -84,7 +84,7 @@ static int check_open(const slog_writer *w, slog_error *err)
 static void header_from_options(store_header *h, const slog_writer_options *o)
 {
     memset(h, 0, sizeof *h);
-    h->format_read_version = STORE_FORMAT_READ_VERSION;
+    h->format_read_version = STORE_FORMAT_WRITTEN_READ_VERSION;
     h->format_write_version = STORE_FORMAT_WRITE_VERSION;
     h->ticks_per_second = o && o->ticks_per_second ? o->ticks_per_second : 1000000000u;
     h->fanout = o && o->fanout ? o->fanout : 2;

@@ -2,9 +2,10 @@
  *
  * node_format.c - drawables of a node: in-memory records, the columnar
  * varint encoding (one column per field, so LZ4 finds the repetition of
- * each field) and its bounds-checked decoder.  The writer keeps
- * fmt_node.encoded_bytes exact while appending, so leaves close at their
- * budget without trial encodings.
+ * each field) of the geometry blob and of the args blob, and their
+ * bounds-checked decoders (geometry versions 1 and 2).  The writer keeps
+ * fmt_node.encoded_bytes and args_bytes exact while appending, so leaves
+ * close at their budget without trial encodings.
  * Layer 3: may use codec and util.
  */
 #include "node_format.h"
@@ -30,6 +31,8 @@ void fmt_node_reset(fmt_node *n)
     n->args.len = 0;
     n->base = 0;
     n->encoded_bytes = 0;
+    n->args_bytes = 0;
+    n->with_args = 0;
     n->t0 = INT64_MAX;
     n->t1 = INT64_MIN;
 }
@@ -89,6 +92,13 @@ static int add_args(fmt_node *n, const uint8_t *args, size_t len, uint32_t *off,
     return util_buf_append(&n->args, args, len);
 }
 
+/* The args blob's share of one item: its length varint and its bytes. */
+static void count_args(fmt_node *n, size_t len)
+{
+    n->args_bytes += codec_varint_len(len) + len;
+    n->with_args += len > 0;
+}
+
 static void extend_box(fmt_node *n, int64_t t0, int64_t t1)
 {
     if (t0 < n->t0) {
@@ -113,10 +123,11 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
         return -1;
     }
     const uint64_t d = time_delta(n, 0, r->end);
+    const uint64_t dur = (uint64_t)r->end - (uint64_t)r->start;
     n->encoded_bytes += codec_varint_len(r->timeline) + codec_varint_len(r->category) +
-                        codec_varint_len(d) +
-                        codec_varint_len((uint64_t)r->end - (uint64_t)r->start) +
-                        codec_varint_len(r->depth) + codec_varint_len(args_len) + args_len;
+                        codec_varint_len(d) + codec_varint_len(dur) + codec_varint_len(r->depth) +
+                        codec_varint_len(dur - (uint64_t)r->excl);
+    count_args(n, args_len);
     n->states[n->n[0]++] = rec;
     extend_box(n, r->start, r->end);
     return 0;
@@ -136,8 +147,9 @@ int fmt_node_add_event(fmt_node *n, const fmt_event_rec *r, const uint8_t *args,
         return -1;
     }
     const uint64_t d = time_delta(n, 1, r->time);
-    n->encoded_bytes += codec_varint_len(r->timeline) + codec_varint_len(r->category) +
-                        codec_varint_len(d) + codec_varint_len(args_len) + args_len;
+    n->encoded_bytes +=
+        codec_varint_len(r->timeline) + codec_varint_len(r->category) + codec_varint_len(d);
+    count_args(n, args_len);
     n->events[n->n[1]++] = rec;
     extend_box(n, r->time, r->time);
     return 0;
@@ -159,8 +171,8 @@ int fmt_node_add_arrow(fmt_node *n, const fmt_arrow_rec *r, const uint8_t *args,
     const uint64_t d = time_delta(n, 2, r->end);
     n->encoded_bytes += codec_varint_len(r->category) + codec_varint_len(r->from) +
                         codec_varint_len(r->to) + codec_varint_len(d) +
-                        codec_varint_len((uint64_t)r->end - (uint64_t)r->start) +
-                        codec_varint_len(args_len) + args_len;
+                        codec_varint_len((uint64_t)r->end - (uint64_t)r->start);
+    count_args(n, args_len);
     n->arrows[n->n[2]++] = rec;
     extend_box(n, r->start, r->end);
     return 0;
@@ -230,6 +242,14 @@ static void put_duration_column(enc *e, const void *recs, size_t n, size_t strid
     }
 }
 
+/* Children time: duration - exclusive (uint64 arithmetic, exact round trip). */
+static void put_children_column(enc *e, const fmt_state_rec *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        put(e, (uint64_t)v[i].end - (uint64_t)v[i].start - (uint64_t)v[i].excl);
+    }
+}
+
 #define COLUMN(type, field) sizeof(type), offsetof(type, field)
 
 static void encode_states(const fmt_node *n, enc *e)
@@ -242,7 +262,7 @@ static void encode_states(const fmt_node *n, enc *e)
     put_duration_column(e, v, c, sizeof *v, offsetof(fmt_state_rec, start),
                         offsetof(fmt_state_rec, end));
     put_u32_column(e, v, c, COLUMN(fmt_state_rec, depth));
-    put_u32_column(e, v, c, COLUMN(fmt_state_rec, args_len));
+    put_children_column(e, v, c);
 }
 
 static void encode_events(const fmt_node *n, enc *e)
@@ -252,7 +272,6 @@ static void encode_events(const fmt_node *n, enc *e)
     put_u32_column(e, v, c, COLUMN(fmt_event_rec, timeline));
     put_u32_column(e, v, c, COLUMN(fmt_event_rec, category));
     put_time_column(e, v, c, COLUMN(fmt_event_rec, time), n->base);
-    put_u32_column(e, v, c, COLUMN(fmt_event_rec, args_len));
 }
 
 static void encode_arrows(const fmt_node *n, enc *e)
@@ -265,7 +284,6 @@ static void encode_arrows(const fmt_node *n, enc *e)
     put_time_column(e, v, c, COLUMN(fmt_arrow_rec, end), n->base);
     put_duration_column(e, v, c, sizeof *v, offsetof(fmt_arrow_rec, start),
                         offsetof(fmt_arrow_rec, end));
-    put_u32_column(e, v, c, COLUMN(fmt_arrow_rec, args_len));
 }
 
 static void encode_counters(const fmt_node *n, enc *e)
@@ -284,38 +302,29 @@ static void encode_counters(const fmt_node *n, enc *e)
     }
 }
 
-static void copy_item_args(const fmt_node *n, enc *e, uint32_t off, uint32_t len)
+uint64_t fmt_node_geometry_size(const fmt_node *n)
 {
-    if (len > 0) { /* no args: the buffer may be NULL */
-        memcpy(e->p, n->args.data + off, len);
-        e->p += len;
-    }
+    return header_bytes(n) + n->encoded_bytes;
 }
 
-static void copy_args(const fmt_node *n, enc *e)
+uint64_t fmt_node_args_size(const fmt_node *n)
 {
-    /* Items' args are appended in item order, so the buffer is already in
-     * the order the decoder expects: states, events, arrows. */
-    for (size_t i = 0; i < n->n[0]; i++) {
-        copy_item_args(n, e, n->states[i].args_off, n->states[i].args_len);
+    if (n->with_args == 0) {
+        return 0;
     }
-    for (size_t i = 0; i < n->n[1]; i++) {
-        copy_item_args(n, e, n->events[i].args_off, n->events[i].args_len);
-    }
-    for (size_t i = 0; i < n->n[2]; i++) {
-        copy_item_args(n, e, n->arrows[i].args_off, n->arrows[i].args_len);
-    }
+    return 2 + codec_varint_len(n->n[0]) + codec_varint_len(n->n[1]) +
+           codec_varint_len(n->n[2]) + n->args_bytes;
 }
 
 int fmt_node_encode(const fmt_node *n, util_buf *out)
 {
-    const uint64_t total = header_bytes(n) + n->encoded_bytes;
+    const uint64_t total = fmt_node_geometry_size(n);
     if (util_buf_reserve(out, (size_t)total + CODEC_VARINT_MAX) != 0) {
         return -1;
     }
     enc e = {out->data + out->len};
     *e.p++ = FMT_BLOB_DRAWABLES;
-    *e.p++ = FMT_BLOB_VERSION;
+    *e.p++ = FMT_GEOMETRY_V2;
     for (int k = 0; k < 4; k++) {
         put(&e, n->n[k]);
     }
@@ -324,7 +333,46 @@ int fmt_node_encode(const fmt_node *n, util_buf *out)
     encode_events(n, &e);
     encode_arrows(n, &e);
     encode_counters(n, &e);
-    copy_args(n, &e);
+    out->len = (size_t)(e.p - out->data);
+    return 0;
+}
+
+static void copy_item_args(const fmt_node *n, enc *e, uint32_t off, uint32_t len)
+{
+    if (len > 0) { /* no args: the buffer may be NULL */
+        memcpy(e->p, n->args.data + off, len);
+        e->p += len;
+    }
+}
+
+int fmt_node_encode_args(const fmt_node *n, util_buf *out)
+{
+    const uint64_t total = fmt_node_args_size(n);
+    if (total == 0) {
+        return 0;
+    }
+    if (util_buf_reserve(out, (size_t)total) != 0) {
+        return -1;
+    }
+    enc e = {out->data + out->len};
+    *e.p++ = FMT_BLOB_ARGS;
+    *e.p++ = FMT_ARGS_VERSION;
+    for (int k = 0; k < 3; k++) {
+        put(&e, n->n[k]);
+    }
+    put_u32_column(&e, n->states, n->n[0], COLUMN(fmt_state_rec, args_len));
+    put_u32_column(&e, n->events, n->n[1], COLUMN(fmt_event_rec, args_len));
+    put_u32_column(&e, n->arrows, n->n[2], COLUMN(fmt_arrow_rec, args_len));
+    /* kind by kind, each in item order: the order of the length column */
+    for (size_t i = 0; i < n->n[0]; i++) {
+        copy_item_args(n, &e, n->states[i].args_off, n->states[i].args_len);
+    }
+    for (size_t i = 0; i < n->n[1]; i++) {
+        copy_item_args(n, &e, n->events[i].args_off, n->events[i].args_len);
+    }
+    for (size_t i = 0; i < n->n[2]; i++) {
+        copy_item_args(n, &e, n->arrows[i].args_off, n->arrows[i].args_len);
+    }
     out->len = (size_t)(e.p - out->data);
     return 0;
 }
@@ -525,9 +573,10 @@ static void decode_arg(dec *d, const fmt_strings *strings, slog_arg *a)
     }
 }
 
-/* Where decoded args go: out->args, of which `used` are taken. */
+/* Where decoded args go: args[0..cap), of which `used` are taken. */
 typedef struct args_sink {
-    fmt_decoded *out;
+    slog_arg *args;
+    uint64_t cap;
     const fmt_strings *strings;
     uint64_t used;
 } args_sink;
@@ -547,11 +596,11 @@ static void decode_item_args(dec *d, uint64_t len, args_sink *sink, const slog_a
     }
     dec sub = {d->base, d->p, d->p + len, 0};
     const uint64_t n = get(&sub);
-    if (sub.bad || n == 0 || n > len || sink->used + n > sink->out->nargs) {
+    if (sub.bad || n == 0 || n > len || sink->used + n > sink->cap) {
         d->bad = 1;
         return;
     }
-    slog_arg *const a = sink->out->args + sink->used;
+    slog_arg *const a = sink->args + sink->used;
     for (uint64_t i = 0; i < n && !sub.bad; i++) {
         decode_arg(&sub, sink->strings, &a[i]);
     }
@@ -565,43 +614,75 @@ static void decode_item_args(dec *d, uint64_t len, args_sink *sink, const slog_a
     d->p += len;
 }
 
-static int alloc_items(fmt_decoded *o, uint64_t arg_bound)
+static size_t items_bytes(const fmt_decoded *o)
+{
+    return (size_t)o->n[0] * sizeof *o->states + (size_t)o->n[1] * sizeof *o->events +
+           (size_t)o->n[2] * sizeof *o->arrows + (size_t)o->n[3] * sizeof *o->counters;
+}
+
+static int alloc_items(fmt_decoded *o, int version)
 {
     o->states = util_calloc((size_t)o->n[0], sizeof *o->states);
     o->events = util_calloc((size_t)o->n[1], sizeof *o->events);
     o->arrows = util_calloc((size_t)o->n[2], sizeof *o->arrows);
     o->counters = util_calloc((size_t)o->n[3], sizeof *o->counters);
-    o->nargs = arg_bound;
-    o->args = util_calloc((size_t)arg_bound, sizeof *o->args);
-    o->mem_bytes = o->raw_len + (size_t)o->n[0] * sizeof *o->states +
-                   (size_t)o->n[1] * sizeof *o->events + (size_t)o->n[2] * sizeof *o->arrows +
-                   (size_t)o->n[3] * sizeof *o->counters + (size_t)arg_bound * sizeof *o->args;
-    return o->states && o->events && o->arrows && o->counters && o->args ? 0 : -1;
+    o->mem_bytes = items_bytes(o);
+    int ok = o->states && o->events && o->arrows && o->counters;
+    if (version == FMT_GEOMETRY_V1) {
+        /* args are in this blob; an arg takes at least 3 bytes */
+        o->nargs = o->raw_len / 3 + 1;
+        o->args = util_calloc((size_t)o->nargs, sizeof *o->args);
+        o->mem_bytes += o->raw_len + (size_t)o->nargs * sizeof *o->args;
+        ok = ok && o->args;
+    } else {
+        o->state_excl = util_calloc((size_t)o->n[0], sizeof *o->state_excl);
+        o->mem_bytes += (size_t)o->n[0] * sizeof *o->state_excl;
+        ok = ok && o->state_excl;
+    }
+    return ok ? 0 : -1;
 }
 
-/* Column passes: fill every field but args; remember args lengths. */
+/* A column of n varints, each at most 32 bits, into a u32 field of the
+ * items (stride bytes apart). */
+static void get_u32_column(dec *d, void *items, uint64_t n, size_t stride, size_t off)
+{
+    uint8_t *p = (uint8_t *)items + off;
+    for (uint64_t i = 0; i < n; i++, p += stride) {
+        const uint32_t v = get32(d);
+        memcpy(p, &v, sizeof v);
+    }
+}
+
+static void get_lengths(dec *d, uint64_t *alen, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        alen[i] = get(d);
+    }
+}
+
+/* Column passes: fill every field but args; v1 remembers args lengths
+ * (alen), v2 reads the children-time column into excl. */
 static void decode_state_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t *alen)
 {
     const uint64_t n = o->n[0];
     slog_state *const v = o->states;
     int64_t prev = base;
-    for (uint64_t i = 0; i < n; i++) {
-        v[i].timeline = get32(d);
-    }
-    for (uint64_t i = 0; i < n; i++) {
-        v[i].category = get32(d);
-    }
+    get_u32_column(d, v, n, COLUMN(slog_state, timeline));
+    get_u32_column(d, v, n, COLUMN(slog_state, category));
     for (uint64_t i = 0; i < n; i++) {
         v[i].end = get_time(d, &prev);
     }
     for (uint64_t i = 0; i < n; i++) {
         v[i].start = get_start(d, v[i].end);
     }
-    for (uint64_t i = 0; i < n; i++) {
-        v[i].depth = get32(d);
+    get_u32_column(d, v, n, COLUMN(slog_state, depth));
+    if (alen != NULL) {
+        get_lengths(d, alen, n);
+        return;
     }
     for (uint64_t i = 0; i < n; i++) {
-        alen[i] = get(d);
+        const uint64_t dur = (uint64_t)v[i].end - (uint64_t)v[i].start;
+        o->state_excl[i] = (int64_t)(dur - get(d));
     }
 }
 
@@ -610,17 +691,13 @@ static void decode_event_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t 
     const uint64_t n = o->n[1];
     slog_event *const v = o->events;
     int64_t prev = base;
-    for (uint64_t i = 0; i < n; i++) {
-        v[i].timeline = get32(d);
-    }
-    for (uint64_t i = 0; i < n; i++) {
-        v[i].category = get32(d);
-    }
+    get_u32_column(d, v, n, COLUMN(slog_event, timeline));
+    get_u32_column(d, v, n, COLUMN(slog_event, category));
     for (uint64_t i = 0; i < n; i++) {
         v[i].time = get_time(d, &prev);
     }
-    for (uint64_t i = 0; i < n; i++) {
-        alen[i] = get(d);
+    if (alen != NULL) {
+        get_lengths(d, alen, n);
     }
 }
 
@@ -629,23 +706,17 @@ static void decode_arrow_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t 
     const uint64_t n = o->n[2];
     slog_arrow *const v = o->arrows;
     int64_t prev = base;
-    for (uint64_t i = 0; i < n; i++) {
-        v[i].category = get32(d);
-    }
-    for (uint64_t i = 0; i < n; i++) {
-        v[i].from = get32(d);
-    }
-    for (uint64_t i = 0; i < n; i++) {
-        v[i].to = get32(d);
-    }
+    get_u32_column(d, v, n, COLUMN(slog_arrow, category));
+    get_u32_column(d, v, n, COLUMN(slog_arrow, from));
+    get_u32_column(d, v, n, COLUMN(slog_arrow, to));
     for (uint64_t i = 0; i < n; i++) {
         v[i].end = get_time(d, &prev);
     }
     for (uint64_t i = 0; i < n; i++) {
         v[i].start = get_start(d, v[i].end);
     }
-    for (uint64_t i = 0; i < n; i++) {
-        alen[i] = get(d);
+    if (alen != NULL) {
+        get_lengths(d, alen, n);
     }
 }
 
@@ -654,12 +725,8 @@ static void decode_counter_columns(dec *d, fmt_decoded *o, int64_t base)
     const uint64_t n = o->n[3];
     slog_counter *const v = o->counters;
     int64_t prev = base;
-    for (uint64_t i = 0; i < n; i++) {
-        v[i].timeline = get32(d);
-    }
-    for (uint64_t i = 0; i < n; i++) {
-        v[i].category = get32(d);
-    }
+    get_u32_column(d, v, n, COLUMN(slog_counter, timeline));
+    get_u32_column(d, v, n, COLUMN(slog_counter, category));
     for (uint64_t i = 0; i < n; i++) {
         v[i].time = get_time(d, &prev);
     }
@@ -669,20 +736,51 @@ static void decode_counter_columns(dec *d, fmt_decoded *o, int64_t base)
     }
 }
 
-static void decode_all_args(dec *d, fmt_decoded *o, const fmt_strings *strings,
-                            const uint64_t *alen)
+/* Args of every state, event and arrow, in that order, from d into sink. */
+static void decode_all_args(dec *d, fmt_decoded *o, args_sink *sink, const uint64_t *alen)
 {
-    args_sink sink = {o, strings, 0};
     const uint64_t ns = o->n[0], ne = o->n[1], na = o->n[2];
     for (uint64_t i = 0; i < ns && !d->bad; i++) {
-        decode_item_args(d, alen[i], &sink, &o->states[i].args, &o->states[i].nargs);
+        decode_item_args(d, alen[i], sink, &o->states[i].args, &o->states[i].nargs);
     }
     for (uint64_t i = 0; i < ne && !d->bad; i++) {
-        decode_item_args(d, alen[ns + i], &sink, &o->events[i].args, &o->events[i].nargs);
+        decode_item_args(d, alen[ns + i], sink, &o->events[i].args, &o->events[i].nargs);
     }
     for (uint64_t i = 0; i < na && !d->bad; i++) {
-        decode_item_args(d, alen[ns + ne + i], &sink, &o->arrows[i].args, &o->arrows[i].nargs);
+        decode_item_args(d, alen[ns + ne + i], sink, &o->arrows[i].args, &o->arrows[i].nargs);
     }
+}
+
+/* Counts of the first `kinds` kinds; each item takes at least one byte per
+ * column, which bounds the allocations by the blob's length. */
+static int get_counts(dec *d, uint64_t *n, int kinds, size_t len)
+{
+    uint64_t total = 0;
+    for (int k = 0; k < kinds; k++) {
+        n[k] = get(d);
+        total += n[k];
+        if (d->bad || n[k] > len || total > len) {
+            d->bad = 1;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int decode_fail(fmt_decoded *out, const dec *d, uint64_t *bad_offset)
+{
+    *bad_offset = (uint64_t)(d->p - d->base);
+    out->raw = NULL; /* the caller keeps raw */
+    fmt_decoded_free(out);
+    return SLOG_ECORRUPT;
+}
+
+/* Version 1: the args follow the columns in the same blob. */
+static void decode_v1_args(dec *d, fmt_decoded *out, const fmt_strings *strings, uint64_t *alen)
+{
+    args_sink sink = {out->args, out->nargs, strings, 0};
+    decode_all_args(d, out, &sink, alen);
+    out->args_attached = 1;
 }
 
 int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_decoded *out,
@@ -690,54 +788,124 @@ int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_de
 {
     memset(out, 0, sizeof *out);
     dec d = {raw, raw, raw + len, 0};
-    if (len < 2 || raw[0] != FMT_BLOB_DRAWABLES || raw[1] != FMT_BLOB_VERSION) {
-        *bad_offset = 0;
-        return SLOG_ECORRUPT;
+    if (len < 2 || raw[0] != FMT_BLOB_DRAWABLES ||
+        (raw[1] != FMT_GEOMETRY_V1 && raw[1] != FMT_GEOMETRY_V2)) {
+        return decode_fail(out, &d, bad_offset);
     }
+    const int version = raw[1];
     d.p += 2;
-    uint64_t total = 0;
-    for (int k = 0; k < 4; k++) {
-        out->n[k] = get(&d);
-        total += out->n[k];
-        /* every item takes at least 3 bytes: bounds the allocation */
-        if (d.bad || out->n[k] > len || total > len) {
-            *bad_offset = (uint64_t)(d.p - raw);
-            return SLOG_ECORRUPT;
-        }
+    if (get_counts(&d, out->n, 4, len) != 0) {
+        return decode_fail(out, &d, bad_offset);
     }
     const int64_t base = codec_unzigzag(get(&d));
     out->raw = raw;
     out->raw_len = len;
-    uint64_t *const alen = util_calloc((size_t)(out->n[0] + out->n[1] + out->n[2]), 8);
-    /* an arg takes at least 3 bytes */
-    if (alen == NULL || alloc_items(out, len / 3 + 1) != 0) {
+    const size_t nalen = version == FMT_GEOMETRY_V1 ? (size_t)(out->n[0] + out->n[1] + out->n[2]) : 0;
+    uint64_t *const alen = util_calloc(nalen + 1, 8);
+    if (alen == NULL || alloc_items(out, version) != 0) {
         util_free(alen);
         out->raw = NULL;
         fmt_decoded_free(out);
         return SLOG_ENOMEM;
     }
-    decode_state_columns(&d, out, base, alen);
-    decode_event_columns(&d, out, base, alen + out->n[0]);
-    decode_arrow_columns(&d, out, base, alen + out->n[0] + out->n[1]);
+    uint64_t *const al = version == FMT_GEOMETRY_V1 ? alen : NULL;
+    decode_state_columns(&d, out, base, al);
+    decode_event_columns(&d, out, base, al ? al + out->n[0] : NULL);
+    decode_arrow_columns(&d, out, base, al ? al + out->n[0] + out->n[1] : NULL);
     decode_counter_columns(&d, out, base);
-    decode_all_args(&d, out, strings, alen);
+    if (version == FMT_GEOMETRY_V1) {
+        decode_v1_args(&d, out, strings, alen);
+    } else if (!d.bad && d.p != d.end) {
+        d.bad = 1; /* trailing bytes */
+    }
     util_free(alen);
     if (d.bad) {
-        *bad_offset = (uint64_t)(d.p - raw);
+        return decode_fail(out, &d, bad_offset);
+    }
+    if (version == FMT_GEOMETRY_V2) {
+        util_free(raw); /* nothing points into it */
         out->raw = NULL;
-        fmt_decoded_free(out);
+    }
+    return SLOG_OK;
+}
+
+static void clear_item_args(fmt_decoded *d)
+{
+    for (uint64_t i = 0; i < d->n[0]; i++) {
+        d->states[i].args = NULL;
+        d->states[i].nargs = 0;
+    }
+    for (uint64_t i = 0; i < d->n[1]; i++) {
+        d->events[i].args = NULL;
+        d->events[i].nargs = 0;
+    }
+    for (uint64_t i = 0; i < d->n[2]; i++) {
+        d->arrows[i].args = NULL;
+        d->arrows[i].nargs = 0;
+    }
+}
+
+/* Header and length column of an args blob; lengths into alen. */
+static int args_header(dec *d, const fmt_decoded *g, uint64_t *alen, size_t len)
+{
+    uint64_t n[3];
+    if (len < 2 || d->p[0] != FMT_BLOB_ARGS || d->p[1] != FMT_ARGS_VERSION) {
+        return -1;
+    }
+    d->p += 2;
+    if (get_counts(d, n, 3, len) != 0 || n[0] != g->n[0] || n[1] != g->n[1] || n[2] != g->n[2]) {
+        d->bad = 1;
+        return -1;
+    }
+    get_lengths(d, alen, n[0] + n[1] + n[2]);
+    return d->bad ? -1 : 0;
+}
+
+int fmt_args_attach(fmt_decoded *g, uint8_t *raw, size_t len, const fmt_strings *strings,
+                    uint64_t *bad_offset)
+{
+    if (g->args_attached) {
+        return SLOG_EINVAL;
+    }
+    dec d = {raw, raw, raw + len, 0};
+    uint64_t *const alen = util_calloc((size_t)(g->n[0] + g->n[1] + g->n[2]) + 1, 8);
+    const uint64_t cap = len / 3 + 1; /* an arg takes at least 3 bytes */
+    slog_arg *const args = util_calloc((size_t)cap, sizeof *args);
+    if (alen == NULL || args == NULL) {
+        util_free(alen);
+        util_free(args);
+        return SLOG_ENOMEM;
+    }
+    args_sink sink = {args, cap, strings, 0};
+    if (args_header(&d, g, alen, len) == 0) {
+        decode_all_args(&d, g, &sink, alen);
+    } else {
+        d.bad = 1;
+    }
+    util_free(alen);
+    if (d.bad || d.p != d.end) {
+        clear_item_args(g);
+        util_free(args);
+        *bad_offset = (uint64_t)(d.p - raw);
         return SLOG_ECORRUPT;
     }
+    g->args_raw = raw;
+    g->args = args;
+    g->nargs = cap;
+    g->args_attached = 1;
+    g->mem_bytes += len + (size_t)cap * sizeof *args;
     return SLOG_OK;
 }
 
 void fmt_decoded_free(fmt_decoded *d)
 {
     util_free(d->raw);
+    util_free(d->args_raw);
     util_free(d->states);
     util_free(d->events);
     util_free(d->arrows);
     util_free(d->counters);
+    util_free(d->state_excl);
     util_free(d->args);
     memset(d, 0, sizeof *d);
 }

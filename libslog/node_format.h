@@ -1,24 +1,38 @@
 /* SPDX-License-Identifier: MIT
  *
  * node_format.h - the drawables of one node, in memory (writer side) and as
- * bytes (the "drawables blob" of a node, see doc/FORMAT.md):
+ * bytes (doc/FORMAT.md §10).  Format 2 stores a node's geometry and its
+ * args in two blobs, so drawing never decodes args:
  *
+ * Geometry blob ('D', version 2; version 1 is read too, see below):
  *   OFFSET  SIZE    MEANING
  *   0       1       'D' (0x44)
- *   1       1       blob version (1)
+ *   1       1       blob version (2)
  *   2       var     counts: states, events, arrows, counters (4 varints)
  *   .       var     base time (zig-zag varint); time deltas start from it
  *   .       var     state columns, each n varints: timeline, category,
  *                   end delta (zig-zag, from the previous state's end; the
  *                   writer's optimal order is by end time, so deltas are
- *                   small and non-negative), duration, depth, args length
- *                   (0 = none); start = end - duration
- *   .       var     event columns: timeline, category, time delta, args length
- *   .       var     arrow columns: category, from, to, end delta, duration,
- *                   args length
+ *                   small and non-negative), duration, depth, children time
+ *                   (duration - exclusive, 0 for a leaf state); start =
+ *                   end - duration
+ *   .       var     event columns: timeline, category, time delta
+ *   .       var     arrow columns: category, from, to, end delta, duration
  *   .       var     counter columns: timeline, category, time delta, then
  *                   n little-endian IEEE-754 doubles
+ *
+ * Args blob ('A', version 1), only when some item has args:
+ *   0       1       'A' (0x41)
+ *   1       1       blob version (1)
+ *   2       var     counts: states, events, arrows (3 varints, equal to
+ *                   the geometry blob's)
+ *   .       var     args length of every state, event, arrow (varints,
+ *                   0 = none), in item order
  *   .       var     args bytes of every item with args, in item order
+ *
+ * Version 1 geometry blobs (format 1 files) have an args-length column last
+ * in each state/event/arrow column group, no children-time column, and the
+ * args bytes after the counter columns.
  *
  * Args of one item: varint count, then per arg varint key (offset of the key
  * in /strings), u8 type, value: STRING/JSON inline = varint length, bytes,
@@ -35,7 +49,10 @@
 #include <slog/slog_common.h>
 
 #define FMT_BLOB_DRAWABLES 0x44
-#define FMT_BLOB_VERSION   1
+#define FMT_BLOB_ARGS      0x41
+#define FMT_GEOMETRY_V1    1 /* format 1: args inside the drawables blob */
+#define FMT_GEOMETRY_V2    2 /* format 2: geometry only, children-time column */
+#define FMT_ARGS_VERSION   1
 #define FMT_ARG_REF        0x10
 
 typedef struct fmt_state_rec {
@@ -74,7 +91,9 @@ typedef struct fmt_node {
     util_buf args;           /* encoded args of the items above */
     int64_t base;            /* time of the first item */
     int64_t last[4];         /* previous start/time per kind (delta coding) */
-    uint64_t encoded_bytes;  /* exact size fmt_node_encode would produce */
+    uint64_t encoded_bytes;  /* exact size of the geometry columns (no header) */
+    uint64_t args_bytes;     /* exact size of the args blob's length column + bytes */
+    size_t with_args;        /* items that have args (0: no args blob) */
     int64_t t0, t1;          /* bounding box of the items */
 } fmt_node;
 
@@ -90,8 +109,17 @@ int fmt_node_add_event(fmt_node *n, const fmt_event_rec *r, const uint8_t *args,
 int fmt_node_add_arrow(fmt_node *n, const fmt_arrow_rec *r, const uint8_t *args, size_t args_len);
 int fmt_node_add_counter(fmt_node *n, const fmt_counter_rec *r);
 
-/* Encode the node's drawables blob into out (appending).  0 or -1 (ENOMEM). */
+/* Encode the node's geometry blob ('D' v2) into out (appending).
+ * 0 or -1 (ENOMEM). */
 int fmt_node_encode(const fmt_node *n, util_buf *out);
+
+/* Encode the node's args blob ('A' v1) into out (appending); appends
+ * nothing when no item has args (n->with_args == 0).  0 or -1 (ENOMEM). */
+int fmt_node_encode_args(const fmt_node *n, util_buf *out);
+
+/* Exact sizes of the two blobs fmt_node_encode(_args) would write. */
+uint64_t fmt_node_geometry_size(const fmt_node *n);
+uint64_t fmt_node_args_size(const fmt_node *n);
 
 /* Resolves a string offset of /strings to its text; NULL when invalid. */
 typedef struct fmt_strings {
@@ -101,25 +129,39 @@ typedef struct fmt_strings {
 
 const char *fmt_string_at(const fmt_strings *s, uint64_t off);
 
-/* A decoded drawables blob (reader side).  Pointers in items point into
- * raw (string values), strings (keys) or args. */
+/* A decoded geometry blob (reader side), with its args once attached.
+ * Item args point into args (the slog_arg array), whose strings point into
+ * raw (v1), args_raw (v2) or the string heap. */
 typedef struct fmt_decoded {
-    uint8_t *raw;            /* owned: the decoded blob bytes */
+    uint8_t *raw;            /* owned: the geometry blob bytes (v1: kept for args) */
     size_t raw_len;
     slog_state *states;
     slog_event *events;
     slog_arrow *arrows;
     slog_counter *counters;
     uint64_t n[4];
+    int64_t *state_excl;     /* v2: exclusive time of each state; NULL for v1 */
+    int args_attached;       /* v1: always 1; v2: after fmt_args_attach */
+    uint8_t *args_raw;       /* owned: the args blob bytes (v2) */
     slog_arg *args;
     uint64_t nargs;
     size_t mem_bytes;        /* memory held, for the cache */
 } fmt_decoded;
 
-/* Decode raw[0..len) (ownership of raw passes to out on success).
+/* Decode a geometry blob raw[0..len), version 1 (args included) or 2 (args
+ * NULL/0 until fmt_args_attach).  Ownership of raw passes to out on
+ * success; v2 frees raw itself (nothing points into it).
  * Returns SLOG_OK, SLOG_ECORRUPT (with the byte offset in *bad_offset) or
  * SLOG_ENOMEM. */
 int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_decoded *out,
+                    uint64_t *bad_offset);
+
+/* Decode an args blob raw[0..len) and attach its args to the items of d (a
+ * decoded v2 geometry blob without args).  Ownership of raw passes to d on
+ * success; on failure d is unchanged and raw stays the caller's.
+ * Returns SLOG_OK, SLOG_ECORRUPT (counts differ from d's, or bad bytes; the
+ * byte offset in *bad_offset) or SLOG_ENOMEM. */
+int fmt_args_attach(fmt_decoded *d, uint8_t *raw, size_t len, const fmt_strings *strings,
                     uint64_t *bad_offset);
 void fmt_decoded_free(fmt_decoded *d);
 

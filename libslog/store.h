@@ -22,8 +22,12 @@
 
 #include <slog/slog_common.h>
 
-#define STORE_FORMAT_READ_VERSION  1
-#define STORE_FORMAT_WRITE_VERSION 1
+/* This library reads files whose format_read_version is at most
+ * STORE_FORMAT_READ_VERSION, and writes files of STORE_FORMAT_WRITE_VERSION
+ * that need a reader of STORE_FORMAT_WRITTEN_READ_VERSION (doc/FORMAT.md §9). */
+#define STORE_FORMAT_READ_VERSION         2
+#define STORE_FORMAT_WRITE_VERSION        2
+#define STORE_FORMAT_WRITTEN_READ_VERSION 2
 #define STORE_MAGIC                "libslog"
 
 /* Immutable, written once at create as root attributes. */
@@ -48,11 +52,15 @@ typedef struct store_summary {
     uint64_t timelines, categories, strings_bytes, payload_bytes;
 } store_summary;
 
+/* Table rows.  In format 2 every row carries a CRC32C of its bytes (as
+ * stored: little-endian, the struct's layout) computed with the crc member
+ * zero; store_append_* fill it in, store_*_row_ok checks it.  Rows of a
+ * format-1 file have crc 0 ("unverified"). */
 typedef struct store_timeline_row {
     uint32_t id;
     uint32_t parent;
     uint32_t kind;
-    uint32_t reserved;
+    uint32_t crc;              /* format 1: "reserved", 0 */
     int64_t sort_key;
     uint64_t name;             /* offset in /strings */
 } store_timeline_row;
@@ -61,7 +69,7 @@ typedef struct store_category_row {
     uint32_t id;
     uint32_t kind;
     uint32_t rgba;
-    uint32_t reserved;
+    uint32_t crc;              /* format 1: "reserved", 0 */
     uint64_t name;             /* offset in /strings */
     uint64_t group;            /* offset in /strings, UINT64_MAX if none */
 } store_category_row;
@@ -76,7 +84,23 @@ typedef struct store_node_row {
     uint64_t preview_off;
     uint64_t preview_len;      /* 0: no preview (leaves) */
     uint64_t counts[4];        /* drawables stored in this node, per kind */
+    /* format 2 (0 in format-1 files): */
+    uint64_t args_off;         /* byte offset of the args blob in /payload */
+    uint64_t args_len;         /* decoded bytes of the args blob; 0 = no args */
+    uint32_t payload_crc;      /* CRC32C of the drawables (geometry) blob */
+    uint32_t preview_crc;      /* CRC32C of the preview blob */
+    uint32_t args_crc;         /* CRC32C of the args blob */
+    uint32_t row_crc;          /* CRC32C of this 128-byte row with row_crc = 0 */
 } store_node_row;
+
+_Static_assert(sizeof(store_node_row) == 128, "format 2 /nodes row is 128 bytes");
+_Static_assert(sizeof(store_timeline_row) == 32, "/timelines row is 32 bytes");
+_Static_assert(sizeof(store_category_row) == 32, "/categories row is 32 bytes");
+
+/* CRC32C of a row with its crc member taken as 0. */
+uint32_t store_node_row_crc(const store_node_row *row);
+uint32_t store_timeline_row_crc(const store_timeline_row *row);
+uint32_t store_category_row_crc(const store_category_row *row);
 
 /* I/O cost of reads, added to by store_read_blob. */
 typedef struct store_io {
@@ -109,6 +133,8 @@ int store_read_strings(store *s, char **bytes, uint64_t *n, slog_error *err);
 int store_read_timelines(store *s, store_timeline_row **rows, uint64_t *n, slog_error *err);
 int store_read_categories(store *s, store_category_row **rows, uint64_t *n, slog_error *err);
 int store_read_nodes(store *s, store_node_row **rows, uint64_t *n, slog_error *err);
+/* Format read version of the open file (1: no checksums). */
+uint32_t store_format_version(const store *s);
 /* Decode the blob [offset, offset+n) into dst (capacity >= n).  Corrupt
  * chunks -> SLOG_ECORRUPT with the chunk's offset. */
 int store_read_blob(store *s, uint64_t offset, uint64_t n, void *dst, store_io *io,

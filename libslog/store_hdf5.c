@@ -52,6 +52,7 @@ typedef struct field {
     const char *name;
     size_t offset;
     field_kind kind;
+    uint32_t since; /* first format version with this member */
 } field;
 
 typedef struct layout {
@@ -64,17 +65,21 @@ typedef struct layout {
 
 #define FIELD(type, member, kind)                                                                  \
     {                                                                                              \
-#        member, offsetof(type, member), kind                                                      \
+#        member, offsetof(type, member), kind, 1                                                   \
+    }
+#define FIELD2(type, member, kind)                                                                 \
+    {                                                                                              \
+#        member, offsetof(type, member), kind, 2                                                   \
     }
 
 static const field timeline_fields[] = {
     FIELD(store_timeline_row, id, F_U32),       FIELD(store_timeline_row, parent, F_U32),
-    FIELD(store_timeline_row, kind, F_U32),     FIELD(store_timeline_row, reserved, F_U32),
+    FIELD(store_timeline_row, kind, F_U32),     FIELD2(store_timeline_row, crc, F_U32),
     FIELD(store_timeline_row, sort_key, F_I64), FIELD(store_timeline_row, name, F_U64),
 };
 static const field category_fields[] = {
     FIELD(store_category_row, id, F_U32),   FIELD(store_category_row, kind, F_U32),
-    FIELD(store_category_row, rgba, F_U32), FIELD(store_category_row, reserved, F_U32),
+    FIELD(store_category_row, rgba, F_U32), FIELD2(store_category_row, crc, F_U32),
     FIELD(store_category_row, name, F_U64), FIELD(store_category_row, group, F_U64),
 };
 static const field node_fields[] = {
@@ -88,6 +93,12 @@ static const field node_fields[] = {
     FIELD(store_node_row, preview_off, F_U64),
     FIELD(store_node_row, preview_len, F_U64),
     FIELD(store_node_row, counts, F_U64X4),
+    FIELD2(store_node_row, args_off, F_U64),
+    FIELD2(store_node_row, args_len, F_U64),
+    FIELD2(store_node_row, payload_crc, F_U32),
+    FIELD2(store_node_row, preview_crc, F_U32),
+    FIELD2(store_node_row, args_crc, F_U32),
+    FIELD2(store_node_row, row_crc, F_U32),
 };
 static const field summary_fields[] = {
     FIELD(store_summary, complete, F_U32),      FIELD(store_summary, depth, F_U32),
@@ -138,6 +149,7 @@ struct store {
     bool swmr_read;
     payload_mode mode;
     uint32_t chunk_bytes; /* /payload's actual chunk size */
+    uint32_t version;     /* format version of the tables: members since it */
     int lz4_level;
     uint64_t payload_extent; /* bytes */
     uint32_t *timeline_ids;  /* writer: id of each /timelines row */
@@ -335,7 +347,7 @@ static hid_t base_type(field_kind k, bool file)
 
 /* Compound type of a layout; file types are little-endian with the same
  * offsets as the C struct, so on x86-64 no conversion happens. */
-static hid_t make_type(const layout *l, bool file)
+static hid_t make_type(const layout *l, bool file, uint32_t version)
 {
     if (l->fields == NULL) {
         return H5Tcopy(file ? H5T_STD_U8LE : H5T_NATIVE_UINT8);
@@ -346,6 +358,9 @@ static hid_t make_type(const layout *l, bool file)
     }
     for (size_t i = 0; i < l->nfields; i++) {
         const field *const f = &l->fields[i];
+        if (f->since > version) {
+            continue; /* a member the file's version does not have */
+        }
         hid_t m = base_type(f->kind, file);
         bool own = false;
         if (f->kind == F_U64X4) {
@@ -391,7 +406,7 @@ static bool member_matches(hid_t mt, const field *f)
 }
 
 /* Does the file type t hold every field of l with the right type? */
-static bool type_matches(hid_t t, const layout *l)
+static bool type_matches(hid_t t, const layout *l, uint32_t version)
 {
     if (l->fields == NULL) {
         return same_integer(t, H5T_NATIVE_UINT8);
@@ -400,6 +415,9 @@ static bool type_matches(hid_t t, const layout *l)
         return false;
     }
     for (size_t i = 0; i < l->nfields; i++) {
+        if (l->fields[i].since > version) {
+            continue;
+        }
         const int idx = H5Tget_member_index(t, l->fields[i].name);
         const hid_t mt = idx < 0 ? H5I_INVALID_HID : H5Tget_member_type(t, (unsigned)idx);
         const bool ok = mt >= 0 && member_matches(mt, &l->fields[i]);
@@ -463,7 +481,7 @@ static void store_free(store *s)
 static int make_mem_types(store *s)
 {
     for (int i = 0; i < T_COUNT; i++) {
-        s->t[i].mtype = make_type(&layouts[i], false);
+        s->t[i].mtype = make_type(&layouts[i], false, s->version);
         if (s->t[i].mtype < 0) {
             return -1;
         }
@@ -575,7 +593,7 @@ create_dataset(hid_t file, const char *name, hid_t ftype, hsize_t chunk, const u
 static int create_tables(store *s)
 {
     for (int i = 0; i < T_COUNT; i++) {
-        const hid_t ft = make_type(&layouts[i], true);
+        const hid_t ft = make_type(&layouts[i], true, s->version);
         if (ft < 0) {
             return -1;
         }
@@ -644,6 +662,7 @@ int store_create(store **out, const char *path, const store_header *hdr, slog_er
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, path, "Out of memory creating the store");
     }
     s->writing = true;
+    s->version = STORE_FORMAT_WRITE_VERSION;
     s->mode = PAYLOAD_LZ4;
     s->chunk_bytes = hdr->chunk_bytes;
     s->lz4_level = hdr->lz4_level;
@@ -689,6 +708,42 @@ static herr_t write_rows(hid_t dset, hid_t mtype, hsize_t first, hsize_t n, cons
     return rc;
 }
 
+/* Format 2 rows carry a CRC32C of their bytes: set it in place. */
+static void seal_rows(int which, void *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (which == T_NODES) {
+            store_node_row *const r = (store_node_row *)rows + i;
+            r->row_crc = store_node_row_crc(r);
+        } else if (which == T_TIMELINES) {
+            store_timeline_row *const r = (store_timeline_row *)rows + i;
+            r->crc = store_timeline_row_crc(r);
+        } else if (which == T_CATEGORIES) {
+            store_category_row *const r = (store_category_row *)rows + i;
+            r->crc = store_category_row_crc(r);
+        }
+    }
+}
+
+/* Write n rows at row index first, sealed (under lock). */
+static herr_t write_sealed(store *s, int which, hsize_t first, const void *rows, size_t n)
+{
+    const size_t row = layouts[which].row_bytes;
+    void *copy = NULL;
+    if (which != T_STRINGS) {
+        copy = util_malloc(n * row);
+        if (copy == NULL) {
+            return -1;
+        }
+        memcpy(copy, rows, n * row);
+        seal_rows(which, copy, n);
+        rows = copy;
+    }
+    const herr_t rc = write_rows(s->t[which].dset, s->t[which].mtype, first, n, rows);
+    util_free(copy);
+    return rc;
+}
+
 static int append_rows(store *s, int which, const void *rows, size_t n, slog_error *err)
 {
     if (!s->writing) {
@@ -702,7 +757,7 @@ static int append_rows(store *s, int which, const void *rows, size_t n, slog_err
     h5_guard g;
     h5_enter(&g);
     int rc = SLOG_OK;
-    if (H5Dset_extent(t->dset, size) < 0 || write_rows(t->dset, t->mtype, t->rows, n, rows) < 0) {
+    if (H5Dset_extent(t->dset, size) < 0 || write_sealed(s, which, t->rows, rows, n) < 0) {
         rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, layouts[which].name);
     } else {
         t->rows += n;
@@ -755,7 +810,7 @@ int store_update_timeline(store *s, const store_timeline_row *row, slog_error *e
     h5_guard g;
     h5_enter(&g);
     int rc = SLOG_OK;
-    if (write_rows(s->t[T_TIMELINES].dset, s->t[T_TIMELINES].mtype, idx, 1, row) < 0) {
+    if (write_sealed(s, T_TIMELINES, idx, row, 1) < 0) {
         rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to update /timelines");
     }
     h5_leave(&g);
@@ -1045,7 +1100,7 @@ static int open_dataset(
     const hid_t t = *out < 0 ? H5I_INVALID_HID : H5Dget_type(*out);
     const hid_t sp = *out < 0 ? H5I_INVALID_HID : H5Dget_space(*out);
     hsize_t dims[1] = {0};
-    const bool ok = t >= 0 && sp >= 0 && type_matches(t, l) &&
+    const bool ok = t >= 0 && sp >= 0 && type_matches(t, l, s->version) &&
                     H5Sget_simple_extent_ndims(sp) == 1 &&
                     H5Sget_simple_extent_dims(sp, dims, NULL) == 1;
     if (t >= 0) {
@@ -1147,6 +1202,7 @@ static int open_store(store *s, store_header *hdr, slog_error *err)
         return rc;
     }
     s->lz4_level = hdr->lz4_level;
+    s->version = hdr->format_read_version;
     return open_datasets(s, err);
 }
 
@@ -1204,6 +1260,22 @@ int store_open(store **out, const char *path, store_header *hdr, slog_error *err
 
 /* ---- reading tables ------------------------------------------------------------ */
 
+/* Members newer than the file's version read as 0 (HDF5's conversion
+ * leaves the bytes outside the memory type's members undefined). */
+static void clear_absent_members(const store *s, int which, void *rows, size_t n)
+{
+    const layout *const l = &layouts[which];
+    for (size_t f = 0; f < l->nfields; f++) {
+        if (l->fields[f].since <= s->version) {
+            continue;
+        }
+        const size_t size = l->fields[f].kind == F_U32 || l->fields[f].kind == F_I32 ? 4 : 8;
+        for (size_t i = 0; i < n; i++) {
+            memset((unsigned char *)rows + i * l->row_bytes + l->fields[f].offset, 0, size);
+        }
+    }
+}
+
 static int read_rows(store *s, int which, void **rows, uint64_t *n, slog_error *err)
 {
     *rows = NULL;
@@ -1228,6 +1300,7 @@ static int read_rows(store *s, int which, void **rows, uint64_t *n, slog_error *
             util_free(buf);
             rc = h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, "Failed to read a table");
         } else {
+            clear_absent_members(s, which, buf, (size_t)dims[0]);
             *rows = buf;
             *n = dims[0];
             t->rows = dims[0];
@@ -1275,6 +1348,11 @@ int store_read_categories(store *s, store_category_row **rows, uint64_t *n, slog
     const int rc = read_rows(s, T_CATEGORIES, &p, n, err);
     *rows = p;
     return rc;
+}
+
+uint32_t store_format_version(const store *s)
+{
+    return s->version;
 }
 
 int store_read_nodes(store *s, store_node_row **rows, uint64_t *n, slog_error *err)

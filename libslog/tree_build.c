@@ -3,7 +3,8 @@
  * tree_build.c - the one-pass bounding-box tree builder (see tree_build.h).
  * Closing a node: summarise its own drawables into its preview summary
  * (which already holds the summaries of its closed children and spills),
- * write the drawables blob and the preview blob, write the rows of its
+ * write the geometry, args and preview blobs (each with its CRC32C; the
+ * store seals the row with its own CRC), write the rows of its
  * spills and its own row, then hand bounding box, subtree size and summary
  * to the parent.  Eager closing: a parent closes as soon as its last child
  * closed.
@@ -11,6 +12,7 @@
  */
 #include "tree_build.h"
 
+#include "codec_crc32c.h"
 #include "util_alloc.h"
 #include "util_error.h"
 
@@ -205,18 +207,35 @@ static int keep_bounded(const tree_builder *tb, pv_summary *sum, uint32_t level)
     return pv_fit(sum, tb->ctx, 2 * budget);
 }
 
-/* Write the drawables blob of it (if any) and the preview blob of sum into
- * row. */
+/* Encode one blob into scratch (enc returns 0 or -1) and append it; its
+ * offset, length and CRC32C go to the row.  An empty blob is not written. */
+static int put_blob(tree_builder *tb, int (*enc)(const fmt_node *, util_buf *), const fmt_node *it,
+                    uint64_t *off, uint64_t *len, uint32_t *crc, slog_error *err)
+{
+    tb->scratch.len = 0;
+    if (enc(it, &tb->scratch) != 0) {
+        return oom(err);
+    }
+    if (tb->scratch.len == 0) {
+        return SLOG_OK;
+    }
+    *len = tb->scratch.len;
+    *crc = codec_crc32c(0, tb->scratch.data, tb->scratch.len);
+    return append_blob(tb, off, err);
+}
+
+/* Write the geometry and args blobs of it (if any) and the preview blob of
+ * sum into row, each with its CRC32C. */
 static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, store_node_row *row,
                        slog_error *err)
 {
     if (fmt_node_count(it) > 0) {
-        tb->scratch.len = 0;
-        if (fmt_node_encode(it, &tb->scratch) != 0) {
-            return oom(err);
+        int rc = put_blob(tb, fmt_node_encode, it, &row->payload_off, &row->payload_len,
+                          &row->payload_crc, err);
+        if (rc == SLOG_OK) {
+            rc = put_blob(tb, fmt_node_encode_args, it, &row->args_off, &row->args_len,
+                          &row->args_crc, err);
         }
-        row->payload_len = tb->scratch.len;
-        const int rc = append_blob(tb, &row->payload_off, err);
         if (rc != SLOG_OK) {
             return rc;
         }
@@ -229,6 +248,7 @@ static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, st
         return oom(err);
     }
     row->preview_len = tb->scratch.len;
+    row->preview_crc = codec_crc32c(0, tb->scratch.data, tb->scratch.len);
     return append_blob(tb, &row->preview_off, err);
 }
 
@@ -379,8 +399,11 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
 static int after_add(tree_builder *tb, uint32_t i, slog_error *err)
 {
     const fmt_node *const it = &tb->level[i].items;
-    /* 32 bytes of slack for the blob header */
-    if (it->encoded_bytes + 32 < tb->opt.leaf_bytes) {
+    /* A node closes when its geometry blob fills the budget (32 bytes of
+     * slack for the header), or when its args blob, read only on demand,
+     * reaches 4 budgets. */
+    if (it->encoded_bytes + 32 < tb->opt.leaf_bytes &&
+        it->args_bytes + 32 < 4 * (uint64_t)tb->opt.leaf_bytes) {
         return SLOG_OK;
     }
     return i == 0 ? close_level(tb, 0, 0, err) : spill(tb, &tb->level[i], err);
