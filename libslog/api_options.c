@@ -62,8 +62,9 @@ static const size_t query_ends[] = {
     END_OF(slog_query_options, ntimelines),
     END_OF(slog_query_options, ncategories),
     END_OF(slog_query_options, categories),
+    END_OF(slog_query_options, flags), /* 0.2 */
 };
-_Static_assert(sizeof(slog_query_options) - END_OF(slog_query_options, categories) <
+_Static_assert(sizeof(slog_query_options) - END_OF(slog_query_options, flags) <
                    alignof(slog_query_options),
                "a slog_query_options member is missing from query_ends");
 

@@ -34,6 +34,7 @@ struct slog_query {
     cache_entry *cur;           /* pinned entry being emitted */
     const store_node_row *cur_node;
     int cur_kind;               /* 0..3 drawables, 4 previews */
+    int want_args;              /* SLOG_QUERY_ARGS: load and emit args */
     uint64_t cur_index;
     slog_item item;
     slog_query_stats stats;
@@ -109,6 +110,7 @@ int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options
     q->preview_of = q->kinds & 0xfu ? q->kinds & 0xfu : 0xfu;
     q->previews = (q->kinds & (1u << SLOG_KIND_PREVIEW)) != 0;
     q->cur_kind = -1;
+    q->want_args = (opts->flags & SLOG_QUERY_ARGS) != 0; /* 0 from an older struct */
     rc = build_selection(q, opts, err);
     if (rc == SLOG_OK && tree_read_walk_init(&q->walk, &r->tree, q->w0, q->w1) != 0) {
         rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
@@ -172,8 +174,14 @@ static int open_blob(slog_query *q, uint64_t node, int preview, slog_error *err)
     tree_read *const t = &q->r->tree;
     tree_read_cost cost = {0, 0, 0};
     cache_entry *e = NULL;
-    const int rc = preview ? tree_read_load_preview(t, node, &e, &cost, err)
-                           : tree_read_load_drawables(t, node, &e, &cost, err);
+    int rc = preview ? tree_read_load_preview(t, node, &e, &cost, err)
+                     : tree_read_load_drawables(t, node, &e, &cost, err);
+    if (rc == SLOG_OK && !preview && q->want_args) {
+        rc = tree_read_load_args(t, node, e, &cost, err);
+        if (rc != SLOG_OK) {
+            node_cache_unpin(e);
+        }
+    }
     q->stats.bytes_read += cost.bytes_read;
     q->stats.bytes_decoded += cost.bytes_decoded;
     q->stats.cache_hits += cost.cache_hits;
@@ -396,6 +404,31 @@ static int emit_from_current(slog_query *q)
     return 0;
 }
 
+/* Args are emitted only when asked for, even if a cached node has them
+ * (format-1 nodes always do): the answer does not depend on the cache. */
+static void strip_args(slog_query *q)
+{
+    if (q->want_args) {
+        return;
+    }
+    switch (q->item.kind) {
+    case SLOG_KIND_STATE:
+        q->item.u.state.args = NULL;
+        q->item.u.state.nargs = 0;
+        break;
+    case SLOG_KIND_EVENT:
+        q->item.u.event.args = NULL;
+        q->item.u.event.nargs = 0;
+        break;
+    case SLOG_KIND_ARROW:
+        q->item.u.arrow.args = NULL;
+        q->item.u.arrow.nargs = 0;
+        break;
+    default:
+        break;
+    }
+}
+
 int slog_query_next(slog_query *q, const slog_item **item, slog_error *err)
 {
     *item = NULL;
@@ -406,6 +439,7 @@ int slog_query_next(slog_query *q, const slog_item **item, slog_error *err)
     for (;;) {
         if (q->cur != NULL) {
             if (emit_from_current(q)) {
+                strip_args(q);
                 q->stats.items++;
                 *item = &q->item;
                 return SLOG_OK;

@@ -166,6 +166,13 @@ int node_cache_put(node_cache *c, cache_entry *e)
     return 0;
 }
 
+void node_cache_resize(node_cache *c, cache_entry *e, size_t bytes)
+{
+    c->bytes = c->bytes - e->bytes + bytes;
+    e->bytes = bytes;
+    evict(c);
+}
+
 void node_cache_unpin(cache_entry *e)
 {
     if (e != NULL && e->pins > 0) {

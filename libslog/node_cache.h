@@ -41,6 +41,8 @@ cache_entry *node_cache_get(node_cache *c, uint64_t key);
  * -1 on ENOMEM (the entry is then freed). */
 int node_cache_put(node_cache *c, cache_entry *e);
 void node_cache_unpin(cache_entry *e);
+/* A pinned entry grew (args attached): account its new size. */
+void node_cache_resize(node_cache *c, cache_entry *e, size_t bytes);
 void node_cache_entry_free(cache_entry *e);
 
 #endif /* NODE_CACHE_H */

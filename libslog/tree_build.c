@@ -400,8 +400,9 @@ static int after_add(tree_builder *tb, uint32_t i, slog_error *err)
 {
     const fmt_node *const it = &tb->level[i].items;
     /* A node closes when its geometry blob fills the budget (32 bytes of
-     * slack for the header), or when its args blob, read only on demand,
-     * reaches 4 budgets. */
+     * slack for the header): drawing reads geometry only, so that is what
+     * the budget bounds.  The args blob, read only for args, may grow to 4
+     * budgets (doc/DESIGN.md). */
     if (it->encoded_bytes + 32 < tb->opt.leaf_bytes &&
         it->args_bytes + 32 < 4 * (uint64_t)tb->opt.leaf_bytes) {
         return SLOG_OK;

@@ -4,11 +4,14 @@
  * node's children tile its post-order subtree, its blobs lie inside the
  * /payload bytes the summary covers), roots, subtree drawable counts, blob
  * loading through the LRU node cache (decoding outside the HDF5 lock, in
- * store_read_blob) and the depth-first window walk.
+ * store_read_blob) and the depth-first window walk.  Format 2: every node
+ * row's CRC32C is checked at open, every blob's before it is decoded, and a
+ * node's args blob is read only when a query asks for args.
  * Layer 4: may call format/store/codec/util.
  */
 #include "tree_read.h"
 
+#include "codec_crc32c.h"
 #include "tree_walk.h"
 #include "util_alloc.h"
 #include "util_error.h"
@@ -21,17 +24,38 @@ static int corrupt(const tree_read *t, slog_error *err, const char *what, uint64
                     what, (unsigned long long)index);
 }
 
-/* Check that node i's children tile its subtree exactly. */
+/* A checksum mismatch names the node, its time range and the byte offset
+ * (in decoded /payload for a blob, in /nodes for the row itself). */
+static int crc_mismatch(const tree_read *t, slog_error *err, uint64_t i, const char *what,
+                        uint64_t off)
+{
+    const store_node_row *const n = &t->nodes[i];
+    return util_err(err, SLOG_ECORRUPT, off, t->path,
+                    "Corrupt node %" PRIu64 " [%" PRId64 ", %" PRId64 "]: %s checksum mismatch at "
+                    "byte %" PRIu64,
+                    i, n->t0, n->t1, what, off);
+}
+
+static int blob_outside(uint64_t extent, uint64_t off, uint64_t len)
+{
+    return len > extent || off > extent - len;
+}
+
+/* Check that node i's row is intact and its children tile its subtree. */
 static int check_node(const tree_read *t, uint64_t extent, uint64_t i, slog_error *err)
 {
     const store_node_row *const n = &t->nodes[i];
+    if (t->version >= 2 && store_node_row_crc(n) != n->row_crc) {
+        return crc_mismatch(t, err, i, "/nodes row", i * sizeof *n);
+    }
     if (n->subtree_nodes == 0 || n->subtree_nodes > i + 1 || n->level >= 64 ||
         (n->t0 > n->t1 && n->t0 != INT64_MAX) || n->preview_len == 0) {
         return corrupt(t, err, "bad node row", i);
     }
     /* blobs lie inside the /payload bytes the summary covers */
-    if (n->payload_len > extent || n->payload_off > extent - n->payload_len ||
-        n->preview_len > extent || n->preview_off > extent - n->preview_len) {
+    if (blob_outside(extent, n->payload_off, n->payload_len) ||
+        blob_outside(extent, n->preview_off, n->preview_len) ||
+        blob_outside(extent, n->args_off, n->args_len)) {
         return corrupt(t, err, "node blob outside /payload", i);
     }
     const uint64_t first = i + 1 - n->subtree_nodes;
@@ -85,6 +109,7 @@ int tree_read_open(tree_read *t, store *st, const store_summary *sum, const fmt_
     t->st = st;
     t->path = path;
     t->fs = fs;
+    t->version = store_format_version(st);
     node_cache_init(&t->cache, cache_bytes);
     int rc = store_read_nodes(st, &t->nodes, &t->nnodes, err);
     if (rc != SLOG_OK) {
@@ -151,40 +176,76 @@ static int decode_entry(const tree_read *t, uint8_t *raw, uint64_t len, int prev
     return rc;
 }
 
-static int load_entry(tree_read *t, uint64_t off, uint64_t len, int preview, cache_entry **out,
-                      tree_read_cost *cost, slog_error *err)
+/* One blob of a node: where it is and what it must hash to. */
+typedef struct blob_ref {
+    uint64_t node;
+    uint64_t off, len;
+    uint32_t crc;
+    const char *what; /* "drawables", "preview", "args" */
+} blob_ref;
+
+/* Read the blob's bytes into a new buffer and verify its checksum (format 2). */
+static int read_verified(tree_read *t, const blob_ref *b, uint8_t **out, tree_read_cost *cost,
+                         slog_error *err)
 {
-    const int range = store_check_blob(t->st, off, len, err);
+    *out = NULL;
+    const int range = store_check_blob(t->st, b->off, b->len, err);
     if (range != SLOG_OK) {
         return range;
     }
-    cache_entry *e = util_calloc(1, sizeof *e);
-    uint8_t *raw = util_malloc((size_t)len);
-    if (e == NULL || raw == NULL) {
-        util_free(e);
-        util_free(raw);
+    uint8_t *const raw = util_malloc((size_t)b->len + 1);
+    if (raw == NULL) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, t->path, "Cannot read a node");
     }
     store_io io = {0, 0};
-    int rc = store_read_blob(t->st, off, len, raw, &io, err);
+    int rc = store_read_blob(t->st, b->off, b->len, raw, &io, err);
     cost->bytes_read += io.bytes_read;
     cost->bytes_decoded += io.bytes_decoded;
+    if (rc == SLOG_OK && t->version >= 2 && codec_crc32c(0, raw, (size_t)b->len) != b->crc) {
+        rc = crc_mismatch(t, err, b->node, b->what, b->off);
+    }
+    if (rc != SLOG_OK) {
+        util_free(raw);
+        return rc;
+    }
+    *out = raw;
+    return SLOG_OK;
+}
+
+static int decode_failed(const tree_read *t, const blob_ref *b, uint64_t bad, slog_error *err)
+{
+    const uint64_t at = b->off + bad;
+    const store_node_row *const n = &t->nodes[b->node];
+    return util_err(err, SLOG_ECORRUPT, at, t->path,
+                    "Corrupt node %" PRIu64 " [%" PRId64 ", %" PRId64 "]: bad %s blob at payload "
+                    "byte %" PRIu64,
+                    b->node, n->t0, n->t1, b->what, at);
+}
+
+static int load_entry(tree_read *t, const blob_ref *b, int preview, cache_entry **out,
+                      tree_read_cost *cost, slog_error *err)
+{
+    cache_entry *e = util_calloc(1, sizeof *e);
+    if (e == NULL) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, t->path, "Cannot read a node");
+    }
+    uint8_t *raw = NULL;
+    int rc = read_verified(t, b, &raw, cost, err);
     uint64_t bad = UINT64_MAX; /* set by the blob decoders only */
     if (rc == SLOG_OK) {
-        rc = decode_entry(t, raw, len, preview, e, &bad);
-    } else {
-        util_free(raw);
+        rc = decode_entry(t, raw, b->len, preview, e, &bad);
     }
     if (rc == SLOG_ECORRUPT && bad != UINT64_MAX) {
-        const uint64_t at = off + bad;
-        rc = util_err(err, SLOG_ECORRUPT, at, t->path, "Corrupt node %s at payload byte %" PRIu64,
-                      preview ? "preview" : "drawables", at);
+        rc = decode_failed(t, b, bad, err);
+    }
+    if (rc == SLOG_OK && !preview && t->nodes[b->node].args_len == 0 && t->version >= 2) {
+        e->drawables.args_attached = 1; /* no args blob: nothing to attach */
     }
     if (rc != SLOG_OK) {
         node_cache_entry_free(e);
         return rc;
     }
-    e->key = off;
+    e->key = b->off;
     e->is_preview = preview;
     if (node_cache_put(&t->cache, e) != 0) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, t->path, "Cannot cache a node");
@@ -197,16 +258,17 @@ static int load_blob(tree_read *t, uint64_t node, int preview, cache_entry **out
                      tree_read_cost *cost, slog_error *err)
 {
     const store_node_row *const n = &t->nodes[node];
-    const uint64_t off = preview ? n->preview_off : n->payload_off;
-    const uint64_t len = preview ? n->preview_len : n->payload_len;
-    cache_entry *e = node_cache_get(&t->cache, off);
+    const blob_ref b = {node, preview ? n->preview_off : n->payload_off,
+                        preview ? n->preview_len : n->payload_len,
+                        preview ? n->preview_crc : n->payload_crc, preview ? "preview" : "drawables"};
+    cache_entry *e = node_cache_get(&t->cache, b.off);
     if (e != NULL && e->is_preview == preview) {
         cost->cache_hits++;
         *out = e;
         return SLOG_OK;
     }
     node_cache_unpin(e);
-    return load_entry(t, off, len, preview, out, cost, err);
+    return load_entry(t, &b, preview, out, cost, err);
 }
 
 int tree_read_load_drawables(tree_read *t, uint64_t node, cache_entry **out, tree_read_cost *cost,
@@ -219,6 +281,36 @@ int tree_read_load_preview(tree_read *t, uint64_t node, cache_entry **out, tree_
                            slog_error *err)
 {
     return load_blob(t, node, 1, out, cost, err);
+}
+
+int tree_read_load_args(tree_read *t, uint64_t node, cache_entry *e, tree_read_cost *cost,
+                        slog_error *err)
+{
+    const store_node_row *const n = &t->nodes[node];
+    if (e->drawables.args_attached || n->args_len == 0) {
+        e->drawables.args_attached = 1;
+        return SLOG_OK;
+    }
+    const blob_ref b = {node, n->args_off, n->args_len, n->args_crc, "args"};
+    uint8_t *raw = NULL;
+    int rc = read_verified(t, &b, &raw, cost, err);
+    uint64_t bad = UINT64_MAX;
+    if (rc == SLOG_OK) {
+        rc = fmt_args_attach(&e->drawables, raw, (size_t)b.len, t->fs, &bad);
+        if (rc != SLOG_OK) {
+            util_free(raw);
+        }
+    }
+    if (rc == SLOG_ECORRUPT && bad != UINT64_MAX) {
+        return decode_failed(t, &b, bad, err);
+    }
+    if (rc == SLOG_ENOMEM) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, t->path, "Cannot read a node's args");
+    }
+    if (rc == SLOG_OK) {
+        node_cache_resize(&t->cache, e, e->drawables.mem_bytes + sizeof *e);
+    }
+    return rc;
 }
 
 /* ---- window walk ---- */

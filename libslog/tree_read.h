@@ -27,6 +27,7 @@ typedef struct tree_read {
     uint64_t *subtree_items;  /* drawables in each node's subtree */
     uint64_t *roots;          /* top-level subtrees, in time order */
     uint64_t nroots;
+    uint32_t version;         /* file format version: >= 2 verifies CRC32Cs */
     node_cache cache;
 } tree_read;
 
@@ -54,6 +55,12 @@ int tree_read_load_drawables(tree_read *t, uint64_t node, cache_entry **out, tre
                              slog_error *err);
 int tree_read_load_preview(tree_read *t, uint64_t node, cache_entry **out, tree_read_cost *cost,
                            slog_error *err);
+/* Attach the node's args to its pinned drawables entry e (from
+ * tree_read_load_drawables): reads and verifies the args blob of a format-2
+ * node once; nothing to do for format-1 nodes (args are in the drawables
+ * blob) or nodes without args.  SLOG_OK, SLOG_ECORRUPT, SLOG_ENOMEM. */
+int tree_read_load_args(tree_read *t, uint64_t node, cache_entry *e, tree_read_cost *cost,
+                        slog_error *err);
 
 /* Depth-first window walk.  tree_read_walk_next hands out the next node
  * whose box touches [w0, w1) (1), or 0 at the end; the caller calls

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT
  *
- * check_format.c - the format layer without I/O: drawables blobs
- * (node_format) and preview blobs (preview) round-trip exactly, exact-size
- * bookkeeping holds, corrupt bytes are rejected with an offset and never
- * read out of bounds, and folding keeps totals exact within the budget.
+ * check_format.c - the format layer without I/O: geometry and args blobs
+ * (node_format, format 2; a hand-made format-1 blob still decodes) and
+ * preview blobs (preview) round-trip exactly, exact-size bookkeeping holds,
+ * corrupt bytes are rejected with an offset and never read out of bounds,
+ * and folding keeps totals exact within the budget.
  */
 #include "node_format.h"
 #include "preview.h"
@@ -23,7 +24,8 @@ static uint64_t intern_cb(void *user, const char *text, size_t len, int is_key)
 typedef struct fixture {
     util_intern strings;
     fmt_node node;
-    util_buf blob;
+    util_buf blob;       /* geometry */
+    util_buf args_blob;  /* args */
 } fixture;
 
 static void fill_node(fixture *f, unsigned n)
@@ -31,6 +33,7 @@ static void fill_node(fixture *f, unsigned n)
     util_intern_init(&f->strings, 1u << 20);
     fmt_node_init(&f->node);
     memset(&f->blob, 0, sizeof f->blob);
+    memset(&f->args_blob, 0, sizeof f->args_blob);
     util_buf args = {0};
     for (unsigned i = 0; i < n; i++) {
         const slog_arg a[3] = {
@@ -40,7 +43,10 @@ static void fill_node(fixture *f, unsigned n)
         };
         args.len = 0;
         ck_assert_int_eq(fmt_args_encode(a, i % 4 == 0 ? 0 : 3, intern_cb, &f->strings, &args), 0);
-        const fmt_state_rec s = {(int64_t)i * 100, (int64_t)i * 100 + 50 + i, 0, i % 7, i % 5,
+        /* exclusive time: half the duration, or more than it (overlapping
+         * children make the writer's children time exceed the duration) */
+        const int64_t excl = i % 5 == 4 ? -(int64_t)i : (50 + (int64_t)i) / 2;
+        const fmt_state_rec s = {(int64_t)i * 100, (int64_t)i * 100 + 50 + i, excl, i % 7, i % 5,
                                  i % 3, 0, 0};
         ck_assert_int_eq(fmt_node_add_state(&f->node, &s, args.data, args.len), 0);
         const fmt_event_rec e = {(int64_t)i * 100 + 1, i % 7, 9, 0, 0};
@@ -52,12 +58,14 @@ static void fill_node(fixture *f, unsigned n)
     }
     util_buf_free(&args);
     ck_assert_int_eq(fmt_node_encode(&f->node, &f->blob), 0);
+    ck_assert_int_eq(fmt_node_encode_args(&f->node, &f->args_blob), 0);
 }
 
 static void free_fixture(fixture *f)
 {
     fmt_node_free(&f->node);
     util_buf_free(&f->blob);
+    util_buf_free(&f->args_blob);
     util_intern_free(&f->strings);
 }
 
@@ -72,9 +80,20 @@ START_TEST(test_node_format_encoded_size_is_exact)
 {
     fixture f;
     fill_node(&f, 500);
+    ck_assert_uint_eq(f.blob.len, fmt_node_geometry_size(&f.node));
+    ck_assert_uint_eq(f.args_blob.len, fmt_node_args_size(&f.node));
     /* header: 2 bytes + 4 count varints + base varint */
-    ck_assert_uint_ge(f.blob.len, f.node.encoded_bytes);
     ck_assert_uint_le(f.blob.len, f.node.encoded_bytes + 2 + 4 * 10 + 10);
+    /* no item with args: no args blob */
+    fmt_node none;
+    fmt_node_init(&none);
+    const fmt_state_rec s = {1, 2, 1, 0, 0, 0, 0, 0};
+    ck_assert_int_eq(fmt_node_add_state(&none, &s, NULL, 0), 0);
+    util_buf b = {0};
+    ck_assert_int_eq(fmt_node_encode_args(&none, &b), 0);
+    ck_assert_uint_eq(b.len, 0);
+    ck_assert_uint_eq(fmt_node_args_size(&none), 0);
+    fmt_node_free(&none);
     free_fixture(&f);
 }
 END_TEST
@@ -89,6 +108,17 @@ START_TEST(test_node_format_round_trip_every_field)
     ck_assert_int_eq(fmt_node_decode(copy_blob(&f.blob), f.blob.len, &fs, &d, &bad), SLOG_OK);
     ck_assert_uint_eq(d.n[0], 300);
     ck_assert_uint_eq(d.n[3], 300);
+    /* geometry only: no args until they are attached */
+    ck_assert_int_eq(d.args_attached, 0);
+    for (unsigned i = 0; i < 300; i++) {
+        ck_assert_uint_eq(d.states[i].nargs, 0);
+        ck_assert_ptr_null(d.states[i].args);
+        ck_assert_uint_eq(d.events[i].nargs, 0);
+        ck_assert_int_eq(d.state_excl[i], i % 5 == 4 ? -(int64_t)i : (50 + (int64_t)i) / 2);
+    }
+    ck_assert_int_eq(fmt_args_attach(&d, copy_blob(&f.args_blob), f.args_blob.len, &fs, &bad),
+                     SLOG_OK);
+    ck_assert_int_eq(d.args_attached, 1);
     for (unsigned i = 0; i < 300; i++) {
         const slog_state *const s = &d.states[i];
         ck_assert_int_eq(s->start, (int64_t)i * 100);
@@ -103,6 +133,8 @@ START_TEST(test_node_format_round_trip_every_field)
             ck_assert_int_eq(s->args[1].v.i, -(int64_t)i * 1000);
             ck_assert(s->args[2].type == SLOG_ARG_UINT && s->args[2].v.u == UINT64_MAX - i);
         }
+        ck_assert_uint_eq(d.events[i].nargs, i % 4 == 0 ? 0 : 3);
+        ck_assert_uint_eq(d.arrows[i].nargs, 0);
         ck_assert_int_eq(d.events[i].time, (int64_t)i * 100 + 1);
         ck_assert_uint_eq(d.arrows[i].from, i % 7);
         ck_assert_uint_eq(d.arrows[i].to, (i + 1) % 7);
@@ -149,6 +181,88 @@ START_TEST(test_node_format_corrupt_bytes_are_rejected_in_bounds)
     }
     ck_assert_uint_lt(ok, f.blob.len); /* most corruptions are detected */
     free_fixture(&f);
+}
+END_TEST
+
+/* Args blobs: every truncation and many corruptions are rejected in
+ * bounds and leave the geometry as it was; counts that differ from the
+ * geometry's are rejected. */
+START_TEST(test_node_format_corrupt_args_blob_is_rejected_in_bounds)
+{
+    fixture f;
+    fill_node(&f, 40);
+    const fmt_strings fs = {(const char *)f.strings.heap.data, f.strings.heap.len};
+    fmt_decoded d;
+    uint64_t bad = 0;
+    ck_assert_int_eq(fmt_node_decode(copy_blob(&f.blob), f.blob.len, &fs, &d, &bad), SLOG_OK);
+    for (size_t cut = 0; cut < f.args_blob.len; cut++) {
+        uint8_t *const p = copy_blob(&f.args_blob);
+        ck_assert_int_eq(fmt_args_attach(&d, p, cut, &fs, &bad), SLOG_ECORRUPT);
+        util_free(p); /* on failure the caller keeps ownership */
+        ck_assert_uint_le(bad, cut);
+        ck_assert_int_eq(d.args_attached, 0);
+        for (unsigned i = 0; i < 40; i++) {
+            ck_assert_uint_eq(d.states[i].nargs, 0);
+        }
+    }
+    for (size_t pos = 0; pos < f.args_blob.len; pos++) {
+        uint8_t *const p = copy_blob(&f.args_blob);
+        p[pos] ^= (uint8_t)(0x5a + pos);
+        const int rc = fmt_args_attach(&d, p, f.args_blob.len, &fs, &bad);
+        if (rc == SLOG_OK) { /* detach for the next round */
+            fmt_decoded_free(&d);
+            ck_assert_int_eq(fmt_node_decode(copy_blob(&f.blob), f.blob.len, &fs, &d, &bad),
+                             SLOG_OK);
+        } else {
+            util_free(p);
+            ck_assert_int_eq(rc, SLOG_ECORRUPT);
+            ck_assert_uint_le(bad, f.args_blob.len);
+        }
+    }
+    fmt_decoded_free(&d);
+    /* the args of a node with other counts */
+    fixture g;
+    fill_node(&g, 41);
+    ck_assert_int_eq(fmt_node_decode(copy_blob(&f.blob), f.blob.len, &fs, &d, &bad), SLOG_OK);
+    uint8_t *const p = copy_blob(&g.args_blob);
+    ck_assert_int_eq(fmt_args_attach(&d, p, g.args_blob.len, &fs, &bad), SLOG_ECORRUPT);
+    util_free(p);
+    fmt_decoded_free(&d);
+    free_fixture(&g);
+    free_fixture(&f);
+}
+END_TEST
+
+/* A format-1 drawables blob (args inline, args-length columns, no
+ * children time) still decodes, args included. */
+START_TEST(test_node_format_version1_blob_decodes_with_args)
+{
+    static const char heap[] = "key\0value\0";
+    const fmt_strings fs = {heap, sizeof heap};
+    /* 'D' v1; 1 state 1 event; base zz(100); state: tl 2, cat 3, end delta 0,
+     * duration 10, depth 1, args length 4; event: tl 2, cat 4, delta zz(-5),
+     * args length 4; args: {key: INT 5}, {key: STRING-REF "value"} */
+    static const uint8_t v1[] = {0x44, 1, 1, 1, 0, 0, 0xc8, 0x01, 2, 3, 0, 10, 1, 4,
+                                 2, 4, 9, 4, 1, 0, 1, 10, 1, 0, 0x10, 4};
+    uint8_t *const raw = util_malloc(sizeof v1);
+    memcpy(raw, v1, sizeof v1);
+    fmt_decoded d;
+    uint64_t bad = 0;
+    ck_assert_int_eq(fmt_node_decode(raw, sizeof v1, &fs, &d, &bad), SLOG_OK);
+    ck_assert_int_eq(d.args_attached, 1);
+    ck_assert_ptr_null(d.state_excl);
+    ck_assert_int_eq(d.states[0].start, 90);
+    ck_assert_int_eq(d.states[0].end, 100);
+    ck_assert_uint_eq(d.states[0].depth, 1);
+    ck_assert_uint_eq(d.states[0].nargs, 1);
+    ck_assert_str_eq(d.states[0].args[0].key, "key");
+    ck_assert_int_eq(d.states[0].args[0].v.i, 5);
+    ck_assert_int_eq(d.events[0].time, 95);
+    ck_assert_uint_eq(d.events[0].category, 4);
+    ck_assert_uint_eq(d.events[0].nargs, 1);
+    ck_assert_str_eq(d.events[0].args[0].v.s, "value");
+    ck_assert_int_eq(fmt_args_attach(&d, NULL, 0, &fs, &bad), SLOG_EINVAL);
+    fmt_decoded_free(&d);
 }
 END_TEST
 
@@ -272,6 +386,8 @@ int main(void)
     tcase_add_test(tc, test_node_format_encoded_size_is_exact);
     tcase_add_test(tc, test_node_format_round_trip_every_field);
     tcase_add_test(tc, test_node_format_corrupt_bytes_are_rejected_in_bounds);
+    tcase_add_test(tc, test_node_format_corrupt_args_blob_is_rejected_in_bounds);
+    tcase_add_test(tc, test_node_format_version1_blob_decodes_with_args);
     tcase_add_test(tc, test_preview_round_trip_and_exact_sums);
     tcase_add_test(tc, test_preview_fold_fits_budget_and_keeps_totals);
     tcase_add_test(tc, test_preview_fold_row_levels);

@@ -1061,6 +1061,7 @@ static rrec *read_all(const char *path, size_t *count, slog_reader **out)
     const slog_file_info *info = slog_reader_info(r);
     ck_assert(info->complete);
     slog_query_options qo = SLOG_QUERY_OPTIONS_INIT;
+    qo.flags = SLOG_QUERY_ARGS;
     qo.t0 = info->start - 1;
     qo.t1 = info->end + 1;
     slog_query *q = NULL;

@@ -586,6 +586,7 @@ static void read_window(const char *path, int64_t t0, int64_t t1, bool roundtrip
     ck_assert_int_eq(slog_reader_open(&r, path, NULL, &e), SLOG_OK);
     ck_assert(slog_reader_info(r)->complete);
     slog_query_options qo = SLOG_QUERY_OPTIONS_INIT;
+    qo.flags = SLOG_QUERY_ARGS;
     qo.t0 = t0;
     qo.t1 = t1;
     ck_assert_int_eq(slog_query_create(&q, r, &qo, &e), SLOG_OK);
@@ -1016,6 +1017,7 @@ static void roundtrip(int64_t t0, int64_t t1, bool whole)
     char err[256];
     ck_assert_int_eq(slog_reader_open(&r, orig, NULL, NULL), SLOG_OK);
     slog_query_options qo = SLOG_QUERY_OPTIONS_INIT;
+    qo.flags = SLOG_QUERY_ARGS;
     qo.t0 = t0;
     qo.t1 = t1;
     qo.resolution = 1000; /* previews asked for: the export must still write full detail */

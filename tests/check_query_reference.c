@@ -354,6 +354,7 @@ START_TEST(test_query_reference_full_range_returns_everything)
     ref_file f;
     ref_open(&f, _i, "full");
     slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    q.flags = SLOG_QUERY_ARGS;
     q.t0 = INT64_MIN;
     q.t1 = INT64_MAX;
     tref_result res;
@@ -370,6 +371,7 @@ START_TEST(test_query_reference_window_returns_exactly_overlapping)
     ref_open(&f, _i, "win");
     for (int w = 0; w < 60; w++) {
         slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        q.flags = SLOG_QUERY_ARGS;
         random_window(&f, &q.t0, &q.t1);
         tref_result res;
         assert_exact(&f, &q, &res);
@@ -397,6 +399,7 @@ START_TEST(test_query_reference_filters_select_exactly)
     ref_open(&f, _i, "filt");
     for (int w = 0; w < 40; w++) {
         slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        q.flags = SLOG_QUERY_ARGS;
         random_window(&f, &q.t0, &q.t1);
         uint32_t *tls = NULL, *cats = NULL;
         const uint64_t what = tref_rng_below(&f.rng, 8);
@@ -432,6 +435,7 @@ START_TEST(test_query_reference_reads_only_nodes_meeting_window)
     ref_open(&f, _i, "nodes");
     for (int w = 0; w < 60; w++) {
         slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        q.flags = SLOG_QUERY_ARGS;
         random_window(&f, &q.t0, &q.t1);
         if (w % 2) {
             q.resolution = 1 + (q.t1 - q.t0) / (int64_t)(1 + tref_rng_below(&f.rng, 1000));
@@ -487,6 +491,7 @@ START_TEST(test_query_reference_gap_reads_only_touching_nodes)
     /* Nodes whose box touches the hole, and all nodes. */
     for (int w = 0; w < 20; w++) {
         slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        q.flags = SLOG_QUERY_ARGS;
         q.t0 = tref_rng_range(&f.rng, p.gap_lo, p.gap_hi - 2);
         q.t1 = tref_rng_range(&f.rng, q.t0 + 1, p.gap_hi);
         q.resolution = w % 2 ? 0 : (q.t1 - q.t0) / 1000 + 1;
@@ -692,6 +697,7 @@ START_TEST(test_query_reference_previews_account_for_window)
     size_t previews = 0;
     for (int w = 0; w < 60; w++) {
         slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        q.flags = SLOG_QUERY_ARGS;
         random_window(&f, &q.t0, &q.t1);
         static const int64_t pixels[] = {1, 3, 10, 100, 1000};
         q.resolution = 1 + (q.t1 - q.t0) / pixels[tref_rng_below(&f.rng, 5)];
@@ -716,6 +722,7 @@ START_TEST(test_query_reference_previews_respect_filters)
     ref_open(&f, _i, "pfilt");
     for (int w = 0; w < 40; w++) {
         slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        q.flags = SLOG_QUERY_ARGS;
         random_window(&f, &q.t0, &q.t1);
         q.resolution = 1 + (q.t1 - q.t0) / 100;
         uint32_t *tls = NULL, *cats = NULL;
@@ -779,6 +786,7 @@ START_TEST(test_query_reference_previews_partition_whole_trace)
     size_t previews = 0;
     for (size_t k = 0; k < sizeof pixels / sizeof pixels[0]; k++) {
         slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        q.flags = SLOG_QUERY_ARGS;
         q.t0 = t->start;
         q.t1 = t->end + 1;
         q.resolution = span / pixels[k] > 0 ? span / pixels[k] : 1;
@@ -881,6 +889,7 @@ START_TEST(test_query_reference_kinds_select_previews)
     size_t previews = 0;
     for (int w = 0; w < 30; w++) {
         slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        q.flags = SLOG_QUERY_ARGS;
         random_window(&f, &q.t0, &q.t1);
         static const int64_t pixels[] = {1, 2, 5, 50};
         q.resolution = 1 + (q.t1 - q.t0) / pixels[tref_rng_below(&f.rng, 4)];
@@ -947,6 +956,7 @@ START_TEST(test_query_reference_root_previews_equal_totals)
     ref_open(&f, _i, "root");
     const tref_trace *t = &f.trace;
     slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    q.flags = SLOG_QUERY_ARGS;
     q.t0 = t->start;
     q.t1 = t->end + 1;
     q.resolution = 4 * (t->end - t->start + 1);
@@ -1081,6 +1091,7 @@ START_TEST(test_query_reference_repeated_query_hits_cache)
     ref_open(&f, _i, "cache");
     for (int w = 0; w < 20; w++) {
         slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        q.flags = SLOG_QUERY_ARGS;
         random_window(&f, &q.t0, &q.t1);
         q.resolution = w % 2 ? 0 : 1 + (q.t1 - q.t0) / 500;
         tref_result first, second;
@@ -1124,6 +1135,7 @@ START_TEST(test_query_reference_tiny_cache_still_exact)
     f.reader = tiny;
     for (int w = 0; w < 15; w++) {
         slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+        q.flags = SLOG_QUERY_ARGS;
         random_window(&f, &q.t0, &q.t1);
         for (int rep = 0; rep < 2; rep++) {
             tref_result res;
@@ -1193,6 +1205,7 @@ static uint64_t window_bytes(const char *path, int64_t t0, int64_t t1, uint64_t 
     slog_error err;
     ck_assert_int_eq(slog_reader_open(&r, path, NULL, &err), SLOG_OK);
     slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    q.flags = SLOG_QUERY_ARGS;
     q.t0 = t0;
     q.t1 = t1;
     q.resolution = (t1 - t0) / 1000;

@@ -327,6 +327,7 @@ END_TEST
 static int all_items(slog_reader *r, tref_result *res)
 {
     slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    q.flags = SLOG_QUERY_ARGS;
     q.t0 = INT64_MIN;
     q.t1 = INT64_MAX;
     tref_run_query(r, &q, res);
@@ -435,6 +436,7 @@ static void assert_well_formed(const slog_reader *r, const slog_item *it)
 static void query_damaged(slog_reader *r, int64_t t0, int64_t t1, int64_t resolution)
 {
     slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    q.flags = SLOG_QUERY_ARGS;
     q.t0 = t0;
     q.t1 = t1;
     q.resolution = resolution;

@@ -1075,6 +1075,7 @@ static slog_query *all_states(slog_reader *rd)
 {
     const slog_file_info *const info = slog_reader_info(rd);
     slog_query_options qo = SLOG_QUERY_OPTIONS_INIT;
+    qo.flags = SLOG_QUERY_ARGS;
     qo.kinds = 1u << SLOG_KIND_STATE;
     qo.t0 = info->start;
     qo.t1 = info->end + 1;

@@ -82,6 +82,12 @@ static store_node_row node_row(uint32_t i)
     for (int k = 0; k < 4; k++) {
         r.counts[k] = (uint64_t)i * 10 + (uint64_t)k;
     }
+    r.args_off = (uint64_t)i << 20;
+    r.args_len = i % 5;
+    r.payload_crc = i * 7u;
+    r.preview_crc = ~i;
+    r.args_crc = i << 3;
+    r.row_crc = store_node_row_crc(&r); /* what the store seals it with */
     return r;
 }
 
@@ -171,6 +177,10 @@ START_TEST(test_store_round_trip_tables)
     ck_assert_uint_eq(tl[0].parent, SLOG_NO_PARENT);
     ck_assert_int_eq(tl[1].sort_key, -7);
     ck_assert_uint_eq(tl[2].name, 12);
+    for (int i = 0; i < 3; i++) { /* format 2: rows sealed with their CRC32C */
+        ck_assert_uint_ne(tl[i].crc, 0);
+        ck_assert_uint_eq(tl[i].crc, store_timeline_row_crc(&tl[i]));
+    }
     util_free(tl);
 
     store_category_row *cat = NULL;
@@ -179,6 +189,7 @@ START_TEST(test_store_round_trip_tables)
     ck_assert_uint_eq(cat[0].rgba, 0xff0000ffu);
     ck_assert_uint_eq(cat[0].group, UINT64_MAX);
     ck_assert_uint_eq(cat[1].kind, 2);
+    ck_assert_uint_eq(cat[1].crc, store_category_row_crc(&cat[1]));
     util_free(cat);
 
     store_node_row *nodes = NULL;
@@ -505,7 +516,7 @@ START_TEST(test_store_version_too_new_is_eversion)
 {
     write_file(4096, 1, NULL, 0, NULL, true);
     patch_file(bump_read_version);
-    expect_open_fails(SLOG_EVERSION, "format read version 2");
+    expect_open_fails(SLOG_EVERSION, "format read version 3");
 }
 END_TEST
 

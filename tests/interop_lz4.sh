@@ -73,7 +73,7 @@ import h5py
 with h5py.File(sys.argv[1], "r") as f:
     a = f.attrs
     assert a["slog_magic"] == b"libslog", a["slog_magic"]
-    assert int(a["format_read_version"]) == 1
+    assert int(a["format_read_version"]) == 2 and int(a["format_write_version"]) == 2
     assert int(a["ticks_per_second"]) == 1000000000
     assert int(a["chunk_bytes"]) == 4096
     assert a["creator"] == b"store_tool"
@@ -86,6 +86,8 @@ with h5py.File(sys.argv[1], "r") as f:
     assert list(c["rgba"]) == [0xff0000ff, 0x00ff00ff] and c["group"][0] == 2**64 - 1, c
     nodes = f["nodes"][:]
     assert len(nodes) == 12 and nodes["counts"].shape == (12, 4), nodes.dtype
+    assert nodes.dtype.itemsize == 128 and "row_crc" in nodes.dtype.names, nodes.dtype
+    assert all(nodes["row_crc"] != 0) and "crc" in t.dtype.names, nodes["row_crc"]
     assert list(nodes["payload_off"][:4]) == [0, 4096, 8192, 12288], nodes["payload_off"]
     sm = f["summary"][0]
     assert sm["complete"] == 1 and sm["nodes"] == 12, sm

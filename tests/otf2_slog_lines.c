@@ -57,6 +57,7 @@ static void print_args(const slog_arg *a, uint32_t n)
 static int print_lines(slog_reader *r)
 {
     slog_query_options qo = SLOG_QUERY_OPTIONS_INIT;
+    qo.flags = SLOG_QUERY_ARGS;
     qo.t0 = INT64_MIN;
     qo.t1 = INT64_MAX;
     slog_query *q;

@@ -215,9 +215,16 @@ typedef struct slog_query_options {
     uint32_t ntimelines;
     uint32_t ncategories;
     const uint32_t *categories;  /* NULL = all */
+    uint32_t flags;              /* SLOG_QUERY_*; since 0.2 (read only when struct_size
+                                    covers it, else 0) */
 } slog_query_options;
 
-#define SLOG_QUERY_OPTIONS_INIT {sizeof(slog_query_options), 0, 0, 0, 0, NULL, 0, 0, NULL}
+/** slog_query_options.flags: attach args to states, events and arrows.
+ *  Without it a query reads and decodes no args (format 2 stores them apart
+ *  from the geometry) and items come with nargs = 0.  @since 0.2 */
+#define SLOG_QUERY_ARGS (1u << 0)
+
+#define SLOG_QUERY_OPTIONS_INIT {sizeof(slog_query_options), 0, 0, 0, 0, NULL, 0, 0, NULL, 0}
 
 /**
  * Fill @p opts with the defaults, as SLOG_QUERY_OPTIONS_INIT does (for

@@ -990,6 +990,7 @@ static int run_query(exporter *x, const slog_query_options *q)
     } else {
         qo.t0 = INT64_MIN;
         qo.t1 = INT64_MAX;
+        qo.flags = SLOG_QUERY_ARGS; /* args become OTF2 attributes */
     }
     qo.resolution = 0; /* full detail: previews cannot be written as OTF2 */
     qo.kinds &= ~(1u << SLOG_KIND_PREVIEW);

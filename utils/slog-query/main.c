@@ -64,6 +64,7 @@ typedef struct query_opts {
     out_format format;
     bool io;
     bool absolute;
+    bool no_args; /* --no-args: the query reads no args */
 } query_opts;
 
 /* ---- messages ----------------------------------------------------------- */
@@ -105,6 +106,8 @@ static void usage(FILE *f)
         "  -k, --kind LIST        comma list of state,event,arrow,counter,preview\n"
         "  -f, --format FMT       table (default), jsonl, csv, chrome or otf2\n"
         "  -o, --output PATH      write to PATH instead of stdout (a directory for otf2)\n"
+        "      --no-args          leave args out (the query then reads no args blob);\n"
+        "                         every format prints args otherwise\n"
         "      --io               print the query's I/O statistics on stderr\n"
         "  -h, --help             this help\n"
         "  -V, --version          tool and library versions\n"
@@ -178,7 +181,8 @@ static int push_name(const char ***list, size_t *n, const char *name)
 
 enum {
     OPT_IO = 256,
-    OPT_ABSOLUTE
+    OPT_ABSOLUTE,
+    OPT_NO_ARGS
 };
 
 static const struct option long_opts[] = {
@@ -187,7 +191,8 @@ static const struct option long_opts[] = {
     {"kind", required_argument, NULL, 'k'},        {"format", required_argument, NULL, 'f'},
     {"output", required_argument, NULL, 'o'},      {"io", no_argument, NULL, OPT_IO},
     {"absolute", no_argument, NULL, OPT_ABSOLUTE}, {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},           {NULL, 0, NULL, 0},
+    {"version", no_argument, NULL, 'V'},           {"no-args", no_argument, NULL, OPT_NO_ARGS},
+    {NULL, 0, NULL, 0},
 };
 
 static int parse_pixels(const char *arg, uint64_t *out)
@@ -227,6 +232,9 @@ static int parse_one(int c, const char *arg, const char *argtext, query_opts *o)
         return 0;
     case OPT_ABSOLUTE:
         o->absolute = true;
+        return 0;
+    case OPT_NO_ARGS:
+        o->no_args = true;
         return 0;
     case 'h':
         usage(stdout);
@@ -573,6 +581,9 @@ static int build_query(query_run *run)
     }
     q.resolution = o->pixels > 0 ? resolution_for(run->fi, q.t0, q.t1, o->pixels) : 0;
     q.kinds = o->kinds;
+    /* every output format prints args (csv in its last column, otf2 as
+     * attributes), so they are read unless --no-args */
+    q.flags = o->no_args ? 0 : SLOG_QUERY_ARGS;
     if (o->ntimeline_names > 0) {
         rc = select_timelines(o, &run->tl, &run->tsel);
         if (rc != 0) {
