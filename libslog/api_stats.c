@@ -1,0 +1,780 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * api_stats.c - exact window statistics (slog_stats.h).  Three steps:
+ *  1. the edge walk visits the nodes whose box touches the window but is not
+ *     wholly inside it (about two root-to-leaf paths), decodes their own
+ *     drawables, and sets aside the wholly inside subtrees it meets;
+ *  2. the states cut by the window's edges give per-timeline segments
+ *     (api_stats_excl.c);
+ *  3. every wholly inside subtree answers from its preview when the preview
+ *     is exact for the question (rows per timeline when grouping or
+ *     filtering by timeline, no "other" category when grouping or filtering
+ *     by category, no segment cut inside its box on a timeline it holds);
+ *     otherwise its own drawables are decoded and its children visited.
+ * Decoded wholly inside states bring their stored exclusive time; a file
+ * without it (format 1) is answered by decoding every node touching the
+ * window and nesting the states (stats_finish_nesting).  Every preview and
+ * blob is checked against the node table, and a damaged one is an error
+ * naming the node, never a wrong total.
+ * Layer 5: api.
+ */
+#include "api_stats_int.h"
+#include "tree_walk.h"
+#include "util_alloc.h"
+#include "util_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-state exclusive time of a decoded blob (format 2), NULL without. */
+#define STATS_HAVE_STATE_EXCL 0
+
+enum {
+    NEED_FALLBACK = 2 /* internal: the file has no per-state exclusive time */
+};
+
+struct slog_stats {
+    slog_stats_row *rows;
+    size_t n;
+    slog_stats_cost cost;
+};
+
+static const int64_t *state_excl(const fmt_decoded *d)
+{
+#if STATS_HAVE_STATE_EXCL
+    return d->state_excl;
+#else
+    (void)d;
+    return NULL;
+#endif
+}
+
+void slog_stats_options_init(slog_stats_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+}
+
+int stats_nomem(stats_ctx *c)
+{
+    return util_err(c->err, SLOG_ENOMEM, UINT64_MAX, c->r->path, "Cannot compute statistics");
+}
+
+int stats_tl_ok(const stats_ctx *c, uint32_t tl)
+{
+    return c->tl_sel == NULL || (tl < c->r->ntl && c->tl_sel[tl]);
+}
+
+int stats_cat_ok(const stats_ctx *c, uint32_t cat)
+{
+    return c->cat_sel == NULL || (cat < c->r->ncat && c->cat_sel[cat]);
+}
+
+/* ---- the group table ---- */
+
+static size_t group_hash(uint32_t kind, uint32_t tl, uint32_t cat)
+{
+    uint64_t h = ((uint64_t)tl << 32 | cat) * 0x9E3779B97F4A7C15ull;
+    h ^= (h >> 31) + kind * 0xC2B2AE3D27D4EB4Full;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static int group_rehash(stats_ctx *c)
+{
+    const size_t ncap = c->gcap ? c->gcap * 2 : 64;
+    stats_group *const g = util_calloc(ncap, sizeof *g);
+    if (g == NULL) {
+        return -1;
+    }
+    for (size_t i = 0; i < c->gcap; i++) {
+        const slog_stats_row *const r = &c->groups[i].row;
+        if (c->groups[i].used) {
+            size_t j = group_hash(r->kind, r->timeline, r->category) & (ncap - 1);
+            while (g[j].used) {
+                j = (j + 1) & (ncap - 1);
+            }
+            g[j] = c->groups[i];
+        }
+    }
+    util_free(c->groups);
+    c->groups = g;
+    c->gcap = ncap;
+    return 0;
+}
+
+slog_stats_row *stats_group_get(stats_ctx *c, uint32_t kind, uint32_t tl, uint32_t cat)
+{
+    tl = c->by & SLOG_STATS_BY_TIMELINE ? tl : SLOG_STATS_ANY;
+    cat = c->by & SLOG_STATS_BY_CATEGORY ? cat : SLOG_STATS_ANY;
+    if ((c->gn + 1) * 4 > c->gcap * 3 && group_rehash(c) != 0) {
+        return NULL;
+    }
+    size_t j = group_hash(kind, tl, cat) & (c->gcap - 1);
+    for (;; j = (j + 1) & (c->gcap - 1)) {
+        stats_group *const g = &c->groups[j];
+        if (!g->used) {
+            memset(g, 0, sizeof *g);
+            g->used = 1;
+            g->row.kind = (slog_kind)kind;
+            g->row.timeline = tl;
+            g->row.category = cat;
+            g->row.min = INT64_MAX;
+            g->row.max = INT64_MIN;
+            c->gn++;
+            return &g->row;
+        }
+        if (g->row.kind == (slog_kind)kind && g->row.timeline == tl && g->row.category == cat) {
+            return &g->row;
+        }
+    }
+}
+
+static void row_durations(slog_stats_row *r, uint64_t count, int64_t incl, int64_t excl,
+                          int64_t min, int64_t max)
+{
+    r->count += count;
+    r->inclusive += incl;
+    r->exclusive += excl;
+    r->min = min < r->min ? min : r->min;
+    r->max = max > r->max ? max : r->max;
+}
+
+int stats_add_state(stats_ctx *c, uint32_t tl, uint32_t cat, int64_t clipped, int64_t excl)
+{
+    slog_stats_row *const r = stats_group_get(c, SLOG_KIND_STATE, tl, cat);
+    if (r == NULL) {
+        return stats_nomem(c);
+    }
+    row_durations(r, 1, clipped, excl, clipped, clipped);
+    return SLOG_OK;
+}
+
+static void row_values(slog_stats_row *r, uint64_t count, double vmin, double vmax, double vsum)
+{
+    if (r->count == 0 || vmin < r->vmin) {
+        r->vmin = vmin;
+    }
+    if (r->count == 0 || vmax > r->vmax) {
+        r->vmax = vmax;
+    }
+    r->vsum += vsum;
+    r->count += count;
+}
+
+int stats_push_xstate(stats_ctx *c, const slog_state *s)
+{
+    void *p = c->xs;
+    if (util_grow(&p, &c->capxs, c->nxs + 1, sizeof *c->xs) != 0) {
+        return stats_nomem(c);
+    }
+    c->xs = p;
+    stats_xstate *const x = &c->xs[c->nxs++];
+    x->start = s->start;
+    x->end = s->end;
+    x->children = 0;
+    x->timeline = s->timeline;
+    x->category = s->category;
+    x->depth = s->depth;
+    return SLOG_OK;
+}
+
+static int push_u64(stats_ctx *c, uint64_t **v, size_t *n, size_t *cap, uint64_t x)
+{
+    void *p = *v;
+    if (util_grow(&p, cap, *n + 1, sizeof **v) != 0) {
+        return stats_nomem(c);
+    }
+    *v = p;
+    (*v)[(*n)++] = x;
+    return SLOG_OK;
+}
+
+static int push_loose(stats_ctx *c, uint32_t tl, int64_t start, int64_t excl)
+{
+    void *p = c->loose;
+    if (util_grow(&p, &c->caploose, c->nloose + 1, sizeof *c->loose) != 0) {
+        return stats_nomem(c);
+    }
+    c->loose = p;
+    c->loose[c->nloose].timeline = tl;
+    c->loose[c->nloose].start = start;
+    c->loose[c->nloose++].excl = excl;
+    return SLOG_OK;
+}
+
+/* ---- loading and checking nodes ---- */
+
+static int node_error(stats_ctx *c, uint64_t node, int code, uint64_t off, const char *what)
+{
+    const store_node_row *const n = &c->r->tree.nodes[node];
+    return util_err(c->err, code, off, c->r->path, "Node %llu [%lld, %lld]: %s",
+                    (unsigned long long)node, (long long)n->t0, (long long)n->t1, what);
+}
+
+static int load(stats_ctx *c, uint64_t node, int preview, cache_entry **out)
+{
+    slog_error local;
+    memset(&local, 0, sizeof local);
+    local.offset = UINT64_MAX;
+    const int rc = preview ? tree_read_load_preview(&c->r->tree, node, out, &c->io, &local)
+                           : tree_read_load_drawables(&c->r->tree, node, out, &c->io, &local);
+    if (rc != SLOG_OK) {
+        return node_error(c, node, rc, local.offset, local.message);
+    }
+    if (!preview) {
+        c->cost.nodes_decoded++;
+    }
+    return SLOG_OK;
+}
+
+/* A preview summarises exactly the drawables of its subtree. */
+static int check_preview(stats_ctx *c, uint64_t node, const cache_entry *e)
+{
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < e->npreviews; i++) {
+        const pv_entry *const p = &e->previews[i];
+        total += p->count;
+        const int durations = p->kind == SLOG_KIND_STATE || p->kind == SLOG_KIND_ARROW;
+        if (p->count == 0 ||
+            (durations && (p->incl < 0 || p->min < 0 || p->min > p->max || p->excl > p->incl))) {
+            return node_error(c, node, SLOG_ECORRUPT, UINT64_MAX,
+                              "Corrupt preview: an entry's totals contradict each other");
+        }
+    }
+    if (total != c->r->tree.subtree_items[node]) {
+        return node_error(c, node, SLOG_ECORRUPT, UINT64_MAX,
+                          "Corrupt preview: its counts disagree with the node table");
+    }
+    return SLOG_OK;
+}
+
+static int check_drawables(stats_ctx *c, uint64_t node, const fmt_decoded *d)
+{
+    const store_node_row *const n = &c->r->tree.nodes[node];
+    for (int k = 0; k < 4; k++) {
+        if (d->n[k] != n->counts[k]) {
+            return node_error(c, node, SLOG_ECORRUPT, UINT64_MAX,
+                              "Corrupt drawables: counts disagree with the node table");
+        }
+    }
+    for (uint64_t i = 0; i < d->n[SLOG_KIND_STATE]; i++) {
+        const slog_state *const s = &d->states[i];
+        if (s->end < s->start || s->start < n->t0 || s->end > n->t1) {
+            return node_error(c, node, SLOG_ECORRUPT, UINT64_MAX,
+                              "Corrupt drawables: a state lies outside the node's box");
+        }
+    }
+    return SLOG_OK;
+}
+
+/* ---- decoded drawables ---- */
+
+static int add_points(stats_ctx *c, const fmt_decoded *d)
+{
+    for (uint64_t i = 0; (c->kinds & 2u) && i < d->n[SLOG_KIND_EVENT]; i++) {
+        const slog_event *const e = &d->events[i];
+        if (tree_walk_overlaps(e->time, e->time, c->w0, c->w1) && stats_tl_ok(c, e->timeline) &&
+            stats_cat_ok(c, e->category)) {
+            slog_stats_row *const r = stats_group_get(c, SLOG_KIND_EVENT, e->timeline, e->category);
+            if (r == NULL) {
+                return stats_nomem(c);
+            }
+            r->count++;
+        }
+    }
+    for (uint64_t i = 0; (c->kinds & 4u) && i < d->n[SLOG_KIND_ARROW]; i++) {
+        const slog_arrow *const a = &d->arrows[i];
+        if (tree_walk_overlaps(a->start, a->end, c->w0, c->w1) &&
+            (stats_tl_ok(c, a->from) || stats_tl_ok(c, a->to)) && stats_cat_ok(c, a->category)) {
+            slog_stats_row *const r = stats_group_get(c, SLOG_KIND_ARROW, a->from, a->category);
+            if (r == NULL) {
+                return stats_nomem(c);
+            }
+            r->count++;
+        }
+    }
+    for (uint64_t i = 0; (c->kinds & 8u) && i < d->n[SLOG_KIND_COUNTER]; i++) {
+        const slog_counter *const k = &d->counters[i];
+        if (tree_walk_overlaps(k->time, k->time, c->w0, c->w1) && stats_tl_ok(c, k->timeline) &&
+            stats_cat_ok(c, k->category)) {
+            slog_stats_row *const r =
+                stats_group_get(c, SLOG_KIND_COUNTER, k->timeline, k->category);
+            if (r == NULL) {
+                return stats_nomem(c);
+            }
+            row_values(r, 1, k->value, k->value, k->value);
+        }
+    }
+    return SLOG_OK;
+}
+
+static int wholly_inside(const stats_ctx *c, int64_t s, int64_t e)
+{
+    return s >= c->w0 && e <= c->w1;
+}
+
+/* States of a decoded node: wholly inside ones go to their groups with
+ * their stored exclusive time (and to their segment, now or later); the
+ * ones the window cuts are kept for stats_finish_crossing. */
+static int add_states(stats_ctx *c, const fmt_decoded *d, int edge)
+{
+    const int64_t *const ex = state_excl(d);
+    for (uint64_t i = 0; (c->kinds & 1u) && i < d->n[SLOG_KIND_STATE]; i++) {
+        const slog_state *const s = &d->states[i];
+        if (!stats_tl_ok(c, s->timeline) || !tree_walk_overlaps(s->start, s->end, c->w0, c->w1)) {
+            continue;
+        }
+        int rc = SLOG_OK;
+        if (!wholly_inside(c, s->start, s->end)) {
+            rc = stats_push_xstate(c, s);
+        } else if (ex == NULL) {
+            return NEED_FALLBACK;
+        } else {
+            if (stats_cat_ok(c, s->category)) {
+                rc = stats_add_state(c, s->timeline, s->category, s->end - s->start, ex[i]);
+            }
+            if (rc == SLOG_OK && edge) {
+                rc = push_loose(c, s->timeline, s->start, ex[i]);
+            } else if (rc == SLOG_OK) {
+                stats_credit(c, s->timeline, s->start, ex[i]);
+            }
+        }
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+    }
+    return SLOG_OK;
+}
+
+static int decode_node(stats_ctx *c, uint64_t node, int edge)
+{
+    const store_node_row *const n = &c->r->tree.nodes[node];
+    if (n->payload_len == 0) {
+        return SLOG_OK;
+    }
+    cache_entry *e = NULL;
+    int rc = load(c, node, 0, &e);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    rc = check_drawables(c, node, &e->drawables);
+    if (rc == SLOG_OK) {
+        rc = add_states(c, &e->drawables, edge);
+    }
+    if (rc == SLOG_OK) {
+        rc = add_points(c, &e->drawables);
+    }
+    node_cache_unpin(e);
+    return rc;
+}
+
+/* ---- previews of wholly inside subtrees ---- */
+
+static int wants_kind(const stats_ctx *c, uint8_t kind)
+{
+    return (c->kinds & (1u << kind)) != 0;
+}
+
+/* Does entry p (rows at fold) belong to the selection?  Folded rows are
+ * only used when no timeline filter is set. */
+static int entry_selected(const stats_ctx *c, const pv_entry *p, uint32_t fold)
+{
+    if (!wants_kind(c, p->kind)) {
+        return 0;
+    }
+    if (c->tl_sel != NULL && fold == 0 && !stats_tl_ok(c, p->row) &&
+        !(p->kind == SLOG_KIND_ARROW && stats_tl_ok(c, p->row_to))) {
+        return 0;
+    }
+    return p->cat == PV_CATEGORY_OTHER || stats_cat_ok(c, p->cat);
+}
+
+/* Would a preview entry of timeline row `row` (fold 0) need splitting at a
+ * segment cut inside the node's box? */
+static int row_cut(const stats_ctx *c, const store_node_row *n, uint32_t row)
+{
+    const stats_segs *const g = stats_segs_of(c, row);
+    return g != NULL && stats_cut_inside(g, n->t0, n->t1);
+}
+
+/* A folded preview cannot credit segments: is any segment owner's
+ * timeline among its state rows? */
+static int folded_needs_segments(const stats_ctx *c, const store_node_row *n, const cache_entry *e)
+{
+    for (uint32_t s = 0; s < c->nsegs; s++) {
+        const stats_segs *const g = &c->segs[s];
+        if (g->owner[stats_segment_at(g, n->t0)] == UINT32_MAX &&
+            !stats_cut_inside(g, n->t0, n->t1)) {
+            continue;
+        }
+        const uint32_t row = pv_fold_row(&c->r->ctx, g->timeline, 0, e->fold);
+        for (uint64_t i = 0; i < e->npreviews; i++) {
+            if (e->previews[i].kind == SLOG_KIND_STATE && e->previews[i].row == row) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int preview_usable(const stats_ctx *c, const store_node_row *n, const cache_entry *e)
+{
+    const int need_tl = (c->by & SLOG_STATS_BY_TIMELINE) || c->tl_sel != NULL;
+    const int need_cat = (c->by & SLOG_STATS_BY_CATEGORY) || c->cat_sel != NULL;
+    if (need_tl && e->fold != 0) {
+        return 0;
+    }
+    for (uint64_t i = 0; i < e->npreviews; i++) {
+        const pv_entry *const p = &e->previews[i];
+        if (need_cat && p->cat == PV_CATEGORY_OTHER && entry_selected(c, p, e->fold)) {
+            return 0;
+        }
+        if (e->fold == 0 && p->kind == SLOG_KIND_STATE && row_cut(c, n, p->row)) {
+            return 0;
+        }
+    }
+    return e->fold == 0 || c->nsegs == 0 || !folded_needs_segments(c, n, e);
+}
+
+static int add_entry(stats_ctx *c, const pv_entry *p)
+{
+    slog_stats_row *const r = stats_group_get(c, p->kind, p->row, p->cat);
+    if (r == NULL) {
+        return stats_nomem(c);
+    }
+    if (p->kind == SLOG_KIND_STATE) {
+        row_durations(r, p->count, p->incl, p->excl, p->min, p->max);
+    } else if (p->kind == SLOG_KIND_COUNTER) {
+        row_values(r, p->count, p->vmin, p->vmax, p->vsum);
+    } else {
+        r->count += p->count;
+    }
+    return SLOG_OK;
+}
+
+static int use_preview(stats_ctx *c, const store_node_row *n, const cache_entry *e)
+{
+    for (uint64_t i = 0; i < e->npreviews; i++) {
+        const pv_entry *const p = &e->previews[i];
+        if (entry_selected(c, p, e->fold) && add_entry(c, p) != SLOG_OK) {
+            return SLOG_ENOMEM;
+        }
+        if (p->kind == SLOG_KIND_STATE && e->fold == 0) {
+            stats_credit(c, p->row, n->t0, p->excl); /* every category: children time */
+        }
+    }
+    c->cost.previews_used++;
+    return SLOG_OK;
+}
+
+/* One wholly inside node: its preview, or its drawables and *descend. */
+static int inside_node(stats_ctx *c, uint64_t node, int *descend)
+{
+    const store_node_row *const n = &c->r->tree.nodes[node];
+    *descend = 0;
+    if (n->t0 > n->t1) {
+        return SLOG_OK; /* empty */
+    }
+    cache_entry *e = NULL;
+    int rc = load(c, node, 1, &e);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    rc = check_preview(c, node, e);
+    const int usable = rc == SLOG_OK && preview_usable(c, n, e);
+    if (usable) {
+        rc = use_preview(c, n, e);
+    }
+    node_cache_unpin(e);
+    if (rc != SLOG_OK || usable) {
+        return rc;
+    }
+    *descend = 1;
+    return decode_node(c, node, 0);
+}
+
+static int inside_walk(stats_ctx *c, uint64_t root)
+{
+    uint64_t *stack = NULL;
+    size_t sp = 0, cap = 0;
+    int rc = push_u64(c, &stack, &sp, &cap, root);
+    while (rc == SLOG_OK && sp > 0) {
+        const uint64_t node = stack[--sp];
+        int descend = 0;
+        c->cost.nodes_visited++;
+        rc = inside_node(c, node, &descend);
+        uint64_t j = node;
+        while (rc == SLOG_OK && descend && tree_walk_next_child(c->r->tree.nodes, node, &j)) {
+            rc = push_u64(c, &stack, &sp, &cap, j);
+        }
+    }
+    util_free(stack);
+    return rc;
+}
+
+/* ---- the walks ---- */
+
+static int node_inside(const stats_ctx *c, const store_node_row *n)
+{
+    /* points at w1 are outside, states ending at w1 inside: t1 < w1 keeps
+     * both exact */
+    return n->t0 <= n->t1 && n->t0 >= c->w0 && n->t1 < c->w1;
+}
+
+static int edge_walk(stats_ctx *c)
+{
+    tree_read_walk w;
+    if (tree_read_walk_init(&w, &c->r->tree, c->w0, c->w1) != 0) {
+        tree_read_walk_free(&w);
+        return stats_nomem(c);
+    }
+    int rc = SLOG_OK;
+    uint64_t node;
+    while (rc == SLOG_OK && tree_read_walk_next(&w, &node)) {
+        if (node_inside(c, &c->r->tree.nodes[node])) {
+            rc = push_u64(c, &c->inside, &c->ninside, &c->capinside, node);
+            continue;
+        }
+        rc = decode_node(c, node, 1);
+        if (rc == SLOG_OK && tree_read_walk_descend(&w, node) != 0) {
+            rc = stats_nomem(c);
+        }
+    }
+    c->cost.nodes_visited += w.visited;
+    tree_read_walk_free(&w);
+    return rc;
+}
+
+/* Fallback: every node touching the window decoded, every state kept. */
+static int fallback_node(stats_ctx *c, uint64_t node)
+{
+    if (c->r->tree.nodes[node].payload_len == 0) {
+        return SLOG_OK;
+    }
+    cache_entry *e = NULL;
+    int rc = load(c, node, 0, &e);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    const fmt_decoded *const d = &e->drawables;
+    rc = check_drawables(c, node, d);
+    for (uint64_t i = 0; rc == SLOG_OK && (c->kinds & 1u) && i < d->n[SLOG_KIND_STATE]; i++) {
+        const slog_state *const s = &d->states[i];
+        if (stats_tl_ok(c, s->timeline) && tree_walk_overlaps(s->start, s->end, c->w0, c->w1)) {
+            rc = stats_push_xstate(c, s);
+        }
+    }
+    if (rc == SLOG_OK) {
+        rc = add_points(c, d);
+    }
+    node_cache_unpin(e);
+    return rc;
+}
+
+static int fallback_walk(stats_ctx *c)
+{
+    tree_read_walk w;
+    if (tree_read_walk_init(&w, &c->r->tree, c->w0, c->w1) != 0) {
+        tree_read_walk_free(&w);
+        return stats_nomem(c);
+    }
+    int rc = SLOG_OK;
+    uint64_t node;
+    while (rc == SLOG_OK && tree_read_walk_next(&w, &node)) {
+        rc = fallback_node(c, node);
+        if (rc == SLOG_OK && tree_read_walk_descend(&w, node) != 0) {
+            rc = stats_nomem(c);
+        }
+    }
+    c->cost.nodes_visited += w.visited;
+    tree_read_walk_free(&w);
+    return rc == SLOG_OK ? stats_finish_nesting(c) : rc;
+}
+
+static void reset_for_fallback(stats_ctx *c)
+{
+    util_free(c->groups);
+    c->groups = NULL;
+    c->gcap = c->gn = 0;
+    c->nxs = 0;
+    c->nloose = 0;
+    c->ninside = 0;
+    stats_free_segments(c);
+    c->cost.exact_fallback = 1;
+}
+
+static int fast_path(stats_ctx *c)
+{
+    int rc = edge_walk(c);
+    if (rc == SLOG_OK) {
+        rc = stats_build_segments(c);
+    }
+    for (size_t i = 0; rc == SLOG_OK && i < c->nloose; i++) {
+        stats_credit(c, c->loose[i].timeline, c->loose[i].start, c->loose[i].excl);
+    }
+    for (size_t i = 0; rc == SLOG_OK && i < c->ninside; i++) {
+        rc = inside_walk(c, c->inside[i]);
+    }
+    return rc == SLOG_OK ? stats_finish_crossing(c) : rc;
+}
+
+/* ---- options and results ---- */
+
+static int make_selection(stats_ctx *c, const slog_stats_options *o)
+{
+    const slog_reader *const r = c->r;
+    if (o->timelines != NULL) {
+        c->tl_sel = util_calloc((size_t)r->ntl + 1, 1);
+        if (c->tl_sel == NULL) {
+            return stats_nomem(c);
+        }
+        for (uint32_t i = 0; i < o->ntimelines; i++) {
+            if (o->timelines[i] >= r->ntl) {
+                return util_err(c->err, SLOG_EINVAL, UINT64_MAX, r->path,
+                                "Unknown timeline %u in the statistics filter", o->timelines[i]);
+            }
+            c->tl_sel[o->timelines[i]] = 1;
+        }
+    }
+    if (o->categories != NULL) {
+        c->cat_sel = util_calloc((size_t)r->ncat + 1, 1);
+        if (c->cat_sel == NULL) {
+            return stats_nomem(c);
+        }
+        for (uint32_t i = 0; i < o->ncategories; i++) {
+            if (o->categories[i] >= r->ncat) {
+                return util_err(c->err, SLOG_EINVAL, UINT64_MAX, r->path,
+                                "Unknown category %u in the statistics filter", o->categories[i]);
+            }
+            c->cat_sel[o->categories[i]] = 1;
+        }
+    }
+    return SLOG_OK;
+}
+
+/* Copy the caller's options (an older, smaller struct is zero-extended). */
+static int read_options(stats_ctx *c, const slog_stats_options *in)
+{
+    slog_stats_options o;
+    slog_stats_options_init(&o);
+    if (in == NULL) {
+        return util_err(c->err, SLOG_EINVAL, UINT64_MAX, c->r->path, "No statistics options");
+    }
+    const size_t n = in->struct_size == 0 || in->struct_size > sizeof o ? sizeof o
+                                                                         : in->struct_size;
+    memcpy(&o, in, n);
+    if (o.t1 <= o.t0) {
+        return util_err(c->err, SLOG_EINVAL, UINT64_MAX, c->r->path,
+                        "Statistics window [%lld, %lld) is empty or reversed", (long long)o.t0,
+                        (long long)o.t1);
+    }
+    if (o.by > SLOG_STATS_BY_BOTH || (o.kinds & ~0xfu) != 0) {
+        return util_err(c->err, SLOG_EINVAL, UINT64_MAX, c->r->path,
+                        "Unknown statistics grouping %u or kinds 0x%x", o.by, o.kinds);
+    }
+    c->w0 = o.t0;
+    c->w1 = o.t1;
+    c->by = o.by ? o.by : SLOG_STATS_BY_CATEGORY;
+    c->kinds = o.kinds ? o.kinds : 0xfu;
+    return make_selection(c, &o);
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const slog_stats_row *const x = a, *const y = b;
+    if (x->timeline != y->timeline) {
+        return x->timeline < y->timeline ? -1 : 1;
+    }
+    if (x->kind != y->kind) {
+        return x->kind < y->kind ? -1 : 1;
+    }
+    return (x->category > y->category) - (x->category < y->category);
+}
+
+static int make_result(stats_ctx *c, slog_stats *s)
+{
+    s->rows = util_calloc(c->gn + 1, sizeof *s->rows);
+    if (s->rows == NULL) {
+        return stats_nomem(c);
+    }
+    for (size_t i = 0; i < c->gcap; i++) {
+        if (c->groups[i].used) {
+            slog_stats_row *const r = &s->rows[s->n++];
+            *r = c->groups[i].row;
+            if (r->kind == SLOG_KIND_STATE) {
+                r->mean = (double)r->inclusive / (double)r->count;
+            } else {
+                r->min = r->max = 0;
+                r->mean = r->kind == SLOG_KIND_COUNTER ? r->vsum / (double)r->count : 0.0;
+            }
+        }
+    }
+    qsort(s->rows, s->n, sizeof *s->rows, cmp_rows);
+    s->cost = c->cost;
+    s->cost.bytes_read = c->io.bytes_read;
+    s->cost.cache_hits = c->io.cache_hits;
+    return SLOG_OK;
+}
+
+static void free_ctx(stats_ctx *c)
+{
+    util_free(c->tl_sel);
+    util_free(c->cat_sel);
+    util_free(c->groups);
+    util_free(c->xs);
+    util_free(c->loose);
+    util_free(c->inside);
+    stats_free_segments(c);
+}
+
+int slog_stats_compute(slog_stats **out, slog_reader *r, const slog_stats_options *opts,
+                       slog_error *err)
+{
+    *out = NULL;
+    stats_ctx c;
+    memset(&c, 0, sizeof c);
+    c.r = r;
+    c.err = err;
+    int rc = read_options(&c, opts);
+    if (rc == SLOG_OK) {
+        rc = fast_path(&c);
+    }
+    if (rc == NEED_FALLBACK) {
+        reset_for_fallback(&c);
+        rc = fallback_walk(&c);
+    }
+    slog_stats *const s = rc == SLOG_OK ? util_calloc(1, sizeof *s) : NULL;
+    if (rc == SLOG_OK && s == NULL) {
+        rc = stats_nomem(&c);
+    }
+    if (rc == SLOG_OK) {
+        rc = make_result(&c, s);
+    }
+    free_ctx(&c);
+    if (rc != SLOG_OK) {
+        slog_stats_destroy(s);
+        return rc;
+    }
+    *out = s;
+    return SLOG_OK;
+}
+
+const slog_stats_row *slog_stats_rows(const slog_stats *s, size_t *count)
+{
+    *count = s->n;
+    return s->n > 0 ? s->rows : NULL;
+}
+
+void slog_stats_cost_get(const slog_stats *s, slog_stats_cost *out)
+{
+    *out = s->cost;
+}
+
+void slog_stats_destroy(slog_stats *s)
+{
+    if (s == NULL) {
+        return;
+    }
+    util_free(s->rows);
+    util_free(s);
+}
