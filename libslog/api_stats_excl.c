@@ -51,7 +51,12 @@ static int cmp_tl_start(const void *a, const void *b)
     if (x->start != y->start) {
         return x->start < y->start ? -1 : 1;
     }
-    return (x->depth > y->depth) - (x->depth < y->depth);
+    if (x->depth != y->depth) {
+        return x->depth < y->depth ? -1 : 1;
+    }
+    /* a zero-length state before a sibling starting with it, so that the
+     * sibling, which may hold children, is the one left open */
+    return (x->end > y->end) - (x->end < y->end);
 }
 
 static int cmp_i64(const void *a, const void *b)

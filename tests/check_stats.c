@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * check_stats.c - window statistics (slog_stats.h) against a brute-force
+ * reference over random traces (trace_ref.c): nested call trees on 1 to
+ * 300 timelines, events, arrows and counters, small leaves and several
+ * fanouts; windows at random positions and lengths (most cut states), at
+ * state boundaries and over the whole trace; grouped by category, timeline
+ * and both, with and without timeline, category and kind filters.  Counts,
+ * inclusive and exclusive time, min and max agree to the tick (exclusive
+ * time is checked for the arrival orders the writer's exclusive time is
+ * defined for: end-sorted and begin/end).  Bad arguments are rejected.
+ * Public API only.
+ */
+#include "ck_quiet.h"
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace_ref.h"
+
+typedef struct st_config {
+    uint32_t timelines, states, events, arrows, counters, cats, depth;
+    int64_t base, span;
+    uint32_t leaf_bytes, fanout;
+    tref_order order;
+} st_config;
+
+static const st_config configs[] = {
+    {1, 3000, 200, 50, 200, 3, 6, 0, 1000000, 1024, 2, TR_ORDER_END},
+    {3, 4000, 300, 100, 300, 5, 5, 1000000000000, 1000000000, 2048, 3, TR_ORDER_BEGIN_END},
+    {17, 5000, 500, 200, 300, 8, 4, -500000000000, 50000, 1024, 4, TR_ORDER_BEGIN_END},
+    {100, 6000, 400, 300, 400, 6, 5, 0, 100000000, 4096, 8, TR_ORDER_END},
+    {300, 5000, 500, 300, 300, 4, 3, 12345, 10000000, 1024, 2, TR_ORDER_END},
+    {5, 8000, 300, 100, 500, 4, 7, 0, 10000000, 4096, 2, TR_ORDER_BEGIN_END},
+    {64, 6000, 400, 400, 200, 40, 5, 999, 300000000, 1024, 7, TR_ORDER_END},
+    {8, 3000, 200, 100, 100, 4, 6, 0, 5000000, 1024, 3, TR_ORDER_SHUFFLED},
+};
+#define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
+
+typedef struct st_file {
+    tref_trace trace;
+    char path[256];
+    slog_reader *reader;
+    size_t *parent;  /* per item: index of the parent state, SIZE_MAX if none */
+    int exact_excl;  /* the arrival order defines exclusive time */
+} st_file;
+
+/* Parent of every state with a positive duration: the state one level up
+ * on the same timeline that contains it (unique for proper nesting). */
+static void find_parents(st_file *f)
+{
+    const tref_trace *t = &f->trace;
+    f->parent = malloc((t->nitems + 1) * sizeof *f->parent);
+    ck_assert_ptr_nonnull(f->parent);
+    for (size_t i = 0; i < t->nitems; i++) {
+        const tref_item *c = &t->items[i];
+        f->parent[i] = SIZE_MAX;
+        if (c->kind != SLOG_KIND_STATE || c->depth == 0 || c->end == c->start) {
+            continue;
+        }
+        for (size_t j = 0; j < t->nitems; j++) {
+            const tref_item *p = &t->items[j];
+            if (p->kind == SLOG_KIND_STATE && p->timeline == c->timeline &&
+                p->depth + 1 == c->depth && p->start <= c->start && c->end <= p->end &&
+                p->end > p->start) {
+                f->parent[i] = j;
+                break;
+            }
+        }
+    }
+}
+
+static void st_open(st_file *f, int i)
+{
+    const st_config *c = &configs[i];
+    const tref_params p = {.seed = 0x57a7u + (uint64_t)i * 104729u,
+                           .timelines = c->timelines,
+                           .states = c->states,
+                           .events = c->events,
+                           .arrows = c->arrows,
+                           .counters = c->counters,
+                           .state_categories = c->cats,
+                           .max_depth = c->depth,
+                           .base = c->base,
+                           .span = c->span,
+                           .args_percent = 10};
+    memset(f, 0, sizeof *f);
+    ck_assert_int_eq(tref_generate(&f->trace, &p), 0);
+    snprintf(f->path, sizeof f->path, "/tmp/check_stats_%d_%d.slog", i, (int)getpid());
+    slog_writer_options o = SLOG_WRITER_OPTIONS_INIT;
+    o.leaf_bytes = c->leaf_bytes;
+    o.fanout = c->fanout;
+    slog_error err;
+    memset(&err, 0xff, sizeof err);
+    int rc = tref_write(&f->trace, f->path, &o, c->order, p.seed ^ 0x77u, true, &err);
+    ck_assert_msg(rc == SLOG_OK, "config %d: write: %s", i, err.message);
+    rc = slog_reader_open(&f->reader, f->path, NULL, &err);
+    ck_assert_msg(rc == SLOG_OK, "config %d: open: %s", i, err.message);
+    f->exact_excl = c->order == TR_ORDER_END || c->order == TR_ORDER_BEGIN_END;
+    find_parents(f);
+}
+
+static void st_close(st_file *f)
+{
+    slog_reader_destroy(f->reader);
+    remove(f->path);
+    tref_free(&f->trace);
+    free(f->parent);
+}
+
+/* ---- the reference ---- */
+
+typedef struct ref_table {
+    slog_stats_row *rows; /* dense by (kind, timeline, category) */
+    uint32_t ntl, ncat;
+    uint32_t by;
+} ref_table;
+
+static int64_t clip(int64_t s, int64_t e, int64_t t0, int64_t t1)
+{
+    const int64_t lo = s > t0 ? s : t0, hi = e < t1 ? e : t1;
+    return hi > lo ? hi - lo : 0;
+}
+
+static slog_stats_row *ref_row(ref_table *r, uint32_t kind, uint32_t tl, uint32_t cat)
+{
+    const uint32_t t = r->by & SLOG_STATS_BY_TIMELINE ? tl : r->ntl;
+    const uint32_t c = r->by & SLOG_STATS_BY_CATEGORY ? cat : r->ncat;
+    slog_stats_row *row = &r->rows[((size_t)kind * (r->ntl + 1) + t) * (r->ncat + 1) + c];
+    if (row->count == 0) {
+        row->kind = (slog_kind)kind;
+        row->timeline = t == r->ntl ? SLOG_STATS_ANY : t;
+        row->category = c == r->ncat ? SLOG_STATS_ANY : c;
+        row->min = INT64_MAX;
+        row->max = INT64_MIN;
+    }
+    return row;
+}
+
+static int in_list(const uint32_t *ids, uint32_t n, uint32_t x)
+{
+    if (ids == NULL) {
+        return 1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (ids[i] == x) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int ref_selected(const tref_item *it, const slog_stats_options *o)
+{
+    const uint32_t kinds = o->kinds ? o->kinds : 0xfu;
+    if (!(kinds & (1u << it->kind)) || !in_list(o->categories, o->ncategories, it->category)) {
+        return 0;
+    }
+    if (it->kind == SLOG_KIND_ARROW) {
+        return in_list(o->timelines, o->ntimelines, it->timeline) ||
+               in_list(o->timelines, o->ntimelines, it->to);
+    }
+    return in_list(o->timelines, o->ntimelines, it->timeline);
+}
+
+static void ref_add(ref_table *r, const tref_item *it, const slog_stats_options *o, int64_t kids)
+{
+    slog_stats_row *row = ref_row(r, it->kind, it->timeline, it->category);
+    if (it->kind == SLOG_KIND_STATE) {
+        const int64_t d = clip(it->start, it->end, o->t0, o->t1);
+        row->inclusive += d;
+        row->exclusive += d - kids;
+        row->min = d < row->min ? d : row->min;
+        row->max = d > row->max ? d : row->max;
+    } else if (it->kind == SLOG_KIND_COUNTER) {
+        if (row->count == 0 || it->value < row->vmin) {
+            row->vmin = it->value;
+        }
+        if (row->count == 0 || it->value > row->vmax) {
+            row->vmax = it->value;
+        }
+        row->vsum += it->value;
+    }
+    row->count++;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const slog_stats_row *x = a, *y = b;
+    if (x->timeline != y->timeline) {
+        return x->timeline < y->timeline ? -1 : 1;
+    }
+    if (x->kind != y->kind) {
+        return x->kind < y->kind ? -1 : 1;
+    }
+    return (x->category > y->category) - (x->category < y->category);
+}
+
+/* Reference rows of a window, sorted like slog_stats_rows. */
+static slog_stats_row *reference(const st_file *f, const slog_stats_options *o, size_t *n)
+{
+    const tref_trace *t = &f->trace;
+    ref_table r = {NULL, t->ntimelines, t->ncategories, o->by ? o->by : SLOG_STATS_BY_CATEGORY};
+    const size_t cells = 4 * ((size_t)r.ntl + 1) * (r.ncat + 1);
+    r.rows = calloc(cells, sizeof *r.rows);
+    int64_t *kids = calloc(t->nitems + 1, sizeof *kids);
+    ck_assert(r.rows != NULL && kids != NULL);
+    for (size_t i = 0; i < t->nitems; i++) {
+        const tref_item *it = &t->items[i];
+        if (f->parent[i] != SIZE_MAX && tref_overlaps(it->start, it->end, o->t0, o->t1)) {
+            kids[f->parent[i]] += clip(it->start, it->end, o->t0, o->t1);
+        }
+    }
+    for (size_t i = 0; i < t->nitems; i++) {
+        const tref_item *it = &t->items[i];
+        if (ref_selected(it, o) && tref_overlaps(it->start, it->end, o->t0, o->t1)) {
+            ref_add(&r, it, o, kids[i]);
+        }
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < cells; i++) {
+        if (r.rows[i].count > 0) {
+            r.rows[m++] = r.rows[i];
+        }
+    }
+    qsort(r.rows, m, sizeof *r.rows, cmp_rows);
+    free(kids);
+    *n = m;
+    return r.rows;
+}
+
+/* ---- comparing ---- */
+
+static void compare_rows(const st_file *f, const slog_stats_options *o, const char *what)
+{
+    size_t nref = 0, ngot = 0;
+    slog_stats_row *ref = reference(f, o, &nref);
+    slog_stats *s = NULL;
+    slog_error err;
+    memset(&err, 0xff, sizeof err);
+    const int rc = slog_stats_compute(&s, f->reader, o, &err);
+    ck_assert_msg(rc == SLOG_OK, "%s: %s: %s", what, slog_status_name(rc), err.message);
+    const slog_stats_row *got = slog_stats_rows(s, &ngot);
+    slog_stats_cost cost;
+    slog_stats_cost_get(s, &cost);
+    /* format 2 stores every state's exclusive time: no decode-all fallback */
+    ck_assert(cost.exact_fallback == 0 || slog_reader_info(f->reader)->format_write_version < 2);
+    ck_assert_msg(ngot == nref, "%s [%lld, %lld) by %u: %zu rows, reference %zu", what,
+                  (long long)o->t0, (long long)o->t1, o->by, ngot, nref);
+    for (size_t i = 0; i < nref; i++) {
+        const slog_stats_row *g = &got[i], *e = &ref[i];
+        ck_assert_msg(g->kind == e->kind && g->timeline == e->timeline &&
+                          g->category == e->category && g->count == e->count,
+                      "%s [%lld, %lld) by %u row %zu: kind %d tl %u cat %u count %llu, "
+                      "reference kind %d tl %u cat %u count %llu",
+                      what, (long long)o->t0, (long long)o->t1, o->by, i, g->kind, g->timeline,
+                      g->category, (unsigned long long)g->count, e->kind, e->timeline,
+                      e->category, (unsigned long long)e->count);
+        if (e->kind == SLOG_KIND_STATE) {
+            ck_assert_msg(g->inclusive == e->inclusive && g->min == e->min && g->max == e->max,
+                          "%s [%lld, %lld) row %zu (tl %u cat %u): incl %lld min %lld max %lld, "
+                          "reference %lld %lld %lld",
+                          what, (long long)o->t0, (long long)o->t1, i, e->timeline, e->category,
+                          (long long)g->inclusive, (long long)g->min, (long long)g->max,
+                          (long long)e->inclusive, (long long)e->min, (long long)e->max);
+            ck_assert_msg(!f->exact_excl || g->exclusive == e->exclusive,
+                          "%s [%lld, %lld) by %u row %zu (tl %u cat %u): exclusive %lld, "
+                          "reference %lld",
+                          what, (long long)o->t0, (long long)o->t1, o->by, i, e->timeline,
+                          e->category, (long long)g->exclusive, (long long)e->exclusive);
+            ck_assert(g->mean == (double)g->inclusive / (double)g->count);
+        } else if (e->kind == SLOG_KIND_COUNTER) {
+            ck_assert_msg(g->vmin == e->vmin && g->vmax == e->vmax &&
+                              fabs(g->vsum - e->vsum) <= 1e-9 * (fabs(e->vsum) + 1.0),
+                          "%s: counter row %zu: min %g max %g sum %g, reference %g %g %g", what,
+                          i, g->vmin, g->vmax, g->vsum, e->vmin, e->vmax, e->vsum);
+        }
+    }
+    slog_stats_destroy(s);
+    free(ref);
+}
+
+/* A random window: mostly random edges (cutting states), sometimes a
+ * state's own start or end. */
+static void random_window(const st_file *f, tref_rng *rng, int64_t *t0, int64_t *t1)
+{
+    const tref_trace *t = &f->trace;
+    const int64_t span = t->end - t->start + 1;
+    if (tref_rng_chance(rng, 30)) {
+        const tref_item *a = &t->items[tref_rng_below(rng, t->nitems)];
+        const tref_item *b = &t->items[tref_rng_below(rng, t->nitems)];
+        const int64_t x = tref_rng_chance(rng, 50) ? a->start : a->end;
+        const int64_t y = tref_rng_chance(rng, 50) ? b->start : b->end;
+        *t0 = x < y ? x : y;
+        *t1 = x < y ? y : x + 1;
+        return;
+    }
+    *t0 = t->start - span / 20 + tref_rng_range(rng, 0, span);
+    const int64_t len = tref_rng_chance(rng, 50) ? tref_rng_range(rng, 1, span / 50 + 1)
+                                                  : tref_rng_range(rng, 1, span);
+    *t1 = *t0 + len;
+}
+
+static void random_filters(const st_file *f, tref_rng *rng, slog_stats_options *o, uint32_t *tls,
+                           uint32_t *cats)
+{
+    const tref_trace *t = &f->trace;
+    const unsigned pick = (unsigned)tref_rng_below(rng, 4);
+    if (pick & 1u) {
+        o->ntimelines = 0;
+        for (uint32_t i = 0; i < t->ntimelines; i++) {
+            if (tref_rng_chance(rng, 40)) {
+                tls[o->ntimelines++] = i;
+            }
+        }
+        o->timelines = tls;
+    }
+    if (pick & 2u) {
+        o->ncategories = 0;
+        for (uint32_t i = 0; i < t->ncategories; i++) {
+            if (tref_rng_chance(rng, 50)) {
+                cats[o->ncategories++] = i;
+            }
+        }
+        o->categories = cats;
+    }
+    if (tref_rng_chance(rng, 20)) {
+        o->kinds = 1u << tref_rng_below(rng, 4);
+    }
+}
+
+/* ---- tests ---- */
+
+START_TEST(test_stats_random_windows_match_reference)
+{
+    st_file f;
+    st_open(&f, _i);
+    tref_rng rng;
+    tref_rng_seed(&rng, 0xabcdefu + (uint64_t)_i);
+    uint32_t *tls = calloc(f.trace.ntimelines + 1, sizeof *tls);
+    uint32_t *cats = calloc(f.trace.ncategories + 1, sizeof *cats);
+    ck_assert(tls != NULL && cats != NULL);
+    for (int w = 0; w < 60; w++) {
+        slog_stats_options o = SLOG_STATS_OPTIONS_INIT;
+        random_window(&f, &rng, &o.t0, &o.t1);
+        if (w % 2) {
+            random_filters(&f, &rng, &o, tls, cats);
+        }
+        for (uint32_t by = 1; by <= 3; by++) {
+            o.by = by;
+            compare_rows(&f, &o, w % 2 ? "filtered window" : "window");
+        }
+    }
+    free(tls);
+    free(cats);
+    st_close(&f);
+}
+END_TEST
+
+START_TEST(test_stats_whole_trace_matches_reference)
+{
+    st_file f;
+    st_open(&f, _i);
+    slog_stats_options o;
+    slog_stats_options_init(&o);
+    o.t0 = f.trace.start;
+    o.t1 = f.trace.end + 1;
+    for (uint32_t by = 0; by <= 3; by++) {
+        o.by = by;
+        compare_rows(&f, &o, "whole trace");
+    }
+    st_close(&f);
+}
+END_TEST
+
+static void expect_einval(slog_reader *r, const slog_stats_options *o, const char *word)
+{
+    slog_stats *s = (slog_stats *)1;
+    slog_error err;
+    memset(&err, 0xff, sizeof err);
+    const int rc = slog_stats_compute(&s, r, o, &err);
+    ck_assert_int_eq(rc, SLOG_EINVAL);
+    ck_assert_int_eq(err.code, SLOG_EINVAL);
+    ck_assert_ptr_null(s);
+    ck_assert_msg(strstr(err.message, word) != NULL, "message '%s' lacks '%s'", err.message, word);
+}
+
+START_TEST(test_stats_bad_arguments_rejected)
+{
+    st_file f;
+    st_open(&f, 1);
+    slog_stats_options o = SLOG_STATS_OPTIONS_INIT;
+    o.t0 = o.t1 = f.trace.start + 10;
+    expect_einval(f.reader, &o, "empty");
+    o.t1 = o.t0 - 5;
+    expect_einval(f.reader, &o, "reversed");
+    o.t1 = o.t0 + 100;
+    const uint32_t bad = f.trace.ntimelines;
+    o.timelines = &bad;
+    o.ntimelines = 1;
+    expect_einval(f.reader, &o, "timeline");
+    o.timelines = NULL;
+    const uint32_t badcat = f.trace.ncategories + 3;
+    o.categories = &badcat;
+    o.ncategories = 1;
+    expect_einval(f.reader, &o, "category");
+    o.categories = NULL;
+    o.by = 4;
+    expect_einval(f.reader, &o, "grouping");
+    st_close(&f);
+}
+END_TEST
+
+/* An older, smaller options struct (without the filters) still works. */
+START_TEST(test_stats_older_options_struct)
+{
+    st_file f;
+    st_open(&f, 0);
+    slog_stats_options o = SLOG_STATS_OPTIONS_INIT;
+    o.t0 = f.trace.start;
+    o.t1 = f.trace.end + 1;
+    o.kinds = 1;
+    o.timelines = (const uint32_t *)8; /* beyond the old size: must be ignored */
+    o.struct_size = (uint32_t)offsetof(slog_stats_options, ntimelines);
+    slog_stats *s = NULL;
+    ck_assert_int_eq(slog_stats_compute(&s, f.reader, &o, NULL), SLOG_OK);
+    size_t n = 0;
+    const slog_stats_row *rows = slog_stats_rows(s, &n);
+    uint64_t states = 0;
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_int_eq(rows[i].kind, SLOG_KIND_STATE);
+        states += rows[i].count;
+    }
+    ck_assert_uint_eq(states, f.trace.count[SLOG_KIND_STATE]);
+    slog_stats_destroy(s);
+    st_close(&f);
+}
+END_TEST
+
+static Suite *stats_suite(void)
+{
+    Suite *s = suite_create("stats");
+    TCase *tc = tcase_create("reference");
+    tcase_set_timeout(tc, 240);
+    tcase_add_loop_test(tc, test_stats_random_windows_match_reference, 0, NCONFIGS);
+    tcase_add_loop_test(tc, test_stats_whole_trace_matches_reference, 0, NCONFIGS);
+    tcase_add_test(tc, test_stats_bad_arguments_rejected);
+    tcase_add_test(tc, test_stats_older_options_struct);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(stats_suite());
+    srunner_run_all(sr, CK_ENV);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
