@@ -68,6 +68,38 @@ _Static_assert(sizeof(slog_query_options) - END_OF(slog_query_options, flags) <
                    alignof(slog_query_options),
                "a slog_query_options member is missing from query_ends");
 
+static const size_t stats_ends[] = {
+    END_OF(slog_stats_options, struct_size), /* 0.2 */
+    END_OF(slog_stats_options, by),
+    END_OF(slog_stats_options, t0),
+    END_OF(slog_stats_options, t1),
+    END_OF(slog_stats_options, kinds),
+    END_OF(slog_stats_options, ntimelines),
+    END_OF(slog_stats_options, timelines),
+    END_OF(slog_stats_options, categories),
+    END_OF(slog_stats_options, ncategories),
+    END_OF(slog_stats_options, reserved),
+};
+_Static_assert(sizeof(slog_stats_options) - END_OF(slog_stats_options, reserved) <
+                   alignof(slog_stats_options),
+               "a slog_stats_options member is missing from stats_ends");
+
+static const size_t search_ends[] = {
+    END_OF(slog_search_options, struct_size), /* 0.2 */
+    END_OF(slog_search_options, kinds),
+    END_OF(slog_search_options, t0),
+    END_OF(slog_search_options, t1),
+    END_OF(slog_search_options, ntimelines),
+    END_OF(slog_search_options, timelines),
+    END_OF(slog_search_options, categories),
+    END_OF(slog_search_options, ncategories),
+    END_OF(slog_search_options, reserved),
+    END_OF(slog_search_options, name_contains),
+};
+_Static_assert(sizeof(slog_search_options) - END_OF(slog_search_options, name_contains) <
+                   alignof(slog_search_options),
+               "a slog_search_options member is missing from search_ends");
+
 static size_t whole_members(const options_layout *l, size_t n)
 {
     size_t known = 0;
@@ -146,6 +178,22 @@ int api_query_options_load(slog_query_options *dst, const slog_query_options *sr
     return load(&l, dst, src, path, err);
 }
 
+int api_stats_options_load(slog_stats_options *dst, const slog_stats_options *src,
+                           const char *path, slog_error *err)
+{
+    static const options_layout l = {"slog_stats_options", sizeof *dst, stats_ends,
+                                     COUNT(stats_ends)};
+    return load(&l, dst, src, path, err);
+}
+
+int api_search_options_load(slog_search_options *dst, const slog_search_options *src,
+                            const char *path, slog_error *err)
+{
+    static const options_layout l = {"slog_search_options", sizeof *dst, search_ends,
+                                     COUNT(search_ends)};
+    return load(&l, dst, src, path, err);
+}
+
 void slog_reader_options_init(slog_reader_options *opts)
 {
     assert(opts != NULL);
@@ -164,5 +212,19 @@ void slog_query_options_init(slog_query_options *opts)
 {
     assert(opts != NULL);
     const slog_query_options init = SLOG_QUERY_OPTIONS_INIT;
+    *opts = init;
+}
+
+void slog_stats_options_init(slog_stats_options *opts)
+{
+    assert(opts != NULL);
+    const slog_stats_options init = SLOG_STATS_OPTIONS_INIT;
+    *opts = init;
+}
+
+void slog_search_options_init(slog_search_options *opts)
+{
+    assert(opts != NULL);
+    const slog_search_options init = SLOG_SEARCH_OPTIONS_INIT;
     *opts = init;
 }

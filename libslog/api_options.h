@@ -14,6 +14,8 @@
 #define API_OPTIONS_H
 
 #include <slog/slog_reader.h>
+#include <slog/slog_search.h>
+#include <slog/slog_stats.h>
 #include <slog/slog_writer.h>
 
 /* Largest struct_size looked at; a bigger one is taken for garbage. */
@@ -28,5 +30,9 @@ int api_writer_options_load(slog_writer_options *dst, const slog_writer_options 
                             const char *path, slog_error *err);
 int api_query_options_load(slog_query_options *dst, const slog_query_options *src,
                            const char *path, slog_error *err);
+int api_stats_options_load(slog_stats_options *dst, const slog_stats_options *src,
+                           const char *path, slog_error *err);
+int api_search_options_load(slog_search_options *dst, const slog_search_options *src,
+                            const char *path, slog_error *err);
 
 #endif /* API_OPTIONS_H */

@@ -18,6 +18,7 @@
  * naming the node, never a wrong total.
  * Layer 5: api.
  */
+#include "api_options.h"
 #include "api_stats_int.h"
 #include "tree_walk.h"
 #include "util_alloc.h"
@@ -47,12 +48,6 @@ static const int64_t *state_excl(const fmt_decoded *d)
     (void)d;
     return NULL;
 #endif
-}
-
-void slog_stats_options_init(slog_stats_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->struct_size = sizeof *o;
 }
 
 int stats_nomem(stats_ctx *c)
@@ -652,17 +647,15 @@ static int make_selection(stats_ctx *c, const slog_stats_options *o)
     return SLOG_OK;
 }
 
-/* Copy the caller's options (an older, smaller struct is zero-extended). */
+/* Load the caller's options (api_options.h: struct_size versioning) and
+ * check them. */
 static int read_options(stats_ctx *c, const slog_stats_options *in)
 {
     slog_stats_options o;
-    slog_stats_options_init(&o);
-    if (in == NULL) {
-        return util_err(c->err, SLOG_EINVAL, UINT64_MAX, c->r->path, "No statistics options");
+    const int rc = api_stats_options_load(&o, in, c->r->path, c->err);
+    if (rc != SLOG_OK) {
+        return rc;
     }
-    const size_t n = in->struct_size == 0 || in->struct_size > sizeof o ? sizeof o
-                                                                         : in->struct_size;
-    memcpy(&o, in, n);
     if (o.t1 <= o.t0) {
         return util_err(c->err, SLOG_EINVAL, UINT64_MAX, c->r->path,
                         "Statistics window [%lld, %lld) is empty or reversed", (long long)o.t0,

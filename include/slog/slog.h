@@ -7,6 +7,7 @@
 
 #include <slog/slog_common.h>
 #include <slog/slog_reader.h>
+#include <slog/slog_search.h>
 #include <slog/slog_stats.h>
 #include <slog/slog_writer.h>
 

@@ -49,7 +49,8 @@ extern "C" {
 #define SLOG_STATS_ANY UINT32_MAX
 
 typedef struct slog_stats_options {
-    uint32_t struct_size;        /* sizeof(slog_stats_options); 0 = this version */
+    uint32_t struct_size;        /* sizeof(slog_stats_options): use the INIT macro or
+                                    slog_stats_options_init */
     uint32_t by;                 /* SLOG_STATS_BY_*; 0 = by category */
     int64_t t0, t1;              /* window [t0, t1), t0 < t1 */
     uint32_t kinds;              /* bit mask of (1u << slog_kind) of drawables; 0 = all four */
