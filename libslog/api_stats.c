@@ -199,27 +199,49 @@ static int push_loose(stats_ctx *c, uint32_t tl, int64_t start, int64_t excl)
 
 /* ---- loading and checking nodes ---- */
 
-static int node_error(stats_ctx *c, uint64_t node, int code, uint64_t off, const char *what)
+int api_node_error(const slog_reader *r, uint64_t node, int code, uint64_t off, const char *what,
+                   slog_error *err)
 {
-    const store_node_row *const n = &c->r->tree.nodes[node];
-    return util_err(c->err, code, off, c->r->path, "Node %llu [%lld, %lld]: %s",
+    const store_node_row *const n = &r->tree.nodes[node];
+    return util_err(err, code, off, r->path, "Node %llu [%lld, %lld]: %s",
                     (unsigned long long)node, (long long)n->t0, (long long)n->t1, what);
 }
 
-static int load(stats_ctx *c, uint64_t node, int preview, cache_entry **out)
+int api_node_load(slog_reader *r, uint64_t node, int preview, cache_entry **out,
+                  tree_read_cost *io, slog_error *err)
 {
     slog_error local;
     memset(&local, 0, sizeof local);
     local.offset = UINT64_MAX;
-    const int rc = preview ? tree_read_load_preview(&c->r->tree, node, out, &c->io, &local)
-                           : tree_read_load_drawables(&c->r->tree, node, out, &c->io, &local);
+    int rc = preview ? tree_read_load_preview(&r->tree, node, out, io, &local)
+                     : tree_read_load_drawables(&r->tree, node, out, io, &local);
     if (rc != SLOG_OK) {
-        return node_error(c, node, rc, local.offset, local.message);
+        return api_node_error(r, node, rc, local.offset, local.message, err);
     }
-    if (!preview) {
-        c->cost.nodes_decoded++;
+    const fmt_decoded *const d = &(*out)->drawables;
+    for (int k = 0; !preview && k < 4; k++) {
+        if (d->n[k] != r->tree.nodes[node].counts[k]) {
+            node_cache_unpin(*out);
+            *out = NULL;
+            return api_node_error(r, node, SLOG_ECORRUPT, UINT64_MAX,
+                                  "Corrupt drawables: counts disagree with the node table", err);
+        }
     }
     return SLOG_OK;
+}
+
+static int node_error(stats_ctx *c, uint64_t node, int code, uint64_t off, const char *what)
+{
+    return api_node_error(c->r, node, code, off, what, c->err);
+}
+
+static int load(stats_ctx *c, uint64_t node, int preview, cache_entry **out)
+{
+    const int rc = api_node_load(c->r, node, preview, out, &c->io, c->err);
+    if (rc == SLOG_OK && !preview) {
+        c->cost.nodes_decoded++;
+    }
+    return rc;
 }
 
 /* A preview summarises exactly the drawables of its subtree. */
@@ -246,12 +268,6 @@ static int check_preview(stats_ctx *c, uint64_t node, const cache_entry *e)
 static int check_drawables(stats_ctx *c, uint64_t node, const fmt_decoded *d)
 {
     const store_node_row *const n = &c->r->tree.nodes[node];
-    for (int k = 0; k < 4; k++) {
-        if (d->n[k] != n->counts[k]) {
-            return node_error(c, node, SLOG_ECORRUPT, UINT64_MAX,
-                              "Corrupt drawables: counts disagree with the node table");
-        }
-    }
     for (uint64_t i = 0; i < d->n[SLOG_KIND_STATE]; i++) {
         const slog_state *const s = &d->states[i];
         if (s->end < s->start || s->start < n->t0 || s->end > n->t1) {

@@ -68,6 +68,13 @@ typedef struct stats_ctx {
     slog_error *err;
 } stats_ctx;
 
+/* Load a node's preview or drawables (checked against the node table);
+ * errors name the node (index and box).  Shared with api_search.c. */
+int api_node_load(slog_reader *r, uint64_t node, int preview, cache_entry **out,
+                  tree_read_cost *io, slog_error *err);
+int api_node_error(const slog_reader *r, uint64_t node, int code, uint64_t off, const char *what,
+                   slog_error *err);
+
 /* Selection tests. */
 int stats_tl_ok(const stats_ctx *c, uint32_t tl);
 int stats_cat_ok(const stats_ctx *c, uint32_t cat);
