@@ -532,7 +532,19 @@ static int node_inside(const stats_ctx *c, const store_node_row *n)
     return n->t0 <= n->t1 && n->t0 >= c->w0 && n->t1 < c->w1;
 }
 
-static int edge_walk(stats_ctx *c)
+/* Edge walk step: a wholly inside subtree is set aside, any other node
+ * decoded and descended. */
+static int edge_visit(stats_ctx *c, uint64_t node, int *descend)
+{
+    *descend = !node_inside(c, &c->r->tree.nodes[node]);
+    if (!*descend) {
+        return push_u64(c, &c->inside, &c->ninside, &c->capinside, node);
+    }
+    return decode_node(c, node, 1);
+}
+
+/* Visit every node whose box touches the window, descending on request. */
+static int walk_touching(stats_ctx *c, int (*visit)(stats_ctx *, uint64_t, int *))
 {
     tree_read_walk w;
     if (tree_read_walk_init(&w, &c->r->tree, c->w0, c->w1) != 0) {
@@ -542,12 +554,9 @@ static int edge_walk(stats_ctx *c)
     int rc = SLOG_OK;
     uint64_t node;
     while (rc == SLOG_OK && tree_read_walk_next(&w, &node)) {
-        if (node_inside(c, &c->r->tree.nodes[node])) {
-            rc = push_u64(c, &c->inside, &c->ninside, &c->capinside, node);
-            continue;
-        }
-        rc = decode_node(c, node, 1);
-        if (rc == SLOG_OK && tree_read_walk_descend(&w, node) != 0) {
+        int descend = 0;
+        rc = visit(c, node, &descend);
+        if (rc == SLOG_OK && descend && tree_read_walk_descend(&w, node) != 0) {
             rc = stats_nomem(c);
         }
     }
@@ -557,8 +566,9 @@ static int edge_walk(stats_ctx *c)
 }
 
 /* Fallback: every node touching the window decoded, every state kept. */
-static int fallback_node(stats_ctx *c, uint64_t node)
+static int fallback_node(stats_ctx *c, uint64_t node, int *descend)
 {
+    *descend = 1;
     if (c->r->tree.nodes[node].payload_len == 0) {
         return SLOG_OK;
     }
@@ -584,21 +594,7 @@ static int fallback_node(stats_ctx *c, uint64_t node)
 
 static int fallback_walk(stats_ctx *c)
 {
-    tree_read_walk w;
-    if (tree_read_walk_init(&w, &c->r->tree, c->w0, c->w1) != 0) {
-        tree_read_walk_free(&w);
-        return stats_nomem(c);
-    }
-    int rc = SLOG_OK;
-    uint64_t node;
-    while (rc == SLOG_OK && tree_read_walk_next(&w, &node)) {
-        rc = fallback_node(c, node);
-        if (rc == SLOG_OK && tree_read_walk_descend(&w, node) != 0) {
-            rc = stats_nomem(c);
-        }
-    }
-    c->cost.nodes_visited += w.visited;
-    tree_read_walk_free(&w);
+    const int rc = walk_touching(c, fallback_node);
     return rc == SLOG_OK ? stats_finish_nesting(c) : rc;
 }
 
@@ -616,7 +612,7 @@ static void reset_for_fallback(stats_ctx *c)
 
 static int fast_path(stats_ctx *c)
 {
-    int rc = edge_walk(c);
+    int rc = walk_touching(c, edge_visit);
     if (rc == SLOG_OK) {
         rc = stats_build_segments(c);
     }
