@@ -23,6 +23,7 @@
 
 #include <slog/slog.h>
 
+#include "analysis_cli.h"
 #include "cli.h"
 #include "query_out.h"
 #include "timeline_spec.h"
@@ -64,7 +65,8 @@ typedef struct query_opts {
     out_format format;
     bool io;
     bool absolute;
-    bool no_args; /* --no-args: the query reads no args */
+    bool no_args;     /* --no-args: the query reads no args */
+    analysis_opts an; /* --stats, --find, --top */
 } query_opts;
 
 /* ---- messages ----------------------------------------------------------- */
@@ -109,6 +111,13 @@ static void usage(FILE *f)
         "      --no-args          leave args out (the query then reads no args blob);\n"
         "                         every format prints args otherwise\n"
         "      --io               print the query's I/O statistics on stderr\n"
+        "      --stats            statistics of the window instead of its drawables: count,\n"
+        "                         inclusive and exclusive time, min/max/mean duration\n"
+        "      --by GROUPING      --stats rows per category (default), timeline or both\n"
+        "      --find NAME        the drawable of category NAME (or whose category name\n"
+        "                         contains NAME) nearest --after T or --before T\n"
+        "      --after T, --before T  where --find starts (T as a --window side)\n"
+        "      --top N            the N longest states of the window (of --find/--category)\n"
         "  -h, --help             this help\n"
         "  -V, --version          tool and library versions\n"
         "\n"
@@ -192,6 +201,7 @@ static const struct option long_opts[] = {
     {"output", required_argument, NULL, 'o'},      {"io", no_argument, NULL, OPT_IO},
     {"absolute", no_argument, NULL, OPT_ABSOLUTE}, {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},           {"no-args", no_argument, NULL, OPT_NO_ARGS},
+    AN_LONG_OPTS,
     {NULL, 0, NULL, 0},
 };
 
@@ -242,8 +252,10 @@ static int parse_one(int c, const char *arg, const char *argtext, query_opts *o)
     case 'V':
         print_version();
         return -1;
-    default:
-        return usage_error("invalid or incomplete option '%s'", argtext);
+    default: {
+        const int an = analysis_parse(c, arg, &o->an);
+        return an != AN_NOT_MINE ? an : usage_error("invalid or incomplete option '%s'", argtext);
+    }
     }
 }
 
@@ -308,6 +320,11 @@ static int parse_args(int argc, char **argv, query_opts *o)
     o->path = argv[optind];
     if (o->format == FMT_OTF2 && o->output == NULL) {
         return usage_error("--format otf2 needs --output DIR");
+    }
+    const int an = analysis_check(&o->an, o->format == FMT_TABLE || o->format == FMT_JSONL,
+                                  o->ncategory_names > 0);
+    if (an != 0) {
+        return an;
     }
     if (o->window != NULL) {
         const int rc = check_window(o->window, o->absolute);
@@ -721,6 +738,25 @@ static int close_output(query_run *run, int status)
     return status;
 }
 
+/* --stats, --find, --top: the search time resolved like a window side. */
+static int run_analysis(query_run *run)
+{
+    const analysis_opts *a = &run->o->an;
+    analysis_run ar = {a, run->o->path, run->r, &run->q, 0, run->o->format == FMT_JSONL,
+                       run->o->io, format_impl(run->o->format)};
+    const char *at = a->after != NULL ? a->after : a->before;
+    if (at != NULL) {
+        const int rc = analysis_check_time(a->after != NULL ? "--after" : "--before", at,
+                                           run->o->absolute);
+        const int rs = rc != 0 ? rc : resolve_side(at, false, run->o->absolute, run->fi, &ar.at);
+        if (rs != 0) {
+            return rs;
+        }
+    }
+    qout_ctx ctx = {run->out, run->fi, &run->tl, run->cats, run->fi->categories, NULL};
+    return analysis_execute(&ar, &ctx);
+}
+
 static int run_query(query_run *run)
 {
     if (timeline_tree_load(&run->tl, run->r) != 0 || load_categories(run) != 0) {
@@ -741,7 +777,8 @@ static int run_query(query_run *run)
     }
     static char buf[1 << 16];
     (void)setvbuf(run->out, buf, _IOFBF, sizeof buf);
-    status = stream_items(run, format_impl(run->o->format));
+    status = analysis_active(&run->o->an) ? run_analysis(run)
+                                          : stream_items(run, format_impl(run->o->format));
     return close_output(run, status);
 }
 
