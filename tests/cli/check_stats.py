@@ -49,7 +49,7 @@ def children_time(states, t0, t1):
 def key_of(item, by):
     k = [item["kind"]]
     if by in ("category", "both"):
-        k.append(item["category"])
+        k.append(item["category_id"])
     if by in ("timeline", "both"):
         k.append(item["timeline_id"])
     return tuple(k)
