@@ -27,9 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Per-state exclusive time of a decoded blob (format 2), NULL without. */
-#define STATS_HAVE_STATE_EXCL 0
-
 enum {
     NEED_FALLBACK = 2 /* internal: the file has no per-state exclusive time */
 };
@@ -40,14 +37,10 @@ struct slog_stats {
     slog_stats_cost cost;
 };
 
+/* Per-state exclusive time of a decoded blob (format 2), NULL without. */
 static const int64_t *state_excl(const fmt_decoded *d)
 {
-#if STATS_HAVE_STATE_EXCL
     return d->state_excl;
-#else
-    (void)d;
-    return NULL;
-#endif
 }
 
 int stats_nomem(stats_ctx *c)
