@@ -5,10 +5,13 @@
  * index out of bounds, and the metadata calls; the node table, its roots
  * and the node cache belong to the tree layer (tree_read).  An incomplete
  * file (writer killed) is read up to the counts of its last summary.
+ * Format 2: the summary, the string heap and every timeline and category
+ * row are checked against their CRC32C first.
  * Layer 5: api.
  */
 #include "api_internal.h"
 #include "api_options.h"
+#include "codec_crc32c.h"
 #include "util_alloc.h"
 #include "util_error.h"
 
@@ -23,6 +26,31 @@ static int corrupt(slog_reader *r, slog_error *err, const char *what, uint64_t i
                     what, (unsigned long long)index);
 }
 
+static int checksummed(const slog_reader *r)
+{
+    return r->hdr.format_read_version >= 2;
+}
+
+static int crc_mismatch(slog_reader *r, slog_error *err, const char *what, uint64_t index)
+{
+    return util_err(err, SLOG_ECORRUPT, UINT64_MAX, r->path,
+                    "Corrupt file: %s checksum mismatch (entry %llu)", what,
+                    (unsigned long long)index);
+}
+
+/* The summary is rewritten at every flush: a live reader may catch it
+ * half written, so a mismatch is retried a few times before it counts. */
+static int load_summary(slog_reader *r, slog_error *err)
+{
+    for (int attempt = 0; attempt < 3; attempt++) {
+        const int rc = store_read_summary(r->st, &r->sum, err);
+        if (rc != SLOG_OK || !checksummed(r) || store_summary_crc(&r->sum) == r->sum.crc) {
+            return rc;
+        }
+    }
+    return crc_mismatch(r, err, "/summary", 0);
+}
+
 static int valid_string(const slog_reader *r, uint64_t off)
 {
     return off < r->strings_len;
@@ -34,8 +62,13 @@ static int load_strings(slog_reader *r, slog_error *err)
     if (rc != SLOG_OK) {
         return rc;
     }
-    if (r->strings_len > r->sum.strings_bytes && r->sum.strings_bytes > 0) {
+    if (r->strings_len > r->sum.strings_bytes && (r->sum.strings_bytes > 0 || checksummed(r))) {
         r->strings_len = r->sum.strings_bytes; /* tail written after the last summary */
+    }
+    if (checksummed(r) && (r->strings_len != r->sum.strings_bytes ||
+                           codec_crc32c(0, r->strings, (size_t)r->strings_len) !=
+                               r->sum.strings_crc)) {
+        return crc_mismatch(r, err, "/strings", r->strings_len);
     }
     if (r->strings_len > 0 && r->strings[r->strings_len - 1] != '\0') {
         return corrupt(r, err, "string heap does not end with NUL", r->strings_len);
@@ -61,6 +94,9 @@ static int load_timelines(slog_reader *r, slog_error *err)
     }
     for (uint64_t i = 0; i < r->ntl; i++) {
         const store_timeline_row *const t = &r->tls[i];
+        if (checksummed(r) && store_timeline_row_crc(t) != t->crc) {
+            return crc_mismatch(r, err, "/timelines row", i);
+        }
         if (t->id != i || (t->parent != SLOG_NO_PARENT && t->parent >= i) ||
             t->kind > SLOG_TIMELINE_RANK || !valid_string(r, t->name)) {
             return corrupt(r, err, "bad timeline row", i);
@@ -85,6 +121,9 @@ static int load_categories(slog_reader *r, slog_error *err)
     }
     for (uint64_t i = 0; i < r->ncat; i++) {
         const store_category_row *const c = &r->cats[i];
+        if (checksummed(r) && store_category_row_crc(c) != c->crc) {
+            return crc_mismatch(r, err, "/categories row", i);
+        }
         if (c->id != i || c->kind > SLOG_KIND_COUNTER || !valid_string(r, c->name) ||
             (c->group != UINT64_MAX && !valid_string(r, c->group))) {
             return corrupt(r, err, "bad category row", i);
@@ -147,7 +186,7 @@ int slog_reader_open(slog_reader **out, const char *path, const slog_reader_opti
     (void)snprintf(r->path, sizeof r->path, "%s", path);
     rc = store_open(&r->st, path, &r->hdr, err);
     if (rc == SLOG_OK) {
-        rc = store_read_summary(r->st, &r->sum, err);
+        rc = load_summary(r, err);
     }
     if (rc == SLOG_OK) {
         rc = load_strings(r, err);

@@ -50,6 +50,9 @@ typedef struct store_summary {
     uint64_t counts[4];        /* per slog_kind, drawables in written nodes */
     uint64_t nodes;            /* rows in /nodes that the summary covers */
     uint64_t timelines, categories, strings_bytes, payload_bytes;
+    /* format 2 (0 in format-1 files); set by store_write_summary: */
+    uint32_t strings_crc;      /* CRC32C of /strings[0, strings_bytes) */
+    uint32_t crc;              /* CRC32C of this 104-byte row with crc = 0 */
 } store_summary;
 
 /* Table rows.  In format 2 every row carries a CRC32C of its bytes (as
@@ -94,6 +97,7 @@ typedef struct store_node_row {
 } store_node_row;
 
 _Static_assert(sizeof(store_node_row) == 128, "format 2 /nodes row is 128 bytes");
+_Static_assert(sizeof(store_summary) == 104, "format 2 /summary row is 104 bytes");
 _Static_assert(sizeof(store_timeline_row) == 32, "/timelines row is 32 bytes");
 _Static_assert(sizeof(store_category_row) == 32, "/categories row is 32 bytes");
 
@@ -101,6 +105,7 @@ _Static_assert(sizeof(store_category_row) == 32, "/categories row is 32 bytes");
 uint32_t store_node_row_crc(const store_node_row *row);
 uint32_t store_timeline_row_crc(const store_timeline_row *row);
 uint32_t store_category_row_crc(const store_category_row *row);
+uint32_t store_summary_crc(const store_summary *row);
 
 /* I/O cost of reads, added to by store_read_blob. */
 typedef struct store_io {
@@ -120,6 +125,7 @@ int store_append_nodes(store *s, const store_node_row *rows, size_t n, slog_erro
 /* Compress raw[0..n) into whole chunks and append them; *offset receives the
  * blob's start byte in /payload. */
 int store_append_blob(store *s, const void *raw, size_t n, uint64_t *offset, slog_error *err);
+/* Writes sum with strings_crc (of every string appended so far) and crc set. */
 int store_write_summary(store *s, const store_summary *sum, slog_error *err);
 int store_flush(store *s, slog_error *err);
 

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "codec_crc32c.h"
 #include "codec_lz4.h"
 #include "store.h"
 #include "util_alloc.h"
@@ -106,6 +107,7 @@ static const field summary_fields[] = {
     FIELD(store_summary, counts, F_U64X4),      FIELD(store_summary, nodes, F_U64),
     FIELD(store_summary, timelines, F_U64),     FIELD(store_summary, categories, F_U64),
     FIELD(store_summary, strings_bytes, F_U64), FIELD(store_summary, payload_bytes, F_U64),
+    FIELD2(store_summary, strings_crc, F_U32),  FIELD2(store_summary, crc, F_U32),
 };
 
 #define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
@@ -150,6 +152,7 @@ struct store {
     payload_mode mode;
     uint32_t chunk_bytes; /* /payload's actual chunk size */
     uint32_t version;     /* format version of the tables: members since it */
+    uint32_t strings_crc; /* writer: CRC32C of every string appended */
     int lz4_level;
     uint64_t payload_extent; /* bytes */
     uint32_t *timeline_ids;  /* writer: id of each /timelines row */
@@ -636,8 +639,10 @@ static int create_file(store *s, const store_header *hdr, slog_error *err)
     if (make_mem_types(s) < 0 || create_tables(s) < 0) {
         return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to create datasets");
     }
+    store_summary empty = empty_summary;
+    empty.crc = store_summary_crc(&empty);
     if (H5Dwrite(s->t[T_SUMMARY].dset, s->t[T_SUMMARY].mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                 &empty_summary) < 0) {
+                 &empty) < 0) {
         return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to write /summary");
     }
     if (H5Fstart_swmr_write(s->file) < 0) {
@@ -768,7 +773,11 @@ static int append_rows(store *s, int which, const void *rows, size_t n, slog_err
 
 int store_append_strings(store *s, const void *bytes, size_t n, slog_error *err)
 {
-    return append_rows(s, T_STRINGS, bytes, n, err);
+    const int rc = append_rows(s, T_STRINGS, bytes, n, err);
+    if (rc == SLOG_OK && n > 0) {
+        s->strings_crc = codec_crc32c(s->strings_crc, bytes, n);
+    }
+    return rc;
 }
 
 static int remember_timeline_ids(store *s, const store_timeline_row *rows, size_t n)
@@ -902,11 +911,14 @@ int store_write_summary(store *s, const store_summary *sum, slog_error *err)
     if (!s->writing) {
         return util_err(err, SLOG_ESTATE, UINT64_MAX, s->path, "Store is read-only");
     }
+    store_summary sealed = *sum;
+    sealed.strings_crc = s->strings_crc;
+    sealed.crc = store_summary_crc(&sealed);
     h5_guard g;
     h5_enter(&g);
     int rc = SLOG_OK;
-    if (H5Dwrite(s->t[T_SUMMARY].dset, s->t[T_SUMMARY].mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, sum) <
-        0) {
+    if (H5Dwrite(s->t[T_SUMMARY].dset, s->t[T_SUMMARY].mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                 &sealed) < 0) {
         rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to write /summary");
     }
     h5_leave(&g);
@@ -1318,11 +1330,13 @@ int store_read_summary(store *s, store_summary *sum, slog_error *err)
     h5_guard g;
     h5_enter(&g);
     int rc = SLOG_OK;
+    memset(sum, 0, sizeof *sum);
     if (H5Dread(s->t[T_SUMMARY].dset, s->t[T_SUMMARY].mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, sum) <
         0) {
         rc = h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, "Failed to read /summary");
     }
     h5_leave(&g);
+    clear_absent_members(s, T_SUMMARY, sum, 1);
     return rc;
 }
 

@@ -36,3 +36,8 @@ uint32_t store_category_row_crc(const store_category_row *row)
 {
     return row_crc(row, sizeof *row, offsetof(store_category_row, crc));
 }
+
+uint32_t store_summary_crc(const store_summary *row)
+{
+    return row_crc(row, sizeof *row, offsetof(store_summary, crc));
+}

@@ -521,6 +521,133 @@ START_TEST(test_reader_errors_flipped_bytes_never_crash)
 }
 END_TEST
 
+/* ---- checksums (format 2) --------------------------------------------------------------- */
+
+/* Read or write one element of dataset @p name at @p index, through a
+ * memory type holding only member @p member (NULL: the whole u8 element). */
+static void one_element(hid_t f, const char *name, const char *member, hid_t mtype, hsize_t index,
+                        void *buf, int write)
+{
+    const hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    ck_assert_int_ge(d, 0);
+    hid_t t = mtype;
+    if (member != NULL) {
+        t = H5Tcreate(H5T_COMPOUND, H5Tget_size(mtype));
+        ck_assert_int_ge(H5Tinsert(t, member, 0, mtype), 0);
+    }
+    const hid_t fs = H5Dget_space(d);
+    const hsize_t one[1] = {1};
+    const hid_t ms = H5Screate_simple(1, one, NULL);
+    ck_assert_int_ge(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &index, NULL, one, NULL), 0);
+    const herr_t rc = write ? H5Dwrite(d, t, ms, fs, H5P_DEFAULT, buf)
+                            : H5Dread(d, t, ms, fs, H5P_DEFAULT, buf);
+    ck_assert_int_ge(rc, 0);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    if (member != NULL) {
+        H5Tclose(t);
+    }
+    H5Dclose(d);
+}
+
+/* Add 1 to a u64/i64 member (or flip a u8 byte) of one element in place. */
+static void bump_element(const char *p, const char *name, const char *member, hsize_t index)
+{
+    const hid_t f = H5Fopen(p, H5F_ACC_RDWR, H5P_DEFAULT);
+    ck_assert_int_ge(f, 0);
+    if (member == NULL) {
+        unsigned char b = 0;
+        one_element(f, name, NULL, H5T_NATIVE_UINT8, index, &b, 0);
+        b ^= 0x10;
+        one_element(f, name, NULL, H5T_NATIVE_UINT8, index, &b, 1);
+    } else {
+        uint64_t v = 0;
+        one_element(f, name, member, H5T_NATIVE_UINT64, index, &v, 0);
+        v += 1;
+        one_element(f, name, member, H5T_NATIVE_UINT64, index, &v, 1);
+    }
+    H5Fclose(f);
+}
+
+static uint64_t node0_member(const char *p, const char *member)
+{
+    const hid_t f = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
+    ck_assert_int_ge(f, 0);
+    uint64_t v = 0;
+    one_element(f, "nodes", member, H5T_NATIVE_UINT64, 0, &v, 0);
+    H5Fclose(f);
+    return v;
+}
+
+static int query_all(slog_reader *r, uint32_t flags, slog_error *err)
+{
+    slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    q.flags = flags;
+    q.t0 = INT64_MIN;
+    q.t1 = INT64_MAX;
+    slog_query *qy = NULL;
+    int rc = slog_query_create(&qy, r, &q, err);
+    const slog_item *it = NULL;
+    while (rc == SLOG_OK) {
+        rc = slog_query_next(qy, &it, err);
+    }
+    slog_query_destroy(qy);
+    return rc;
+}
+
+static void expect_message(const slog_error *err, const char *a, const char *b)
+{
+    ck_assert_msg(strstr(err->message, a) != NULL && strstr(err->message, b) != NULL,
+                  "message '%s' should name '%s' and '%s'", err->message, a, b);
+}
+
+/* A changed table row or string fails the open, naming the row. */
+START_TEST(test_reader_errors_checksum_catches_table_changes)
+{
+    static const struct {
+        const char *dset, *member, *names;
+    } cases[] = {{"nodes", "t0", "node 0 ["}, {"nodes", "args_off", "node 0 ["},
+                 {"timelines", "sort_key", "/timelines row"},
+                 {"categories", "name", "/categories row"}, {"strings", NULL, "/strings"},
+                 {"summary", "start", "/summary"}};
+    write_bytes(bad, good_bytes, good_size);
+    bump_element(bad, cases[_i].dset, cases[_i].member, cases[_i].member ? 0 : 3);
+    static const int corrupt[] = {SLOG_ECORRUPT};
+    open_fails(bad, corrupt, 1);
+    slog_error err;
+    ck_assert_int_eq(slog_reader_open(&(slog_reader *){NULL}, bad, NULL, &err), SLOG_ECORRUPT);
+    expect_message(&err, cases[_i].names, "checksum mismatch");
+}
+END_TEST
+
+/* A changed byte inside a blob fails the query that reads it, naming the
+ * node, its time range and the blob's offset; the args blob is read (and
+ * so checked) only by a query that asks for args. */
+START_TEST(test_reader_errors_checksum_catches_blob_changes)
+{
+    const char *const member = _i == 0 ? "payload_off" : "args_off";
+    const uint64_t off = node0_member(good, member);
+    ck_assert(_i == 0 || node0_member(good, "args_len") > 2);
+    write_bytes(bad, good_bytes, good_size);
+    bump_element(bad, "payload", NULL, off + 2);
+    slog_reader *r = NULL;
+    slog_error err;
+    ck_assert_int_eq(slog_reader_open(&r, bad, NULL, &err), SLOG_OK);
+    memset(&err, 0xff, sizeof err);
+    const int plain = query_all(r, 0, &err);
+    if (_i == 0) {
+        ck_assert_int_eq(plain, SLOG_ECORRUPT);
+        expect_message(&err, "node 0 [", "drawables checksum mismatch");
+    } else {
+        ck_assert_int_eq(plain, SLOG_END); /* no args asked: the args blob is not read */
+        ck_assert_int_eq(query_all(r, SLOG_QUERY_ARGS, &err), SLOG_ECORRUPT);
+        expect_message(&err, "node 0 [", "args checksum mismatch");
+    }
+    ck_assert_uint_eq(err.offset, off);
+    slog_reader_destroy(r);
+}
+END_TEST
+
 static Suite *reader_errors_suite(void)
 {
     Suite *s = suite_create("reader_errors");
@@ -534,6 +661,8 @@ static Suite *reader_errors_suite(void)
     tcase_add_test(tc, test_reader_errors_newer_read_version_is_version_error);
     tcase_add_loop_test(tc, test_reader_errors_truncated_is_error_never_silent, 0, 12);
     tcase_add_loop_test(tc, test_reader_errors_flipped_bytes_never_crash, 0, 8);
+    tcase_add_loop_test(tc, test_reader_errors_checksum_catches_table_changes, 0, 6);
+    tcase_add_loop_test(tc, test_reader_errors_checksum_catches_blob_changes, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }
