@@ -134,6 +134,29 @@ START_TEST(test_options_init_functions_match_macros)
 }
 END_TEST
 
+START_TEST(test_options_stats_search_init_functions_match_macros)
+{
+    slog_stats_options st, stm = SLOG_STATS_OPTIONS_INIT;
+    memset(&st, 0xff, sizeof st);
+    slog_stats_options_init(&st);
+    ck_assert_uint_eq(st.struct_size, stm.struct_size);
+    ck_assert_uint_eq(st.by + st.kinds + st.ntimelines + st.ncategories + st.reserved, 0);
+    ck_assert_int_eq(st.t0 | st.t1, 0);
+    ck_assert_ptr_null(st.timelines);
+    ck_assert_ptr_null(st.categories);
+
+    slog_search_options se, sem = SLOG_SEARCH_OPTIONS_INIT;
+    memset(&se, 0xff, sizeof se);
+    slog_search_options_init(&se);
+    ck_assert_uint_eq(se.struct_size, sem.struct_size);
+    ck_assert_uint_eq(se.kinds + se.ntimelines + se.ncategories + se.reserved, 0);
+    ck_assert_int_eq(se.t0 | se.t1, 0);
+    ck_assert_ptr_null(se.timelines);
+    ck_assert_ptr_null(se.categories);
+    ck_assert_ptr_null(se.name_contains);
+}
+END_TEST
+
 /* A program compiled against 0.1 passes its 0.1 struct (and struct_size). */
 START_TEST(test_options_query_v01_layout_still_filters)
 {
@@ -263,6 +286,7 @@ int main(void)
     TCase *const tc = tcase_create("options");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_options_init_functions_match_macros);
+    tcase_add_test(tc, test_options_stats_search_init_functions_match_macros);
     tcase_add_test(tc, test_options_query_v01_layout_still_filters);
     tcase_add_test(tc, test_options_smaller_struct_takes_defaults_beyond_size);
     tcase_add_test(tc, test_options_struct_size_zero_means_defaults);

@@ -29,8 +29,8 @@ extern "C" {
 #define SLOG_VERSION_STRING "0.2.0"
 
 /* Options structs (slog_reader_options, slog_writer_options,
- * slog_query_options) start with uint32_t struct_size and only ever grow at
- * the end.  Set struct_size with the SLOG_*_OPTIONS_INIT macro or the
+ * slog_query_options, slog_stats_options, slog_search_options) start with
+ * uint32_t struct_size and only ever grow at the end.  Set struct_size with the SLOG_*_OPTIONS_INIT macro or the
  * slog_*_options_init() function, then change the members you need; a zero
  * member means its default.  The library reads a member only when it lies
  * wholly within the caller's first struct_size bytes, so a program compiled

@@ -229,7 +229,7 @@ typedef struct slog_query_options {
 /**
  * Fill @p opts with the defaults, as SLOG_QUERY_OPTIONS_INIT does (for
  * bindings, which cannot use the macro): all kinds, all timelines and
- * categories, full detail, the empty window [0, 0).
+ * categories, full detail, no args, the empty window [0, 0).
  * @param opts  options to fill; must not be NULL
  * Thread safety: any thread.  @since 0.2
  */
