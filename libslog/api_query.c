@@ -10,6 +10,7 @@
  */
 #include "api_internal.h"
 #include "api_options.h"
+#include "api_pixel.h"
 #include "tree_walk.h"
 #include "util_alloc.h"
 #include "util_error.h"
@@ -40,6 +41,9 @@ struct slog_query {
     slog_query_stats stats;
     uint64_t *read_nodes;
     size_t nread, cap_read;
+    int runs;                   /* merge sub-pixel drawables into pixel runs */
+    int drained;                /* the walk ended and every cell was queued */
+    pix_acc pix;
     int failed;
 };
 
@@ -111,6 +115,8 @@ int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options
     q->previews = (q->kinds & (1u << SLOG_KIND_PREVIEW)) != 0;
     q->cur_kind = -1;
     q->want_args = (opts->flags & SLOG_QUERY_ARGS) != 0; /* 0 from an older struct */
+    q->runs = q->resolution > 0 && (q->kinds & (1u << SLOG_KIND_RUN)) != 0;
+    pix_init(&q->pix, q->w0, q->w1, q->resolution > 0 ? q->resolution : 1);
     rc = build_selection(q, opts, err);
     if (rc == SLOG_OK && tree_read_walk_init(&q->walk, &r->tree, q->w0, q->w1) != 0) {
         rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
@@ -136,6 +142,7 @@ void slog_query_destroy(slog_query *q)
         util_free(q->fold_rows[i]);
     }
     tree_read_walk_free(&q->walk);
+    pix_free(&q->pix);
     util_free(q->read_nodes);
     util_free(q);
 }
@@ -165,34 +172,46 @@ static int record_read(slog_query *q, uint64_t node)
     return 0;
 }
 
-/* Pin the node's drawables or preview as the current emission source. */
-static int open_blob(slog_query *q, uint64_t node, int preview, slog_error *err)
+/* Load a node's drawables or preview (pinned), recording the read and its cost. */
+static int load_blob(slog_query *q, uint64_t node, int preview, cache_entry **e,
+                     slog_error *err)
 {
     if (record_read(q, node) != 0) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot record a read");
     }
     tree_read *const t = &q->r->tree;
     tree_read_cost cost = {0, 0, 0};
-    cache_entry *e = NULL;
-    int rc = preview ? tree_read_load_preview(t, node, &e, &cost, err)
-                     : tree_read_load_drawables(t, node, &e, &cost, err);
+    int rc = preview ? tree_read_load_preview(t, node, e, &cost, err)
+                     : tree_read_load_drawables(t, node, e, &cost, err);
     if (rc == SLOG_OK && !preview && q->want_args) {
-        rc = tree_read_load_args(t, node, e, &cost, err);
+        rc = tree_read_load_args(t, node, *e, &cost, err);
         if (rc != SLOG_OK) {
-            node_cache_unpin(e);
+            node_cache_unpin(*e);
         }
     }
     q->stats.bytes_read += cost.bytes_read;
     q->stats.bytes_decoded += cost.bytes_decoded;
     q->stats.cache_hits += cost.cache_hits;
-    if (rc != SLOG_OK) {
-        return rc;
-    }
+    return rc;
+}
+
+/* Make a pinned entry the current emission source. */
+static void set_current(slog_query *q, uint64_t node, cache_entry *e, int preview)
+{
     q->cur = e;
-    q->cur_node = &t->nodes[node];
+    q->cur_node = &q->r->tree.nodes[node];
     q->cur_kind = preview ? SLOG_KIND_PREVIEW : 0;
     q->cur_index = 0;
-    return SLOG_OK;
+}
+
+static int open_blob(slog_query *q, uint64_t node, int preview, slog_error *err)
+{
+    cache_entry *e = NULL;
+    const int rc = load_blob(q, node, preview, &e, err);
+    if (rc == SLOG_OK) {
+        set_current(q, node, e, preview);
+    }
+    return rc;
 }
 
 static int wants_drawables(const slog_query *q, const store_node_row *n)
@@ -204,6 +223,8 @@ static int wants_drawables(const slog_query *q, const store_node_row *n)
     }
     return 0;
 }
+
+static int decide_preview(slog_query *q, uint64_t i, cache_entry **pv, slog_error *err);
 
 /* Visit the next node on the stack; sets q->cur when it has something to
  * emit.  Returns SLOG_OK, SLOG_END or an error. */
@@ -218,8 +239,21 @@ static int visit_next(slog_query *q, slog_error *err)
         return SLOG_END;
     }
     const store_node_row *const n = &t->nodes[i];
-    if (tree_walk_as_preview(n, t->subtree_items[i], q->r->ntl, q->resolution)) {
-        return q->previews ? open_blob(q, i, 1, err) : SLOG_OK;
+    cache_entry *pv = NULL;
+    const int dense = decide_preview(q, i, &pv, err);
+    if (dense < 0) {
+        return dense;
+    }
+    if (dense > 0 && !q->previews) {
+        node_cache_unpin(pv);
+        return SLOG_OK;
+    }
+    if (dense > 0) {
+        if (pv != NULL) {
+            set_current(q, i, pv, 1);
+            return SLOG_OK;
+        }
+        return open_blob(q, i, 1, err);
     }
     if (tree_read_walk_descend(&q->walk, i) != 0) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot walk the tree");
@@ -296,16 +330,76 @@ static void to_public_preview(const pv_entry *e, uint32_t fold, const store_node
     }
 }
 
+/* Does a preview entry summarise drawables the query asks for?  "Other"
+ * (rare categories folded together) may hold selected categories: kept. */
+static int preview_matches(slog_query *q, uint32_t fold, const pv_entry *p)
+{
+    if (!(q->preview_of & (1u << p->kind)) ||
+        (p->cat != PV_CATEGORY_OTHER && !cat_ok(q, p->cat))) {
+        return 0;
+    }
+    return row_selected(q, fold, p->row) ||
+           (p->kind == SLOG_KIND_ARROW && row_selected(q, fold, p->row_to));
+}
+
+/* Rows present in a preview: distinct rows of the entries that match. */
+static int count_rows(slog_query *q, const cache_entry *e, uint64_t *rows)
+{
+    uint32_t *const v = util_malloc(((size_t)e->npreviews + 1) * sizeof *v);
+    if (v == NULL) {
+        return -1;
+    }
+    size_t n = 0;
+    for (uint64_t i = 0; i < e->npreviews; i++) {
+        if (preview_matches(q, e->fold, &e->previews[i])) {
+            v[n++] = e->previews[i].row;
+        }
+    }
+    qsort(v, n, sizeof *v, cmp_u32);
+    uint64_t distinct = 0;
+    for (size_t i = 0; i < n; i++) {
+        distinct += i == 0 || v[i] != v[i - 1];
+    }
+    util_free(v);
+    *rows = distinct;
+    return 0;
+}
+
+/* Does node i stand as its preview (tree_walk.h's density rule)?  1 (with
+ * *pv pinned when its preview was loaded to count its rows), 0, or an
+ * error (< 0). */
+static int decide_preview(slog_query *q, uint64_t i, cache_entry **pv, slog_error *err)
+{
+    const tree_read *const t = &q->r->tree;
+    const store_node_row *const n = &t->nodes[i];
+    const int c = tree_walk_preview_candidate(n, t->subtree_items[i], q->resolution);
+    if (c != 2) {
+        return c;
+    }
+    const int rc = load_blob(q, i, 1, pv, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    uint64_t rows = 0;
+    if (count_rows(q, *pv, &rows) != 0) {
+        node_cache_unpin(*pv);
+        *pv = NULL;
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot read a preview");
+    }
+    const int dense = tree_walk_as_preview(n, t->subtree_items[i], rows, q->resolution);
+    if (!dense) {
+        node_cache_unpin(*pv);
+        *pv = NULL;
+    }
+    return dense;
+}
+
 static int emit_preview(slog_query *q)
 {
     const cache_entry *const e = q->cur;
     while (q->cur_index < e->npreviews) {
         const pv_entry *const p = &e->previews[q->cur_index++];
-        if (!(q->preview_of & (1u << p->kind)) || !cat_ok(q, p->cat)) {
-            continue;
-        }
-        if (!row_selected(q, e->fold, p->row) &&
-            !(p->kind == SLOG_KIND_ARROW && row_selected(q, e->fold, p->row_to))) {
+        if (!preview_matches(q, e->fold, p)) {
             continue;
         }
         q->item.kind = SLOG_KIND_PREVIEW;
@@ -429,6 +523,69 @@ static void strip_args(slog_query *q)
     }
 }
 
+/* The current blob is exhausted: release it, queue the runs no later node
+ * can add to. */
+static int finish_current(slog_query *q, slog_error *err)
+{
+    node_cache_unpin(q->cur);
+    q->cur = NULL;
+    if (q->runs && pix_flush(&q->pix, tree_read_walk_low(&q->walk)) != 0) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot merge pixel runs");
+    }
+    return SLOG_OK;
+}
+
+/* Next item of the current blob, sub-pixel drawables going into runs:
+ * 1 an item is in q->item, 0 the blob is exhausted, < 0 an error. */
+static int next_from_current(slog_query *q, slog_error *err)
+{
+    while (emit_from_current(q)) {
+        strip_args(q);
+        if (!q->runs || q->item.kind == SLOG_KIND_PREVIEW) {
+            return 1;
+        }
+        const int taken = pix_offer(&q->pix, &q->item);
+        if (taken < 0) {
+            return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot merge pixel runs");
+        }
+        if (taken == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Advance to the next item: SLOG_OK (it is in q->item), SLOG_END or an
+ * error. */
+static int advance(slog_query *q, slog_error *err)
+{
+    for (;;) {
+        if (pix_next(&q->pix, &q->item)) {
+            return SLOG_OK;
+        }
+        int rc = SLOG_OK;
+        if (q->cur != NULL) {
+            rc = next_from_current(q, err);
+            if (rc != 0) {
+                return rc > 0 ? SLOG_OK : rc;
+            }
+            rc = finish_current(q, err);
+        } else {
+            rc = visit_next(q, err);
+        }
+        if (rc == SLOG_END && q->runs && !q->drained) {
+            q->drained = 1;
+            rc = pix_flush(&q->pix, INT64_MAX) == 0
+                     ? SLOG_OK
+                     : util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path,
+                                "Cannot merge pixel runs");
+        }
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+    }
+}
+
 int slog_query_next(slog_query *q, const slog_item **item, slog_error *err)
 {
     *item = NULL;
@@ -436,24 +593,14 @@ int slog_query_next(slog_query *q, const slog_item **item, slog_error *err)
         return util_err(err, SLOG_ESTATE, UINT64_MAX, q->r->path,
                         "Cannot continue a query after an error");
     }
-    for (;;) {
-        if (q->cur != NULL) {
-            if (emit_from_current(q)) {
-                strip_args(q);
-                q->stats.items++;
-                *item = &q->item;
-                return SLOG_OK;
-            }
-            node_cache_unpin(q->cur);
-            q->cur = NULL;
-        }
-        const int rc = visit_next(q, err);
-        if (rc == SLOG_END) {
-            return SLOG_END;
-        }
-        if (rc != SLOG_OK) {
-            q->failed = 1;
-            return rc;
-        }
+    const int rc = advance(q, err);
+    if (rc == SLOG_OK) {
+        q->stats.items++;
+        *item = &q->item;
+        return SLOG_OK;
     }
+    if (rc != SLOG_END) {
+        q->failed = 1;
+    }
+    return rc;
 }

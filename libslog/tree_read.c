@@ -366,6 +366,16 @@ int tree_read_walk_descend(tree_read_walk *w, uint64_t node)
     return 0;
 }
 
+int64_t tree_read_walk_low(const tree_read_walk *w)
+{
+    int64_t low = INT64_MAX;
+    for (size_t i = 0; i < w->sp; i++) {
+        const int64_t t0 = w->t->nodes[w->stack[i]].t0;
+        low = t0 < low ? t0 : low;
+    }
+    return low;
+}
+
 void tree_read_walk_free(tree_read_walk *w)
 {
     util_free(w->stack);

@@ -77,6 +77,9 @@ typedef struct tree_read_walk {
 int tree_read_walk_init(tree_read_walk *w, const tree_read *t, int64_t w0, int64_t w1);
 int tree_read_walk_next(tree_read_walk *w, uint64_t *node);
 int tree_read_walk_descend(tree_read_walk *w, uint64_t node);
+/* Low-water mark: the smallest box start of the nodes still to visit
+ * (INT64_MAX when none), so no drawable handed out later starts before. */
+int64_t tree_read_walk_low(const tree_read_walk *w);
 void tree_read_walk_free(tree_read_walk *w);
 
 #endif /* TREE_READ_H */

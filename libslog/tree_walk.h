@@ -27,24 +27,41 @@ static inline int tree_walk_overlaps(int64_t s, int64_t e, int64_t w0, int64_t w
 /* Dense nodes at most this many pixels wide are shown as previews. */
 #define TREE_WALK_DENSE_PIXELS 16u
 
-/* With resolution > 0 (ticks per pixel), a node is shown by its preview
- * instead of its drawables and subtree when its detail is finer than a
- * pixel: it spans at most one pixel, or it is at most
+/* The density rule.  With resolution > 0 (ticks per pixel), a node stands
+ * as its preview instead of its drawables and subtree when its detail is
+ * finer than a pixel: it spans less than one pixel, or it is at most
  * TREE_WALK_DENSE_PIXELS wide and its subtree holds more than one drawable
- * per pixel per timeline row on average (items / rows > span / resolution).
- * Wider nodes are descended, so previews keep the time resolution of a few
- * pixels, and a node read in full holds about one drawable per pixel and
- * row: bytes read stay near pixels x rows. */
-static inline int tree_walk_as_preview(const store_node_row *n, uint64_t subtree_items,
-                                       uint64_t rows, int64_t resolution)
+ * per pixel per row, rows being those present in its preview (restricted
+ * to the query's selection): items > pixels x rows.  Wider nodes are
+ * descended, so previews keep the time resolution of a few pixels, and a
+ * node read in full holds about one drawable per pixel and row: bytes read
+ * stay near pixels x rows.
+ * tree_walk_preview_candidate says 0 (never a preview), 1 (a preview
+ * whatever its rows) or 2 (a preview when items > pixels x rows: count
+ * the rows, then ask tree_walk_as_preview). */
+static inline int tree_walk_preview_candidate(const store_node_row *n, uint64_t subtree_items,
+                                              int64_t resolution)
 {
     if (resolution <= 0 || n->preview_len == 0) {
         return 0;
     }
     const uint64_t span = (uint64_t)n->t1 - (uint64_t)n->t0;
     const uint64_t pixels = span / (uint64_t)resolution;
-    return pixels == 0 ||
-           (pixels <= TREE_WALK_DENSE_PIXELS && subtree_items / (rows ? rows : 1) > pixels);
+    if (pixels == 0) {
+        return 1;
+    }
+    return pixels <= TREE_WALK_DENSE_PIXELS && subtree_items > pixels ? 2 : 0;
+}
+
+static inline int tree_walk_as_preview(const store_node_row *n, uint64_t subtree_items,
+                                       uint64_t rows, int64_t resolution)
+{
+    const int c = tree_walk_preview_candidate(n, subtree_items, resolution);
+    if (c != 2) {
+        return c;
+    }
+    const uint64_t pixels = ((uint64_t)n->t1 - (uint64_t)n->t0) / (uint64_t)resolution;
+    return subtree_items / (rows ? rows : 1) > pixels;
 }
 
 /* Children of node i, last child first: call with *j = i, then repeatedly

@@ -583,6 +583,26 @@ static void assert_preview_sane(const tref_trace *t, const slog_query_options *q
     }
 }
 
+/* Does a pixel run hold the reference drawable @p it (same kind and row,
+ * its span, a share of its category)? */
+static bool run_covers(const slog_run *r, const tref_item *it)
+{
+    if (r->of != it->kind || r->timeline != it->timeline || it->start < r->start ||
+        it->end > r->end) {
+        return false;
+    }
+    if ((it->kind == SLOG_KIND_STATE && r->depth != it->depth) ||
+        (it->kind == SLOG_KIND_ARROW && r->timeline_to != it->to)) {
+        return false;
+    }
+    for (uint32_t c = 0; c < r->ncategories; c++) {
+        if (r->categories[c].category == it->category) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Previews and real drawables account exactly for the window: real ones are
  * overlapping reference drawables (each at most once), every other
  * overlapping drawable sits inside a preview of its row and category, and
@@ -610,8 +630,11 @@ static void assert_accounts(ref_file *f, const slog_query_options *q, tref_resul
             for (size_t k = 0; k < res->npreviews && !covered; k++) {
                 covered = preview_covers(t, &res->previews[k], exp[j]);
             }
+            for (size_t k = 0; k < res->nruns && !covered; k++) {
+                covered = run_covers(&res->runs[k], exp[j]);
+            }
             ck_assert_msg(covered, "window [%lld,%lld) res %lld: %s neither returned nor inside a "
-                                   "preview",
+                                   "preview or a pixel run",
                           (long long)q->t0, (long long)q->t1, (long long)q->resolution,
                           exp[j]->key);
         }
@@ -621,6 +644,9 @@ static void assert_accounts(ref_file *f, const slog_query_options *q, tref_resul
     for (size_t k = 0; k < res->npreviews; k++) {
         assert_preview_sane(t, q, &res->previews[k]);
         summed[res->previews[k].of] += res->previews[k].count;
+    }
+    for (size_t k = 0; k < res->nruns; k++) {
+        summed[res->runs[k].of] += res->runs[k].count;
     }
     for (size_t k = 0; k < t->nitems; k++) {
         all[t->items[k].kind] += tref_item_matches(&t->items[k], q);
@@ -753,9 +779,10 @@ START_TEST(test_query_reference_previews_respect_filters)
 }
 END_TEST
 
-/* Over the whole trace, previews (whole subtrees) and real drawables
- * partition every drawable, at any resolution: per (kind, category) the
- * previews' counts plus the real drawables equal the trace's count, and
+/* Over the whole trace, previews (whole subtrees), pixel runs and real
+ * drawables partition every drawable, at any resolution: per (kind,
+ * category) the previews' and runs' counts plus the real drawables equal
+ * the trace's count, and
  * for states the inclusive time, min and max agree exactly too. */
 START_TEST(test_query_reference_previews_partition_whole_trace)
 {
@@ -814,6 +841,20 @@ START_TEST(test_query_reference_previews_partition_whole_trace)
             got_incl[c] += p->inclusive;
             got_min[c] = p->min < got_min[c] ? p->min : got_min[c];
             got_max[c] = p->max > got_max[c] ? p->max : got_max[c];
+        }
+        for (size_t i = 0; i < res.nruns; i++) {
+            const slog_run *r = &res.runs[i];
+            kind_n[r->of] += r->count;
+            for (uint32_t m = 0; m < r->ncategories; m++) {
+                const slog_run_share *sh = &r->categories[m];
+                ck_assert_uint_lt(sh->category, nc);
+                got_n[sh->category] += sh->count;
+                got_incl[sh->category] += sh->inclusive;
+                got_min[sh->category] = sh->min < got_min[sh->category] ? sh->min
+                                                                        : got_min[sh->category];
+                got_max[sh->category] = sh->max > got_max[sh->category] ? sh->max
+                                                                        : got_max[sh->category];
+            }
         }
         for (size_t i = 0; i < res.nkeys; i++) {
             const slog_item *it = &res.items[i];

@@ -411,6 +411,14 @@ static void assert_well_formed(const slog_reader *r, const slog_item *it)
         ck_assert(it->u.preview.category == SLOG_CATEGORY_OTHER ||
                   it->u.preview.category < in->categories);
         break;
+    case SLOG_KIND_RUN:
+        ck_assert_uint_le(it->u.run.of, SLOG_KIND_COUNTER);
+        ck_assert_uint_lt(it->u.run.timeline, in->timelines);
+        ck_assert_uint_lt(it->u.run.category, in->categories);
+        ck_assert_uint_ge(it->u.run.count, 2);
+        ck_assert_uint_ge(it->u.run.ncategories, 1);
+        ck_assert_int_le(it->u.run.start, it->u.run.end);
+        break;
     default:
         ck_abort_msg("item of kind %d", (int)it->kind);
     }

@@ -843,6 +843,26 @@ bool tref_item_matches(const tref_item *it, const slog_query_options *q)
     return true;
 }
 
+static void tref_keep_run(tref_result *res, size_t *cap, const slog_run *run)
+{
+    if (res->nruns == *cap) {
+        *cap = *cap ? 2 * *cap : 256;
+        slog_run *v = realloc(res->runs, *cap * sizeof *v);
+        if (!v) {
+            abort();
+        }
+        res->runs = v;
+    }
+    slog_run_share *sh = malloc((run->ncategories + 1) * sizeof *sh);
+    if (!sh) {
+        abort();
+    }
+    memcpy(sh, run->categories, run->ncategories * sizeof *sh);
+    res->runs[res->nruns] = *run;
+    res->runs[res->nruns].categories = sh;
+    res->nruns++;
+}
+
 int tref_run_query(slog_reader *r, const slog_query_options *q, tref_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -853,10 +873,12 @@ int tref_run_query(slog_reader *r, const slog_query_options *q, tref_result *res
         res->status = rc;
         return rc;
     }
-    size_t kcap = 0, pcap = 0;
+    size_t kcap = 0, pcap = 0, rcap = 0;
     const slog_item *it = NULL;
     while ((rc = slog_query_next(qq, &it, &res->err)) == SLOG_OK) {
-        if (it->kind == SLOG_KIND_PREVIEW) {
+        if (it->kind == SLOG_KIND_RUN) {
+            tref_keep_run(res, &rcap, &it->u.run);
+        } else if (it->kind == SLOG_KIND_PREVIEW) {
             if (res->npreviews == pcap) {
                 pcap = pcap ? 2 * pcap : 256;
                 slog_preview *pv = realloc(res->previews, pcap * sizeof *pv);
@@ -924,6 +946,10 @@ void tref_result_free(tref_result *res)
     free(res->keys);
     free(res->items);
     free(res->previews);
+    for (size_t i = 0; i < res->nruns; i++) {
+        free((void *)(uintptr_t)res->runs[i].categories);
+    }
+    free(res->runs);
     free(res->read_nodes);
     memset(res, 0, sizeof *res);
 }

@@ -119,6 +119,8 @@ typedef struct tref_result {
     slog_item *items;         /* copies of drawables (args pointers cleared) */
     slog_preview *previews;
     size_t npreviews;
+    slog_run *runs;           /* pixel runs; categories copied (freed with the result) */
+    size_t nruns;
     uint64_t *read_nodes;
     size_t nread;
     slog_query_stats stats;

@@ -92,10 +92,11 @@ typedef enum slog_kind {
     SLOG_KIND_EVENT = 1,
     SLOG_KIND_ARROW = 2,
     SLOG_KIND_COUNTER = 3,
-    SLOG_KIND_PREVIEW = 4 /* only in query results */
+    SLOG_KIND_PREVIEW = 4, /* only in query results */
+    SLOG_KIND_RUN = 5      /* only in query results: a pixel run (slog_reader.h) */
 } slog_kind;
 
-#define SLOG_KINDS_ALL 0x1fu
+#define SLOG_KINDS_ALL 0x3fu
 
 /** Kind of a timeline (a row in a viewer). */
 typedef enum slog_timeline_kind {

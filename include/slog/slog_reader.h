@@ -191,6 +191,42 @@ typedef struct slog_preview {
     double vmin, vmax, vsum, vlast; /* counters */
 } slog_preview;
 
+/** One category's exact part of a pixel run. @since 0.2 */
+typedef struct slog_run_share {
+    uint32_t category;
+    uint64_t count;
+    int64_t inclusive;     /* states and arrows: summed durations, ticks (exact) */
+    int64_t min, max;      /* states and arrows: shortest and longest duration */
+} slog_run_share;
+
+/**
+ * A pixel run (@since 0.2): at resolution > 0, two or more drawables of one
+ * kind that each lie within one pixel of the window (their extent clipped
+ * to the window starts and ends in the same pixel) and share that pixel on
+ * the same row: states on (timeline, depth), events on a timeline, counter
+ * samples of one (timeline, category), arrows of one (from, to) pair.
+ * A drawable alone in its pixel on its row comes back as itself.  A run's
+ * totals are exact: per category in @p categories, over all in count and
+ * inclusive.  Pixel p covers [t0 + p*resolution, t0 + (p+1)*resolution).
+ */
+typedef struct slog_run {
+    slog_kind of;          /* kind of the merged drawables */
+    uint32_t timeline;     /* arrows: source timeline */
+    uint32_t timeline_to;  /* arrows: destination timeline; otherwise equal to timeline */
+    uint32_t depth;        /* states: nesting depth; otherwise 0 */
+    uint32_t category;     /* dominant category: most inclusive time (states, arrows),
+                              most items (events, counters); ties go to the lower id */
+    int64_t start, end;    /* earliest start and latest end of the merged drawables */
+    uint64_t count;        /* drawables merged (at least 2) */
+    uint64_t dominant_count;     /* of them, in the dominant category */
+    int64_t inclusive;           /* states and arrows: summed durations, ticks */
+    int64_t dominant_inclusive;  /* of it, the dominant category's */
+    double vmin, vmax, vsum, vlast; /* counters: values (vlast: of the latest sample) */
+    uint32_t ncategories;
+    const slog_run_share *categories; /* per category, ascending ids; borrowed until
+                                         the next slog_query_next */
+} slog_run;
+
 typedef struct slog_item {
     slog_kind kind;
     union {
@@ -199,6 +235,7 @@ typedef struct slog_item {
         slog_arrow arrow;
         slog_counter counter;
         slog_preview preview;
+        slog_run run;
     } u;
 } slog_item;
 
@@ -207,9 +244,11 @@ typedef struct slog_query_options {
     uint32_t kinds;              /* bit mask of (1u << slog_kind); 0 = all.  Real
                                     drawables by their bits; previews with the
                                     SLOG_KIND_PREVIEW bit, summarising the drawable kinds
-                                    set (all four when none is) */
+                                    set (all four when none is); pixel runs with the
+                                    SLOG_KIND_RUN bit (without it, sub-pixel drawables
+                                    come back one by one) */
     int64_t t0, t1;              /* window [t0, t1) in ticks */
-    int64_t resolution;          /* ticks per pixel; 0 = full detail, no previews */
+    int64_t resolution;          /* ticks per pixel; 0 = full detail, no previews or runs */
     const uint32_t *timelines;   /* NULL = all; a state/event/counter matches by its
                                     timeline, an arrow by either end */
     uint32_t ntimelines;
@@ -249,8 +288,17 @@ typedef struct slog_query_stats {
  * Start a query.  Items come in node order; within the window every
  * drawable that overlaps [t0, t1) is returned exactly once (a state
  * [s, e) overlaps when s < t1 and e > t0; a point t when t0 <= t < t1).
- * With resolution > 0, subtrees spanning at most one pixel come back as
- * previews instead of their drawables.
+ * With resolution > 0 (ticks per pixel) the answer is pixel-bounded:
+ * - a subtree whose detail is finer than a pixel comes back as its
+ *   previews instead of its drawables: it spans less than one pixel, or at
+ *   most 16 pixels while holding more than one drawable per pixel per row,
+ *   counting the rows present in its preview (within the selection);
+ * - with the SLOG_KIND_RUN bit (set by kinds = 0), drawables lying within
+ *   one pixel on their row are merged into slog_run items (a drawable alone
+ *   in its pixel comes back as itself); runs come after the drawables of
+ *   the node that completes them, in (pixel, kind, row) order.
+ * At most 4 x pixels x rows x depth levels items then come back (rows:
+ * timelines plus counter series; see doc/DESIGN.md, "Pixel runs").
  * Calls fill the reader's node cache, so the reader is not const.
  * @param out   receives the query (caller-owned; release with
  *              slog_query_destroy before the reader); NULL on failure

@@ -205,6 +205,8 @@ const char *drawable_kind_name(slog_kind kind)
         return "counter";
     case SLOG_KIND_PREVIEW:
         return "preview";
+    case SLOG_KIND_RUN:
+        return "run";
     }
     return "unknown";
 }

@@ -17,7 +17,9 @@
  * fraction digits, never through a double.  Drawables on a pid timeline use
  * tid = pid.  Previews have no Chrome equivalent: state previews become X
  * events of cat "slog.preview" carrying the summary in args; the others are
- * counted in "otherData".
+ * counted in "otherData".  Pixel runs (of any kind) become X events named
+ * after their dominant category, cat "slog.run", args {of, count, share,
+ * inclusive_ns, categories}.
  * Tools layer: public libslog headers and utils/common.
  */
 #include <inttypes.h>
@@ -224,6 +226,25 @@ static void chrome_preview(qout_ctx *c, json_writer *j, const slog_preview *p)
     json_end_object(j);
 }
 
+/* A pixel run of any kind: an X event over [start, end] named after its
+ * dominant category, cat "slog.run", with what it merges in args. */
+static void chrome_run(qout_ctx *c, json_writer *j, const slog_run *r)
+{
+    event_head(c, j, "X", (qout_span){r->timeline, r->category, r->start, r->end}, "slog.run");
+    dur_field(c, j, r->start, r->end);
+    json_key(j, "args");
+    json_begin_object(j);
+    json_kv_string(j, "of", drawable_kind_name(r->of));
+    json_kv_uint(j, "count", r->count);
+    json_kv_double(j, "share", qout_run_share(r));
+    if (r->of == SLOG_KIND_STATE || r->of == SLOG_KIND_ARROW) {
+        json_kv_int(j, "inclusive_ns", qout_dur_ns(c, r->inclusive));
+    }
+    json_kv_uint(j, "categories", r->ncategories);
+    json_end_object(j);
+    json_end_object(j);
+}
+
 static void chrome_state_x(qout_ctx *c, json_writer *j, const slog_item *it)
 {
     const slog_state *s = &it->u.state;
@@ -295,6 +316,9 @@ static int chrome_item(qout_ctx *c, const slog_item *it)
         break;
     case SLOG_KIND_PREVIEW:
         chrome_preview(c, &j, &it->u.preview);
+        break;
+    case SLOG_KIND_RUN:
+        chrome_run(c, &j, &it->u.run);
         break;
     }
     return ferror(c->f) ? -1 : 0;

@@ -57,6 +57,7 @@ enum {
     COL_VMAX,
     COL_VSUM,
     COL_VLAST,
+    COL_SHARE,
     COL_ARGS,
     NCOL
 };
@@ -65,7 +66,7 @@ static const char *const header[NCOL] = {
     "kind",  "timeline_id", "timeline",  "category_id", "category", "start", "end",
     "depth", "from_id",     "from",      "to_id",       "to",       "value", "of",
     "fold",  "count",       "inclusive", "exclusive",   "min",      "max",   "vmin",
-    "vmax",  "vsum",        "vlast",     "args",
+    "vmax",  "vsum",        "vlast",     "share",       "args",
 };
 
 /* One row being filled: text per column, NULL for empty. */
@@ -155,6 +156,32 @@ static void set_preview(qout_ctx *c, csv_row *r, const slog_preview *p)
     }
 }
 
+/* A pixel run: its dominant category and share; per-category totals are
+ * in the jsonl output only. */
+static void set_run(qout_ctx *c, csv_row *r, const slog_run *p)
+{
+    set_head(c, r, "run", (qout_span){p->timeline, p->category, p->start, p->end});
+    set_str(r, COL_OF, drawable_kind_name(p->of));
+    set_uint(r, COL_COUNT, p->count);
+    set_double(r, COL_SHARE, qout_run_share(p));
+    if (p->of == SLOG_KIND_STATE) {
+        set_uint(r, COL_DEPTH, p->depth);
+    }
+    if (p->of == SLOG_KIND_STATE || p->of == SLOG_KIND_ARROW) {
+        set_int(r, COL_INCL, qout_dur_ns(c, p->inclusive));
+    }
+    if (p->of == SLOG_KIND_ARROW) {
+        set_uint(r, COL_TO_ID, p->timeline_to);
+        set_str(r, COL_TO, qout_timeline_name(c, p->timeline_to));
+    }
+    if (p->of == SLOG_KIND_COUNTER) {
+        set_double(r, COL_VMIN, p->vmin);
+        set_double(r, COL_VMAX, p->vmax);
+        set_double(r, COL_VSUM, p->vsum);
+        set_double(r, COL_VLAST, p->vlast);
+    }
+}
+
 static void set_item(qout_ctx *c, csv_row *r, const slog_item *it)
 {
     switch (it->kind) {
@@ -186,6 +213,9 @@ static void set_item(qout_ctx *c, csv_row *r, const slog_item *it)
     }
     case SLOG_KIND_PREVIEW:
         set_preview(c, r, &it->u.preview);
+        break;
+    case SLOG_KIND_RUN:
+        set_run(c, r, &it->u.run);
         break;
     }
 }

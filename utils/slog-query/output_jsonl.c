@@ -5,7 +5,9 @@
  * (integer ns from the trace's start; end == start for points); then per
  * kind: depth (state), from/to (arrow), value (counter), args (when any),
  * and for previews what they summarise (of, fold, row, count, durations in
- * ns, counter statistics).
+ * ns, counter statistics); pixel runs (kind "run") carry of, depth,
+ * count, share (of the dominant category), inclusive and per-category
+ * totals in "categories".
  * Tools layer: public libslog headers and utils/common.
  */
 #include "query_out.h"
@@ -91,6 +93,42 @@ static void preview_summary(qout_ctx *c, json_writer *j, const slog_preview *p)
     }
 }
 
+/* A pixel run: its row and dominant category, then what it merges, with
+ * exact totals per category. */
+static void run_fields(qout_ctx *c, json_writer *j, const slog_run *r)
+{
+    common_fields(c, j, "run", (qout_span){r->timeline, r->category, r->start, r->end});
+    json_kv_string(j, "of", drawable_kind_name(r->of));
+    if (r->of == SLOG_KIND_STATE) {
+        json_kv_uint(j, "depth", r->depth);
+    }
+    if (r->of == SLOG_KIND_ARROW) {
+        json_kv_string(j, "to", qout_timeline_name(c, r->timeline_to));
+        json_kv_uint(j, "to_id", r->timeline_to);
+    }
+    json_kv_uint(j, "count", r->count);
+    json_kv_double(j, "share", qout_run_share(r));
+    json_kv_int(j, "inclusive", qout_dur_ns(c, r->inclusive));
+    if (r->of == SLOG_KIND_COUNTER) {
+        json_kv_double(j, "vmin", r->vmin);
+        json_kv_double(j, "vmax", r->vmax);
+        json_kv_double(j, "vsum", r->vsum);
+        json_kv_double(j, "vlast", r->vlast);
+    }
+    json_key(j, "categories");
+    json_begin_array(j);
+    for (uint32_t i = 0; i < r->ncategories; i++) {
+        const slog_run_share *const s = &r->categories[i];
+        json_begin_object(j);
+        json_kv_string(j, "category", qout_category_name(c, s->category));
+        json_kv_uint(j, "category_id", s->category);
+        json_kv_uint(j, "count", s->count);
+        json_kv_int(j, "inclusive", qout_dur_ns(c, s->inclusive));
+        json_end_object(j);
+    }
+    json_end_array(j);
+}
+
 static int jsonl_item(qout_ctx *c, const slog_item *it)
 {
     json_writer j;
@@ -126,6 +164,9 @@ static int jsonl_item(qout_ctx *c, const slog_item *it)
     case SLOG_KIND_PREVIEW:
         preview_fields(c, &j, &it->u.preview);
         preview_summary(c, &j, &it->u.preview);
+        break;
+    case SLOG_KIND_RUN:
+        run_fields(c, &j, &it->u.run);
         break;
     }
     args_field(&j, it);

@@ -4,7 +4,7 @@
  * the trace's start, all six decimals so they are exact and line up),
  * duration (in the largest exact unit), timeline,
  * category, then a detail column (depth, arrow ends, counter value,
- * preview summary, args as compact JSON).  Names wider than their column
+ * preview and pixel-run summaries, args as compact JSON).  Names wider than their column
  * push the line rather than being cut, so nothing is lost.
  * Tools layer: public libslog headers and utils/common.
  */
@@ -62,6 +62,16 @@ static void detail_args(qout_ctx *c, const slog_item *it)
     }
 }
 
+static void counter_detail(qout_ctx *c, double vmin, double vmax, double vsum, double vlast)
+{
+    char v[4][48];
+    (void)fprintf(c->f, " vmin=%s vmax=%s vsum=%s vlast=%s",
+                  json_format_double(vmin, v[0], sizeof v[0]),
+                  json_format_double(vmax, v[1], sizeof v[1]),
+                  json_format_double(vsum, v[2], sizeof v[2]),
+                  json_format_double(vlast, v[3], sizeof v[3]));
+}
+
 static void preview_detail(qout_ctx *c, const slog_preview *p)
 {
     char a[48];
@@ -82,12 +92,30 @@ static void preview_detail(qout_ctx *c, const slog_preview *p)
         (void)fprintf(c->f, " to=%s", qout_row_name(c, p->fold, p->row_to, a, sizeof a));
     }
     if (p->of == SLOG_KIND_COUNTER) {
-        char v[4][48];
-        (void)fprintf(c->f, " vmin=%s vmax=%s vsum=%s vlast=%s",
-                      json_format_double(p->vmin, v[0], sizeof v[0]),
-                      json_format_double(p->vmax, v[1], sizeof v[1]),
-                      json_format_double(p->vsum, v[2], sizeof v[2]),
-                      json_format_double(p->vlast, v[3], sizeof v[3]));
+        counter_detail(c, p->vmin, p->vmax, p->vsum, p->vlast);
+    }
+}
+
+static void run_detail(qout_ctx *c, const slog_run *r)
+{
+    char a[48];
+    char b[256];
+    (void)fprintf(c->f, " of=%s count=%" PRIu64 " share=%s categories=%" PRIu32,
+                  drawable_kind_name(r->of), r->count,
+                  json_format_double(qout_run_share(r), a, sizeof a), r->ncategories);
+    if (r->of == SLOG_KIND_STATE) {
+        (void)fprintf(c->f, " depth=%" PRIu32, r->depth);
+    }
+    if (r->of == SLOG_KIND_STATE || r->of == SLOG_KIND_ARROW) {
+        (void)fprintf(c->f, " inclusive=%s",
+                      units_format_duration(qout_dur_ns(c, r->inclusive), a, sizeof a));
+    }
+    if (r->of == SLOG_KIND_ARROW) {
+        (void)fprintf(c->f, " to=%s", display_text(qout_timeline_name(c, r->timeline_to), b,
+                                                   sizeof b));
+    }
+    if (r->of == SLOG_KIND_COUNTER) {
+        counter_detail(c, r->vmin, r->vmax, r->vsum, r->vlast);
     }
 }
 
@@ -128,6 +156,13 @@ static int table_item(qout_ctx *c, const slog_item *it)
         row(c, "preview", p->start, p->end, qout_row_name(c, p->fold, p->row, buf, sizeof buf),
             qout_category_name(c, p->category));
         preview_detail(c, p);
+        break;
+    }
+    case SLOG_KIND_RUN: {
+        const slog_run *r = &it->u.run;
+        row(c, "run", r->start, r->end, qout_timeline_name(c, r->timeline),
+            qout_category_name(c, r->category));
+        run_detail(c, r);
         break;
     }
     }

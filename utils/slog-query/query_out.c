@@ -125,3 +125,11 @@ uint32_t qout_item_args(const slog_item *it, const slog_arg **args)
         return 0;
     }
 }
+
+double qout_run_share(const slog_run *r)
+{
+    if ((r->of == SLOG_KIND_STATE || r->of == SLOG_KIND_ARROW) && r->inclusive > 0) {
+        return (double)r->dominant_inclusive / (double)r->inclusive;
+    }
+    return r->count > 0 ? (double)r->dominant_count / (double)r->count : 0.0;
+}

@@ -72,6 +72,10 @@ bool qout_row_is_timeline(uint32_t fold);
 /** Write args as one JSON object value (after a key). */
 void qout_args_json(json_writer *j, const slog_arg *args, uint32_t nargs);
 
+/** A pixel run's dominant share in [0, 1]: of the inclusive time for states
+ *  and arrows (of the count when they last no time), of the count otherwise. */
+double qout_run_share(const slog_run *r);
+
 /** Args of a state, event or arrow (0 for others). */
 uint32_t qout_item_args(const slog_item *it, const slog_arg **args);
 
