@@ -604,3 +604,109 @@ int slog_query_next(slog_query *q, const slog_item **item, slog_error *err)
     }
     return rc;
 }
+
+/* ---- batches ---- */
+
+/* One item as the columns of a batch (the table of slog_reader.h). */
+typedef struct batch_row {
+    uint8_t kind, of;
+    uint32_t timeline, timeline_to, category, depth;
+    int64_t start, end, inclusive;
+    uint64_t count;
+    double value;
+} batch_row;
+
+static void row_of_summary(const slog_item *it, batch_row *c)
+{
+    if (it->kind == SLOG_KIND_PREVIEW) {
+        const slog_preview *const p = &it->u.preview;
+        *c = (batch_row){SLOG_KIND_PREVIEW, (uint8_t)p->of, p->row, p->row_to, p->category,
+                         p->fold, p->start, p->end, p->inclusive, p->count, p->vlast};
+        return;
+    }
+    const slog_run *const r = &it->u.run;
+    *c = (batch_row){SLOG_KIND_RUN, (uint8_t)r->of, r->timeline, r->timeline_to, r->category,
+                     r->depth, r->start, r->end, r->inclusive, r->count, r->vlast};
+}
+
+static void row_of(const slog_item *it, batch_row *c)
+{
+    const uint8_t k = (uint8_t)it->kind;
+    switch (it->kind) {
+    case SLOG_KIND_STATE: {
+        const slog_state *const s = &it->u.state;
+        *c = (batch_row){k, k, s->timeline, s->timeline, s->category, s->depth, s->start, s->end,
+                         s->end - s->start, 1, 0.0};
+        break;
+    }
+    case SLOG_KIND_EVENT: {
+        const slog_event *const e = &it->u.event;
+        *c = (batch_row){k, k, e->timeline, e->timeline, e->category, 0, e->time, e->time, 0, 1,
+                         0.0};
+        break;
+    }
+    case SLOG_KIND_ARROW: {
+        const slog_arrow *const a = &it->u.arrow;
+        *c = (batch_row){k, k, a->from, a->to, a->category, 0, a->start, a->end,
+                         a->end - a->start, 1, 0.0};
+        break;
+    }
+    case SLOG_KIND_COUNTER: {
+        const slog_counter *const v = &it->u.counter;
+        *c = (batch_row){k, k, v->timeline, v->timeline, v->category, 0, v->time, v->time, 0, 1,
+                         v->value};
+        break;
+    }
+    default:
+        row_of_summary(it, c);
+        break;
+    }
+}
+
+/* Item i of a batch. */
+static void batch_put(slog_batch *b, size_t i, const slog_item *it)
+{
+    batch_row c;
+    row_of(it, &c);
+#define PUT(col) \
+    if (b->col != NULL) { \
+        b->col[i] = c.col; \
+    }
+    PUT(kind)
+    PUT(of)
+    PUT(timeline)
+    PUT(timeline_to)
+    PUT(category)
+    PUT(start)
+    PUT(end)
+    PUT(depth)
+    PUT(count)
+    PUT(inclusive)
+    PUT(value)
+#undef PUT
+}
+
+int slog_query_next_batch(slog_query *q, slog_batch *cols, size_t *n, slog_error *err)
+{
+    *n = 0;
+    if (cols->capacity == 0) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, q->r->path, "Batch capacity must be > 0");
+    }
+    if (q->failed) {
+        return util_err(err, SLOG_ESTATE, UINT64_MAX, q->r->path,
+                        "Cannot continue a query after an error");
+    }
+    while (*n < cols->capacity) {
+        const int rc = advance(q, err);
+        if (rc == SLOG_END) {
+            return *n > 0 ? SLOG_OK : SLOG_END;
+        }
+        if (rc != SLOG_OK) {
+            q->failed = 1;
+            return rc;
+        }
+        q->stats.items++;
+        batch_put(cols, (*n)++, &q->item);
+    }
+    return SLOG_OK;
+}

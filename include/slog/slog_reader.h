@@ -333,6 +333,56 @@ SLOG_API int slog_query_create(slog_query **out, slog_reader *r, const slog_quer
 SLOG_API int slog_query_next(slog_query *q, const slog_item **item, slog_error *err);
 
 /**
+ * Caller-provided column arrays for slog_query_next_batch (@since 0.2): item
+ * i of a batch is entry i of every array.  Each non-NULL array holds at
+ * least @p capacity entries; a NULL array is not filled.  Args are not
+ * part of a batch (slog_query_next gives them).  Per kind:
+ *
+ *   column       state     event  arrow     counter  preview          run
+ *   timeline     timeline  tl     from      tl       row              timeline
+ *   timeline_to  = tl      = tl   to        = tl     row_to           timeline_to
+ *   category     category  cat    cat       cat      category         dominant category
+ *   start, end   start,end time   start,end time     node box         span of the run
+ *   depth        depth     0      0         0        fold             depth
+ *   of           state     event  arrow     counter  summarised kind  merged kind
+ *   count        1         1      1         1        count            count
+ *   inclusive    duration  0      duration  0        inclusive        inclusive
+ *   value        0         0      0         value    vlast            vlast
+ */
+typedef struct slog_batch {
+    size_t capacity;         /* entries each non-NULL array holds */
+    uint8_t *kind;           /* slog_kind */
+    uint8_t *of;             /* kind of what the item is or summarises */
+    uint32_t *timeline;
+    uint32_t *timeline_to;
+    uint32_t *category;
+    int64_t *start;
+    int64_t *end;
+    uint32_t *depth;
+    uint64_t *count;
+    int64_t *inclusive;
+    double *value;
+} slog_batch;
+
+/**
+ * Up to @p cols->capacity next items of the query, as columns: one call
+ * per thousands of items for a binding.  The items and their order are
+ * exactly those slog_query_next would give.
+ * @param q     the query
+ * @param cols  the column arrays (see slog_batch); capacity > 0
+ * @param n     receives the number of items filled (also on an error: the
+ *              items before it are valid)
+ * @param err   error details, or NULL
+ * @retval SLOG_OK       *n >= 1 items filled (fewer than capacity only at
+ *                       the end of the query)
+ * @retval SLOG_END      no more items (*n == 0)
+ * @retval SLOG_EINVAL   capacity 0
+ * @retval SLOG_ECORRUPT, SLOG_EIO, SLOG_ENOMEM, SLOG_ESTATE  as slog_query_next
+ * Thread safety: the reader's thread.  @since 0.2
+ */
+SLOG_API int slog_query_next_batch(slog_query *q, slog_batch *cols, size_t *n, slog_error *err);
+
+/**
  * What the query cost so far.
  * @param q    the query
  * @param out  filled; must not be NULL
