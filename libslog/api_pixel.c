@@ -11,7 +11,6 @@
 
 #include "util_alloc.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 struct pix_cell {
@@ -26,6 +25,14 @@ struct pix_cell {
 };
 
 #define NO_CELL SIZE_MAX
+#define TOMB    (SIZE_MAX - 1)
+
+/* Heap record of a live cell: its key, then its index. */
+struct pix_order {
+    uint64_t pixel;
+    uint32_t kind, a, b;
+    size_t cell;
+};
 
 void pix_init(pix_acc *a, int64_t w0, int64_t w1, int64_t res)
 {
@@ -34,7 +41,6 @@ void pix_init(pix_acc *a, int64_t w0, int64_t w1, int64_t res)
     a->w1 = w1;
     a->res = res;
     a->held = NO_CELL;
-    a->min_pixel = UINT64_MAX;
 }
 
 static void cell_clear(pix_cell *c)
@@ -55,6 +61,7 @@ void pix_free(pix_acc *a)
     util_free(a->free_list);
     util_free(a->slots);
     util_free(a->ready);
+    util_free(a->heap);
     memset(a, 0, sizeof *a);
     a->held = NO_CELL;
 }
@@ -93,13 +100,18 @@ static void item_key(const slog_item *it, uint32_t *ka, uint32_t *kb, int64_t *s
 
 /* ---- the cell table ---- */
 
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
 static size_t hash_key(uint32_t kind, uint32_t ka, uint32_t kb, uint64_t pixel)
 {
-    uint64_t h = pixel * 0x9E3779B97F4A7C15ull;
-    h ^= ((uint64_t)ka << 32 | kb) * 0xC2B2AE3D27D4EB4Full;
-    h ^= (uint64_t)kind * 0x165667B19E3779F9ull;
-    h ^= h >> 29;
-    return (size_t)h;
+    return (size_t)mix64(mix64(pixel ^ (uint64_t)kind << 61) ^ ((uint64_t)ka << 32 | kb));
 }
 
 static int same_key(const pix_cell *c, uint32_t kind, uint32_t ka, uint32_t kb, uint64_t pixel)
@@ -111,13 +123,14 @@ static size_t *find_slot(const pix_acc *a, uint32_t kind, uint32_t ka, uint32_t 
                          uint64_t pixel)
 {
     size_t i = hash_key(kind, ka, kb, pixel) & (a->nslots - 1);
-    while (a->slots[i] != NO_CELL && !same_key(&a->cells[a->slots[i]], kind, ka, kb, pixel)) {
+    while (a->slots[i] != NO_CELL &&
+           (a->slots[i] == TOMB || !same_key(&a->cells[a->slots[i]], kind, ka, kb, pixel))) {
         i = (i + 1) & (a->nslots - 1);
     }
     return &a->slots[i];
 }
 
-/* Rebuild the table for the live cells (listed by `live_of`), with room. */
+/* Rebuild the table for the live cells, with room; tombstones go. */
 static int rehash(pix_acc *a, size_t want)
 {
     size_t n = 64;
@@ -136,12 +149,13 @@ static int rehash(pix_acc *a, size_t want)
     a->slots = slots;
     a->nslots = n;
     for (size_t i = 0; i < nold; i++) {
-        if (old[i] != NO_CELL) {
+        if (old[i] != NO_CELL && old[i] != TOMB) {
             const pix_cell *const c = &a->cells[old[i]];
             *find_slot(a, c->kind, c->a, c->b, c->pixel) = old[i];
         }
     }
     util_free(old);
+    a->tombs = 0;
     return 0;
 }
 
@@ -275,10 +289,71 @@ static int add_to_cell(pix_cell *c, const slog_item *it, uint32_t cat, int64_t s
     return 0;
 }
 
+/* ---- the heap of live cells, by (pixel, kind, row) ---- */
+
+static int order_less(const pix_order *x, const pix_order *y)
+{
+    if (x->pixel != y->pixel) {
+        return x->pixel < y->pixel;
+    }
+    if (x->kind != y->kind) {
+        return x->kind < y->kind;
+    }
+    return x->a != y->a ? x->a < y->a : x->b < y->b;
+}
+
+static int heap_reserve(pix_acc *a)
+{
+    void *p = a->heap;
+    if (util_grow(&p, &a->cap_heap, a->nheap + 1, sizeof *a->heap) != 0) {
+        return -1;
+    }
+    a->heap = p;
+    return 0;
+}
+
+/* Room was reserved by heap_reserve. */
+static void heap_push(pix_acc *a, pix_order o)
+{
+    size_t i = a->nheap++;
+    while (i > 0 && order_less(&o, &a->heap[(i - 1) / 2])) {
+        a->heap[i] = a->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    a->heap[i] = o;
+}
+
+/* Remove the smallest; its cell index. */
+static size_t heap_pop(pix_acc *a)
+{
+    const size_t top = a->heap[0].cell;
+    const pix_order last = a->heap[--a->nheap];
+    size_t i = 0;
+    for (;;) {
+        size_t m = 2 * i + 1;
+        if (m >= a->nheap) {
+            break;
+        }
+        if (m + 1 < a->nheap && order_less(&a->heap[m + 1], &a->heap[m])) {
+            m++;
+        }
+        if (!order_less(&a->heap[m], &last)) {
+            break;
+        }
+        a->heap[i] = a->heap[m];
+        i = m;
+    }
+    a->heap[i] = last;
+    return top;
+}
+
 static int open_cell(pix_acc *a, const slog_item *it, uint32_t ka, uint32_t kb, uint64_t pixel,
                      size_t *out)
 {
-    if ((a->live + 1) * 2 > a->nslots && rehash(a, a->live + 1) != 0) {
+    if ((a->live + a->tombs + 1) * 2 > a->nslots && rehash(a, a->live + 1) != 0) {
+        return -1;
+    }
+    if (heap_reserve(a) != 0) {
         return -1;
     }
     const size_t i = new_cell(a);
@@ -301,7 +376,7 @@ static int open_cell(pix_acc *a, const slog_item *it, uint32_t ka, uint32_t kb, 
     }
     *find_slot(a, c->kind, ka, kb, pixel) = i;
     a->live++;
-    a->min_pixel = pixel < a->min_pixel ? pixel : a->min_pixel;
+    heap_push(a, (pix_order){pixel, c->kind, ka, kb, i});
     *out = i;
     return 0;
 }
@@ -343,28 +418,6 @@ int pix_offer(pix_acc *a, const slog_item *it)
 
 /* ---- flushing in order ---- */
 
-/* Sort record of a queued cell: its key, then its index. */
-typedef struct pix_order {
-    uint64_t pixel;
-    uint32_t kind, a, b;
-    size_t cell;
-} pix_order;
-
-static int cmp_order(const void *p, const void *q)
-{
-    const pix_order *const x = p, *const y = q;
-    if (x->pixel != y->pixel) {
-        return x->pixel < y->pixel ? -1 : 1;
-    }
-    if (x->kind != y->kind) {
-        return x->kind < y->kind ? -1 : 1;
-    }
-    if (x->a != y->a) {
-        return x->a < y->a ? -1 : 1;
-    }
-    return (x->b > y->b) - (x->b < y->b);
-}
-
 /* First pixel that a drawable starting at or after `low` can fall in. */
 static uint64_t pixel_limit(const pix_acc *a, int64_t low)
 {
@@ -377,61 +430,27 @@ static uint64_t pixel_limit(const pix_acc *a, int64_t low)
     return pixel_of(a, low) + (low >= a->w1 ? 1u : 0u);
 }
 
-/* Move the live cells below `limit` to the order array; rebuild the table. */
-static int take_cells(pix_acc *a, uint64_t limit, pix_order **out, size_t *n)
-{
-    pix_order *const ord = util_malloc((a->live + 1) * sizeof *ord);
-    if (ord == NULL) {
-        return -1;
-    }
-    size_t k = 0;
-    uint64_t min_left = UINT64_MAX;
-    for (size_t i = 0; i < a->nslots; i++) {
-        const size_t ci = a->slots[i];
-        if (ci == NO_CELL) {
-            continue;
-        }
-        const pix_cell *const c = &a->cells[ci];
-        if (c->pixel < limit) {
-            ord[k++] = (pix_order){c->pixel, c->kind, c->a, c->b, ci};
-            a->slots[i] = NO_CELL;
-        } else {
-            min_left = c->pixel < min_left ? c->pixel : min_left;
-        }
-    }
-    a->live -= k;
-    a->min_pixel = min_left;
-    *out = ord;
-    *n = k;
-    return rehash(a, a->live); /* reinserts the cells left after the holes */
-}
-
 int pix_flush(pix_acc *a, int64_t low)
 {
     const uint64_t limit = pixel_limit(a, low);
-    if (a->live == 0 || a->min_pixel >= limit) {
+    if (a->nheap == 0 || a->heap[0].pixel >= limit) {
         return 0;
     }
     if (a->next_ready == a->nready) {
         a->next_ready = a->nready = 0;
     }
-    pix_order *ord = NULL;
-    size_t n = 0;
-    if (take_cells(a, limit, &ord, &n) != 0) {
-        util_free(ord);
-        return -1;
+    while (a->nheap > 0 && a->heap[0].pixel < limit) {
+        void *p = a->ready;
+        if (util_grow(&p, &a->cap_ready, a->nready + 1, sizeof *a->ready) != 0) {
+            return -1;
+        }
+        a->ready = p;
+        const pix_cell *const c = &a->cells[a->heap[0].cell];
+        *find_slot(a, c->kind, c->a, c->b, c->pixel) = TOMB;
+        a->tombs++;
+        a->live--;
+        a->ready[a->nready++] = heap_pop(a);
     }
-    qsort(ord, n, sizeof *ord, cmp_order);
-    void *p = a->ready;
-    if (util_grow(&p, &a->cap_ready, a->nready + n, sizeof *a->ready) != 0) {
-        util_free(ord);
-        return -1;
-    }
-    a->ready = p;
-    for (size_t i = 0; i < n; i++) {
-        a->ready[a->nready++] = ord[i].cell;
-    }
-    util_free(ord);
     return 0;
 }
 

@@ -9,7 +9,9 @@
  * drawable gives that drawable back, a cell holding more gives a
  * slog_run with exact per-category totals.  Cells whose pixel lies before
  * the walk's low-water mark (no later node can start there) are flushed
- * in (pixel, kind, row) order; the rest at the end.  Memory: one cell per
+ * in (pixel, kind, row) order, popped from a min-heap, their table slots
+ * left as tombstones (no later drawable can fall in a flushed pixel); the
+ * rest at the end.  Memory: one cell per
  * (row, pixel) at most.  Not installed.
  * Layer 5: api.
  */
@@ -19,6 +21,7 @@
 #include <slog/slog_reader.h>
 
 typedef struct pix_cell pix_cell;
+typedef struct pix_order pix_order;
 
 typedef struct pix_acc {
     int64_t w0, w1, res;
@@ -26,12 +29,14 @@ typedef struct pix_acc {
     size_t ncells, cap;      /* cells[0..ncells) allocated */
     size_t *free_list;       /* indices of released cells */
     size_t nfree, cap_free;
-    size_t *slots;           /* open addressing over live cells; SIZE_MAX = empty */
-    size_t nslots, live;
+    size_t *slots;           /* open addressing over live cells; SIZE_MAX = empty,
+                                SIZE_MAX - 1 = a flushed cell's tombstone */
+    size_t nslots, live, tombs;
+    pix_order *heap;         /* live cells, a min-heap by (pixel, kind, row) */
+    size_t nheap, cap_heap;
     size_t *ready;           /* cells to emit, in order */
     size_t nready, cap_ready, next_ready;
     size_t held;             /* cell whose item was last emitted, SIZE_MAX = none */
-    uint64_t min_pixel;      /* smallest pixel of a live cell */
 } pix_acc;
 
 void pix_init(pix_acc *a, int64_t w0, int64_t w1, int64_t res);
