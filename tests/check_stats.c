@@ -234,20 +234,21 @@ static slog_stats_row *reference(const st_file *f, const slog_stats_options *o, 
 
 /* ---- comparing ---- */
 
-static void compare_rows(const st_file *f, const slog_stats_options *o, const char *what)
+static void compare_with(const st_file *f, slog_reader *r, const slog_stats_options *o,
+                         const char *what)
 {
     size_t nref = 0, ngot = 0;
     slog_stats_row *ref = reference(f, o, &nref);
     slog_stats *s = NULL;
     slog_error err;
     memset(&err, 0xff, sizeof err);
-    const int rc = slog_stats_compute(&s, f->reader, o, &err);
+    const int rc = slog_stats_compute(&s, r, o, &err);
     ck_assert_msg(rc == SLOG_OK, "%s: %s: %s", what, slog_status_name(rc), err.message);
     const slog_stats_row *got = slog_stats_rows(s, &ngot);
     slog_stats_cost cost;
     slog_stats_cost_get(s, &cost);
     /* format 2 stores every state's exclusive time: no decode-all fallback */
-    ck_assert(cost.exact_fallback == 0 || slog_reader_info(f->reader)->format_write_version < 2);
+    ck_assert(cost.exact_fallback == 0 || slog_reader_info(r)->format_write_version < 2);
     ck_assert_msg(ngot == nref, "%s [%lld, %lld) by %u: %zu rows, reference %zu", what,
                   (long long)o->t0, (long long)o->t1, o->by, ngot, nref);
     for (size_t i = 0; i < nref; i++) {
@@ -281,6 +282,11 @@ static void compare_rows(const st_file *f, const slog_stats_options *o, const ch
     }
     slog_stats_destroy(s);
     free(ref);
+}
+
+static void compare_rows(const st_file *f, const slog_stats_options *o, const char *what)
+{
+    compare_with(f, f->reader, o, what);
 }
 
 /* A random window: mostly random edges (cutting states), sometimes a
@@ -440,6 +446,60 @@ START_TEST(test_stats_older_options_struct)
 }
 END_TEST
 
+/* Damaged copies (one byte flipped, at offsets all over the file): statistics
+ * are either exactly the reference or an error; damage met in a node is
+ * SLOG_ECORRUPT or SLOG_EIO naming the node. */
+START_TEST(test_stats_damage_is_an_error_naming_the_node)
+{
+    st_file f;
+    st_open(&f, 4);
+    FILE *in = fopen(f.path, "rb");
+    ck_assert_ptr_nonnull(in);
+    static unsigned char bytes[8 << 20];
+    const size_t size = fread(bytes, 1, sizeof bytes, in);
+    fclose(in);
+    ck_assert(size > 0 && size < sizeof bytes);
+    char damaged[300];
+    snprintf(damaged, sizeof damaged, "%s.damaged", f.path);
+    slog_stats_options o = SLOG_STATS_OPTIONS_INIT;
+    o.t0 = f.trace.start;
+    o.t1 = f.trace.end + 1;
+    int named = 0;
+    for (size_t k = 1; k < 160; k++) {
+        const size_t off = size * k / 160;
+        bytes[off] ^= 0x5a;
+        FILE *out = fopen(damaged, "wb");
+        ck_assert(out != NULL && fwrite(bytes, 1, size, out) == size);
+        fclose(out);
+        bytes[off] ^= 0x5a;
+        slog_reader *r = NULL;
+        if (slog_reader_open(&r, damaged, NULL, NULL) != SLOG_OK) {
+            continue;
+        }
+        for (uint32_t by = 1; by <= 3; by += 2) {
+            o.by = by;
+            slog_stats *s = NULL;
+            slog_error err;
+            memset(&err, 0xff, sizeof err);
+            const int rc = slog_stats_compute(&s, r, &o, &err);
+            if (rc == SLOG_OK) {
+                slog_stats_destroy(s);
+                compare_with(&f, r, &o, "damaged copy"); /* unharmed parts: exact */
+                continue;
+            }
+            ck_assert_msg(rc == SLOG_ECORRUPT || rc == SLOG_EIO, "flip at %zu: %s", off,
+                          slog_status_name(rc));
+            ck_assert_int_eq(err.code, rc);
+            named += strncmp(err.message, "Node ", 5) == 0;
+        }
+        slog_reader_destroy(r);
+    }
+    remove(damaged);
+    ck_assert_msg(named > 0, "no flip reached a node");
+    st_close(&f);
+}
+END_TEST
+
 static Suite *stats_suite(void)
 {
     Suite *s = suite_create("stats");
@@ -449,6 +509,7 @@ static Suite *stats_suite(void)
     tcase_add_loop_test(tc, test_stats_whole_trace_matches_reference, 0, NCONFIGS);
     tcase_add_test(tc, test_stats_bad_arguments_rejected);
     tcase_add_test(tc, test_stats_older_options_struct);
+    tcase_add_test(tc, test_stats_damage_is_an_error_naming_the_node);
     suite_add_tcase(s, tc);
     return s;
 }
