@@ -379,15 +379,60 @@ static int wants_kind(const stats_ctx *c, uint8_t kind)
     return (c->kinds & (1u << kind)) != 0;
 }
 
-/* Does entry p (rows at fold) belong to the selection?  Folded rows are
- * only used when no timeline filter is set. */
-static int entry_selected(const stats_ctx *c, const pv_entry *p, uint32_t fold)
+enum {
+    MIX_NONE = 0, /* no selected timeline folds into the row */
+    MIX_ALL = 1,  /* every timeline folding into it is selected */
+    MIX_SOME = 2  /* some are: the row cannot answer for the filter */
+};
+
+/* How the timeline filter selects preview row `row` at `fold`. */
+static int row_mix(stats_ctx *c, uint32_t fold, uint32_t row)
+{
+    if (c->tl_sel == NULL) {
+        return MIX_ALL;
+    }
+    if (fold == 0) {
+        return stats_tl_ok(c, row) ? MIX_ALL : MIX_NONE;
+    }
+    if (fold > PV_FOLD_MAX || row >= c->r->ntl) {
+        return MIX_SOME;
+    }
+    if (c->fold_mix[fold] == NULL) {
+        uint8_t *const m = util_calloc((size_t)c->r->ntl + 1, 1);
+        if (m == NULL) {
+            return MIX_SOME; /* refuse the preview: descending is always exact */
+        }
+        for (uint32_t tl = 0; tl < c->r->ntl; tl++) {
+            const uint32_t fr = pv_fold_row(&c->r->ctx, tl, 0, fold);
+            if (fr < c->r->ntl) {
+                m[fr] |= c->tl_sel[tl] ? 1u : 2u; /* bit 0: selected, bit 1: not */
+            }
+        }
+        c->fold_mix[fold] = m;
+    }
+    const uint8_t v = c->fold_mix[fold][row];
+    return v == 1 ? MIX_ALL : v == 3 ? MIX_SOME : MIX_NONE;
+}
+
+/* Can entry p not say whether it is selected (a row the filter splits)? */
+static int entry_split(stats_ctx *c, const pv_entry *p, uint32_t fold)
+{
+    const int a = row_mix(c, fold, p->row);
+    if (p->kind != SLOG_KIND_ARROW) {
+        return a == MIX_SOME;
+    }
+    const int b = row_mix(c, fold, p->row_to); /* arrows: selected by either end */
+    return (a == MIX_SOME && b != MIX_ALL) || (b == MIX_SOME && a != MIX_ALL);
+}
+
+/* Does entry p (rows at fold, not split) belong to the selection? */
+static int entry_selected(stats_ctx *c, const pv_entry *p, uint32_t fold)
 {
     if (!wants_kind(c, p->kind)) {
         return 0;
     }
-    if (c->tl_sel != NULL && fold == 0 && !stats_tl_ok(c, p->row) &&
-        !(p->kind == SLOG_KIND_ARROW && stats_tl_ok(c, p->row_to))) {
+    if (row_mix(c, fold, p->row) != MIX_ALL &&
+        !(p->kind == SLOG_KIND_ARROW && row_mix(c, fold, p->row_to) == MIX_ALL)) {
         return 0;
     }
     return p->cat == PV_CATEGORY_OTHER || stats_cat_ok(c, p->cat);
@@ -421,15 +466,17 @@ static int folded_needs_segments(const stats_ctx *c, const store_node_row *n, co
     return 0;
 }
 
-static int preview_usable(const stats_ctx *c, const store_node_row *n, const cache_entry *e)
+static int preview_usable(stats_ctx *c, const store_node_row *n, const cache_entry *e)
 {
-    const int need_tl = (c->by & SLOG_STATS_BY_TIMELINE) || c->tl_sel != NULL;
     const int need_cat = (c->by & SLOG_STATS_BY_CATEGORY) || c->cat_sel != NULL;
-    if (need_tl && e->fold != 0) {
+    if ((c->by & SLOG_STATS_BY_TIMELINE) && e->fold != 0) {
         return 0;
     }
     for (uint64_t i = 0; i < e->npreviews; i++) {
         const pv_entry *const p = &e->previews[i];
+        if (wants_kind(c, p->kind) && entry_split(c, p, e->fold)) {
+            return 0;
+        }
         if (need_cat && p->cat == PV_CATEGORY_OTHER && entry_selected(c, p, e->fold)) {
             return 0;
         }
@@ -718,6 +765,9 @@ static void free_ctx(stats_ctx *c)
 {
     util_free(c->tl_sel);
     util_free(c->cat_sel);
+    for (int f = 0; f <= PV_FOLD_MAX; f++) {
+        util_free(c->fold_mix[f]);
+    }
     util_free(c->groups);
     util_free(c->xs);
     util_free(c->loose);

@@ -50,6 +50,7 @@ typedef struct stats_ctx {
     int64_t w0, w1;
     uint32_t by, kinds;
     uint8_t *tl_sel, *cat_sel;   /* NULL = all */
+    uint8_t *fold_mix[PV_FOLD_MAX + 1]; /* per fold, per row: filter bits (api_stats.c) */
     stats_group *groups;
     size_t gcap, gn;
     stats_xstate *xs;            /* crossing states (fallback: all states) */

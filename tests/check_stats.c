@@ -316,9 +316,17 @@ static void random_filters(const st_file *f, tref_rng *rng, slog_stats_options *
     const tref_trace *t = &f->trace;
     const unsigned pick = (unsigned)tref_rng_below(rng, 4);
     if (pick & 1u) {
+        /* a random subset, or (as slog-query --timeline does) whole subtrees,
+         * which folded previews can answer */
+        const int subtrees = tref_rng_chance(rng, 50);
+        const uint32_t top = (uint32_t)tref_rng_below(rng, t->ntimelines);
         o->ntimelines = 0;
         for (uint32_t i = 0; i < t->ntimelines; i++) {
-            if (tref_rng_chance(rng, 40)) {
+            uint32_t root = i;
+            while (t->parent[root] != SLOG_NO_PARENT) {
+                root = t->parent[root];
+            }
+            if (subtrees ? root == top || root % 5 == 1 : tref_rng_chance(rng, 40)) {
                 tls[o->ntimelines++] = i;
             }
         }
