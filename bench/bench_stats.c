@@ -204,12 +204,12 @@ static void search(const char *path, const slog_file_info *fi, int positions)
             o.t1 = dir == 2 ? at + span / 20 : 0;
             slog_item item;
             slog_state top[10];
-            uint32_t count;
+            uint32_t count = 10;
             slog_search_cost c;
             const double start = bench_now();
             const int rc = dir == 0   ? slog_search_next(r, &o, at, &item, &c, NULL)
                            : dir == 1 ? slog_search_prev(r, &o, at, &item, &c, NULL)
-                                      : slog_search_top(r, &o, 10, top, &count, &c, NULL);
+                                      : slog_search_top(r, &o, top, &count, &c, NULL);
             t[i] = bench_now() - start;
             nodes[i] = (double)(c.previews_read + c.nodes_decoded);
             bytes[i] = (double)c.bytes_read;

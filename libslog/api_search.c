@@ -374,15 +374,23 @@ static int search_dir(search_ctx *c, int64_t t, int forward, found *f)
     return rc;
 }
 
-static int search_one(slog_reader *r, const slog_search_options *opts, int64_t t, int forward,
-                      slog_item *out, slog_search_cost *cost, slog_error *err)
+/* A next/prev request. */
+typedef struct search_req {
+    slog_reader *r;
+    const slog_search_options *opts;
+    int64_t t;
+    int forward;
+} search_req;
+
+static int search_one(const search_req *q, slog_item *out, slog_search_cost *cost,
+                      slog_error *err)
 {
     search_ctx c;
     found f;
     memset(&f, 0, sizeof f);
-    int rc = setup(&c, r, opts, err);
+    int rc = setup(&c, q->r, q->opts, err);
     if (rc == SLOG_OK) {
-        rc = search_dir(&c, t, forward, &f);
+        rc = search_dir(&c, q->t, q->forward, &f);
     }
     teardown(&c, cost);
     if (rc != SLOG_OK) {
@@ -398,13 +406,15 @@ static int search_one(slog_reader *r, const slog_search_options *opts, int64_t t
 int slog_search_next(slog_reader *r, const slog_search_options *opts, int64_t after,
                      slog_item *out, slog_search_cost *cost, slog_error *err)
 {
-    return search_one(r, opts, after, 1, out, cost, err);
+    const search_req q = {r, opts, after, 1};
+    return search_one(&q, out, cost, err);
 }
 
 int slog_search_prev(slog_reader *r, const slog_search_options *opts, int64_t before,
                      slog_item *out, slog_search_cost *cost, slog_error *err)
 {
-    return search_one(r, opts, before, 0, out, cost, err);
+    const search_req q = {r, opts, before, 0};
+    return search_one(&q, out, cost, err);
 }
 
 /* ---- the longest N states ---- */
@@ -597,9 +607,10 @@ static int top_check(search_ctx *c, uint32_t n)
     return SLOG_OK;
 }
 
-int slog_search_top(slog_reader *r, const slog_search_options *opts, uint32_t n, slog_state *out,
+int slog_search_top(slog_reader *r, const slog_search_options *opts, slog_state *out,
                     uint32_t *count, slog_search_cost *cost, slog_error *err)
 {
+    const uint32_t n = *count;
     *count = 0;
     search_ctx c;
     top_ctx t;

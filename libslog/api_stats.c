@@ -273,43 +273,64 @@ static int check_drawables(stats_ctx *c, uint64_t node, const fmt_decoded *d)
 
 /* ---- decoded drawables ---- */
 
-static int add_points(stats_ctx *c, const fmt_decoded *d)
+static int add_events(stats_ctx *c, const fmt_decoded *d)
 {
     for (uint64_t i = 0; (c->kinds & 2u) && i < d->n[SLOG_KIND_EVENT]; i++) {
         const slog_event *const e = &d->events[i];
-        if (tree_walk_overlaps(e->time, e->time, c->w0, c->w1) && stats_tl_ok(c, e->timeline) &&
-            stats_cat_ok(c, e->category)) {
-            slog_stats_row *const r = stats_group_get(c, SLOG_KIND_EVENT, e->timeline, e->category);
-            if (r == NULL) {
-                return stats_nomem(c);
-            }
-            r->count++;
+        if (!tree_walk_overlaps(e->time, e->time, c->w0, c->w1) || !stats_tl_ok(c, e->timeline) ||
+            !stats_cat_ok(c, e->category)) {
+            continue;
         }
-    }
-    for (uint64_t i = 0; (c->kinds & 4u) && i < d->n[SLOG_KIND_ARROW]; i++) {
-        const slog_arrow *const a = &d->arrows[i];
-        if (tree_walk_overlaps(a->start, a->end, c->w0, c->w1) &&
-            (stats_tl_ok(c, a->from) || stats_tl_ok(c, a->to)) && stats_cat_ok(c, a->category)) {
-            slog_stats_row *const r = stats_group_get(c, SLOG_KIND_ARROW, a->from, a->category);
-            if (r == NULL) {
-                return stats_nomem(c);
-            }
-            r->count++;
+        slog_stats_row *const r = stats_group_get(c, SLOG_KIND_EVENT, e->timeline, e->category);
+        if (r == NULL) {
+            return stats_nomem(c);
         }
-    }
-    for (uint64_t i = 0; (c->kinds & 8u) && i < d->n[SLOG_KIND_COUNTER]; i++) {
-        const slog_counter *const k = &d->counters[i];
-        if (tree_walk_overlaps(k->time, k->time, c->w0, c->w1) && stats_tl_ok(c, k->timeline) &&
-            stats_cat_ok(c, k->category)) {
-            slog_stats_row *const r =
-                stats_group_get(c, SLOG_KIND_COUNTER, k->timeline, k->category);
-            if (r == NULL) {
-                return stats_nomem(c);
-            }
-            row_values(r, 1, k->value, k->value, k->value);
-        }
+        r->count++;
     }
     return SLOG_OK;
+}
+
+static int add_arrows(stats_ctx *c, const fmt_decoded *d)
+{
+    for (uint64_t i = 0; (c->kinds & 4u) && i < d->n[SLOG_KIND_ARROW]; i++) {
+        const slog_arrow *const a = &d->arrows[i];
+        if (!tree_walk_overlaps(a->start, a->end, c->w0, c->w1) ||
+            !(stats_tl_ok(c, a->from) || stats_tl_ok(c, a->to)) || !stats_cat_ok(c, a->category)) {
+            continue;
+        }
+        slog_stats_row *const r = stats_group_get(c, SLOG_KIND_ARROW, a->from, a->category);
+        if (r == NULL) {
+            return stats_nomem(c);
+        }
+        r->count++;
+    }
+    return SLOG_OK;
+}
+
+static int add_counters(stats_ctx *c, const fmt_decoded *d)
+{
+    for (uint64_t i = 0; (c->kinds & 8u) && i < d->n[SLOG_KIND_COUNTER]; i++) {
+        const slog_counter *const k = &d->counters[i];
+        if (!tree_walk_overlaps(k->time, k->time, c->w0, c->w1) || !stats_tl_ok(c, k->timeline) ||
+            !stats_cat_ok(c, k->category)) {
+            continue;
+        }
+        slog_stats_row *const r = stats_group_get(c, SLOG_KIND_COUNTER, k->timeline, k->category);
+        if (r == NULL) {
+            return stats_nomem(c);
+        }
+        row_values(r, 1, k->value, k->value, k->value);
+    }
+    return SLOG_OK;
+}
+
+static int add_points(stats_ctx *c, const fmt_decoded *d)
+{
+    int rc = add_events(c, d);
+    if (rc == SLOG_OK) {
+        rc = add_arrows(c, d);
+    }
+    return rc == SLOG_OK ? add_counters(c, d) : rc;
 }
 
 static int wholly_inside(const stats_ctx *c, int64_t s, int64_t e)
@@ -385,6 +406,20 @@ enum {
     MIX_SOME = 2  /* some are: the row cannot answer for the filter */
 };
 
+/* Per row at `fold`: bit 0 when a selected timeline folds into it, bit 1
+ * when an unselected one does; NULL when out of memory. */
+static uint8_t *fold_filter_bits(const stats_ctx *c, uint32_t fold)
+{
+    uint8_t *const m = util_calloc((size_t)c->r->ntl + 1, 1);
+    for (uint32_t tl = 0; m != NULL && tl < c->r->ntl; tl++) {
+        const uint32_t fr = pv_fold_row(&c->r->ctx, tl, 0, fold);
+        if (fr < c->r->ntl) {
+            m[fr] |= c->tl_sel[tl] ? 1u : 2u;
+        }
+    }
+    return m;
+}
+
 /* How the timeline filter selects preview row `row` at `fold`. */
 static int row_mix(stats_ctx *c, uint32_t fold, uint32_t row)
 {
@@ -398,17 +433,10 @@ static int row_mix(stats_ctx *c, uint32_t fold, uint32_t row)
         return MIX_SOME;
     }
     if (c->fold_mix[fold] == NULL) {
-        uint8_t *const m = util_calloc((size_t)c->r->ntl + 1, 1);
-        if (m == NULL) {
+        c->fold_mix[fold] = fold_filter_bits(c, fold);
+        if (c->fold_mix[fold] == NULL) {
             return MIX_SOME; /* refuse the preview: descending is always exact */
         }
-        for (uint32_t tl = 0; tl < c->r->ntl; tl++) {
-            const uint32_t fr = pv_fold_row(&c->r->ctx, tl, 0, fold);
-            if (fr < c->r->ntl) {
-                m[fr] |= c->tl_sel[tl] ? 1u : 2u; /* bit 0: selected, bit 1: not */
-            }
-        }
-        c->fold_mix[fold] = m;
     }
     const uint8_t v = c->fold_mix[fold][row];
     return v == 1 ? MIX_ALL : v == 3 ? MIX_SOME : MIX_NONE;
@@ -791,12 +819,10 @@ int slog_stats_compute(slog_stats **out, slog_reader *r, const slog_stats_option
         reset_for_fallback(&c);
         rc = fallback_walk(&c);
     }
-    slog_stats *const s = rc == SLOG_OK ? util_calloc(1, sizeof *s) : NULL;
-    if (rc == SLOG_OK && s == NULL) {
-        rc = stats_nomem(&c);
-    }
+    slog_stats *s = NULL;
     if (rc == SLOG_OK) {
-        rc = make_result(&c, s);
+        s = util_calloc(1, sizeof *s);
+        rc = s != NULL ? make_result(&c, s) : stats_nomem(&c);
     }
     free_ctx(&c);
     if (rc != SLOG_OK) {

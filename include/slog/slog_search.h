@@ -83,28 +83,27 @@ SLOG_API int slog_search_prev(slog_reader *r, const slog_search_options *opts, i
                               slog_item *out, slog_search_cost *cost, slog_error *err);
 
 /**
- * The longest @p n matching states overlapping the window [opts->t0,
- * opts->t1) (the overlap rule of queries), longest first; equal durations
- * by start, timeline, depth, category and end.  Durations are whole
- * (end - start), not clipped.
+ * The longest matching states overlapping the window [opts->t0, opts->t1)
+ * (the overlap rule of queries), longest first; equal durations by start,
+ * timeline, depth, category and end.  Durations are whole (end - start),
+ * not clipped.
  * @param r      an open reader (its node cache is filled)
  * @param opts   window and filters; must not be NULL
- * @param n      how many states at most, >= 1
- * @param out    array of at least @p n states; must not be NULL
- * @param count  receives how many were filled (fewer when the window holds
- *               fewer); must not be NULL
+ * @param out    array of *count states; must not be NULL
+ * @param count  in: how many states at most (N >= 1, the length of @p out);
+ *               out: how many were filled (fewer when the window holds
+ *               fewer; 0 on error); must not be NULL
  * @param cost   optional: receives what the search cost
  * @param err    optional error details
  * @retval SLOG_OK
- * @retval SLOG_EINVAL   n == 0, empty or reversed window, unknown ids, no
+ * @retval SLOG_EINVAL   N == 0, empty or reversed window, unknown ids, no
  *                       category name contains opts->name_contains
  * @retval SLOG_ECORRUPT a node met is damaged (the message names it)
  * @retval SLOG_EIO, SLOG_ENOMEM
  * Thread safety: one thread at a time per reader.  @since 0.2
  */
-SLOG_API int slog_search_top(slog_reader *r, const slog_search_options *opts, uint32_t n,
-                             slog_state *out, uint32_t *count, slog_search_cost *cost,
-                             slog_error *err);
+SLOG_API int slog_search_top(slog_reader *r, const slog_search_options *opts, slog_state *out,
+                             uint32_t *count, slog_search_cost *cost, slog_error *err);
 
 #ifdef __cplusplus
 }

@@ -335,12 +335,12 @@ static int run_top(const analysis_run *run, qout_ctx *c, slog_search_options *o)
         (void)fprintf(stderr, PROG ": out of memory\n");
         return EXIT_FAILURE;
     }
-    uint32_t count = 0;
+    uint32_t count = n;
     slog_search_cost cost;
     slog_error err;
     memset(&err, 0, sizeof err);
     const double t = now_ms();
-    const int rc = slog_search_top(run->r, o, n, states, &count, &cost, &err);
+    const int rc = slog_search_top(run->r, o, states, &count, &cost, &err);
     int status = rc == SLOG_OK ? EXIT_SUCCESS : report(run, "Cannot search", rc, &err);
     if (status == EXIT_SUCCESS) {
         if (run->io) {
