@@ -154,12 +154,26 @@ static int load(const options_layout *l, void *dst, const void *src, const char 
     return SLOG_OK;
 }
 
+/* A member that must be zero: reserved words and unknown flag bits are a
+ * newer caller's requests, which this library cannot honour silently. */
+static int must_be_zero(int rc, uint32_t bits, const char *what, const char *path,
+                        slog_error *err)
+{
+    if (rc != SLOG_OK || bits == 0) {
+        return rc;
+    }
+    return util_err(err, SLOG_EINVAL, UINT64_MAX, path,
+                    "Invalid %s: 0x%x set, which this libslog %s does not know", what, bits,
+                    SLOG_VERSION_STRING);
+}
+
 int api_reader_options_load(slog_reader_options *dst, const slog_reader_options *src,
                             const char *path, slog_error *err)
 {
     static const options_layout l = {"slog_reader_options", sizeof *dst, reader_ends,
                                      COUNT(reader_ends)};
-    return load(&l, dst, src, path, err);
+    const int rc = load(&l, dst, src, path, err);
+    return must_be_zero(rc, dst->reserved, "slog_reader_options.reserved", path, err);
 }
 
 int api_writer_options_load(slog_writer_options *dst, const slog_writer_options *src,
@@ -175,7 +189,8 @@ int api_query_options_load(slog_query_options *dst, const slog_query_options *sr
 {
     static const options_layout l = {"slog_query_options", sizeof *dst, query_ends,
                                      COUNT(query_ends)};
-    return load(&l, dst, src, path, err);
+    const int rc = load(&l, dst, src, path, err);
+    return must_be_zero(rc, dst->flags & ~SLOG_QUERY_ARGS, "slog_query_options.flags", path, err);
 }
 
 int api_stats_options_load(slog_stats_options *dst, const slog_stats_options *src,
@@ -183,7 +198,8 @@ int api_stats_options_load(slog_stats_options *dst, const slog_stats_options *sr
 {
     static const options_layout l = {"slog_stats_options", sizeof *dst, stats_ends,
                                      COUNT(stats_ends)};
-    return load(&l, dst, src, path, err);
+    const int rc = load(&l, dst, src, path, err);
+    return must_be_zero(rc, dst->reserved, "slog_stats_options.reserved", path, err);
 }
 
 int api_search_options_load(slog_search_options *dst, const slog_search_options *src,
@@ -191,7 +207,8 @@ int api_search_options_load(slog_search_options *dst, const slog_search_options 
 {
     static const options_layout l = {"slog_search_options", sizeof *dst, search_ends,
                                      COUNT(search_ends)};
-    return load(&l, dst, src, path, err);
+    const int rc = load(&l, dst, src, path, err);
+    return must_be_zero(rc, dst->reserved, "slog_search_options.reserved", path, err);
 }
 
 void slog_reader_options_init(slog_reader_options *opts)

@@ -265,6 +265,31 @@ START_TEST(test_options_larger_struct_needs_zero_tail)
 }
 END_TEST
 
+/* Reserved words and unknown flag bits are refused, not ignored. */
+START_TEST(test_options_reserved_and_unknown_flags_are_einval)
+{
+    slog_reader_options ro = SLOG_READER_OPTIONS_INIT;
+    ro.reserved = 1;
+    slog_reader *r = NULL;
+    slog_error err;
+    memset(&err, 0xff, sizeof err);
+    ck_assert_int_eq(slog_reader_open(&r, path, &ro, &err), SLOG_EINVAL);
+    ck_assert_ptr_null(r);
+    ck_assert_uint_eq(err.offset, UINT64_MAX);
+    ck_assert_ptr_nonnull(strstr(err.message, "slog_reader_options.reserved"));
+
+    slog_query_options qo = SLOG_QUERY_OPTIONS_INIT;
+    qo.t1 = NSTATES * 10;
+    qo.flags = SLOG_QUERY_ARGS | (1u << 7);
+    int rc;
+    ck_assert_uint_eq(count_items(&qo, &rc), 0);
+    ck_assert_int_eq(rc, SLOG_EINVAL);
+    qo.flags = SLOG_QUERY_ARGS;
+    ck_assert_uint_eq(count_items(&qo, &rc), 2 * NSTATES);
+    ck_assert_int_eq(rc, SLOG_OK);
+}
+END_TEST
+
 static const uint32_t bad_sizes[] = {1, 3, 4097, UINT32_MAX};
 
 START_TEST(test_options_bad_struct_size_is_einval)
@@ -291,6 +316,7 @@ int main(void)
     tcase_add_test(tc, test_options_smaller_struct_takes_defaults_beyond_size);
     tcase_add_test(tc, test_options_struct_size_zero_means_defaults);
     tcase_add_test(tc, test_options_larger_struct_needs_zero_tail);
+    tcase_add_test(tc, test_options_reserved_and_unknown_flags_are_einval);
     tcase_add_loop_test(tc, test_options_bad_struct_size_is_einval, 0,
                         (int)(sizeof bad_sizes / sizeof bad_sizes[0]));
     suite_add_tcase(s, tc);

@@ -39,7 +39,8 @@ extern "C" {
  * allowed) means every member takes its default.  A struct_size larger than
  * the library's struct (a newer caller) is accepted when the bytes the
  * library does not know are all zero; struct_size 1..3, above 4096, or a
- * newer member set to a non-zero value is SLOG_EINVAL. */
+ * newer member set to a non-zero value is SLOG_EINVAL, and so is a non-zero
+ * `reserved` member or a flag bit the library does not know. */
 
 /* Status codes: 0 ok, < 0 error, > 0 a normal outcome.  Numbers are frozen. */
 #define SLOG_OK       0
