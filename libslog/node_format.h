@@ -156,12 +156,12 @@ typedef struct fmt_decoded {
 int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_decoded *out,
                     uint64_t *bad_offset);
 
-/* Decode an args blob raw[0..len) and attach its args to the items of d (a
- * decoded v2 geometry blob without args).  Ownership of raw passes to d on
- * success; on failure d is unchanged and raw stays the caller's.
+/* Decode an args blob raw[0..len) and attach its args to the items of g (a
+ * decoded v2 geometry blob without args).  Ownership of raw passes to g on
+ * success; on failure g is unchanged and raw stays the caller's.
  * Returns SLOG_OK, SLOG_ECORRUPT (counts differ from d's, or bad bytes; the
  * byte offset in *bad_offset) or SLOG_ENOMEM. */
-int fmt_args_attach(fmt_decoded *d, uint8_t *raw, size_t len, const fmt_strings *strings,
+int fmt_args_attach(fmt_decoded *g, uint8_t *raw, size_t len, const fmt_strings *strings,
                     uint64_t *bad_offset);
 void fmt_decoded_free(fmt_decoded *d);
 

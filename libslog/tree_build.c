@@ -207,15 +207,11 @@ static int keep_bounded(const tree_builder *tb, pv_summary *sum, uint32_t level)
     return pv_fit(sum, tb->ctx, 2 * budget);
 }
 
-/* Encode one blob into scratch (enc returns 0 or -1) and append it; its
- * offset, length and CRC32C go to the row.  An empty blob is not written. */
-static int put_blob(tree_builder *tb, int (*enc)(const fmt_node *, util_buf *), const fmt_node *it,
-                    uint64_t *off, uint64_t *len, uint32_t *crc, slog_error *err)
+/* Append the blob in scratch (if not empty); its offset, length and
+ * CRC32C go to the row's members. */
+static int put_blob(tree_builder *tb, uint64_t *off, uint64_t *len, uint32_t *crc,
+                    slog_error *err)
 {
-    tb->scratch.len = 0;
-    if (enc(it, &tb->scratch) != 0) {
-        return oom(err);
-    }
     if (tb->scratch.len == 0) {
         return SLOG_OK;
     }
@@ -230,11 +226,17 @@ static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, st
                        slog_error *err)
 {
     if (fmt_node_count(it) > 0) {
-        int rc = put_blob(tb, fmt_node_encode, it, &row->payload_off, &row->payload_len,
-                          &row->payload_crc, err);
+        tb->scratch.len = 0;
+        int rc = fmt_node_encode(it, &tb->scratch) != 0 ? oom(err) : SLOG_OK;
         if (rc == SLOG_OK) {
-            rc = put_blob(tb, fmt_node_encode_args, it, &row->args_off, &row->args_len,
-                          &row->args_crc, err);
+            rc = put_blob(tb, &row->payload_off, &row->payload_len, &row->payload_crc, err);
+        }
+        tb->scratch.len = 0;
+        if (rc == SLOG_OK && fmt_node_encode_args(it, &tb->scratch) != 0) {
+            rc = oom(err);
+        }
+        if (rc == SLOG_OK) {
+            rc = put_blob(tb, &row->args_off, &row->args_len, &row->args_crc, err);
         }
         if (rc != SLOG_OK) {
             return rc;
