@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT
  *
- * fuzz_node_decode.c - libFuzzer target for the two node blob decoders
- * (drawables and preview).  The first input byte picks the decoder; the
- * rest is the blob.  Decoders must reject or accept without reading or
- * writing out of bounds, and an accepted blob's items must be consistent.
+ * fuzz_node_decode.c - libFuzzer target for the node blob decoders: the
+ * geometry blob (versions 1 and 2), the args blob attached to a decoded
+ * geometry (format 2) and the preview blob.  Byte 0 picks the decoder:
+ * odd = preview; 0 mod 4 = geometry alone; 2 mod 4 = bytes 1-2 give the
+ * geometry blob's length L (little-endian u16, clamped), then L bytes of
+ * geometry, then the args blob.  Decoders must reject or accept without
+ * reading or writing out of bounds, a rejected args blob must leave the
+ * geometry as it was, and an accepted blob's items must be consistent.
  */
 #include "node_format.h"
 #include "preview.h"
@@ -15,42 +19,80 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char heap[] = "key\0value\0path\0";
 
+static uint8_t *copy(const uint8_t *p, size_t n)
+{
+    uint8_t *const raw = util_malloc(n + 1);
+    if (raw != NULL && n > 0) {
+        memcpy(raw, p, n);
+    }
+    return raw;
+}
+
+static void check_items(const fmt_decoded *d)
+{
+    for (uint64_t i = 0; i < d->n[0]; i++) {
+        if (d->states[i].end < d->states[i].start) {
+            __builtin_trap();
+        }
+        for (uint32_t a = 0; a < d->states[i].nargs; a++) {
+            (void)strlen(d->states[i].args[a].key);
+        }
+    }
+    for (uint64_t i = 0; i < d->n[1]; i++) {
+        for (uint32_t a = 0; a < d->events[i].nargs; a++) {
+            (void)strlen(d->events[i].args[a].key);
+        }
+    }
+}
+
+/* Geometry, then (when args is not NULL) the args blob attached to it. */
+static void decode_node(const uint8_t *geo, size_t ng, const uint8_t *args, size_t na)
+{
+    const fmt_strings fs = {heap, sizeof heap};
+    uint64_t bad = 0;
+    uint8_t *const raw = copy(geo, ng);
+    fmt_decoded d;
+    if (raw == NULL || fmt_node_decode(raw, ng, &fs, &d, &bad) != SLOG_OK) {
+        util_free(raw);
+        return;
+    }
+    if (args != NULL && !d.args_attached) {
+        uint8_t *const araw = copy(args, na);
+        if (araw != NULL && fmt_args_attach(&d, araw, na, &fs, &bad) != SLOG_OK) {
+            util_free(araw);
+            for (uint64_t i = 0; i < d.n[0]; i++) {
+                if (d.states[i].nargs != 0 || d.args_attached) {
+                    __builtin_trap(); /* a rejected args blob leaves no args behind */
+                }
+            }
+        }
+    }
+    check_items(&d);
+    fmt_decoded_free(&d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) {
         return 0;
     }
-    const int which = data[0] & 1;
     const size_t n = size - 1;
-    uint64_t bad = 0;
-    if (which == 0) {
-        uint8_t *const raw = util_malloc(n);
-        if (raw == NULL) {
-            return 0;
+    if (data[0] & 1) {
+        pv_entry *v = NULL;
+        uint64_t count = 0;
+        uint32_t fold = 0;
+        uint64_t bad = 0;
+        if (pv_decode(data + 1, n, &v, &count, &fold, &bad) == SLOG_OK) {
+            util_free(v);
         }
-        memcpy(raw, data + 1, n);
-        const fmt_strings fs = {heap, sizeof heap};
-        fmt_decoded d;
-        if (fmt_node_decode(raw, n, &fs, &d, &bad) != SLOG_OK) {
-            util_free(raw);
-            return 0;
-        }
-        for (uint64_t i = 0; i < d.n[0]; i++) {
-            if (d.states[i].end < d.states[i].start) {
-                __builtin_trap();
-            }
-            for (uint32_t a = 0; a < d.states[i].nargs; a++) {
-                (void)strlen(d.states[i].args[a].key);
-            }
-        }
-        fmt_decoded_free(&d);
         return 0;
     }
-    pv_entry *v = NULL;
-    uint64_t count = 0;
-    uint32_t fold = 0;
-    if (pv_decode(data + 1, n, &v, &count, &fold, &bad) == SLOG_OK) {
-        util_free(v);
+    if ((data[0] & 2) == 0 || n < 2) {
+        decode_node(data + 1, n, NULL, 0);
+        return 0;
     }
+    size_t ng = (size_t)data[1] | (size_t)data[2] << 8;
+    ng = ng > n - 2 ? n - 2 : ng;
+    decode_node(data + 3, ng, data + 3 + ng, n - 2 - ng);
     return 0;
 }
