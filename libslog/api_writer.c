@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#define ARGS_LZ4_LEVEL 4
 #define INTERN_VALUE_MAX   256u              /* longer string args stay inline */
 #define INTERN_OPTIONAL_CAP (16u << 20)      /* heap bytes for interned values */
 #define DEFAULT_FLUSH_NODES 64u
@@ -143,7 +144,10 @@ int slog_writer_create(slog_writer **out, const char *path, const slog_writer_op
     header_from_options(&hdr, &wo);
     rc = store_create(&w->st, path, &hdr, err);
     if (rc == SLOG_OK) {
-        const tree_options to = {hdr.fanout, hdr.chunk_bytes, hdr.preview_bytes};
+        /* args blobs at LZ4 HC level 4 or the caller's, if higher: they are
+         * most of a real trace's payload and read only on demand */
+        const tree_options to = {hdr.fanout, hdr.chunk_bytes, hdr.preview_bytes, hdr.lz4_level,
+                                 hdr.lz4_level > ARGS_LZ4_LEVEL ? hdr.lz4_level : ARGS_LZ4_LEVEL};
         rc = tree_build_create(&w->tb, w->st, &to, &w->ctx, err);
     }
     if (rc != SLOG_OK) {

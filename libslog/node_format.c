@@ -92,6 +92,21 @@ static int add_args(fmt_node *n, const uint8_t *args, size_t len, uint32_t *off,
     return util_buf_append(&n->args, args, len);
 }
 
+/* The children-time column stores, tagged in bit 0, the smaller of a
+ * state's children time (duration - exclusive, tag 0: 0 for a leaf state)
+ * and its exclusive time (tag 1, only when 0 <= exclusive <= duration), so
+ * leaf states and parents whose children fill them both take one byte or
+ * two.  Values are in time units. */
+static uint64_t children_value(const fmt_state_rec *r, uint64_t unit)
+{
+    const uint64_t dur = (uint64_t)r->end - (uint64_t)r->start;
+    const uint64_t c = dur - (uint64_t)r->excl;
+    if (r->excl >= 0 && (uint64_t)r->excl <= dur && (uint64_t)r->excl < c) {
+        return (uint64_t)r->excl / unit * 2 + 1;
+    }
+    return c / unit * 2;
+}
+
 /* The args blob's share of one item: its length varint and its bytes. */
 static void count_args(fmt_node *n, size_t len)
 {
@@ -124,9 +139,13 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
     }
     const uint64_t d = time_delta(n, 0, r->end);
     const uint64_t dur = (uint64_t)r->end - (uint64_t)r->start;
+    if ((rec.excl < 0 || (uint64_t)rec.excl > dur) && dur - (uint64_t)rec.excl > INT64_MAX) {
+        rec.excl = (int64_t)dur; /* children beyond 2^63 ticks cannot be stored: none kept */
+    }
+    const uint64_t cv = children_value(&rec, 1);
     n->encoded_bytes += codec_varint_len(r->timeline) + codec_varint_len(r->category) +
                         codec_varint_len(d) + codec_varint_len(dur) + codec_varint_len(r->depth) +
-                        codec_varint_len(dur - (uint64_t)r->excl);
+                        (n->n[0] % 8 == 0) + (cv != 0 ? codec_varint_len(cv) : 0);
     count_args(n, args_len);
     n->states[n->n[0]++] = rec;
     extend_box(n, r->start, r->end);
@@ -197,12 +216,15 @@ int fmt_node_add_counter(fmt_node *n, const fmt_counter_rec *r)
 
 typedef struct enc {
     uint8_t *p;
+    uint64_t unit; /* time unit: every time delta, duration, children time is a multiple */
 } enc;
 
 static void put(enc *e, uint64_t v)
 {
     e->p = codec_varint_put(e->p, v);
 }
+
+#define COLUMN(type, field) sizeof(type), offsetof(type, field)
 
 /* Columns: a field at byte `off` of each of n records `stride` bytes apart. */
 static void put_u32_column(enc *e, const void *recs, size_t n, size_t stride, size_t off)
@@ -224,7 +246,8 @@ static void put_time_column(enc *e, const void *recs, size_t n, size_t stride, s
     for (size_t i = 0; i < n; i++, p += stride) {
         int64_t t;
         memcpy(&t, p, sizeof t);
-        put(e, codec_zigzag((int64_t)((uint64_t)t - (uint64_t)prev)));
+        const int64_t d = (int64_t)((uint64_t)t - (uint64_t)prev);
+        put(e, codec_zigzag(d / (int64_t)e->unit));
         prev = t;
     }
 }
@@ -238,19 +261,76 @@ static void put_duration_column(enc *e, const void *recs, size_t n, size_t strid
         int64_t s, t;
         memcpy(&s, p + off_start, sizeof s);
         memcpy(&t, p + off_end, sizeof t);
-        put(e, (uint64_t)t - (uint64_t)s);
+        put(e, ((uint64_t)t - (uint64_t)s) / e->unit);
     }
 }
 
-/* Children time: duration - exclusive (uint64 arithmetic, exact round trip). */
+/* Children time or exclusive time, tagged (see children_value): a bitmap
+ * of the states whose value is not 0 (bit i % 8 of byte i / 8), then those
+ * values.  Leaf states, most of a trace, cost one bit. */
 static void put_children_column(enc *e, const fmt_state_rec *v, size_t n)
 {
+    uint8_t *const bits = e->p;
+    memset(bits, 0, (n + 7) / 8);
+    e->p += (n + 7) / 8;
     for (size_t i = 0; i < n; i++) {
-        put(e, (uint64_t)v[i].end - (uint64_t)v[i].start - (uint64_t)v[i].excl);
+        const uint64_t cv = children_value(&v[i], e->unit);
+        if (cv != 0) {
+            bits[i / 8] |= (uint8_t)(1u << (i % 8));
+            put(e, cv);
+        }
     }
 }
 
-#define COLUMN(type, field) sizeof(type), offsetof(type, field)
+/* ---- the time unit: gcd of every time delta, duration and children time ---- */
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b != 0) {
+        const uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static uint64_t magnitude(int64_t d)
+{
+    return d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
+}
+
+static uint64_t gcd_times(uint64_t g, const void *recs, size_t n, size_t stride, size_t off,
+                          int64_t base)
+{
+    const uint8_t *p = (const uint8_t *)recs + off;
+    int64_t prev = base;
+    for (size_t i = 0; i < n && g != 1; i++, p += stride) {
+        int64_t t;
+        memcpy(&t, p, sizeof t);
+        g = gcd(g, magnitude((int64_t)((uint64_t)t - (uint64_t)prev)));
+        prev = t;
+    }
+    return g;
+}
+
+/* Chrome traces count microseconds, so their nanosecond times share a
+ * factor of 1000: dividing it out saves a byte or two per time value. */
+static uint64_t time_unit(const fmt_node *n)
+{
+    uint64_t g = gcd_times(0, n->states, n->n[0], COLUMN(fmt_state_rec, end), n->base);
+    for (size_t i = 0; i < n->n[0] && g != 1; i++) {
+        const fmt_state_rec *const r = &n->states[i];
+        const uint64_t dur = (uint64_t)r->end - (uint64_t)r->start;
+        g = gcd(gcd(g, dur), dur - (uint64_t)r->excl);
+    }
+    g = gcd_times(g, n->events, n->n[1], COLUMN(fmt_event_rec, time), n->base);
+    g = gcd_times(g, n->arrows, n->n[2], COLUMN(fmt_arrow_rec, end), n->base);
+    for (size_t i = 0; i < n->n[2] && g != 1; i++) {
+        g = gcd(g, (uint64_t)n->arrows[i].end - (uint64_t)n->arrows[i].start);
+    }
+    g = gcd_times(g, n->counters, n->n[3], COLUMN(fmt_counter_rec, time), n->base);
+    return g == 0 || g > (uint64_t)INT64_MAX ? 1 : g;
+}
 
 static void encode_states(const fmt_node *n, enc *e)
 {
@@ -304,7 +384,7 @@ static void encode_counters(const fmt_node *n, enc *e)
 
 uint64_t fmt_node_geometry_size(const fmt_node *n)
 {
-    return header_bytes(n) + n->encoded_bytes;
+    return header_bytes(n) + CODEC_VARINT_MAX + n->encoded_bytes; /* + the time unit */
 }
 
 uint64_t fmt_node_args_size(const fmt_node *n)
@@ -322,13 +402,14 @@ int fmt_node_encode(const fmt_node *n, util_buf *out)
     if (util_buf_reserve(out, (size_t)total + CODEC_VARINT_MAX) != 0) {
         return -1;
     }
-    enc e = {out->data + out->len};
+    enc e = {out->data + out->len, time_unit(n)};
     *e.p++ = FMT_BLOB_DRAWABLES;
     *e.p++ = FMT_GEOMETRY_V2;
     for (int k = 0; k < 4; k++) {
         put(&e, n->n[k]);
     }
     put(&e, codec_zigzag(n->base));
+    put(&e, e.unit);
     encode_states(n, &e);
     encode_events(n, &e);
     encode_arrows(n, &e);
@@ -354,7 +435,7 @@ int fmt_node_encode_args(const fmt_node *n, util_buf *out)
     if (util_buf_reserve(out, (size_t)total) != 0) {
         return -1;
     }
-    enc e = {out->data + out->len};
+    enc e = {out->data + out->len, 1};
     *e.p++ = FMT_BLOB_ARGS;
     *e.p++ = FMT_ARGS_VERSION;
     for (int k = 0; k < 3; k++) {
@@ -467,6 +548,7 @@ const char *fmt_string_at(const fmt_strings *s, uint64_t off)
 typedef struct dec {
     const uint8_t *base, *p, *end;
     int bad;
+    uint64_t unit; /* geometry v2: time unit (v1 and args: 1) */
 } dec;
 
 static uint64_t get(dec *d)
@@ -490,14 +572,41 @@ static uint32_t get32(dec *d)
 
 static int64_t get_time(dec *d, int64_t *prev)
 {
-    *prev = (int64_t)((uint64_t)*prev + (uint64_t)codec_unzigzag(get(d)));
+    *prev = (int64_t)((uint64_t)*prev + (uint64_t)codec_unzigzag(get(d)) * d->unit);
     return *prev;
+}
+
+/* A duration-like value: a varint times the unit, which must not overflow. */
+static uint64_t get_scaled(dec *d)
+{
+    const uint64_t v = get(d);
+    if (v > UINT64_MAX / d->unit) {
+        d->bad = 1;
+        return 0;
+    }
+    return v * d->unit;
+}
+
+/* Exclusive time from the tagged children-time column (children_value). */
+static int64_t get_exclusive(dec *d, uint64_t dur)
+{
+    const uint64_t v = get(d);
+    const uint64_t m = v >> 1;
+    if (m > UINT64_MAX / d->unit) {
+        d->bad = 1;
+        return 0;
+    }
+    if (v & 1) {
+        d->bad |= m * d->unit > dur;
+        return (int64_t)(m * d->unit);
+    }
+    return (int64_t)(dur - m * d->unit);
 }
 
 /* start = end - duration, rejecting durations that would wrap below INT64_MIN */
 static int64_t get_start(dec *d, int64_t end)
 {
-    const uint64_t dur = get(d);
+    const uint64_t dur = get_scaled(d);
     if (dur > (uint64_t)end - (uint64_t)INT64_MIN) {
         d->bad = 1;
         return end;
@@ -594,7 +703,7 @@ static void decode_item_args(dec *d, uint64_t len, args_sink *sink, const slog_a
         d->bad = 1;
         return;
     }
-    dec sub = {d->base, d->p, d->p + len, 0};
+    dec sub = {d->base, d->p, d->p + len, 0, 1};
     const uint64_t n = get(&sub);
     if (sub.bad || n == 0 || n > len || sink->used + n > sink->cap) {
         d->bad = 1;
@@ -680,9 +789,17 @@ static void decode_state_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t 
         get_lengths(d, alen, n);
         return;
     }
+    const uint64_t nbits = (n + 7) / 8;
+    if (d->bad || nbits > (uint64_t)(d->end - d->p)) {
+        d->bad = 1;
+        return;
+    }
+    const uint8_t *const bits = d->p;
+    d->p += nbits;
     for (uint64_t i = 0; i < n; i++) {
         const uint64_t dur = (uint64_t)v[i].end - (uint64_t)v[i].start;
-        o->state_excl[i] = (int64_t)(dur - get(d));
+        const int set = (bits[i / 8] >> (i % 8)) & 1;
+        o->state_excl[i] = set ? get_exclusive(d, dur) : (int64_t)dur;
     }
 }
 
@@ -787,7 +904,7 @@ int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_de
                     uint64_t *bad_offset)
 {
     memset(out, 0, sizeof *out);
-    dec d = {raw, raw, raw + len, 0};
+    dec d = {raw, raw, raw + len, 0, 1};
     if (len < 2 || raw[0] != FMT_BLOB_DRAWABLES ||
         (raw[1] != FMT_GEOMETRY_V1 && raw[1] != FMT_GEOMETRY_V2)) {
         return decode_fail(out, &d, bad_offset);
@@ -798,6 +915,12 @@ int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_de
         return decode_fail(out, &d, bad_offset);
     }
     const int64_t base = codec_unzigzag(get(&d));
+    if (version == FMT_GEOMETRY_V2) {
+        d.unit = get(&d);
+        if (d.bad || d.unit == 0 || d.unit > (uint64_t)INT64_MAX) {
+            return decode_fail(out, &d, bad_offset);
+        }
+    }
     out->raw = raw;
     out->raw_len = len;
     const size_t nalen = version == FMT_GEOMETRY_V1 ? (size_t)(out->n[0] + out->n[1] + out->n[2]) : 0;
@@ -867,7 +990,7 @@ int fmt_args_attach(fmt_decoded *g, uint8_t *raw, size_t len, const fmt_strings 
     if (g->args_attached) {
         return SLOG_EINVAL;
     }
-    dec d = {raw, raw, raw + len, 0};
+    dec d = {raw, raw, raw + len, 0, 1};
     uint64_t *const alen = util_calloc((size_t)(g->n[0] + g->n[1] + g->n[2]) + 1, 8);
     const uint64_t cap = len / 3 + 1; /* an arg takes at least 3 bytes */
     slog_arg *const args = util_calloc((size_t)cap, sizeof *args);

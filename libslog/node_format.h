@@ -10,6 +10,9 @@
  *   1       1       blob version (2)
  *   2       var     counts: states, events, arrows, counters (4 varints)
  *   .       var     base time (zig-zag varint); time deltas start from it
+ *   .       var     time unit u >= 1 (varint): every time delta, duration and
+ *                   children time below is stored divided by u (the gcd of
+ *                   them all; 1000 for microsecond traces in ns)
  *   .       var     state columns, each n varints: timeline, category,
  *                   end delta (zig-zag, from the previous state's end; the
  *                   writer's optimal order is by end time, so deltas are
@@ -91,7 +94,7 @@ typedef struct fmt_node {
     util_buf args;           /* encoded args of the items above */
     int64_t base;            /* time of the first item */
     int64_t last[4];         /* previous start/time per kind (delta coding) */
-    uint64_t encoded_bytes;  /* exact size of the geometry columns (no header) */
+    uint64_t encoded_bytes;  /* size of the geometry columns with time unit 1 (no header) */
     uint64_t args_bytes;     /* exact size of the args blob's length column + bytes */
     size_t with_args;        /* items that have args (0: no args blob) */
     int64_t t0, t1;          /* bounding box of the items */
@@ -117,7 +120,8 @@ int fmt_node_encode(const fmt_node *n, util_buf *out);
  * nothing when no item has args (n->with_args == 0).  0 or -1 (ENOMEM). */
 int fmt_node_encode_args(const fmt_node *n, util_buf *out);
 
-/* Exact sizes of the two blobs fmt_node_encode(_args) would write. */
+/* Sizes of the two blobs fmt_node_encode(_args) would write: the geometry
+ * blob at most (its time unit may shorten it), the args blob exactly. */
 uint64_t fmt_node_geometry_size(const fmt_node *n);
 uint64_t fmt_node_args_size(const fmt_node *n);
 

@@ -125,6 +125,9 @@ int store_append_nodes(store *s, const store_node_row *rows, size_t n, slog_erro
 /* Compress raw[0..n) into whole chunks and append them; *offset receives the
  * blob's start byte in /payload. */
 int store_append_blob(store *s, const void *raw, size_t n, uint64_t *offset, slog_error *err);
+/* The same at another LZ4 level (<= 1 fast, 2..12 HC) than the header's. */
+int store_append_blob_level(store *s, const void *raw, size_t n, int lz4_level, uint64_t *offset,
+                            slog_error *err);
 /* Writes sum with strings_crc (of every string appended so far) and crc set. */
 int store_write_summary(store *s, const store_summary *sum, slog_error *err);
 int store_flush(store *s, slog_error *err);

@@ -34,10 +34,14 @@
 #define MAX_CHUNK_BYTES    (1u << 30)
 #define SWMR_READ_ATTEMPTS 10
 #define MAX_STRING_ATTR    256 /* longest string attribute accepted (creator: 129) */
-#define TIMELINE_CHUNK     128
-#define CATEGORY_CHUNK     128
-#define NODE_CHUNK         512
-#define STRINGS_CHUNK      16384
+/* Table chunks: HDF5 allocates whole chunks, so these bound a small file's
+ * fixed overhead (format 1 used 128/128/512 rows and 16 KiB: ~88 KiB for a
+ * file with one node); doc/DESIGN.md has the measurements. */
+#define TIMELINE_CHUNK     16   /* 512 bytes */
+#define CATEGORY_CHUNK     16   /* 512 bytes */
+#define NODE_CHUNK         16   /* 2 KiB */
+#define STRINGS_CHUNK      512
+#define PIPELINE_READ_BYTES 16384 /* read unit of a contiguous (repacked) /payload */
 
 /* ---- compound layouts: one field table per row type -------------------- */
 
@@ -154,6 +158,7 @@ struct store {
     uint32_t version;     /* format version of the tables: members since it */
     uint32_t strings_crc; /* writer: CRC32C of every string appended */
     int lz4_level;
+    int blob_level;          /* LZ4 level of the blob being appended */
     uint64_t payload_extent; /* bytes */
     uint32_t *timeline_ids;  /* writer: id of each /timelines row */
     size_t timeline_ids_cap;
@@ -623,7 +628,17 @@ static int create_file(store *s, const store_header *hdr, slog_error *err)
         }
         return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to set up file access");
     }
-    s->file = H5Fcreate(s->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    /* The 9 root attributes stay in the object header (compact storage)
+     * instead of a dense-storage heap and index; no metadata or raw data
+     * aggregation blocks (allocated ahead, partly unused in a small file). */
+    const hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (fcpl >= 0 && H5Pset_attr_phase_change(fcpl, 16, 14) >= 0 &&
+        H5Pset_meta_block_size(fapl, 0) >= 0 && H5Pset_small_data_block_size(fapl, 0) >= 0) {
+        s->file = H5Fcreate(s->path, H5F_ACC_TRUNC, fcpl, fapl);
+    }
+    if (fcpl >= 0) {
+        (void)H5Pclose(fcpl);
+    }
     (void)H5Pclose(fapl);
     if (s->file < 0) {
         return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Cannot create file");
@@ -847,7 +862,7 @@ static size_t encode_chunk(store *s, const unsigned char *raw, size_t n, size_t 
         memset(s->cbuf + (n - off), 0, cb - (n - off));
         src = s->cbuf;
     }
-    return codec_lz4_encode(src, cb, s->zbuf, s->zbuf_cap, s->chunk_bytes, s->lz4_level);
+    return codec_lz4_encode(src, cb, s->zbuf, s->zbuf_cap, s->chunk_bytes, s->blob_level);
 }
 
 static int
@@ -876,6 +891,13 @@ write_blob_chunks(store *s, const unsigned char *raw, size_t n, size_t nchunks, 
 
 int store_append_blob(store *s, const void *raw, size_t n, uint64_t *offset, slog_error *err)
 {
+    return store_append_blob_level(s, raw, n, s->lz4_level, offset, err);
+}
+
+int store_append_blob_level(store *s, const void *raw, size_t n, int lz4_level, uint64_t *offset,
+                            slog_error *err)
+{
+    s->blob_level = lz4_level;
     if (!s->writing) {
         return util_err(err, SLOG_ESTATE, UINT64_MAX, s->path, "Store is read-only");
     }
@@ -1162,7 +1184,7 @@ static int open_payload(store *s, slog_error *err)
         s->mode = mode_of_pipeline(dcpl);
     } else if (dcpl >= 0 && H5Pget_layout(dcpl) >= 0) {
         s->mode = PAYLOAD_PIPELINE; /* contiguous or compact after a repack */
-        chunk[0] = STRINGS_CHUNK;
+        chunk[0] = PIPELINE_READ_BYTES;
     }
     if (dcpl >= 0) {
         (void)H5Pclose(dcpl);

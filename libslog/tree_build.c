@@ -124,9 +124,10 @@ uint64_t tree_build_payload_bytes(const tree_builder *tb)
 }
 
 /* Append a blob and keep the /payload extent (blobs fill whole chunks). */
-static int append_blob(tree_builder *tb, uint64_t *off, slog_error *err)
+static int append_blob(tree_builder *tb, int level, uint64_t *off, slog_error *err)
 {
-    const int rc = store_append_blob(tb->st, tb->scratch.data, tb->scratch.len, off, err);
+    const int rc =
+        store_append_blob_level(tb->st, tb->scratch.data, tb->scratch.len, level, off, err);
     if (rc == SLOG_OK) {
         const uint64_t chunk = tb->opt.leaf_bytes;
         tb->payload_extent = *off + (tb->scratch.len + chunk - 1) / chunk * chunk;
@@ -209,7 +210,7 @@ static int keep_bounded(const tree_builder *tb, pv_summary *sum, uint32_t level)
 
 /* Append the blob in scratch (if not empty); its offset, length and
  * CRC32C go to the row's members. */
-static int put_blob(tree_builder *tb, uint64_t *off, uint64_t *len, uint32_t *crc,
+static int put_blob(tree_builder *tb, int level, uint64_t *off, uint64_t *len, uint32_t *crc,
                     slog_error *err)
 {
     if (tb->scratch.len == 0) {
@@ -217,7 +218,7 @@ static int put_blob(tree_builder *tb, uint64_t *off, uint64_t *len, uint32_t *cr
     }
     *len = tb->scratch.len;
     *crc = codec_crc32c(0, tb->scratch.data, tb->scratch.len);
-    return append_blob(tb, off, err);
+    return append_blob(tb, level, off, err);
 }
 
 /* Write the geometry and args blobs of it (if any) and the preview blob of
@@ -229,14 +230,16 @@ static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, st
         tb->scratch.len = 0;
         int rc = fmt_node_encode(it, &tb->scratch) != 0 ? oom(err) : SLOG_OK;
         if (rc == SLOG_OK) {
-            rc = put_blob(tb, &row->payload_off, &row->payload_len, &row->payload_crc, err);
+            rc = put_blob(tb, tb->opt.lz4_level, &row->payload_off, &row->payload_len,
+                          &row->payload_crc, err);
         }
         tb->scratch.len = 0;
         if (rc == SLOG_OK && fmt_node_encode_args(it, &tb->scratch) != 0) {
             rc = oom(err);
         }
         if (rc == SLOG_OK) {
-            rc = put_blob(tb, &row->args_off, &row->args_len, &row->args_crc, err);
+            rc = put_blob(tb, tb->opt.args_lz4_level, &row->args_off, &row->args_len,
+                          &row->args_crc, err);
         }
         if (rc != SLOG_OK) {
             return rc;
@@ -251,7 +254,7 @@ static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, st
     }
     row->preview_len = tb->scratch.len;
     row->preview_crc = codec_crc32c(0, tb->scratch.data, tb->scratch.len);
-    return append_blob(tb, &row->preview_off, err);
+    return append_blob(tb, tb->opt.lz4_level, &row->preview_off, err);
 }
 
 static void row_counts(store_node_row *row, const fmt_node *it)

@@ -6,8 +6,8 @@
  * is <= its start (the top accepts anything), so any arrival order is
  * correct and nondecreasing end time is optimal.  A leaf closes at its
  * encoded budget; a node closes once it has `fanout` children.  Nodes are
- * written in post-order as they close, each with its drawables blob and its
- * preview blob.  An inner node whose own drawables reach the budget spills
+ * written in post-order as they close, each with its geometry blob, its args
+ * blob (if any item has args) and its preview blob.  An inner node whose own drawables reach the budget spills
  * them as an extra pseudo-leaf child whose row is written just before the
  * node's own row, keeping post-order contiguous.  Memory: the spine only.
  * Layer 4: may call format/store/codec/util, never slog_* API.
@@ -26,6 +26,8 @@ typedef struct tree_options {
     uint32_t fanout;
     uint32_t leaf_bytes;
     uint32_t preview_bytes;
+    int lz4_level;       /* geometry and preview blobs */
+    int args_lz4_level;  /* args blobs: read rarely, so compressed harder */
 } tree_options;
 
 typedef struct tree_builder tree_builder;

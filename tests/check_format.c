@@ -80,7 +80,8 @@ START_TEST(test_node_format_encoded_size_is_exact)
 {
     fixture f;
     fill_node(&f, 500);
-    ck_assert_uint_eq(f.blob.len, fmt_node_geometry_size(&f.node));
+    ck_assert_uint_le(f.blob.len, fmt_node_geometry_size(&f.node));
+    ck_assert_uint_ge(f.blob.len + 10, fmt_node_geometry_size(&f.node)); /* unit 1 */
     ck_assert_uint_eq(f.args_blob.len, fmt_node_args_size(&f.node));
     /* header: 2 bytes + 4 count varints + base varint */
     ck_assert_uint_le(f.blob.len, f.node.encoded_bytes + 2 + 4 * 10 + 10);
@@ -230,6 +231,44 @@ START_TEST(test_node_format_corrupt_args_blob_is_rejected_in_bounds)
     fmt_decoded_free(&d);
     free_fixture(&g);
     free_fixture(&f);
+}
+END_TEST
+
+/* Times that share a factor (microsecond traces in ns) are stored divided
+ * by it, and come back exact, extreme values included. */
+START_TEST(test_node_format_time_unit_round_trip)
+{
+    static const int64_t scale[] = {1000, 1, 1000};
+    fmt_node n;
+    fmt_node_init(&n);
+    const int64_t s = scale[_i];
+    for (int64_t i = 0; i < 200; i++) {
+        const int64_t t0 = _i == 2 ? INT64_MIN / 2 + i * 7 * s : (1000 + i * 37) * s;
+        const fmt_state_rec st = {t0, t0 + (i % 9) * s, (i % 3) * s, 1, 2, 0, 0, 0};
+        ck_assert_int_eq(fmt_node_add_state(&n, &st, NULL, 0), 0);
+        const fmt_event_rec ev = {t0 + s * 3, 1, 3, 0, 0};
+        ck_assert_int_eq(fmt_node_add_event(&n, &ev, NULL, 0), 0);
+    }
+    util_buf b = {0};
+    ck_assert_int_eq(fmt_node_encode(&n, &b), 0);
+    ck_assert_uint_le(b.len, fmt_node_geometry_size(&n));
+    if (s > 1) { /* a byte or more saved per time value */
+        ck_assert_uint_lt(b.len + 400, fmt_node_geometry_size(&n));
+    }
+    uint8_t *const raw = util_malloc(b.len);
+    memcpy(raw, b.data, b.len);
+    fmt_decoded d;
+    uint64_t bad = 0;
+    ck_assert_int_eq(fmt_node_decode(raw, b.len, NULL, &d, &bad), SLOG_OK);
+    for (size_t i = 0; i < 200; i++) {
+        ck_assert_int_eq(d.states[i].start, n.states[i].start);
+        ck_assert_int_eq(d.states[i].end, n.states[i].end);
+        ck_assert_int_eq(d.state_excl[i], n.states[i].excl);
+        ck_assert_int_eq(d.events[i].time, n.events[i].time);
+    }
+    fmt_decoded_free(&d);
+    util_buf_free(&b);
+    fmt_node_free(&n);
 }
 END_TEST
 
@@ -388,6 +427,7 @@ int main(void)
     tcase_add_test(tc, test_node_format_corrupt_bytes_are_rejected_in_bounds);
     tcase_add_test(tc, test_node_format_corrupt_args_blob_is_rejected_in_bounds);
     tcase_add_test(tc, test_node_format_version1_blob_decodes_with_args);
+    tcase_add_loop_test(tc, test_node_format_time_unit_round_trip, 0, 3);
     tcase_add_test(tc, test_preview_round_trip_and_exact_sums);
     tcase_add_test(tc, test_preview_fold_fits_budget_and_keeps_totals);
     tcase_add_test(tc, test_preview_fold_row_levels);
