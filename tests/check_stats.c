@@ -508,6 +508,38 @@ START_TEST(test_stats_damage_is_an_error_naming_the_node)
 }
 END_TEST
 
+/* With few timelines and categories the root's preview is exact: whole-trace
+ * statistics read it and nothing else; a window decodes only a small part
+ * of the nodes it touches. */
+START_TEST(test_stats_previews_answer_inside)
+{
+    st_file f;
+    st_open(&f, 0);
+    slog_stats_options o = SLOG_STATS_OPTIONS_INIT;
+    o.t0 = f.trace.start;
+    o.t1 = f.trace.end + 1;
+    slog_stats *s = NULL;
+    ck_assert_int_eq(slog_stats_compute(&s, f.reader, &o, NULL), SLOG_OK);
+    slog_stats_cost c;
+    slog_stats_cost_get(s, &c);
+    ck_assert_uint_eq(c.previews_used, 1);
+    ck_assert_uint_eq(c.nodes_decoded, 0);
+    slog_stats_destroy(s);
+    const int64_t span = f.trace.end - f.trace.start;
+    o.t0 = f.trace.start + span / 10;
+    o.t1 = f.trace.start + span / 10 * 9;
+    ck_assert_int_eq(slog_stats_compute(&s, f.reader, &o, NULL), SLOG_OK);
+    slog_stats_cost_get(s, &c);
+    const uint64_t nodes = slog_reader_info(f.reader)->nodes;
+    ck_assert_msg(c.previews_used > 0 && c.nodes_decoded * 4 < nodes,
+                  "80 %% window: %llu previews, %llu of %llu nodes decoded",
+                  (unsigned long long)c.previews_used, (unsigned long long)c.nodes_decoded,
+                  (unsigned long long)nodes);
+    slog_stats_destroy(s);
+    st_close(&f);
+}
+END_TEST
+
 static Suite *stats_suite(void)
 {
     Suite *s = suite_create("stats");
@@ -518,6 +550,7 @@ static Suite *stats_suite(void)
     tcase_add_test(tc, test_stats_bad_arguments_rejected);
     tcase_add_test(tc, test_stats_older_options_struct);
     tcase_add_test(tc, test_stats_damage_is_an_error_naming_the_node);
+    tcase_add_test(tc, test_stats_previews_answer_inside);
     suite_add_tcase(s, tc);
     return s;
 }
