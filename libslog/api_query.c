@@ -3,9 +3,11 @@
  * api_query.c - window/zoom queries: filters and emission.  The tree
  * layer (tree_read) walks the nodes whose box touches the window, depth
  * first in time order, and loads blobs through the node cache; this file
- * decides per node (tree_walk_as_preview) whether it stands as its preview
- * or yields its own drawables and is descended, filters by kind, timeline
- * and category, and records every blob the query needed with its cost.
+ * decides per node (the density rule of tree_walk.h, counting the rows of
+ * the node's preview) whether it stands as its preview or yields its own
+ * drawables and is descended, filters by kind, timeline and category,
+ * hands sub-pixel drawables to the pixel-run accumulator (api_pixel.c),
+ * records every blob the query needed with its cost, and fills batches.
  * Layer 5: api.
  */
 #include "api_internal.h"

@@ -100,12 +100,14 @@ static void usage(FILE *f)
         "                         default: the whole trace\n"
         "      --absolute         T0 and T1 are raw ticks of the file's clock\n"
         "  -p, --pixels N         zoom: resolution = ceil(window / N) ticks per pixel, so\n"
-        "                         sub-pixel detail comes back as previews (default: full detail)\n"
+        "                         sub-pixel detail comes back as previews and pixel runs\n"
+        "                         (default: full detail)\n"
         "  -t, --timeline SPEC    only this timeline and its descendants (repeatable); SPEC is\n"
         "                         a name, an id (#12) or a path of names (\"pid 5/CrRendererMain\",\n"
         "                         from any ancestor, or from the top with a leading '/')\n"
         "  -c, --category NAME    only this category (repeatable)\n"
-        "  -k, --kind LIST        comma list of state,event,arrow,counter,preview\n"
+        "  -k, --kind LIST        comma list of state,event,arrow,counter,preview,run\n"
+        "                         (without run, sub-pixel drawables come one by one)\n"
         "  -f, --format FMT       table (default), jsonl, csv, chrome or otf2\n"
         "  -o, --output PATH      write to PATH instead of stdout (a directory for otf2)\n"
         "      --no-args          leave args out (the query then reads no args blob);\n"
@@ -133,13 +135,13 @@ static void print_version(void)
 
 static int parse_kinds(const char *text, uint32_t *mask)
 {
-    static const char *const names[] = {"state", "event", "arrow", "counter", "preview"};
+    static const char *const names[] = {"state", "event", "arrow", "counter", "preview", "run"};
     *mask = 0;
     const char *p = text;
     while (*p != '\0') {
         const size_t n = strcspn(p, ",");
         bool found = false;
-        for (uint32_t k = 0; k < 5; k++) {
+        for (uint32_t k = 0; k < 6; k++) {
             const size_t len = strlen(names[k]);
             /* accept the plural too: "states" */
             if ((n == len || (n == len + 1 && p[len] == 's')) && strncmp(p, names[k], len) == 0) {
@@ -149,7 +151,7 @@ static int parse_kinds(const char *text, uint32_t *mask)
         }
         if (!found) {
             return usage_error("--kind: unknown kind '%.*s' (use state, event, arrow, counter, "
-                               "preview)",
+                               "preview, run)",
                                (int)n, p);
         }
         p += n;
