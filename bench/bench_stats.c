@@ -40,16 +40,27 @@ static slog_reader *open_reader(const char *path)
     slog_reader *r = NULL;
     slog_error err;
     if (slog_reader_open(&r, path, NULL, &err) != SLOG_OK) {
-        fprintf(stderr, "bench_stats: %s: %s\n", path, err.message);
+        (void)fprintf(stderr, "bench_stats: %s: %s\n", path, err.message);
         exit(1);
     }
     return r;
 }
 
+/* One statistics run. */
+typedef struct stats_req {
+    const char *path;
+    int64_t t0, t1;
+    uint32_t by;
+    bool cold; /* drop the page cache first */
+} stats_req;
+
 /* One statistics run on a new reader: seconds, and the cost. */
-static double stats_run(const char *path, int64_t t0, int64_t t1, uint32_t by, bool cold,
-                        slog_stats_cost *cost, uint64_t *states)
+static double stats_run(const stats_req *q, slog_stats_cost *cost, uint64_t *states)
 {
+    const char *const path = q->path;
+    const int64_t t0 = q->t0, t1 = q->t1;
+    const uint32_t by = q->by;
+    const bool cold = q->cold;
     if (cold) {
         drop_cache(path);
     }
@@ -63,7 +74,7 @@ static double stats_run(const char *path, int64_t t0, int64_t t1, uint32_t by, b
     slog_stats *s = NULL;
     slog_error err;
     if (slog_stats_compute(&s, r, &o, &err) != SLOG_OK) {
-        fprintf(stderr, "bench_stats: statistics: %s\n", err.message);
+        (void)fprintf(stderr, "bench_stats: statistics: %s\n", err.message);
         exit(1);
     }
     const double done = bench_now();
@@ -83,16 +94,17 @@ static double stats_run(const char *path, int64_t t0, int64_t t1, uint32_t by, b
 static void whole_trace(const char *path, const slog_file_info *fi)
 {
     static const char *const names[] = {"", "category", "timeline", "both"};
-    printf("whole-trace statistics (new reader; open excluded), median of 5:\n");
+    (void)printf("whole-trace statistics (new reader; open excluded), median of 5:\n");
     for (uint32_t by = 1; by <= 3; by++) {
         for (int cold = 1; cold >= 0; cold--) {
             double t[5];
             slog_stats_cost c;
             uint64_t states = 0;
             for (int i = 0; i < 5; i++) {
-                t[i] = stats_run(path, fi->start, fi->end + 1, by, cold, &c, &states);
+                const stats_req q = {path, fi->start, fi->end + 1, by, cold != 0};
+                t[i] = stats_run(&q, &c, &states);
             }
-            printf("  by %-8s %-4s %9.3f ms  previews %" PRIu64 ", decoded %" PRIu64
+            (void)printf("  by %-8s %-4s %9.3f ms  previews %" PRIu64 ", decoded %" PRIu64
                    ", bytes read %" PRIu64 ", states %" PRIu64 "\n",
                    names[by], cold ? "cold" : "warm", bench_median(t, 5) * 1e3, c.previews_used,
                    c.nodes_decoded, c.bytes_read, states);
@@ -103,7 +115,7 @@ static void whole_trace(const char *path, const slog_file_info *fi)
 static void windows(const char *path, const slog_file_info *fi, int positions)
 {
     static const double pct[] = {1.0, 10.0};
-    printf("window statistics (new reader, warm page cache), median of %d positions:\n",
+    (void)printf("window statistics (new reader, warm page cache), median of %d positions:\n",
            positions);
     for (int w = 0; w < 4; w++) {
         const uint32_t by = w < 2 ? SLOG_STATS_BY_CATEGORY : SLOG_STATS_BY_BOTH;
@@ -115,12 +127,13 @@ static void windows(const char *path, const slog_file_info *fi, int positions)
             const int64_t t0 = fi->start + (int64_t)((double)rand() / RAND_MAX * (double)(span - len));
             slog_stats_cost c;
             uint64_t states;
-            t[i] = stats_run(path, t0, t0 + len, by, false, &c, &states);
+            const stats_req q = {path, t0, t0 + len, by, false};
+            t[i] = stats_run(&q, &c, &states);
             dec[i] = (double)c.nodes_decoded;
             bytes[i] = (double)c.bytes_read;
             prev[i] = (double)c.previews_used;
         }
-        printf("  %5.1f %% by %-8s %9.3f ms  previews %.0f, decoded %.0f, bytes read %.0f\n",
+        (void)printf("  %5.1f %% by %-8s %9.3f ms  previews %.0f, decoded %.0f, bytes read %.0f\n",
                pct[w % 2], w < 2 ? "category" : "both",
                bench_median(t, (size_t)positions) * 1e3, bench_median(prev, (size_t)positions),
                bench_median(dec, (size_t)positions), bench_median(bytes, (size_t)positions));
@@ -140,18 +153,17 @@ static void full_scan(const char *path, const slog_file_info *fi)
     slog_error err;
     const double start = bench_now();
     if (incl == NULL || slog_query_create(&qq, r, &q, &err) != SLOG_OK) {
-        fprintf(stderr, "bench_stats: scan: %s\n", err.message);
+        (void)fprintf(stderr, "bench_stats: scan: %s\n", err.message);
         exit(1);
     }
     const slog_item *it;
     uint64_t n = 0;
-    int rc;
-    while ((rc = slog_query_next(qq, &it, &err)) == SLOG_OK) {
+    while (slog_query_next(qq, &it, &err) == SLOG_OK) {
         n++;
         incl[it->u.state.category] += it->u.state.end - it->u.state.start;
     }
     const double secs = bench_now() - start;
-    printf("full scan (resolution-0 query of every state, aggregated): %.3f s, %" PRIu64
+    (void)printf("full scan (resolution-0 query of every state, aggregated): %.3f s, %" PRIu64
            " states%s\n",
            secs, n, n == fi->states ? " (= statistics)" : " (MISMATCH)");
     slog_query_destroy(qq);
@@ -180,7 +192,7 @@ static uint32_t rarest_category(const char *path, const slog_file_info *fi)
         }
         count = n > 0 ? rows[best].count : 0;
         best = n > 0 ? rows[best].category : 0;
-        printf("search category: %u (%" PRIu64 " states)\n", best, count);
+        (void)printf("search category: %u (%" PRIu64 " states)\n", best, count);
     }
     slog_stats_destroy(s);
     slog_reader_destroy(r);
@@ -214,13 +226,13 @@ static void search(const char *path, const slog_file_info *fi, int positions)
             nodes[i] = (double)(c.previews_read + c.nodes_decoded);
             bytes[i] = (double)c.bytes_read;
             if (rc != SLOG_OK && rc != SLOG_END) {
-                fprintf(stderr, "bench_stats: search failed: %s\n", slog_status_name(rc));
+                (void)fprintf(stderr, "bench_stats: search failed: %s\n", slog_status_name(rc));
                 exit(1);
             }
             slog_reader_destroy(r);
         }
         static const char *const what[] = {"next after T", "prev before T", "top 10 of a 10% window"};
-        printf("  %-22s %9.3f ms  nodes read %.0f, bytes read %.0f (median of %d)\n", what[dir],
+        (void)printf("  %-22s %9.3f ms  nodes read %.0f, bytes read %.0f (median of %d)\n", what[dir],
                bench_median(t, (size_t)positions) * 1e3, bench_median(nodes, (size_t)positions),
                bench_median(bytes, (size_t)positions), positions);
     }
@@ -229,7 +241,7 @@ static void search(const char *path, const slog_file_info *fi, int positions)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_stats FILE [--positions P] [--no-scan]\n");
+        (void)fprintf(stderr, "usage: bench_stats FILE [--positions P] [--no-scan]\n");
         return 2;
     }
     const char *path = argv[1];
@@ -246,11 +258,11 @@ int main(int argc, char **argv)
     slog_reader *r = open_reader(path);
     const slog_file_info fi = *slog_reader_info(r);
     slog_reader_destroy(r);
-    printf("%s: %" PRIu64 " states, %u timelines, %" PRIu64 " nodes\n", path, fi.states,
+    (void)printf("%s: %" PRIu64 " states, %u timelines, %" PRIu64 " nodes\n", path, fi.states,
            fi.timelines, fi.nodes);
     whole_trace(path, &fi);
     windows(path, &fi, positions);
-    printf("search:\n");
+    (void)printf("search:\n");
     search(path, &fi, positions);
     if (scan) {
         full_scan(path, &fi);
