@@ -156,7 +156,9 @@ static int collect_all_cuts(stats_ctx *c)
 
 int stats_build_segments(stats_ctx *c)
 {
-    qsort(c->xs, c->nxs, sizeof *c->xs, cmp_tl_depth);
+    if (c->nxs > 1) {
+        qsort(c->xs, c->nxs, sizeof *c->xs, cmp_tl_depth);
+    }
     c->seg_of = util_malloc(((size_t)c->r->ntl + 1) * sizeof *c->seg_of);
     c->segs = util_calloc(c->nxs + 1, sizeof *c->segs);
     if (c->seg_of == NULL || c->segs == NULL) {
@@ -303,7 +305,9 @@ static int nest_run(stats_ctx *c, size_t a, size_t b, size_t **open, size_t *cap
 
 int stats_finish_nesting(stats_ctx *c)
 {
-    qsort(c->xs, c->nxs, sizeof *c->xs, cmp_tl_start);
+    if (c->nxs > 1) {
+        qsort(c->xs, c->nxs, sizeof *c->xs, cmp_tl_start);
+    }
     size_t *open = NULL, cap = 0;
     int rc = SLOG_OK;
     for (size_t a = 0; a < c->nxs && rc == SLOG_OK;) {
