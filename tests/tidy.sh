@@ -40,7 +40,7 @@ out=${TMPDIR:-/tmp}/tidy.$$
 trap 'rm -f "$out"' EXIT
 # one clang-tidy per file, JOBS at a time; only the findings are kept
 printf '%s\n' "$files" | xargs -P "$jobs" -n 1 "$tidy" -p "$build" --quiet 2>/dev/null |
-    sed -n -e 's/\x1b\[[0-9;]*m//g' -e "s|^$root/||" -e 's|^\.\./||' \
+    sed -n -e 's/\x1b\[[0-9;]*m//g' -e "s|^$root/||" -e 's|^\([^/:]*/\)\{0,1\}\.\./||' \
         -e '/: \(error\|warning\): /p' > "$out"
 sort -u "$out"
 n=$(sort -u "$out" | grep -c .)

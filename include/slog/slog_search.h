@@ -76,7 +76,17 @@ SLOG_API int slog_search_next(slog_reader *r, const slog_search_options *opts, i
 
 /**
  * The last matching drawable whose time is before @p before.
- * Parameters and return values as slog_search_next (SLOG_END: none before T).
+ * @param r       an open reader (its node cache is filled)
+ * @param opts    filters; must not be NULL
+ * @param before  the time T, ticks; drawables at T itself are not found
+ * @param out     receives the drawable (kind and union member); must not be NULL
+ * @param cost    optional: receives what the search cost (NULL: not wanted)
+ * @param err     optional error details
+ * @retval SLOG_OK       found
+ * @retval SLOG_END      no matching drawable before T
+ * @retval SLOG_EINVAL   as slog_search_next
+ * @retval SLOG_ECORRUPT a node met is damaged (the message names it)
+ * @retval SLOG_EIO, SLOG_ENOMEM
  * Thread safety: one thread at a time per reader.  @since 0.2
  */
 SLOG_API int slog_search_prev(slog_reader *r, const slog_search_options *opts, int64_t before,

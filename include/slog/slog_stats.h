@@ -128,7 +128,9 @@ SLOG_API const slog_stats_row *slog_stats_rows(const slog_stats *s, size_t *coun
  *  Thread safety: any thread.  @since 0.2 */
 SLOG_API void slog_stats_cost_get(const slog_stats *s, slog_stats_cost *out);
 
-/** Release a result (NULL-safe).  Thread safety: any thread.  @since 0.2 */
+/** Release a result.
+ *  @param s  a result; NULL does nothing
+ *  Thread safety: any thread.  @since 0.2 */
 SLOG_API void slog_stats_destroy(slog_stats *s);
 
 #ifdef __cplusplus
