@@ -379,8 +379,9 @@ static int decide_preview(slog_query *q, uint64_t i, cache_entry **pv, slog_erro
         return c;
     }
     const int rc = load_blob(q, i, 1, pv, err);
-    if (rc != SLOG_OK) {
-        return rc;
+    if (rc != SLOG_OK || *pv == NULL) {
+        return rc != SLOG_OK ? rc : util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path,
+                                             "Cannot read a preview");
     }
     uint64_t rows = 0;
     if (count_rows(q, *pv, &rows) != 0) {
@@ -557,6 +558,19 @@ static int next_from_current(slog_query *q, slog_error *err)
     return 0;
 }
 
+/* The walk ended: queue every cell left, once (then SLOG_OK), or SLOG_END. */
+static int drain_runs(slog_query *q, slog_error *err)
+{
+    if (!q->runs || q->drained) {
+        return SLOG_END;
+    }
+    q->drained = 1;
+    if (pix_flush(&q->pix, INT64_MAX) != 0) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot merge pixel runs");
+    }
+    return SLOG_OK;
+}
+
 /* Advance to the next item: SLOG_OK (it is in q->item), SLOG_END or an
  * error. */
 static int advance(slog_query *q, slog_error *err)
@@ -575,12 +589,8 @@ static int advance(slog_query *q, slog_error *err)
         } else {
             rc = visit_next(q, err);
         }
-        if (rc == SLOG_END && q->runs && !q->drained) {
-            q->drained = 1;
-            rc = pix_flush(&q->pix, INT64_MAX) == 0
-                     ? SLOG_OK
-                     : util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path,
-                                "Cannot merge pixel runs");
+        if (rc == SLOG_END) {
+            rc = drain_runs(q, err);
         }
         if (rc != SLOG_OK) {
             return rc;

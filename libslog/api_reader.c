@@ -199,7 +199,10 @@ int slog_reader_open(slog_reader **out, const char *path, const slog_reader_opti
     }
     if (rc == SLOG_OK) {
         const size_t cache = o.cache_bytes ? (size_t)o.cache_bytes : DEFAULT_CACHE_BYTES;
-        rc = tree_read_open(&r->tree, r->st, &r->sum, &r->fs, r->path, cache, err);
+        r->tree.st = r->st;
+        r->tree.path = r->path;
+        r->tree.fs = &r->fs;
+        rc = tree_read_open(&r->tree, &r->sum, cache, err);
     }
     if (rc != SLOG_OK) {
         slog_reader_destroy(r);

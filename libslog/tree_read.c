@@ -103,12 +103,9 @@ static int find_roots(tree_read *t, const store_summary *sum, slog_error *err)
     return SLOG_OK;
 }
 
-int tree_read_open(tree_read *t, store *st, const store_summary *sum, const fmt_strings *fs,
-                   const char *path, size_t cache_bytes, slog_error *err)
+int tree_read_open(tree_read *t, const store_summary *sum, size_t cache_bytes, slog_error *err)
 {
-    t->st = st;
-    t->path = path;
-    t->fs = fs;
+    store *const st = t->st;
     t->version = store_format_version(st);
     node_cache_init(&t->cache, cache_bytes);
     int rc = store_read_nodes(st, &t->nodes, &t->nnodes, err);

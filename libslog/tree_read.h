@@ -39,10 +39,10 @@ typedef struct tree_read_cost {
 } tree_read_cost;
 
 /* Read and validate the node rows that `sum` covers, compute roots and
- * subtree sizes, set up a cache of cache_bytes.  SLOG_OK, SLOG_ECORRUPT,
- * SLOG_ENOMEM or a store error; on error call tree_read_close. */
-int tree_read_open(tree_read *t, store *st, const store_summary *sum, const fmt_strings *fs,
-                   const char *path, size_t cache_bytes, slog_error *err);
+ * subtree sizes, set up a cache of cache_bytes.  The caller sets t->st,
+ * t->path and t->fs first (borrowed).  SLOG_OK, SLOG_ECORRUPT, SLOG_ENOMEM
+ * or a store error; on error call tree_read_close. */
+int tree_read_open(tree_read *t, const store_summary *sum, size_t cache_bytes, slog_error *err);
 /* Free what open allocated (safe on a zeroed or half-opened struct). */
 void tree_read_close(tree_read *t);
 
