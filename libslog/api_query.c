@@ -35,7 +35,7 @@ struct slog_query {
     uint32_t *fold_rows[PV_FOLD_MAX + 1]; /* sorted rows of the selection per fold */
     tree_read_walk walk;
     cache_entry *cur;           /* pinned entry being emitted */
-    const store_node_row *cur_node;
+    store_node_row cur_node;  /* a copy of the current node's row */
     int cur_kind;               /* 0..3 drawables, 4 previews */
     int want_args;              /* SLOG_QUERY_ARGS: load and emit args */
     uint64_t cur_index;
@@ -120,8 +120,8 @@ int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options
     q->runs = q->resolution > 0 && (q->kinds & (1u << SLOG_KIND_RUN)) != 0;
     pix_init(&q->pix, q->w0, q->w1, q->resolution > 0 ? q->resolution : 1);
     rc = build_selection(q, opts, err);
-    if (rc == SLOG_OK && tree_read_walk_init(&q->walk, &r->tree, q->w0, q->w1) != 0) {
-        rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
+    if (rc == SLOG_OK) {
+        rc = tree_read_walk_init(&q->walk, &r->tree, q->w0, q->w1, err);
     }
     if (rc != SLOG_OK) {
         slog_query_destroy(q);
@@ -197,21 +197,22 @@ static int load_blob(slog_query *q, uint64_t node, int preview, cache_entry **e,
     return rc;
 }
 
-/* Make a pinned entry the current emission source. */
-static void set_current(slog_query *q, uint64_t node, cache_entry *e, int preview)
+/* Make a pinned entry the current emission source (n: the node's row). */
+static void set_current(slog_query *q, const store_node_row *n, cache_entry *e, int preview)
 {
     q->cur = e;
-    q->cur_node = &q->r->tree.nodes[node];
+    q->cur_node = *n;
     q->cur_kind = preview ? SLOG_KIND_PREVIEW : 0;
     q->cur_index = 0;
 }
 
-static int open_blob(slog_query *q, uint64_t node, int preview, slog_error *err)
+static int open_blob(slog_query *q, uint64_t node, const store_node_row *n, int preview,
+                     slog_error *err)
 {
     cache_entry *e = NULL;
     const int rc = load_blob(q, node, preview, &e, err);
     if (rc == SLOG_OK) {
-        set_current(q, node, e, preview);
+        set_current(q, n, e, preview);
     }
     return rc;
 }
@@ -226,23 +227,28 @@ static int wants_drawables(const slog_query *q, const store_node_row *n)
     return 0;
 }
 
-static int decide_preview(slog_query *q, uint64_t i, cache_entry **pv, slog_error *err);
+static int decide_preview(slog_query *q, uint64_t i, const store_node_row *n, cache_entry **pv,
+                          slog_error *err);
 
 /* Visit the next node on the stack; sets q->cur when it has something to
  * emit.  Returns SLOG_OK, SLOG_END or an error. */
 static int visit_next(slog_query *q, slog_error *err)
 {
-    const tree_read *const t = &q->r->tree;
     uint64_t i = 0;
     const uint64_t before = q->walk.visited;
-    const int got = tree_read_walk_next(&q->walk, &i);
+    const int got = tree_read_walk_next(&q->walk, &i, err);
     q->stats.nodes_visited += q->walk.visited - before;
-    if (!got) {
-        return SLOG_END;
+    if (got <= 0) {
+        return got < 0 ? got : SLOG_END;
     }
-    const store_node_row *const n = &t->nodes[i];
+    store_node_row row;
+    int rc = tree_read_node(&q->r->tree, i, &row, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    const store_node_row *const n = &row;
     cache_entry *pv = NULL;
-    const int dense = decide_preview(q, i, &pv, err);
+    const int dense = decide_preview(q, i, n, &pv, err);
     if (dense < 0) {
         return dense;
     }
@@ -252,16 +258,17 @@ static int visit_next(slog_query *q, slog_error *err)
     }
     if (dense > 0) {
         if (pv != NULL) {
-            set_current(q, i, pv, 1);
+            set_current(q, n, pv, 1);
             return SLOG_OK;
         }
-        return open_blob(q, i, 1, err);
+        return open_blob(q, i, n, 1, err);
     }
-    if (tree_read_walk_descend(&q->walk, i) != 0) {
-        return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot walk the tree");
+    rc = tree_read_walk_descend(&q->walk, i, err);
+    if (rc != SLOG_OK) {
+        return rc;
     }
     if (n->payload_len > 0 && wants_drawables(q, n)) {
-        return open_blob(q, i, 0, err);
+        return open_blob(q, i, n, 0, err);
     }
     return SLOG_OK;
 }
@@ -367,34 +374,65 @@ static int count_rows(slog_query *q, const cache_entry *e, uint64_t *rows)
     return 0;
 }
 
-/* Does node i stand as its preview (tree_walk.h's density rule)?  1 (with
- * *pv pinned when its preview was loaded to count its rows), 0, or an
- * error (< 0). */
-static int decide_preview(slog_query *q, uint64_t i, cache_entry **pv, slog_error *err)
+/* The drawables of node i's subtree: a leaf's own counts; an inner node's
+ * preview totals (exact for its subtree), its preview loaded (pinned in
+ * *pv) since the density rule then needs its rows too. */
+static int subtree_items(slog_query *q, uint64_t i, const store_node_row *n, cache_entry **pv,
+                         uint64_t *items, slog_error *err)
 {
-    const tree_read *const t = &q->r->tree;
-    const store_node_row *const n = &t->nodes[i];
-    const int c = tree_walk_preview_candidate(n, t->subtree_items[i], q->resolution);
-    if (c != 2) {
-        return c;
+    *items = n->counts[0] + n->counts[1] + n->counts[2] + n->counts[3];
+    if (n->subtree_nodes == 1) {
+        return SLOG_OK;
     }
     const int rc = load_blob(q, i, 1, pv, err);
     if (rc != SLOG_OK || *pv == NULL) {
         return rc != SLOG_OK ? rc : util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path,
                                              "Cannot read a preview");
     }
+    *items = 0;
+    for (uint64_t k = 0; k < (*pv)->npreviews; k++) {
+        *items += (*pv)->previews[k].count;
+    }
+    return SLOG_OK;
+}
+
+static int drop_preview(cache_entry **pv, int verdict)
+{
+    node_cache_unpin(*pv);
+    *pv = NULL;
+    return verdict;
+}
+
+/* Does node i stand as its preview (tree_walk.h's density rule)?  1 (with
+ * *pv pinned when its preview was loaded to count its items and rows), 0,
+ * or an error (< 0).  The subtree's items are read only for a node 1..16
+ * pixels wide, the only width where the rule asks for them. */
+static int decide_preview(slog_query *q, uint64_t i, const store_node_row *n, cache_entry **pv,
+                          slog_error *err)
+{
+    const int span = tree_walk_preview_candidate(n, UINT64_MAX, q->resolution);
+    if (span != 2) {
+        return span;
+    }
+    uint64_t items = 0;
+    int rc = subtree_items(q, i, n, pv, &items, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    if (tree_walk_preview_candidate(n, items, q->resolution) != 2) {
+        return drop_preview(pv, 0);
+    }
+    rc = *pv == NULL ? load_blob(q, i, 1, pv, err) : SLOG_OK;
+    if (rc != SLOG_OK) {
+        return rc;
+    }
     uint64_t rows = 0;
     if (count_rows(q, *pv, &rows) != 0) {
-        node_cache_unpin(*pv);
-        *pv = NULL;
+        drop_preview(pv, 0);
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot read a preview");
     }
-    const int dense = tree_walk_as_preview(n, t->subtree_items[i], rows, q->resolution);
-    if (!dense) {
-        node_cache_unpin(*pv);
-        *pv = NULL;
-    }
-    return dense;
+    const int dense = tree_walk_as_preview(n, items, rows, q->resolution);
+    return dense ? dense : drop_preview(pv, 0);
 }
 
 static int emit_preview(slog_query *q)
@@ -406,7 +444,7 @@ static int emit_preview(slog_query *q)
             continue;
         }
         q->item.kind = SLOG_KIND_PREVIEW;
-        to_public_preview(p, e->fold, q->cur_node, &q->item.u.preview);
+        to_public_preview(p, e->fold, &q->cur_node, &q->item.u.preview);
         return 1;
     }
     return 0;

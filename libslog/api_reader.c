@@ -155,19 +155,29 @@ static void fill_info(slog_reader *r)
     f->file_bytes = store_file_bytes(r->st);
     f->payload_bytes = r->sum.payload_bytes;
     f->creator = r->hdr.creator;
-    if (!f->complete) {
-        /* counts of an incomplete file: what its readable nodes hold */
-        uint64_t c[4] = {0, 0, 0, 0};
-        for (uint64_t i = 0; i < r->tree.nnodes; i++) {
-            for (int k = 0; k < 4; k++) {
-                c[k] += r->tree.nodes[i].counts[k];
-            }
-        }
-        f->states = c[0];
-        f->events = c[1];
-        f->arrows = c[2];
-        f->counters = c[3];
+}
+
+/* Counts of an incomplete file: what its readable subtrees hold, from the
+ * roots' rows and previews (exact totals), so O(roots), not O(nodes). */
+static int count_incomplete(slog_reader *r, slog_error *err)
+{
+    slog_file_info *const f = &r->info;
+    if (f->complete) {
+        return SLOG_OK;
     }
+    uint64_t c[4] = {0, 0, 0, 0};
+    for (uint64_t i = 0; i < r->tree.nroots; i++) {
+        tree_read_cost cost = {0, 0, 0};
+        const int rc = tree_read_subtree_counts(&r->tree, r->tree.roots[i], c, &cost, err);
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+    }
+    f->states = c[0];
+    f->events = c[1];
+    f->arrows = c[2];
+    f->counters = c[3];
+    return SLOG_OK;
 }
 
 int slog_reader_open(slog_reader **out, const char *path, const slog_reader_options *opts,
@@ -204,11 +214,14 @@ int slog_reader_open(slog_reader **out, const char *path, const slog_reader_opti
         r->tree.fs = &r->fs;
         rc = tree_read_open(&r->tree, &r->sum, cache, err);
     }
+    if (rc == SLOG_OK) {
+        fill_info(r);
+        rc = count_incomplete(r, err);
+    }
     if (rc != SLOG_OK) {
         slog_reader_destroy(r);
         return rc;
     }
-    fill_info(r);
     *out = r;
     return SLOG_OK;
 }
@@ -261,12 +274,17 @@ int slog_reader_category(const slog_reader *r, uint32_t id, slog_category_info *
     return SLOG_OK;
 }
 
-int slog_reader_node(const slog_reader *r, uint64_t index, slog_node_info *out)
+int slog_reader_node(slog_reader *r, uint64_t index, slog_node_info *out)
 {
     if (index >= r->tree.nnodes) {
         return SLOG_EINVAL;
     }
-    const store_node_row *const n = &r->tree.nodes[index];
+    store_node_row row;
+    const int rc = tree_read_node(&r->tree, index, &row, NULL);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    const store_node_row *const n = &row;
     out->index = index;
     out->level = n->level;
     out->start = n->t0;

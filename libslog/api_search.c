@@ -215,10 +215,14 @@ static int push_children(search_ctx *c, uint64_t node, int forward)
 {
     const size_t base = c->sp;
     uint64_t j = node;
-    while (tree_walk_next_child(c->r->tree.nodes, node, &j)) {
+    int more;
+    while ((more = tree_read_next_child(&c->r->tree, node, &j, c->err)) == 1) {
         if (push(c, j) != SLOG_OK) {
             return SLOG_ENOMEM;
         }
+    }
+    if (more < 0) {
+        return more;
     }
     for (size_t a = base, b = c->sp; !forward && a + 1 < b; a++, b--) {
         const uint64_t t = c->stack[a];
@@ -346,14 +350,19 @@ static int worth_visiting(const store_node_row *n, int64_t t, int forward, const
 
 static int search_dir(search_ctx *c, int64_t t, int forward, found *f)
 {
-    const tree_read *const tr = &c->r->tree;
+    tree_read *const tr = &c->r->tree;
     int rc = SLOG_OK;
     for (uint64_t i = 0; i < tr->nroots && rc == SLOG_OK; i++) {
         rc = push(c, tr->roots[forward ? tr->nroots - 1 - i : i]);
     }
     while (rc == SLOG_OK && c->sp > 0) {
         const uint64_t node = c->stack[--c->sp];
-        const store_node_row *const n = &tr->nodes[node];
+        store_node_row row;
+        rc = tree_read_node(tr, node, &row, c->err);
+        if (rc != SLOG_OK) {
+            break;
+        }
+        const store_node_row *const n = &row;
         c->cost.nodes_visited++;
         if (!worth_visiting(n, t, forward, f)) {
             continue;
@@ -564,31 +573,42 @@ static int top_scan(search_ctx *c, top_ctx *t, uint64_t node)
     return SLOG_OK;
 }
 
+/* Queue node i when its box touches the window. */
+static int top_offer(search_ctx *c, top_ctx *t, uint64_t i)
+{
+    store_node_row n;
+    c->cost.nodes_visited++;
+    const int rc = tree_read_node(&c->r->tree, i, &n, c->err);
+    if (rc != SLOG_OK || !tree_walk_touches(&n, c->w0, c->w1)) {
+        return rc;
+    }
+    return queue_push(c, t, i);
+}
+
 static int top_walk(search_ctx *c, top_ctx *t)
 {
-    const tree_read *const tr = &c->r->tree;
+    tree_read *const tr = &c->r->tree;
     int rc = SLOG_OK;
     for (uint64_t i = 0; i < tr->nroots && rc == SLOG_OK; i++) {
-        c->cost.nodes_visited++;
-        if (tree_walk_touches(&tr->nodes[tr->roots[i]], c->w0, c->w1)) {
-            rc = queue_push(c, t, tr->roots[i]);
-        }
+        rc = top_offer(c, t, tr->roots[i]);
     }
     while (rc == SLOG_OK && t->nq > 0) {
         const top_node top = queue_pop(t);
         if (!may_rank(t, top.bound)) {
             break; /* the queue is ordered: nothing left can make the list */
         }
-        if (tr->nodes[top.node].counts[SLOG_KIND_STATE] > 0) {
+        store_node_row n;
+        rc = tree_read_node(tr, top.node, &n, c->err);
+        if (rc == SLOG_OK && n.counts[SLOG_KIND_STATE] > 0) {
             rc = top_scan(c, t, top.node);
         }
         uint64_t j = top.node;
-        while (rc == SLOG_OK && tree_walk_next_child(tr->nodes, top.node, &j)) {
-            c->cost.nodes_visited++;
-            if (tree_walk_touches(&tr->nodes[j], c->w0, c->w1)) {
-                rc = queue_push(c, t, j);
-            }
+        int more = rc == SLOG_OK;
+        while (more && (more = tree_read_next_child(tr, top.node, &j, c->err)) == 1) {
+            rc = top_offer(c, t, j);
+            more = rc == SLOG_OK;
         }
+        rc = more < 0 ? more : rc;
     }
     return rc;
 }

@@ -192,12 +192,15 @@ static int push_loose(stats_ctx *c, uint32_t tl, int64_t start, int64_t excl)
 
 /* ---- loading and checking nodes ---- */
 
-int api_node_error(const slog_reader *r, uint64_t node, int code, uint64_t off, const char *what,
+int api_node_error(slog_reader *r, uint64_t node, int code, uint64_t off, const char *what,
                    slog_error *err)
 {
-    const store_node_row *const n = &r->tree.nodes[node];
+    store_node_row n;
+    if (tree_read_node(&r->tree, node, &n, NULL) != SLOG_OK) {
+        return util_err(err, code, off, r->path, "Node %llu: %s", (unsigned long long)node, what);
+    }
     return util_err(err, code, off, r->path, "Node %llu [%lld, %lld]: %s",
-                    (unsigned long long)node, (long long)n->t0, (long long)n->t1, what);
+                    (unsigned long long)node, (long long)n.t0, (long long)n.t1, what);
 }
 
 int api_node_load(slog_reader *r, uint64_t node, int preview, cache_entry **out,
@@ -211,9 +214,16 @@ int api_node_load(slog_reader *r, uint64_t node, int preview, cache_entry **out,
     if (rc != SLOG_OK) {
         return api_node_error(r, node, rc, local.offset, local.message, err);
     }
+    store_node_row n;
+    rc = tree_read_node(&r->tree, node, &n, err);
+    if (rc != SLOG_OK) {
+        node_cache_unpin(*out);
+        *out = NULL;
+        return rc;
+    }
     const fmt_decoded *const d = &(*out)->drawables;
     for (int k = 0; !preview && k < 4; k++) {
-        if (d->n[k] != r->tree.nodes[node].counts[k]) {
+        if (d->n[k] != n.counts[k]) {
             node_cache_unpin(*out);
             *out = NULL;
             return api_node_error(r, node, SLOG_ECORRUPT, UINT64_MAX,
@@ -237,6 +247,28 @@ static int load(stats_ctx *c, uint64_t node, int preview, cache_entry **out)
     return rc;
 }
 
+/* What the node's own row and its children's totals (a leaf child's row,
+ * an inner child's preview) say its subtree holds. */
+static int expected_items(stats_ctx *c, uint64_t node, uint64_t *items)
+{
+    store_node_row n;
+    int rc = tree_read_node(&c->r->tree, node, &n, c->err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    *items = n.counts[0] + n.counts[1] + n.counts[2] + n.counts[3];
+    uint64_t j = node;
+    while ((rc = tree_read_next_child(&c->r->tree, node, &j, c->err)) == 1) {
+        uint64_t k = 0;
+        rc = tree_read_subtree_items(&c->r->tree, j, &k, &c->io, c->err);
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+        *items += k;
+    }
+    return rc;
+}
+
 /* A preview summarises exactly the drawables of its subtree. */
 static int check_preview(stats_ctx *c, uint64_t node, const cache_entry *e)
 {
@@ -251,7 +283,12 @@ static int check_preview(stats_ctx *c, uint64_t node, const cache_entry *e)
                               "Corrupt preview: an entry's totals contradict each other");
         }
     }
-    if (total != c->r->tree.subtree_items[node]) {
+    uint64_t expected = 0;
+    const int rc = expected_items(c, node, &expected);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    if (total != expected) {
         return node_error(c, node, SLOG_ECORRUPT, UINT64_MAX,
                           "Corrupt preview: its counts disagree with the node table");
     }
@@ -260,7 +297,12 @@ static int check_preview(stats_ctx *c, uint64_t node, const cache_entry *e)
 
 static int check_drawables(stats_ctx *c, uint64_t node, const fmt_decoded *d)
 {
-    const store_node_row *const n = &c->r->tree.nodes[node];
+    store_node_row row;
+    const int rc = tree_read_node(&c->r->tree, node, &row, c->err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    const store_node_row *const n = &row;
     for (uint64_t i = 0; i < d->n[SLOG_KIND_STATE]; i++) {
         const slog_state *const s = &d->states[i];
         if (s->end < s->start || s->start < n->t0 || s->end > n->t1) {
@@ -373,7 +415,12 @@ static int add_states(stats_ctx *c, const fmt_decoded *d, int edge)
 
 static int decode_node(stats_ctx *c, uint64_t node, int edge)
 {
-    const store_node_row *const n = &c->r->tree.nodes[node];
+    store_node_row row;
+    const int got = tree_read_node(&c->r->tree, node, &row, c->err);
+    if (got != SLOG_OK) {
+        return got;
+    }
+    const store_node_row *const n = &row;
     if (n->payload_len == 0) {
         return SLOG_OK;
     }
@@ -549,13 +596,18 @@ static int use_preview(stats_ctx *c, const store_node_row *n, const cache_entry 
 /* One wholly inside node: its preview, or its drawables and *descend. */
 static int inside_node(stats_ctx *c, uint64_t node, int *descend)
 {
-    const store_node_row *const n = &c->r->tree.nodes[node];
     *descend = 0;
+    store_node_row row;
+    int rc = tree_read_node(&c->r->tree, node, &row, c->err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    const store_node_row *const n = &row;
     if (n->t0 > n->t1) {
         return SLOG_OK; /* empty */
     }
     cache_entry *e = NULL;
-    int rc = load(c, node, 1, &e);
+    rc = load(c, node, 1, &e);
     if (rc != SLOG_OK) {
         return rc;
     }
@@ -583,9 +635,12 @@ static int inside_walk(stats_ctx *c, uint64_t root)
         c->cost.nodes_visited++;
         rc = inside_node(c, node, &descend);
         uint64_t j = node;
-        while (rc == SLOG_OK && descend && tree_walk_next_child(c->r->tree.nodes, node, &j)) {
+        int more = rc == SLOG_OK && descend;
+        while (more && (more = tree_read_next_child(&c->r->tree, node, &j, c->err)) == 1) {
             rc = push_u64(c, &stack, &sp, &cap, j);
+            more = rc == SLOG_OK;
         }
+        rc = more < 0 ? more : rc;
     }
     util_free(stack);
     return rc;
@@ -604,7 +659,12 @@ static int node_inside(const stats_ctx *c, const store_node_row *n)
  * decoded and descended. */
 static int edge_visit(stats_ctx *c, uint64_t node, int *descend)
 {
-    *descend = !node_inside(c, &c->r->tree.nodes[node]);
+    store_node_row n;
+    const int rc = tree_read_node(&c->r->tree, node, &n, c->err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    *descend = !node_inside(c, &n);
     if (!*descend) {
         return push_u64(c, &c->inside, &c->ninside, &c->capinside, node);
     }
@@ -615,19 +675,17 @@ static int edge_visit(stats_ctx *c, uint64_t node, int *descend)
 static int walk_touching(stats_ctx *c, int (*visit)(stats_ctx *, uint64_t, int *))
 {
     tree_read_walk w;
-    if (tree_read_walk_init(&w, &c->r->tree, c->w0, c->w1) != 0) {
-        tree_read_walk_free(&w);
-        return stats_nomem(c);
-    }
-    int rc = SLOG_OK;
+    int rc = tree_read_walk_init(&w, &c->r->tree, c->w0, c->w1, c->err);
     uint64_t node;
-    while (rc == SLOG_OK && tree_read_walk_next(&w, &node)) {
+    int got = 0;
+    while (rc == SLOG_OK && (got = tree_read_walk_next(&w, &node, c->err)) == 1) {
         int descend = 0;
         rc = visit(c, node, &descend);
-        if (rc == SLOG_OK && descend && tree_read_walk_descend(&w, node) != 0) {
-            rc = stats_nomem(c);
+        if (rc == SLOG_OK && descend) {
+            rc = tree_read_walk_descend(&w, node, c->err);
         }
     }
+    rc = rc == SLOG_OK && got < 0 ? got : rc;
     c->cost.nodes_visited += w.visited;
     tree_read_walk_free(&w);
     return rc;
@@ -637,11 +695,13 @@ static int walk_touching(stats_ctx *c, int (*visit)(stats_ctx *, uint64_t, int *
 static int fallback_node(stats_ctx *c, uint64_t node, int *descend)
 {
     *descend = 1;
-    if (c->r->tree.nodes[node].payload_len == 0) {
-        return SLOG_OK;
+    store_node_row n;
+    int rc = tree_read_node(&c->r->tree, node, &n, c->err);
+    if (rc != SLOG_OK || n.payload_len == 0) {
+        return rc;
     }
     cache_entry *e = NULL;
-    int rc = load(c, node, 0, &e);
+    rc = load(c, node, 0, &e);
     if (rc != SLOG_OK) {
         return rc;
     }

@@ -73,7 +73,7 @@ typedef struct stats_ctx {
  * errors name the node (index and box).  Shared with api_search.c. */
 int api_node_load(slog_reader *r, uint64_t node, int preview, cache_entry **out,
                   tree_read_cost *io, slog_error *err);
-int api_node_error(const slog_reader *r, uint64_t node, int code, uint64_t off, const char *what,
+int api_node_error(slog_reader *r, uint64_t node, int code, uint64_t off, const char *what,
                    slog_error *err);
 
 /* Selection tests. */

@@ -142,6 +142,10 @@ int store_read_strings(store *s, char **bytes, uint64_t *n, slog_error *err);
 int store_read_timelines(store *s, store_timeline_row **rows, uint64_t *n, slog_error *err);
 int store_read_categories(store *s, store_category_row **rows, uint64_t *n, slog_error *err);
 int store_read_nodes(store *s, store_node_row **rows, uint64_t *n, slog_error *err);
+/* Rows [first, first + n) of /nodes into rows (capacity n), one hyperslab
+ * read; rows past the table's extent (refreshed under SWMR) -> SLOG_ECORRUPT. */
+int store_read_node_rows(store *s, uint64_t first, size_t n, store_node_row *rows,
+                         slog_error *err);
 /* Format read version of the open file (1: no checksums). */
 uint32_t store_format_version(const store *s);
 /* Decode the blob [offset, offset+n) into dst (capacity >= n).  Corrupt

@@ -1399,6 +1399,72 @@ int store_read_nodes(store *s, store_node_row **rows, uint64_t *n, slog_error *e
     return rc;
 }
 
+/* The extent of /nodes, refreshed first under SWMR (call under the lock). */
+static int node_rows_extent(store *s, uint64_t *rows)
+{
+    table *const t = &s->t[T_NODES];
+    hsize_t dims[1] = {0};
+    const hid_t sp =
+        (s->swmr_read && H5Drefresh(t->dset) < 0) ? H5I_INVALID_HID : H5Dget_space(t->dset);
+    const int ok = sp >= 0 && H5Sget_simple_extent_dims(sp, dims, NULL) == 1;
+    if (sp >= 0) {
+        (void)H5Sclose(sp);
+    }
+    *rows = dims[0];
+    return ok ? 0 : -1;
+}
+
+/* Rows [first, first + n) through one hyperslab read (under the lock). */
+static int read_node_slab(store *s, uint64_t first, size_t n, store_node_row *rows)
+{
+    table *const t = &s->t[T_NODES];
+    const hsize_t start[1] = {first};
+    const hsize_t count[1] = {n};
+    const hid_t fsp = H5Dget_space(t->dset);
+    const hid_t msp = H5Screate_simple(1, count, NULL);
+    herr_t rc = fsp < 0 || msp < 0
+                    ? -1
+                    : H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (rc >= 0) {
+        rc = H5Dread(t->dset, t->mtype, msp, fsp, H5P_DEFAULT, rows);
+    }
+    if (msp >= 0) {
+        (void)H5Sclose(msp);
+    }
+    if (fsp >= 0) {
+        (void)H5Sclose(fsp);
+    }
+    return rc < 0 ? -1 : 0;
+}
+
+int store_read_node_rows(store *s, uint64_t first, size_t n, store_node_row *rows,
+                         slog_error *err)
+{
+    if (n == 0) {
+        return SLOG_OK;
+    }
+    h5_guard g;
+    h5_enter(&g);
+    int rc = SLOG_OK;
+    uint64_t have = s->t[T_NODES].rows;
+    if (first + n > have && node_rows_extent(s, &have) == 0) {
+        s->t[T_NODES].rows = have; /* SWMR: the writer may have appended */
+    }
+    if (first + n > have) {
+        rc = util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path,
+                      "Corrupt file: /nodes has %" PRIu64 " rows, %" PRIu64 " needed", have,
+                      first + n);
+    } else if (read_node_slab(s, first, n, rows) != 0) {
+        rc = h5_err(err, SLOG_ECORRUPT, first * sizeof *rows, s->path,
+                    "Failed to read /nodes rows");
+    }
+    h5_leave(&g);
+    if (rc == SLOG_OK) {
+        clear_absent_members(s, T_NODES, rows, n);
+    }
+    return rc;
+}
+
 /* ---- reading blobs -------------------------------------------------------------- */
 
 /* Is [offset, offset + n) inside /payload?  Under SWMR the extent may have

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT
  *
- * tree_read.c - the reader side of the tree: node-table validation (every
- * node's children tile its post-order subtree, its blobs lie inside the
- * /payload bytes the summary covers), roots, subtree drawable counts, blob
+ * tree_read.c - the reader side of the tree: the node table read lazily in
+ * blocks of rows, each row verified when its block is loaded (its blobs lie
+ * inside the /payload bytes the summary covers), children checked to tile
+ * their parent's post-order subtree as a walk enumerates them, roots found
+ * from the last row by subtree sizes, subtree drawable counts, blob
  * loading through the LRU node cache (decoding outside the HDF5 lock, in
  * store_read_blob) and the depth-first window walk.  Format 2: every node
- * row's CRC32C is checked at open, every blob's before it is decoded, and a
+ * row's CRC32C is checked when its block is read, every blob's before it is decoded, and a
  * node's args blob is read only when a query asks for args.
  * Layer 4: may call format/store/codec/util.
  */
@@ -16,6 +18,7 @@
 #include "util_alloc.h"
 #include "util_error.h"
 
+#include <assert.h>
 #include <inttypes.h>
 
 static int corrupt(const tree_read *t, slog_error *err, const char *what, uint64_t index)
@@ -26,10 +29,9 @@ static int corrupt(const tree_read *t, slog_error *err, const char *what, uint64
 
 /* A checksum mismatch names the node, its time range and the byte offset
  * (in decoded /payload for a blob, in /nodes for the row itself). */
-static int crc_mismatch(const tree_read *t, slog_error *err, uint64_t i, const char *what,
-                        uint64_t off)
+static int crc_mismatch_row(const tree_read *t, slog_error *err, uint64_t i,
+                            const store_node_row *n, const char *what, uint64_t off)
 {
-    const store_node_row *const n = &t->nodes[i];
     return util_err(err, SLOG_ECORRUPT, off, t->path,
                     "Corrupt node %" PRIu64 " [%" PRId64 ", %" PRId64 "]: %s checksum mismatch at "
                     "byte %" PRIu64,
@@ -41,63 +43,198 @@ static int blob_outside(uint64_t extent, uint64_t off, uint64_t len)
     return len > extent || off > extent - len;
 }
 
-/* Check that node i's row is intact and its children tile its subtree. */
-static int check_node(const tree_read *t, uint64_t extent, uint64_t i, slog_error *err)
+/* Check node i's row on its own; how children tile a parent is checked by
+ * tree_read_next_child as a walk meets them. */
+static int check_row(const tree_read *t, uint64_t i, const store_node_row *n, slog_error *err)
 {
-    const store_node_row *const n = &t->nodes[i];
     if (t->version >= 2 && store_node_row_crc(n) != n->row_crc) {
-        return crc_mismatch(t, err, i, "/nodes row", i * sizeof *n);
+        return crc_mismatch_row(t, err, i, n, "/nodes row", i * sizeof *n);
     }
     if (n->subtree_nodes == 0 || n->subtree_nodes > i + 1 || n->level >= 64 ||
         (n->t0 > n->t1 && n->t0 != INT64_MAX) || n->preview_len == 0) {
         return corrupt(t, err, "bad node row", i);
     }
     /* blobs lie inside the /payload bytes the summary covers */
-    if (blob_outside(extent, n->payload_off, n->payload_len) ||
-        blob_outside(extent, n->preview_off, n->preview_len) ||
-        blob_outside(extent, n->args_off, n->args_len)) {
+    if (blob_outside(t->payload_bytes, n->payload_off, n->payload_len) ||
+        blob_outside(t->payload_bytes, n->preview_off, n->preview_len) ||
+        blob_outside(t->payload_bytes, n->args_off, n->args_len)) {
         return corrupt(t, err, "node blob outside /payload", i);
-    }
-    const uint64_t first = i + 1 - n->subtree_nodes;
-    uint64_t j = i;
-    while (j > first) {
-        const uint64_t sz = t->nodes[j - 1].subtree_nodes;
-        if (sz == 0 || sz > j - first) {
-            return corrupt(t, err, "node subtree does not fit its parent", i);
-        }
-        j -= sz;
     }
     return SLOG_OK;
 }
 
-static void count_subtree_items(tree_read *t)
+/* ---- the block cache of node rows ---- */
+
+#define PROBES 4u /* slots a block may live in: the least recently used goes */
+
+static size_t block_slot(uint64_t block, unsigned probe)
 {
-    for (uint64_t i = 0; i < t->nnodes; i++) {
-        const store_node_row *const n = &t->nodes[i];
-        uint64_t items = n->counts[0] + n->counts[1] + n->counts[2] + n->counts[3];
-        uint64_t j = i;
-        while (tree_walk_next_child(t->nodes, i, &j)) {
-            items += t->subtree_items[j]; /* children come before their parent */
-        }
-        t->subtree_items[i] = items;
-    }
+    uint64_t h = (block + probe) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 56) % TREE_READ_BLOCK_SLOTS;
 }
 
-static int find_roots(tree_read *t, const store_summary *sum, slog_error *err)
+/* Read block b into slot s and verify every row; the slot stays empty on error. */
+static int load_block(tree_read *t, tree_read_block *s, uint64_t b, slog_error *err)
 {
-    uint64_t count = 0;
-    for (uint64_t i = t->nnodes; i > 0; i -= t->nodes[i - 1].subtree_nodes) {
-        count++;
+    s->index = UINT64_MAX;
+    if (s->rows == NULL) {
+        s->rows = util_malloc(TREE_READ_BLOCK_ROWS * sizeof *s->rows);
+        if (s->rows == NULL) {
+            return util_err(err, SLOG_ENOMEM, UINT64_MAX, t->path, "Cannot read the node table");
+        }
     }
-    t->roots = util_calloc((size_t)count + 1, sizeof *t->roots);
-    if (t->roots == NULL) {
+    const uint64_t first = b * TREE_READ_BLOCK_ROWS;
+    const uint64_t left = t->nnodes - first;
+    const size_t n = left < TREE_READ_BLOCK_ROWS ? (size_t)left : TREE_READ_BLOCK_ROWS;
+    int rc = store_read_node_rows(t->st, first, n, s->rows, err);
+    for (size_t k = 0; rc == SLOG_OK && k < n; k++) {
+        rc = check_row(t, first + k, &s->rows[k], err);
+    }
+    if (rc == SLOG_OK) {
+        s->index = b;
+    }
+    return rc;
+}
+
+/* The slot holding block b, or the one to load it into: an empty slot or
+ * the least recently used of its probes. */
+static tree_read_block *find_block(tree_read *t, uint64_t b)
+{
+    tree_read_block *victim = NULL;
+    for (unsigned p = 0; p < PROBES; p++) {
+        tree_read_block *const s = &t->blocks[block_slot(b, p)];
+        if (s->index == b) {
+            return s;
+        }
+        if (victim == NULL || (victim->index != UINT64_MAX &&
+                               (s->index == UINT64_MAX || s->used < victim->used))) {
+            victim = s;
+        }
+    }
+    return victim;
+}
+
+int tree_read_node(tree_read *t, uint64_t i, store_node_row *out, slog_error *err)
+{
+    assert(i < t->nnodes);
+    const uint64_t b = i / TREE_READ_BLOCK_ROWS;
+    tree_read_block *const s = find_block(t, b);
+    if (s->index != b) {
+        const int rc = load_block(t, s, b, err);
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+    }
+    s->used = ++t->tick;
+    *out = s->rows[i % TREE_READ_BLOCK_ROWS];
+    return SLOG_OK;
+}
+
+int tree_read_next_child(tree_read *t, uint64_t i, uint64_t *j, slog_error *err)
+{
+    store_node_row n;
+    int rc = tree_read_node(t, i, &n, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    const uint64_t first = i + 1 - n.subtree_nodes;
+    uint64_t end = i; /* start of the subtree handed out last */
+    if (*j != i) {
+        store_node_row c;
+        rc = tree_read_node(t, *j, &c, err);
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+        end = *j + 1 - c.subtree_nodes; /* >= first: checked when handed out */
+    }
+    if (end == first) {
+        return 0;
+    }
+    const uint64_t next = end - 1;
+    store_node_row c;
+    rc = tree_read_node(t, next, &c, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    if (c.subtree_nodes > next + 1 - first) {
+        return corrupt(t, err, "node subtree does not fit its parent", i);
+    }
+    *j = next;
+    return 1;
+}
+
+int tree_read_subtree_counts(tree_read *t, uint64_t i, uint64_t counts[4], tree_read_cost *cost,
+                             slog_error *err)
+{
+    store_node_row n;
+    int rc = tree_read_node(t, i, &n, err);
+    if (rc != SLOG_OK || n.subtree_nodes == 1) {
+        for (int k = 0; rc == SLOG_OK && k < 4; k++) {
+            counts[k] += n.counts[k];
+        }
+        return rc;
+    }
+    cache_entry *e = NULL;
+    rc = tree_read_load_preview(t, i, &e, cost, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    for (uint64_t k = 0; k < e->npreviews; k++) {
+        const pv_entry *const p = &e->previews[k];
+        if (p->kind >= 4) {
+            node_cache_unpin(e);
+            return corrupt(t, err, "preview entry of an unknown kind", i);
+        }
+        counts[p->kind] += p->count;
+    }
+    node_cache_unpin(e);
+    return SLOG_OK;
+}
+
+int tree_read_subtree_items(tree_read *t, uint64_t i, uint64_t *items, tree_read_cost *cost,
+                            slog_error *err)
+{
+    uint64_t c[4] = {0, 0, 0, 0};
+    const int rc = tree_read_subtree_counts(t, i, c, cost, err);
+    *items = c[0] + c[1] + c[2] + c[3];
+    return rc;
+}
+
+/* ---- open ---- */
+
+static int add_root(tree_read *t, uint64_t i, size_t *cap, slog_error *err)
+{
+    void *p = t->roots;
+    if (util_grow(&p, cap, (size_t)t->nroots + 1, sizeof *t->roots) != 0) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, t->path, "Cannot load the node table");
     }
-    t->nroots = count;
-    for (uint64_t i = t->nnodes; i > 0; i -= t->nodes[i - 1].subtree_nodes) {
-        t->roots[--count] = i - 1;
+    t->roots = p;
+    t->roots[t->nroots++] = i;
+    return SLOG_OK;
+}
+
+/* Walk back from the last row by subtree sizes: the roots, last first. */
+static int find_roots(tree_read *t, uint32_t complete, slog_error *err)
+{
+    size_t cap = 0;
+    for (uint64_t i = t->nnodes; i > 0;) {
+        store_node_row n;
+        int rc = tree_read_node(t, i - 1, &n, err);
+        if (rc == SLOG_OK) {
+            rc = add_root(t, i - 1, &cap, err);
+        }
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+        t->depth = n.level + 1 > t->depth ? n.level + 1 : t->depth;
+        i -= n.subtree_nodes;
     }
-    if (sum->complete && t->nroots > 1) {
+    for (uint64_t a = 0, z = t->nroots; a + 1 < z; a++, z--) {
+        const uint64_t x = t->roots[a];
+        t->roots[a] = t->roots[z - 1];
+        t->roots[z - 1] = x;
+    }
+    if (complete && t->nroots > 1) {
         return corrupt(t, err, "complete file with several roots", t->nroots);
     }
     return SLOG_OK;
@@ -107,49 +244,31 @@ int tree_read_open(tree_read *t, const store_summary *sum, size_t cache_bytes, s
 {
     store *const st = t->st;
     t->version = store_format_version(st);
-    node_cache_init(&t->cache, cache_bytes);
-    int rc = store_read_nodes(st, &t->nodes, &t->nnodes, err);
-    if (rc != SLOG_OK) {
-        return rc;
-    }
-    if (t->nnodes < sum->nodes) {
-        return corrupt(t, err, "node table shorter than its summary", t->nnodes);
-    }
     t->nnodes = sum->nodes;
-    for (uint64_t i = 0; i < t->nnodes; i++) {
-        rc = check_node(t, sum->payload_bytes, i, err);
-        if (rc != SLOG_OK) {
-            return rc;
-        }
+    t->payload_bytes = sum->payload_bytes;
+    for (size_t s = 0; s < TREE_READ_BLOCK_SLOTS; s++) {
+        t->blocks[s].index = UINT64_MAX;
     }
-    t->subtree_items = util_calloc((size_t)t->nnodes + 1, sizeof *t->subtree_items);
-    if (t->subtree_items == NULL) {
-        return util_err(err, SLOG_ENOMEM, UINT64_MAX, t->path, "Cannot load the node table");
-    }
-    count_subtree_items(t);
-    return find_roots(t, sum, err);
+    node_cache_init(&t->cache, cache_bytes);
+    return find_roots(t, sum->complete, err);
 }
 
 void tree_read_close(tree_read *t)
 {
     node_cache_free(&t->cache);
-    util_free(t->nodes);
-    util_free(t->subtree_items);
+    for (size_t s = 0; s < TREE_READ_BLOCK_SLOTS; s++) {
+        util_free(t->blocks[s].rows);
+        t->blocks[s].rows = NULL;
+        t->blocks[s].index = UINT64_MAX;
+    }
     util_free(t->roots);
-    t->nodes = NULL;
-    t->subtree_items = NULL;
     t->roots = NULL;
     t->nnodes = t->nroots = 0;
 }
 
 uint32_t tree_read_depth(const tree_read *t)
 {
-    uint32_t depth = 0;
-    for (uint64_t i = 0; i < t->nroots; i++) {
-        const uint32_t d = t->nodes[t->roots[i]].level + 1;
-        depth = d > depth ? d : depth;
-    }
-    return depth;
+    return t->depth;
 }
 
 /* ---- loading blobs ---- */
@@ -179,6 +298,8 @@ typedef struct blob_ref {
     uint64_t off, len;
     uint32_t crc;
     const char *what; /* "drawables", "preview", "args" */
+    int64_t t0, t1;   /* the node's box, for messages */
+    int no_args;      /* format 2 and no args blob */
 } blob_ref;
 
 /* Read the blob's bytes into a new buffer and verify its checksum (format 2). */
@@ -199,7 +320,10 @@ static int read_verified(tree_read *t, const blob_ref *b, uint8_t **out, tree_re
     cost->bytes_read += io.bytes_read;
     cost->bytes_decoded += io.bytes_decoded;
     if (rc == SLOG_OK && t->version >= 2 && codec_crc32c(0, raw, (size_t)b->len) != b->crc) {
-        rc = crc_mismatch(t, err, b->node, b->what, b->off);
+        rc = util_err(err, SLOG_ECORRUPT, b->off, t->path,
+                      "Corrupt node %" PRIu64 " [%" PRId64 ", %" PRId64 "]: %s checksum "
+                      "mismatch at byte %" PRIu64,
+                      b->node, b->t0, b->t1, b->what, b->off);
     }
     if (rc != SLOG_OK) {
         util_free(raw);
@@ -212,11 +336,10 @@ static int read_verified(tree_read *t, const blob_ref *b, uint8_t **out, tree_re
 static int decode_failed(const tree_read *t, const blob_ref *b, uint64_t bad, slog_error *err)
 {
     const uint64_t at = b->off + bad;
-    const store_node_row *const n = &t->nodes[b->node];
     return util_err(err, SLOG_ECORRUPT, at, t->path,
                     "Corrupt node %" PRIu64 " [%" PRId64 ", %" PRId64 "]: bad %s blob at payload "
                     "byte %" PRIu64,
-                    b->node, n->t0, n->t1, b->what, at);
+                    b->node, b->t0, b->t1, b->what, at);
 }
 
 static int load_entry(tree_read *t, const blob_ref *b, int preview, cache_entry **out,
@@ -235,7 +358,7 @@ static int load_entry(tree_read *t, const blob_ref *b, int preview, cache_entry 
     if (rc == SLOG_ECORRUPT && bad != UINT64_MAX) {
         rc = decode_failed(t, b, bad, err);
     }
-    if (rc == SLOG_OK && !preview && t->nodes[b->node].args_len == 0 && t->version >= 2) {
+    if (rc == SLOG_OK && !preview && b->no_args) {
         e->drawables.args_attached = 1; /* no args blob: nothing to attach */
     }
     if (rc != SLOG_OK) {
@@ -254,10 +377,20 @@ static int load_entry(tree_read *t, const blob_ref *b, int preview, cache_entry 
 static int load_blob(tree_read *t, uint64_t node, int preview, cache_entry **out,
                      tree_read_cost *cost, slog_error *err)
 {
-    const store_node_row *const n = &t->nodes[node];
-    const blob_ref b = {node, preview ? n->preview_off : n->payload_off,
+    store_node_row row;
+    const int rc = tree_read_node(t, node, &row, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    const store_node_row *const n = &row;
+    const blob_ref b = {node,
+                        preview ? n->preview_off : n->payload_off,
                         preview ? n->preview_len : n->payload_len,
-                        preview ? n->preview_crc : n->payload_crc, preview ? "preview" : "drawables"};
+                        preview ? n->preview_crc : n->payload_crc,
+                        preview ? "preview" : "drawables",
+                        n->t0,
+                        n->t1,
+                        n->args_len == 0 && t->version >= 2};
     cache_entry *e = node_cache_get(&t->cache, b.off);
     if (e != NULL && e->is_preview == preview) {
         cost->cache_hits++;
@@ -283,14 +416,21 @@ int tree_read_load_preview(tree_read *t, uint64_t node, cache_entry **out, tree_
 int tree_read_load_args(tree_read *t, uint64_t node, cache_entry *e, tree_read_cost *cost,
                         slog_error *err)
 {
-    const store_node_row *const n = &t->nodes[node];
-    if (e->drawables.args_attached || n->args_len == 0) {
+    if (e->drawables.args_attached) {
+        return SLOG_OK;
+    }
+    store_node_row n;
+    int rc = tree_read_node(t, node, &n, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    if (n.args_len == 0) {
         e->drawables.args_attached = 1;
         return SLOG_OK;
     }
-    const blob_ref b = {node, n->args_off, n->args_len, n->args_crc, "args"};
+    const blob_ref b = {node, n.args_off, n.args_len, n.args_crc, "args", n.t0, n.t1, 0};
     uint8_t *raw = NULL;
-    int rc = read_verified(t, &b, &raw, cost, err);
+    rc = read_verified(t, &b, &raw, cost, err);
     uint64_t bad = UINT64_MAX;
     if (rc == SLOG_OK) {
         rc = fmt_args_attach(&e->drawables, raw, (size_t)b.len, t->fs, &bad);
@@ -312,18 +452,25 @@ int tree_read_load_args(tree_read *t, uint64_t node, cache_entry *e, tree_read_c
 
 /* ---- window walk ---- */
 
-static int walk_push(tree_read_walk *w, uint64_t node)
+static int walk_push(tree_read_walk *w, uint64_t node, slog_error *err)
 {
+    store_node_row n;
+    const int rc = tree_read_node(w->t, node, &n, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
     void *p = w->stack;
     if (util_grow(&p, &w->cap, w->sp + 1, sizeof *w->stack) != 0) {
-        return -1;
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, w->t->path, "Cannot walk the tree");
     }
     w->stack = p;
-    w->stack[w->sp++] = node;
-    return 0;
+    w->stack[w->sp].node = node;
+    w->stack[w->sp].t0 = n.t0 <= n.t1 ? n.t0 : INT64_MAX;
+    w->sp++;
+    return SLOG_OK;
 }
 
-int tree_read_walk_init(tree_read_walk *w, const tree_read *t, int64_t w0, int64_t w1)
+int tree_read_walk_init(tree_read_walk *w, tree_read *t, int64_t w0, int64_t w1, slog_error *err)
 {
     w->t = t;
     w->w0 = w0;
@@ -332,19 +479,25 @@ int tree_read_walk_init(tree_read_walk *w, const tree_read *t, int64_t w0, int64
     w->sp = w->cap = 0;
     w->visited = 0;
     for (uint64_t i = t->nroots; i > 0; i--) {
-        if (walk_push(w, t->roots[i - 1]) != 0) {
-            return -1;
+        const int rc = walk_push(w, t->roots[i - 1], err);
+        if (rc != SLOG_OK) {
+            return rc;
         }
     }
-    return 0;
+    return SLOG_OK;
 }
 
-int tree_read_walk_next(tree_read_walk *w, uint64_t *node)
+int tree_read_walk_next(tree_read_walk *w, uint64_t *node, slog_error *err)
 {
     while (w->sp > 0) {
-        const uint64_t i = w->stack[--w->sp];
+        const uint64_t i = w->stack[--w->sp].node;
         w->visited++;
-        if (tree_walk_touches(&w->t->nodes[i], w->w0, w->w1)) {
+        store_node_row n;
+        const int rc = tree_read_node(w->t, i, &n, err);
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+        if (tree_walk_touches(&n, w->w0, w->w1)) {
             *node = i;
             return 1;
         }
@@ -352,23 +505,24 @@ int tree_read_walk_next(tree_read_walk *w, uint64_t *node)
     return 0;
 }
 
-int tree_read_walk_descend(tree_read_walk *w, uint64_t node)
+int tree_read_walk_descend(tree_read_walk *w, uint64_t node, slog_error *err)
 {
     uint64_t j = node;
-    while (tree_walk_next_child(w->t->nodes, node, &j)) {
-        if (walk_push(w, j) != 0) {
-            return -1;
+    int more;
+    while ((more = tree_read_next_child(w->t, node, &j, err)) == 1) {
+        const int rc = walk_push(w, j, err);
+        if (rc != SLOG_OK) {
+            return rc;
         }
     }
-    return 0;
+    return more;
 }
 
 int64_t tree_read_walk_low(const tree_read_walk *w)
 {
     int64_t low = INT64_MAX;
     for (size_t i = 0; i < w->sp; i++) {
-        const int64_t t0 = w->t->nodes[w->stack[i]].t0;
-        low = t0 < low ? t0 : low;
+        low = w->stack[i].t0 < low ? w->stack[i].t0 : low;
     }
     return low;
 }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT
  *
- * tree_read.h - the reader side of the tree: the node table, validated at
- * open so that no walk can index out of bounds (children tile their parent,
- * blobs lie inside /payload), the top-level subtrees (roots, in time order),
- * the drawables held by each subtree, and loading a node's drawables or
- * preview through the LRU node cache with its I/O cost.  A window walk
- * hands out, depth first and in time order, the nodes whose box touches a
- * window; its caller decides per node whether to descend (the api layer
+ * tree_read.h - the reader side of the tree: the node table, each row
+ * validated when first read so that no walk can index out of bounds
+ * (children tile their parent, blobs lie inside /payload), the top-level
+ * subtrees (roots, in time order), the drawables held by each subtree, and
+ * loading a node's drawables or preview through the LRU node cache with
+ * its I/O cost.  The node table is read on demand in verified blocks kept
+ * in a bounded cache, so opening costs O(roots), not O(nodes).  A window
+ * walk hands out, depth first and in time order, the nodes whose box
+ * touches a window; its caller decides per node whether to descend (the api layer
  * filters and emits, as SQLite's btree asks its pager for pages).
  * Layer 4: may call format/store/codec/util.
  */
@@ -18,16 +20,31 @@
 
 #include <slog/slog_common.h>
 
+/* The node table is read lazily: rows come in blocks of
+ * TREE_READ_BLOCK_ROWS (one hyperslab read each), every row of a block is
+ * verified when the block is loaded, and at most TREE_READ_BLOCK_SLOTS
+ * blocks are kept (4 MiB of rows), whatever the file's size. */
+#define TREE_READ_BLOCK_ROWS 128u
+#define TREE_READ_BLOCK_SLOTS 256u
+
+typedef struct tree_read_block {
+    uint64_t index;           /* block number; UINT64_MAX: slot empty */
+    uint64_t used;            /* last use (tick), for eviction */
+    store_node_row *rows;     /* TREE_READ_BLOCK_ROWS rows, allocated on first use */
+} tree_read_block;
+
 typedef struct tree_read {
     store *st;                /* borrowed */
     const char *path;         /* borrowed, for messages */
     const fmt_strings *fs;    /* borrowed string heap for drawables' args */
-    store_node_row *nodes;    /* post-order */
-    uint64_t nnodes;
-    uint64_t *subtree_items;  /* drawables in each node's subtree */
+    uint64_t nnodes;          /* rows the summary covers (post-order) */
+    uint64_t payload_bytes;   /* /payload bytes the summary covers */
     uint64_t *roots;          /* top-level subtrees, in time order */
     uint64_t nroots;
+    uint32_t depth;           /* tallest root's level + 1 */
     uint32_t version;         /* file format version: >= 2 verifies CRC32Cs */
+    uint64_t tick;
+    tree_read_block blocks[TREE_READ_BLOCK_SLOTS];
     node_cache cache;
 } tree_read;
 
@@ -38,16 +55,39 @@ typedef struct tree_read_cost {
     uint64_t cache_hits;
 } tree_read_cost;
 
-/* Read and validate the node rows that `sum` covers, compute roots and
- * subtree sizes, set up a cache of cache_bytes.  The caller sets t->st,
- * t->path and t->fs first (borrowed).  SLOG_OK, SLOG_ECORRUPT, SLOG_ENOMEM
- * or a store error; on error call tree_read_close. */
+/* Find the roots (the last row for a complete file; for an incomplete one,
+ * walking back from the last row by subtree sizes: O(roots) rows read) and
+ * set up a node cache of cache_bytes.  The caller sets t->st, t->path and
+ * t->fs first (borrowed).  No other row is read: each is read and verified
+ * when first used.  SLOG_OK, SLOG_ECORRUPT, SLOG_ENOMEM or a store error;
+ * on error call tree_read_close. */
 int tree_read_open(tree_read *t, const store_summary *sum, size_t cache_bytes, slog_error *err);
 /* Free what open allocated (safe on a zeroed or half-opened struct). */
 void tree_read_close(tree_read *t);
 
 /* Height of the tallest root + 1 (0 for an empty file). */
 uint32_t tree_read_depth(const tree_read *t);
+
+/* Copy node i's row (i < nnodes) into *out, reading and verifying its block
+ * on first use: format-2 row CRC32C, level < 64, t0 <= t1 or an empty box,
+ * subtree_nodes in 1..i+1, blobs inside the summary's /payload bytes, a
+ * preview.  SLOG_OK, SLOG_ECORRUPT naming the node, SLOG_ENOMEM, store errors. */
+int tree_read_node(tree_read *t, uint64_t i, store_node_row *out, slog_error *err);
+
+/* Children of node i, last child first: call with *j = i, then repeatedly:
+ * 1 (*j is the next child), 0 (no more), or < 0 (error).  Checks as it goes
+ * that the children's subtrees tile node i's subtree exactly (SLOG_ECORRUPT
+ * naming node i otherwise). */
+int tree_read_next_child(tree_read *t, uint64_t i, uint64_t *j, slog_error *err);
+
+/* Drawables in node i's subtree: a leaf's own counts, an inner node's
+ * preview totals (previews are exact totals of their subtree; folding
+ * keeps totals), so an inner node's preview is loaded (and cached). */
+int tree_read_subtree_items(tree_read *t, uint64_t i, uint64_t *items, tree_read_cost *cost,
+                            slog_error *err);
+/* The same per kind (state, event, arrow, counter), added to counts[]. */
+int tree_read_subtree_counts(tree_read *t, uint64_t i, uint64_t counts[4], tree_read_cost *cost,
+                             slog_error *err);
 
 /* A node's decoded drawables / preview, pinned in the cache: release with
  * node_cache_unpin.  Corrupt blobs -> SLOG_ECORRUPT naming the byte. */
@@ -65,18 +105,25 @@ int tree_read_load_args(tree_read *t, uint64_t node, cache_entry *e, tree_read_c
 /* Depth-first window walk.  tree_read_walk_next hands out the next node
  * whose box touches [w0, w1) (1), or 0 at the end; the caller calls
  * tree_read_walk_descend on it to visit its children next. */
+typedef struct tree_read_walk_slot {
+    uint64_t node;
+    int64_t t0;               /* its box start, for tree_read_walk_low */
+} tree_read_walk_slot;
+
 typedef struct tree_read_walk {
-    const tree_read *t;
+    tree_read *t;
     int64_t w0, w1;
-    uint64_t *stack;
+    tree_read_walk_slot *stack;
     size_t sp, cap;
     uint64_t visited;         /* nodes looked at, touching or not */
 } tree_read_walk;
 
-/* 0, or -1 when out of memory (then call tree_read_walk_free). */
-int tree_read_walk_init(tree_read_walk *w, const tree_read *t, int64_t w0, int64_t w1);
-int tree_read_walk_next(tree_read_walk *w, uint64_t *node);
-int tree_read_walk_descend(tree_read_walk *w, uint64_t node);
+/* SLOG_OK, or an error (then call tree_read_walk_free). */
+int tree_read_walk_init(tree_read_walk *w, tree_read *t, int64_t w0, int64_t w1, slog_error *err);
+/* 1 (*node set), 0 (end) or < 0 (a corrupt row, out of memory: err set). */
+int tree_read_walk_next(tree_read_walk *w, uint64_t *node, slog_error *err);
+/* SLOG_OK or < 0 (err set). */
+int tree_read_walk_descend(tree_read_walk *w, uint64_t node, slog_error *err);
 /* Low-water mark: the smallest box start of the nodes still to visit
  * (INT64_MAX when none), so no drawable handed out later starts before. */
 int64_t tree_read_walk_low(const tree_read_walk *w);

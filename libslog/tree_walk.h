@@ -2,8 +2,8 @@
  *
  * tree_walk.h - the decisions of a window/zoom traversal over the node
  * table (post-order rows with subtree sizes): does a node's box touch the
- * window, is it coarse enough to stand as a preview, and which are its
- * children.  No I/O.
+ * window, is it coarse enough to stand as a preview (children are
+ * enumerated by tree_read_next_child, which checks their tiling).  No I/O.
  * Layer 4: may call format/store/codec/util.
  */
 #ifndef TREE_WALK_H
@@ -63,9 +63,5 @@ static inline int tree_walk_as_preview(const store_node_row *n, uint64_t subtree
     const uint64_t pixels = ((uint64_t)n->t1 - (uint64_t)n->t0) / (uint64_t)resolution;
     return subtree_items / (rows ? rows : 1) > pixels;
 }
-
-/* Children of node i, last child first: call with *j = i, then repeatedly
- * while tree_walk_next_child returns 1. */
-int tree_walk_next_child(const store_node_row *nodes, uint64_t i, uint64_t *j);
 
 #endif /* TREE_WALK_H */

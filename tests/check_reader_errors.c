@@ -5,7 +5,9 @@
  * version, truncated copies, and copies with bytes flipped at many offsets.
  * Each gives a specific code with a non-empty message, never a crash; a
  * damaged file that still opens must answer queries with an error or with
- * well-formed data.  Run under -Db_sanitize=address,undefined in CI.
+ * well-formed data.  Node rows are read lazily (in blocks, verified when
+ * read), so a damaged row far from the roots fails the query that meets it,
+ * not the open.  Run under -Db_sanitize=address,undefined in CI.
  * Crafted HDF5 files are made with the HDF5 C API here.
  */
 #include "ck_quiet.h"
@@ -520,8 +522,11 @@ START_TEST(test_reader_errors_flipped_bytes_never_crash)
         query_damaged(r, in->start, in->end + 1, span / 100 + 1);
         query_damaged(r, in->start + span / 4, in->start + span / 4 + span / 50, span / 5000 + 1);
         for (uint64_t i = 0; i < in->nodes && i < 100000; i++) {
+            /* rows are read lazily: a damaged one is an error when met */
             slog_node_info ni;
-            ck_assert_int_eq(slog_reader_node(r, i, &ni), SLOG_OK);
+            const int nrc = slog_reader_node(r, i, &ni);
+            ck_assert_msg(nrc == SLOG_OK || nrc == SLOG_ECORRUPT || nrc == SLOG_EIO,
+                          "node %llu gave %s", (unsigned long long)i, slog_status_name(nrc));
         }
         slog_reader_destroy(r);
     }
@@ -656,6 +661,120 @@ START_TEST(test_reader_errors_checksum_catches_blob_changes)
 }
 END_TEST
 
+/* ---- lazy node table ---------------------------------------------------------------------- */
+
+/* A file with many blocks of node rows (tree_read.h reads 128 at a time). */
+static uint64_t write_big(const char *p)
+{
+    const tref_params prm = {.seed = 77,
+                             .timelines = 4,
+                             .states = 30000,
+                             .events = 0,
+                             .arrows = 0,
+                             .counters = 0,
+                             .state_categories = 3,
+                             .max_depth = 3,
+                             .base = 0,
+                             .span = 50000000,
+                             .args_percent = 0};
+    tref_trace t;
+    ck_assert_int_eq(tref_generate(&t, &prm), 0);
+    slog_writer_options o = SLOG_WRITER_OPTIONS_INIT;
+    o.leaf_bytes = 512;
+    slog_error err;
+    const int rc = tref_write(&t, p, &o, TR_ORDER_END, 1, true, &err);
+    tref_free(&t);
+    ck_assert_msg(rc == SLOG_OK, "writing: %s", err.message);
+    slog_reader *r = NULL;
+    ck_assert_int_eq(slog_reader_open(&r, p, NULL, &err), SLOG_OK);
+    const uint64_t n = slog_reader_info(r)->nodes;
+    slog_reader_destroy(r);
+    ck_assert_uint_gt(n, 3 * 128); /* node 0's block is not the root's */
+    return n;
+}
+
+/* A damaged row away from the root does not fail the open (only the root's
+ * rows are read there) but always fails what meets it, naming the node. */
+START_TEST(test_reader_errors_lazy_row_fails_when_met)
+{
+    const uint64_t n = write_big(bad);
+    bump_element(bad, "nodes", "t0", 0);
+    slog_reader *r = NULL;
+    slog_error err;
+    ck_assert_int_eq(slog_reader_open(&r, bad, NULL, &err), SLOG_OK);
+    slog_node_info ni;
+    ck_assert_int_eq(slog_reader_node(r, n - 1, &ni), SLOG_OK);
+    ck_assert_int_eq(slog_reader_node(r, 0, &ni), SLOG_ECORRUPT);
+    memset(&err, 0xff, sizeof err);
+    ck_assert_int_eq(query_all(r, 0, &err), SLOG_ECORRUPT);
+    expect_message(&err, "node 0 [", "checksum mismatch");
+    ck_assert_uint_eq(err.offset, 0);
+    slog_reader_destroy(r);
+}
+END_TEST
+
+static uint32_t crc32c(const unsigned char *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++) {
+            c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1u)));
+        }
+    }
+    return ~c;
+}
+
+/* Rewrite node row i's subtree_nodes (byte 24) and reseal its CRC (byte 124). */
+static void set_subtree_nodes(const char *p, hsize_t i, uint64_t v)
+{
+    const hid_t f = H5Fopen(p, H5F_ACC_RDWR, H5P_DEFAULT);
+    ck_assert_int_ge(f, 0);
+    const hid_t d = H5Dopen2(f, "nodes", H5P_DEFAULT);
+    const hid_t ft = H5Dget_type(d);
+    ck_assert_uint_eq(H5Tget_size(ft), 128);
+    unsigned char row[128];
+    const hsize_t one[1] = {1};
+    const hid_t fs = H5Dget_space(d);
+    const hid_t ms = H5Screate_simple(1, one, NULL);
+    ck_assert_int_ge(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &i, NULL, one, NULL), 0);
+    ck_assert_int_ge(H5Dread(d, ft, ms, fs, H5P_DEFAULT, row), 0);
+    memcpy(row + 24, &v, 8); /* little-endian host, as the format */
+    memset(row + 124, 0, 4);
+    const uint32_t c = crc32c(row, sizeof row);
+    memcpy(row + 124, &c, 4);
+    ck_assert_int_ge(H5Dwrite(d, ft, ms, fs, H5P_DEFAULT, row), 0);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Tclose(ft);
+    H5Dclose(d);
+    H5Fclose(f);
+}
+
+/* A row that passes its own checks but whose subtree overruns its parent's
+ * is caught by the children enumeration, naming the parent. */
+START_TEST(test_reader_errors_lazy_children_must_tile_parent)
+{
+    const uint64_t n = write_big(bad);
+    slog_reader *r = NULL;
+    slog_error err;
+    ck_assert_int_eq(slog_reader_open(&r, bad, NULL, &err), SLOG_OK);
+    slog_node_info p;
+    ck_assert_int_eq(slog_reader_node(r, n - 2, &p), SLOG_OK); /* the root's last child */
+    slog_reader_destroy(r);
+    ck_assert_uint_gt(p.subtree_nodes, 1);
+    ck_assert_uint_lt(p.subtree_nodes, n - 1);
+    set_subtree_nodes(bad, n - 3, p.subtree_nodes); /* one more than fits */
+    ck_assert_int_eq(slog_reader_open(&r, bad, NULL, &err), SLOG_OK);
+    memset(&err, 0xff, sizeof err);
+    ck_assert_int_eq(query_all(r, 0, &err), SLOG_ECORRUPT);
+    char name[64];
+    snprintf(name, sizeof name, "(entry %llu)", (unsigned long long)(n - 2));
+    expect_message(&err, "subtree does not fit its parent", name);
+    slog_reader_destroy(r);
+}
+END_TEST
+
 static Suite *reader_errors_suite(void)
 {
     Suite *s = suite_create("reader_errors");
@@ -671,6 +790,8 @@ static Suite *reader_errors_suite(void)
     tcase_add_loop_test(tc, test_reader_errors_flipped_bytes_never_crash, 0, 8);
     tcase_add_loop_test(tc, test_reader_errors_checksum_catches_table_changes, 0, 6);
     tcase_add_loop_test(tc, test_reader_errors_checksum_catches_blob_changes, 0, 2);
+    tcase_add_test(tc, test_reader_errors_lazy_row_fails_when_met);
+    tcase_add_test(tc, test_reader_errors_lazy_children_must_tile_parent);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -151,15 +151,19 @@ SLOG_API int slog_reader_timeline(const slog_reader *r, uint32_t id, slog_timeli
 SLOG_API int slog_reader_category(const slog_reader *r, uint32_t id, slog_category_info *out);
 
 /**
- * One entry of the node table (for tools and tests).
+ * One entry of the node table (for tools and tests).  The node table is
+ * read lazily: the entry's block of rows is read and verified on first use
+ * and kept in the reader's bounded row cache (hence the non-const handle).
  * @param r      the reader
  * @param index  post-order index, 0 .. slog_file_info.nodes - 1
  * @param out    filled on SLOG_OK; must not be NULL
- * @retval SLOG_OK     filled
- * @retval SLOG_EINVAL index out of range
- * Thread safety: the reader's thread.  @since 0.1
+ * @retval SLOG_OK       filled
+ * @retval SLOG_EINVAL   index out of range
+ * @retval SLOG_ECORRUPT the entry's block of rows fails its checks
+ * @retval SLOG_ENOMEM   out of memory
+ * Thread safety: the reader's thread.  @since 0.1 (non-const handle since 0.2)
  */
-SLOG_API int slog_reader_node(const slog_reader *r, uint64_t index, slog_node_info *out);
+SLOG_API int slog_reader_node(slog_reader *r, uint64_t index, slog_node_info *out);
 
 /**
  * Preview rows: a preview row is a timeline (fold 0) or a group of timelines.

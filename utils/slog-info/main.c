@@ -148,7 +148,7 @@ typedef struct leaf_stats {
     uint64_t payload_max; /* largest compressed node payload */
 } leaf_stats;
 
-static int collect_leaves(const slog_reader *r, uint64_t nodes, leaf_stats *ls)
+static int collect_leaves(slog_reader *r, uint64_t nodes, leaf_stats *ls)
 {
     memset(ls, 0, sizeof *ls);
     for (uint64_t i = 0; i < nodes; i++) {
