@@ -4,10 +4,13 @@
  * layer (tree_read) walks the nodes whose box touches the window, depth
  * first in time order, and loads blobs through the node cache; this file
  * decides per node (the density rule of tree_walk.h, counting the rows of
- * the node's preview) whether it stands as its preview or yields its own
- * drawables and is descended, filters by kind, timeline and category,
- * hands sub-pixel drawables to the pixel-run accumulator (api_pixel.c),
- * records every blob the query needed with its cost, and fills batches.
+ * the node's preview) whether it stands as its preview (one item per
+ * preview entry, or, when the node is a pixel wide or more and its
+ * preview's time bins are at most a pixel wide, one per (row, category,
+ * pixel) summing the bins of that pixel) or yields its own drawables and
+ * is descended, filters by kind, timeline and category, hands sub-pixel
+ * drawables to the pixel-run accumulator (api_pixel.c), records every blob
+ * the query needed with its cost, and fills batches.
  * Layer 5: api.
  */
 #include "api_internal.h"
@@ -37,6 +40,7 @@ struct slog_query {
     cache_entry *cur;           /* pinned entry being emitted */
     store_node_row cur_node;  /* a copy of the current node's row */
     int cur_kind;               /* 0..3 drawables, 4 previews */
+    int cur_binned;             /* previews emitted per pixel from the bins */
     int want_args;              /* SLOG_QUERY_ARGS: load and emit args */
     uint64_t cur_index;
     slog_item item;
@@ -197,12 +201,27 @@ static int load_blob(slog_query *q, uint64_t node, int preview, cache_entry **e,
     return rc;
 }
 
+/* Pixels of a node's width at the query's resolution (> 0). */
+static uint64_t node_pixels(const slog_query *q, const store_node_row *n)
+{
+    return ((uint64_t)n->t1 - (uint64_t)n->t0) / (uint64_t)q->resolution;
+}
+
+/* Does a preview node emit per pixel from its bins: at least a pixel wide,
+ * bins at most a pixel wide? */
+static int emits_bins(const slog_query *q, const store_node_row *n, const cache_entry *e)
+{
+    return q->resolution > 0 && e->bins.n > 0 && node_pixels(q, n) >= 1 &&
+           tree_walk_bins_fine(e->bins.k, q->resolution);
+}
+
 /* Make a pinned entry the current emission source (n: the node's row). */
 static void set_current(slog_query *q, const store_node_row *n, cache_entry *e, int preview)
 {
     q->cur = e;
     q->cur_node = *n;
     q->cur_kind = preview ? SLOG_KIND_PREVIEW : 0;
+    q->cur_binned = preview && emits_bins(q, &q->cur_node, e);
     q->cur_index = 0;
 }
 
@@ -431,7 +450,10 @@ static int decide_preview(slog_query *q, uint64_t i, const store_node_row *n, ca
         drop_preview(pv, 0);
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot read a preview");
     }
-    const int dense = tree_walk_as_preview(n, items, rows, q->resolution);
+    int dense = tree_walk_as_preview(n, items, rows, q->resolution);
+    if (dense && node_pixels(q, n) > TREE_WALK_DENSE_PIXELS && !emits_bins(q, n, *pv)) {
+        dense = 0; /* wide, and its bins are coarser than its box allows */
+    }
     return dense ? dense : drop_preview(pv, 0);
 }
 
@@ -445,6 +467,80 @@ static int emit_preview(slog_query *q)
         }
         q->item.kind = SLOG_KIND_PREVIEW;
         to_public_preview(p, e->fold, &q->cur_node, &q->item.u.preview);
+        return 1;
+    }
+    return 0;
+}
+
+static int same_key(const pv_entry *a, const pv_entry *b)
+{
+    return a->kind == b->kind && a->row == b->row && a->row_to == b->row_to && a->cat == b->cat;
+}
+
+/* Pixel of a bin: that of its start (not before the node's), clamped to
+ * the window's pixels, so items stay within the pixels drawn. */
+static int64_t cell_pixel(const slog_query *q, const store_node_row *n, int64_t bin, uint32_t k)
+{
+    int64_t t = bin * ((int64_t)1 << k); /* representable: pv_decode checked */
+    t = t < n->t0 ? n->t0 : t;
+    if (t <= q->w0 || q->w1 <= q->w0) {
+        return 0;
+    }
+    const uint64_t res = (uint64_t)q->resolution;
+    const uint64_t p = ((uint64_t)t - (uint64_t)q->w0) / res;
+    const uint64_t last = ((uint64_t)q->w1 - (uint64_t)q->w0 - 1) / res;
+    return (int64_t)(p < last ? p : last);
+}
+
+/* The box of a preview summed from cells: from the first cell's bin start
+ * to the last one's bin end - 1 + the longest duration (every drawable
+ * summed lies inside), clipped to the node's box, stretched to touch the
+ * window (cells clamped into its edge pixels); min and max duration (the
+ * group's) bounded by the box. */
+static void cells_box(const slog_query *q, const store_node_row *n, int64_t first_bin,
+                      int64_t last_bin, uint32_t k, int64_t max, slog_preview *v)
+{
+    const int64_t w = (int64_t)1 << k; /* bins bounds are int64: pv_decode checked */
+    const int64_t s = first_bin * w;
+    const int64_t e = last_bin * w + (w - 1);
+    const uint64_t d = max > 0 ? (uint64_t)max : 0;
+    v->start = s > n->t0 ? s : n->t0;
+    if (d >= (uint64_t)n->t1 - (uint64_t)n->t0) {
+        v->end = n->t1; /* a damaged max: the node's box still holds them */
+    } else {
+        v->end = e > n->t1 - (int64_t)d ? n->t1 : e + (int64_t)d;
+    }
+    v->end = v->end < q->w0 ? q->w0 : v->end;       /* n->t1 >= w0: n touches */
+    v->start = v->start > q->w1 ? q->w1 : v->start; /* n->t0 < w1 */
+    if ((v->of == SLOG_KIND_STATE || v->of == SLOG_KIND_ARROW) && v->max > v->end - v->start) {
+        v->max = v->end - v->start; /* each drawable lies in the box */
+        v->min = v->min < v->max ? v->min : v->max;
+    }
+}
+
+/* One preview per (row, category, pixel) of the current node's bins: the
+ * sum of the cells of that key whose bins start in the pixel (cells are
+ * grouped by key, bins ascending). */
+static int emit_bins(slog_query *q)
+{
+    const pv_bins *const b = &q->cur->bins;
+    const store_node_row *const n = &q->cur_node;
+    while (q->cur_index < b->n) {
+        const pv_entry *const c = &b->cells[q->cur_index++];
+        if (!preview_matches(q, b->fold, c)) {
+            continue;
+        }
+        const int64_t px = cell_pixel(q, n, c->bin, b->k);
+        pv_entry acc = *c;
+        while (q->cur_index < b->n && same_key(c, &b->cells[q->cur_index]) &&
+               cell_pixel(q, n, b->cells[q->cur_index].bin, b->k) == px) {
+            pv_entry_add(&acc, &b->cells[q->cur_index++]);
+        }
+        q->item.kind = SLOG_KIND_PREVIEW;
+        slog_preview *const v = &q->item.u.preview;
+        to_public_preview(&acc, b->fold, n, v);
+        cells_box(q, n, c->bin, b->cells[q->cur_index - 1].bin, b->k,
+                  acc.kind == SLOG_KIND_STATE || acc.kind == SLOG_KIND_ARROW ? acc.max : 0, v);
         return 1;
     }
     return 0;
@@ -510,7 +606,7 @@ static int emit_counter(slog_query *q, const fmt_decoded *d)
 static int emit_from_current(slog_query *q)
 {
     if (q->cur_kind == SLOG_KIND_PREVIEW) {
-        return emit_preview(q);
+        return q->cur_binned ? emit_bins(q) : emit_preview(q);
     }
     const fmt_decoded *const d = &q->cur->drawables;
     for (; q->cur_kind < 4; q->cur_kind++, q->cur_index = 0) {

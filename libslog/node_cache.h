@@ -19,6 +19,7 @@ typedef struct cache_entry {
     pv_entry *previews;
     uint64_t npreviews;
     uint32_t fold;
+    pv_bins bins;         /* the preview's time bins (none for version 1) */
     size_t bytes;
     uint32_t pins;
     struct cache_entry *prev, *next; /* use order: head = most recent */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT
  *
  * preview.c - subtree summaries: an open-addressing hash keyed by
- * (kind, row, row_to, category), exact int64 time sums, folding of rows
- * and rare categories to a size budget, and the preview blob codec.
+ * (kind, row, row_to, category[, time bin]), exact int64 time sums,
+ * folding of rows and rare categories (and coarsening of bins) to a size
+ * budget, and the preview blob codec.
  * Layer 3: may use codec and util.
  */
 #include "preview.h"
@@ -10,6 +11,7 @@
 #include "codec_varint.h"
 #include "util_alloc.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +42,32 @@ uint32_t pv_fold_row(const pv_fold_ctx *ctx, uint32_t row, uint32_t from, uint32
 void pv_init(pv_summary *s)
 {
     memset(s, 0, sizeof *s);
+    s->lo = INT64_MAX;
+    s->hi = INT64_MIN;
+}
+
+void pv_init_binned(pv_summary *s)
+{
+    pv_init(s);
+    s->binned = 1;
+}
+
+int64_t pv_bin_of(int64_t t, uint32_t k)
+{
+    if (k >= 63) {
+        return t < 0 ? -1 : 0;
+    }
+    /* floor division without relying on the sign behaviour of >> */
+    return t >= 0 ? t >> k : -(int64_t)((uint64_t)(-(t + 1)) >> k) - 1;
+}
+
+uint32_t pv_bins_kmin(int64_t t0, int64_t t1)
+{
+    uint32_t k = 0;
+    while (k < 63 && (uint64_t)pv_bin_of(t1, k) - (uint64_t)pv_bin_of(t0, k) >= PV_BINS_MAX) {
+        k++;
+    }
+    return k;
 }
 
 void pv_reset(pv_summary *s)
@@ -52,13 +80,18 @@ void pv_reset(pv_summary *s)
     }
     s->used = 0;
     s->fold = 0;
+    s->k = 0;
+    s->lo = INT64_MAX;
+    s->hi = INT64_MIN;
 }
 
 void pv_free(pv_summary *s)
 {
+    const uint8_t binned = s->binned;
     util_free(s->slots);
     util_free(s->dropped);
     pv_init(s);
+    s->binned = binned;
 }
 
 static uint32_t map_category(const pv_summary *s, uint32_t cat)
@@ -86,10 +119,11 @@ static int drop_category(pv_summary *s, uint32_t cat)
     return 0;
 }
 
-static size_t hash_key(uint8_t kind, uint32_t row, uint32_t row_to, uint32_t cat)
+static size_t hash_key(uint8_t kind, uint32_t row, uint32_t row_to, uint32_t cat, int64_t bin)
 {
     uint64_t h = ((uint64_t)row << 32 | cat) * 0x9E3779B97F4A7C15ull;
     h ^= ((uint64_t)row_to << 8 | kind) * 0xC2B2AE3D27D4EB4Full;
+    h ^= (uint64_t)bin * 0x165667B19E3779F9ull;
     h ^= h >> 29;
     return (size_t)h;
 }
@@ -105,7 +139,7 @@ static int rehash(pv_summary *s, size_t ncap)
         if (!e->used) {
             continue;
         }
-        size_t j = hash_key(e->kind, e->row, e->row_to, e->cat) & (ncap - 1);
+        size_t j = hash_key(e->kind, e->row, e->row_to, e->cat, e->bin) & (ncap - 1);
         while (slots[j].used) {
             j = (j + 1) & (ncap - 1);
         }
@@ -118,12 +152,13 @@ static int rehash(pv_summary *s, size_t ncap)
 }
 
 /* Find or insert the entry for a key (row already folded). */
-static pv_entry *lookup(pv_summary *s, uint8_t kind, uint32_t row, uint32_t row_to, uint32_t cat)
+static pv_entry *lookup(pv_summary *s, uint8_t kind, uint32_t row, uint32_t row_to, uint32_t cat,
+                        int64_t bin)
 {
     if ((s->used + 1) * 10 > s->cap * 7 && rehash(s, s->cap ? s->cap * 2 : 64) != 0) {
         return NULL;
     }
-    size_t j = hash_key(kind, row, row_to, cat) & (s->cap - 1);
+    size_t j = hash_key(kind, row, row_to, cat, bin) & (s->cap - 1);
     for (;;) {
         pv_entry *const e = &s->slots[j];
         if (!e->used) {
@@ -133,13 +168,15 @@ static pv_entry *lookup(pv_summary *s, uint8_t kind, uint32_t row, uint32_t row_
             e->row = row;
             e->row_to = row_to;
             e->cat = cat;
+            e->bin = bin;
             e->min = INT64_MAX;
             e->max = INT64_MIN;
             e->last_time = INT64_MIN;
             s->used++;
             return e;
         }
-        if (e->kind == kind && e->row == row && e->row_to == row_to && e->cat == cat) {
+        if (e->kind == kind && e->row == row && e->row_to == row_to && e->cat == cat &&
+            e->bin == bin) {
             return e;
         }
         j = (j + 1) & (s->cap - 1);
@@ -162,7 +199,7 @@ int pv_add_state(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t ca
                  int64_t excl)
 {
     const uint32_t row = pv_fold_row(ctx, tl, 0, s->fold);
-    pv_entry *const e = lookup(s, SLOG_KIND_STATE, row, row, map_category(s, cat));
+    pv_entry *const e = lookup(s, SLOG_KIND_STATE, row, row, map_category(s, cat), 0);
     if (e == NULL) {
         return -1;
     }
@@ -174,7 +211,7 @@ int pv_add_state(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t ca
 int pv_add_event(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat)
 {
     const uint32_t row = pv_fold_row(ctx, tl, 0, s->fold);
-    pv_entry *const e = lookup(s, SLOG_KIND_EVENT, row, row, map_category(s, cat));
+    pv_entry *const e = lookup(s, SLOG_KIND_EVENT, row, row, map_category(s, cat), 0);
     if (e == NULL) {
         return -1;
     }
@@ -187,7 +224,7 @@ int pv_add_arrow(pv_summary *s, const pv_fold_ctx *ctx, uint32_t from, uint32_t 
 {
     const uint32_t r0 = pv_fold_row(ctx, from, 0, s->fold);
     const uint32_t r1 = pv_fold_row(ctx, to, 0, s->fold);
-    pv_entry *const e = lookup(s, SLOG_KIND_ARROW, r0, r1, map_category(s, cat));
+    pv_entry *const e = lookup(s, SLOG_KIND_ARROW, r0, r1, map_category(s, cat), 0);
     if (e == NULL) {
         return -1;
     }
@@ -212,61 +249,78 @@ static void add_counter_values(pv_entry *e, const pv_entry *src)
     e->count += src->count;
 }
 
-int pv_add_counter(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
-                   int64_t time, double value)
+/* One counter sample added to e. */
+static void add_sample(pv_entry *e, int64_t time, double value)
 {
-    const uint32_t row = pv_fold_row(ctx, tl, 0, s->fold);
-    pv_entry *const e = lookup(s, SLOG_KIND_COUNTER, row, row, map_category(s, cat));
-    if (e == NULL) {
-        return -1;
-    }
     pv_entry one;
     memset(&one, 0, sizeof one);
     one.count = 1;
     one.vmin = one.vmax = one.vsum = one.vlast = value;
     one.last_time = time;
     add_counter_values(e, &one);
-    return 0;
 }
 
-/* Merge entry src (rows at level `from`) into s. */
-static int merge_entry(pv_summary *s, const pv_fold_ctx *ctx, const pv_entry *src, uint32_t from)
+int pv_add_counter(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
+                   int64_t time, double value)
 {
-    const uint32_t row = pv_fold_row(ctx, src->row, from, s->fold);
-    const uint32_t row_to = pv_fold_row(ctx, src->row_to, from, s->fold);
-    pv_entry *const e = lookup(s, src->kind, row, row_to, map_category(s, src->cat));
+    const uint32_t row = pv_fold_row(ctx, tl, 0, s->fold);
+    pv_entry *const e = lookup(s, SLOG_KIND_COUNTER, row, row, map_category(s, cat), 0);
     if (e == NULL) {
         return -1;
     }
-    if (src->kind == SLOG_KIND_COUNTER) {
-        add_counter_values(e, src);
-        return 0;
-    }
-    e->count += src->count;
-    e->incl += src->incl;
-    e->excl += src->excl;
-    if (src->min < e->min) {
-        e->min = src->min;
-    }
-    if (src->max > e->max) {
-        e->max = src->max;
-    }
+    add_sample(e, time, value);
     return 0;
 }
 
-/* Re-key every entry to fold level `to` (or map categories with `keep`). */
-/* Re-key every entry to fold level `to` and to the current dropped map. */
-static int refold(pv_summary *s, const pv_fold_ctx *ctx, uint32_t to)
+void pv_entry_add(pv_entry *dst, const pv_entry *src)
+{
+    if (src->kind == SLOG_KIND_COUNTER) {
+        add_counter_values(dst, src);
+        return;
+    }
+    dst->count += src->count;
+    dst->incl += src->incl;
+    dst->excl += src->excl;
+    if (src->min < dst->min) {
+        dst->min = src->min;
+    }
+    if (src->max > dst->max) {
+        dst->max = src->max;
+    }
+}
+
+/* Merge entry src (rows at level `from`, bins 2^from_k wide) into s. */
+static int merge_entry(pv_summary *s, const pv_fold_ctx *ctx, const pv_entry *src, uint32_t from,
+                       uint32_t from_k)
+{
+    const uint32_t row = pv_fold_row(ctx, src->row, from, s->fold);
+    const uint32_t row_to = pv_fold_row(ctx, src->row_to, from, s->fold);
+    const int64_t bin = s->binned ? pv_bin_of(src->bin, s->k - from_k) : 0;
+    pv_entry *const e = lookup(s, src->kind, row, row_to, map_category(s, src->cat), bin);
+    if (e == NULL) {
+        return -1;
+    }
+    pv_entry_add(e, src);
+    return 0;
+}
+
+/* Re-key every entry to fold level `to`, bins 2^k wide (k >= s->k) and
+ * the current dropped map. */
+static int rekey(pv_summary *s, const pv_fold_ctx *ctx, uint32_t to, uint32_t k)
 {
     pv_summary old = *s;
     pv_init(s);
     s->fold = to;
+    s->binned = old.binned;
+    s->k = k;
+    s->lo = old.lo;
+    s->hi = old.hi;
     s->dropped = old.dropped;
     s->ndropped = old.ndropped;
     int rc = 0;
     for (size_t i = 0; i < old.cap && rc == 0; i++) {
         if (old.slots[i].used) {
-            rc = merge_entry(s, ctx, &old.slots[i], old.fold);
+            rc = merge_entry(s, ctx, &old.slots[i], old.fold, old.k);
         }
     }
     if (rc != 0) {
@@ -275,6 +329,101 @@ static int refold(pv_summary *s, const pv_fold_ctx *ctx, uint32_t to)
         return -1;
     }
     util_free(old.slots);
+    return 0;
+}
+
+/* Re-key every entry to fold level `to` and to the current dropped map. */
+static int refold(pv_summary *s, const pv_fold_ctx *ctx, uint32_t to)
+{
+    return rekey(s, ctx, to, s->k);
+}
+
+/* Extend a binned summary's box by [start, end], coarsen its bins to keep
+ * at most PV_BINS_MAX over it, and give the bin of start. */
+static int bin_at(pv_summary *s, const pv_fold_ctx *ctx, int64_t start, int64_t end,
+                  int64_t *bin)
+{
+    if (start < s->lo || end > s->hi) {
+        s->lo = start < s->lo ? start : s->lo;
+        s->hi = end > s->hi ? end : s->hi;
+        uint32_t k = s->k; /* the box only grows: so does k */
+        while (k < 63 && (uint64_t)pv_bin_of(s->hi, k) - (uint64_t)pv_bin_of(s->lo, k) >=
+                             PV_BINS_MAX) {
+            k++;
+        }
+        if (k > s->k && rekey(s, ctx, s->fold, k) != 0) {
+            return -1;
+        }
+    }
+    *bin = pv_bin_of(start, s->k);
+    return 0;
+}
+
+/* The entry of a binned summary for a drawable from..to (rows), starting
+ * at start and ending at end; NULL when out of memory. */
+static pv_entry *bins_entry(pv_summary *s, const pv_fold_ctx *ctx, uint8_t kind, uint32_t from,
+                            uint32_t to, uint32_t cat, int64_t start, int64_t end)
+{
+    int64_t bin = 0;
+    if (bin_at(s, ctx, start, end, &bin) != 0) {
+        return NULL;
+    }
+    const uint32_t r0 = pv_fold_row(ctx, from, 0, s->fold);
+    const uint32_t r1 = pv_fold_row(ctx, to, 0, s->fold);
+    return lookup(s, kind, r0, r1, map_category(s, cat), bin);
+}
+
+void pv_bins_span(pv_summary *s, int64_t t0, int64_t t1)
+{
+    assert(s->used == 0);
+    s->lo = t0 < s->lo ? t0 : s->lo;
+    s->hi = t1 > s->hi ? t1 : s->hi;
+    const uint32_t k = pv_bins_kmin(s->lo, s->hi);
+    s->k = k > s->k ? k : s->k;
+}
+
+int pv_bins_add_state(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
+                      int64_t start, int64_t end, int64_t excl)
+{
+    pv_entry *const e = bins_entry(s, ctx, SLOG_KIND_STATE, tl, tl, cat, start, end);
+    if (e == NULL) {
+        return -1;
+    }
+    add_duration(e, end - start);
+    e->excl += excl;
+    return 0;
+}
+
+int pv_bins_add_event(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
+                      int64_t time)
+{
+    pv_entry *const e = bins_entry(s, ctx, SLOG_KIND_EVENT, tl, tl, cat, time, time);
+    if (e == NULL) {
+        return -1;
+    }
+    e->count++;
+    return 0;
+}
+
+int pv_bins_add_arrow(pv_summary *s, const pv_fold_ctx *ctx, uint32_t from, uint32_t to,
+                      uint32_t cat, int64_t start, int64_t end)
+{
+    pv_entry *const e = bins_entry(s, ctx, SLOG_KIND_ARROW, from, to, cat, start, end);
+    if (e == NULL) {
+        return -1;
+    }
+    add_duration(e, end - start);
+    return 0;
+}
+
+int pv_bins_add_counter(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
+                        int64_t time, double value)
+{
+    pv_entry *const e = bins_entry(s, ctx, SLOG_KIND_COUNTER, tl, tl, cat, time, time);
+    if (e == NULL) {
+        return -1;
+    }
+    add_sample(e, time, value);
     return 0;
 }
 
@@ -298,21 +447,30 @@ int pv_merge(pv_summary *dst, const pv_summary *src, const pv_fold_ctx *ctx)
     if (merge_dropped(dst, src, ctx) != 0) {
         return -1;
     }
-    if (src->fold > dst->fold && refold(dst, ctx, src->fold) != 0) {
+    uint32_t k = dst->k;
+    if (dst->binned) {
+        dst->lo = src->lo < dst->lo ? src->lo : dst->lo;
+        dst->hi = src->hi > dst->hi ? src->hi : dst->hi;
+        const uint32_t kmin = dst->lo <= dst->hi ? pv_bins_kmin(dst->lo, dst->hi) : 0;
+        k = kmin > k ? kmin : k;
+        k = src->k > k ? src->k : k;
+    }
+    const uint32_t fold = src->fold > dst->fold ? src->fold : dst->fold;
+    if ((fold != dst->fold || k != dst->k) && rekey(dst, ctx, fold, k) != 0) {
         return -1;
     }
     for (size_t i = 0; i < src->cap; i++) {
-        if (src->slots[i].used && merge_entry(dst, ctx, &src->slots[i], src->fold) != 0) {
+        if (src->slots[i].used && merge_entry(dst, ctx, &src->slots[i], src->fold, src->k) != 0) {
             return -1;
         }
     }
     return 0;
 }
 
-static size_t entry_size(const pv_entry *e)
+/* Encoded size of an entry's count and totals (after its key). */
+static size_t fields_size(const pv_entry *e)
 {
-    size_t n = 1 + codec_varint_len(e->row) + codec_varint_len((uint64_t)e->cat + 1) +
-               codec_varint_len(e->count);
+    size_t n = codec_varint_len(e->count);
     const size_t durations = codec_varint_len(codec_zigzag(e->incl)) +
                              codec_varint_len(codec_zigzag(e->min)) +
                              codec_varint_len(codec_zigzag(e->max));
@@ -321,7 +479,7 @@ static size_t entry_size(const pv_entry *e)
         n += durations + codec_varint_len(codec_zigzag(e->excl));
         break;
     case SLOG_KIND_ARROW:
-        n += durations + codec_varint_len(e->row_to);
+        n += durations;
         break;
     case SLOG_KIND_COUNTER:
         n += 32 + codec_varint_len(codec_zigzag(e->last_time));
@@ -332,9 +490,22 @@ static size_t entry_size(const pv_entry *e)
     return n;
 }
 
+/* Encoded size of an entry's key: kind, row, [row_to], category. */
+static size_t key_size(const pv_entry *e)
+{
+    return 1 + codec_varint_len(e->row) + codec_varint_len((uint64_t)e->cat + 1) +
+           (e->kind == SLOG_KIND_ARROW ? codec_varint_len(e->row_to) : 0);
+}
+
+static size_t entry_size(const pv_entry *e)
+{
+    return key_size(e) + fields_size(e);
+}
+
 size_t pv_encoded_size(const pv_summary *s)
 {
-    size_t n = 2 + codec_varint_len(s->fold) + codec_varint_len(s->used);
+    /* + 1: the empty bin section */
+    size_t n = 3 + codec_varint_len(s->fold) + codec_varint_len(s->used);
     for (size_t i = 0; i < s->cap; i++) {
         if (s->slots[i].used) {
             n += entry_size(&s->slots[i]);
@@ -450,6 +621,37 @@ int pv_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget)
     return 0;
 }
 
+int pv_bins_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget)
+{
+    int rare_tried = 0;
+    for (;;) {
+        /* a cell takes at least 3 bytes: skip encoding while far too big */
+        const size_t size = s->used * 3 > budget ? SIZE_MAX - 1 : pv_bins_encoded_size(s);
+        if (size == SIZE_MAX) {
+            return -1;
+        }
+        if (size <= budget) {
+            return 0;
+        }
+        int rc;
+        if (distinct_categories(s) > 0) {
+            rc = fold_rare_categories(s, ctx, rare_tried ? 0 : budget);
+            rare_tried = 1;
+        } else if (s->fold < 2) {
+            rc = refold(s, ctx, s->fold + 1);
+        } else if (s->k < PV_BINS_KMAX && pv_bin_of(s->hi, s->k) > pv_bin_of(s->lo, s->k)) {
+            rc = rekey(s, ctx, s->fold, s->k + 1);
+        } else if (s->fold < PV_FOLD_MAX) {
+            rc = refold(s, ctx, s->fold + 1);
+        } else {
+            return 0; /* one row, one bin, one category per kind */
+        }
+        if (rc != 0) {
+            return -1;
+        }
+    }
+}
+
 static uint8_t *put_f64(uint8_t *p, double v)
 {
     uint64_t bits;
@@ -460,14 +662,18 @@ static uint8_t *put_f64(uint8_t *p, double v)
     return p;
 }
 
-static uint8_t *encode_entry(uint8_t *p, const pv_entry *e)
+static uint8_t *encode_key(uint8_t *p, const pv_entry *e)
 {
     *p++ = e->kind;
     p = codec_varint_put(p, e->row);
     if (e->kind == SLOG_KIND_ARROW) {
         p = codec_varint_put(p, e->row_to);
     }
-    p = codec_varint_put(p, (uint64_t)e->cat + 1);
+    return codec_varint_put(p, (uint64_t)e->cat + 1);
+}
+
+static uint8_t *encode_fields(uint8_t *p, const pv_entry *e)
+{
     p = codec_varint_put(p, e->count);
     if (e->kind == SLOG_KIND_STATE || e->kind == SLOG_KIND_ARROW) {
         p = codec_varint_put(p, codec_zigzag(e->incl));
@@ -486,9 +692,173 @@ static uint8_t *encode_entry(uint8_t *p, const pv_entry *e)
     return p;
 }
 
+static uint8_t *encode_entry(uint8_t *p, const pv_entry *e)
+{
+    return encode_fields(encode_key(p, e), e);
+}
+
+/* Key order, then bin: the order of the cells in the bin section. */
+static int cmp_cell(const void *a, const void *b)
+{
+    const pv_entry *const x = *(const pv_entry *const *)a;
+    const pv_entry *const y = *(const pv_entry *const *)b;
+    if (x->kind != y->kind) {
+        return x->kind < y->kind ? -1 : 1;
+    }
+    if (x->row != y->row) {
+        return x->row < y->row ? -1 : 1;
+    }
+    if (x->row_to != y->row_to) {
+        return x->row_to < y->row_to ? -1 : 1;
+    }
+    if (x->cat != y->cat) {
+        return x->cat < y->cat ? -1 : 1;
+    }
+    return (x->bin > y->bin) - (x->bin < y->bin);
+}
+
+static int same_key(const pv_entry *a, const pv_entry *b)
+{
+    return a->kind == b->kind && a->row == b->row && a->row_to == b->row_to && a->cat == b->cat;
+}
+
+/* The used entries of s in cell order (util_malloc'ed), NULL when out of memory. */
+static const pv_entry **sorted_cells(const pv_summary *s)
+{
+    const pv_entry **const v = util_malloc((s->used + 1) * sizeof *v);
+    if (v == NULL) {
+        return NULL;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < s->cap; i++) {
+        if (s->slots[i].used) {
+            v[n++] = &s->slots[i];
+        }
+    }
+    qsort(v, n, sizeof *v, cmp_cell);
+    return v;
+}
+
+/* A cell's totals, smaller than an entry's: count; states and arrows zz
+ * inclusive; states zz (inclusive - exclusive); counters as an entry.
+ * Durations' min and max are the group's (encode_groups). */
+static uint8_t *encode_cell(uint8_t *p, const pv_entry *e)
+{
+    if (e->kind == SLOG_KIND_COUNTER) {
+        return encode_fields(p, e);
+    }
+    p = codec_varint_put(p, e->count);
+    if (e->kind == SLOG_KIND_EVENT) {
+        return p;
+    }
+    p = codec_varint_put(p, codec_zigzag(e->incl));
+    if (e->kind == SLOG_KIND_STATE) {
+        p = codec_varint_put(p, codec_zigzag(e->incl - e->excl));
+    }
+    return p;
+}
+
+/* States and arrows: the shortest and longest duration of cells v[i..j). */
+static uint8_t *encode_group_range(uint8_t *p, const pv_entry **v, size_t i, size_t j)
+{
+    if (v[i]->kind != SLOG_KIND_STATE && v[i]->kind != SLOG_KIND_ARROW) {
+        return p;
+    }
+    int64_t min = INT64_MAX, max = INT64_MIN;
+    for (size_t c = i; c < j; c++) {
+        min = v[c]->min < min ? v[c]->min : min;
+        max = v[c]->max > max ? v[c]->max : max;
+    }
+    p = codec_varint_put(p, codec_zigzag(min));
+    return codec_varint_put(p, (uint64_t)max - (uint64_t)min);
+}
+
+/* Write the groups of cells v[0..n) (bins relative to first) at p. */
+static uint8_t *encode_groups(uint8_t *p, const pv_entry **v, size_t n, int64_t first)
+{
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && same_key(v[i], v[j])) {
+            j++;
+        }
+        p = encode_key(p, v[i]);
+        p = codec_varint_put(p, j - i);
+        p = encode_group_range(p, v, i, j);
+        int64_t prev = first;
+        for (; i < j; i++) {
+            p = codec_varint_put(p, (uint64_t)(v[i]->bin - prev));
+            prev = v[i]->bin;
+            p = encode_cell(p, v[i]);
+        }
+    }
+    return p;
+}
+
+/* A bin section's header: the bin bounds first << k .. (first + span) << k
+ * must be int64 ticks. */
+static int bins_header_ok(uint32_t fold, uint64_t k, int64_t first, uint64_t span)
+{
+    if (fold > PV_FOLD_MAX || k > PV_BINS_KMAX || span == 0 || span > PV_BINS_MAX) {
+        return 0;
+    }
+    const int64_t limit = INT64_MAX >> k;
+    return first >= -limit && first <= limit - (int64_t)span;
+}
+
+/* Append the bin section of the binned summary s (NULL: an empty one). */
+static int pv_bins_encode(const pv_summary *s, util_buf *out)
+{
+    if (s == NULL || s->used == 0) {
+        if (util_buf_reserve(out, 1) != 0) {
+            return -1;
+        }
+        out->data[out->len++] = 0;
+        return 0;
+    }
+    const pv_entry **const v = sorted_cells(s);
+    if (v == NULL || util_buf_reserve(out, s->used * 96 + 64) != 0) {
+        util_free((void *)v);
+        return -1;
+    }
+    size_t groups = 0;
+    for (size_t i = 0; i < s->used; i++) {
+        groups += i == 0 || !same_key(v[i - 1], v[i]);
+    }
+    const int64_t first = pv_bin_of(s->lo, s->k);
+    const uint64_t span = (uint64_t)(pv_bin_of(s->hi, s->k) - first) + 1;
+    if (!bins_header_ok(s->fold, s->k, first, span)) {
+        util_free((void *)v); /* times near the ends of int64: no bins */
+        return pv_bins_encode(NULL, out);
+    }
+    uint8_t *p = out->data + out->len;
+    p = codec_varint_put(p, groups);
+    p = codec_varint_put(p, s->fold);
+    p = codec_varint_put(p, s->k);
+    p = codec_varint_put(p, codec_zigzag(first));
+    p = codec_varint_put(p, span);
+    p = encode_groups(p, v, s->used, first);
+    out->len = (size_t)(p - out->data);
+    util_free((void *)v);
+    return 0;
+}
+
+size_t pv_bins_encoded_size(const pv_summary *s)
+{
+    util_buf b;
+    memset(&b, 0, sizeof b);
+    const size_t n = pv_bins_encode(s, &b) == 0 ? b.len : SIZE_MAX;
+    util_buf_free(&b);
+    return n;
+}
+
 int pv_encode(const pv_summary *s, util_buf *out)
 {
-    const size_t size = pv_encoded_size(s);
+    return pv_encode_binned(s, NULL, out);
+}
+
+int pv_encode_binned(const pv_summary *s, const pv_summary *bins, util_buf *out)
+{
+    const size_t size = pv_encoded_size(s) - 1;
     if (util_buf_reserve(out, size) != 0) {
         return -1;
     }
@@ -503,7 +873,7 @@ int pv_encode(const pv_summary *s, util_buf *out)
         }
     }
     out->len += size;
-    return 0;
+    return pv_bins_encode(bins, out);
 }
 
 typedef struct pdec {
@@ -543,7 +913,7 @@ static double pget_f64(pdec *d)
     return v;
 }
 
-static void decode_entry(pdec *d, pv_entry *v)
+static void decode_key(pdec *d, pv_entry *v)
 {
     memset(v, 0, sizeof *v);
     if (d->p >= d->end) {
@@ -559,6 +929,11 @@ static void decode_entry(pdec *d, pv_entry *v)
     const uint64_t cat = pget(d);
     d->bad |= cat > (uint64_t)UINT32_MAX + 1;
     v->cat = cat == 0 ? PV_CATEGORY_OTHER : (uint32_t)(cat - 1);
+}
+
+static void decode_fields(pdec *d, pv_entry *v)
+{
+    const uint8_t kind = v->kind;
     v->count = pget(d);
     if (kind == SLOG_KIND_STATE || kind == SLOG_KIND_ARROW) {
         v->incl = codec_unzigzag(pget(d));
@@ -576,13 +951,110 @@ static void decode_entry(pdec *d, pv_entry *v)
     }
 }
 
+static void decode_entry(pdec *d, pv_entry *v)
+{
+    decode_key(d, v);
+    if (!d->bad) {
+        decode_fields(d, v);
+    }
+}
+
+static void decode_cell(pdec *d, pv_entry *v)
+{
+    if (v->kind == SLOG_KIND_COUNTER) {
+        decode_fields(d, v);
+        return;
+    }
+    v->count = pget(d);
+    if (v->kind == SLOG_KIND_EVENT) {
+        return;
+    }
+    v->incl = codec_unzigzag(pget(d));
+    if (v->kind == SLOG_KIND_STATE) {
+        v->excl = (int64_t)((uint64_t)v->incl - (uint64_t)codec_unzigzag(pget(d)));
+    }
+}
+
+/* Decode the m cells of one group (key in *key) onto cells[*n..). */
+static void decode_cells(pdec *d, const pv_entry *key, uint64_t m, int64_t first, uint64_t span,
+                         pv_entry *cells, size_t *n)
+{
+    uint64_t off = 0;
+    for (uint64_t c = 0; c < m && !d->bad; c++) {
+        const uint64_t delta = pget(d);
+        d->bad |= (c > 0 && delta == 0) || delta >= span - (c > 0 ? off : 0);
+        off = c > 0 ? off + delta : delta;
+        pv_entry *const v = &cells[(*n)++];
+        *v = *key;
+        v->bin = first + (int64_t)off;
+        decode_cell(d, v);
+    }
+}
+
+/* Decode the bin section (version 2) into *bins (NULL: validate only). */
+static int decode_bins(pdec *d, pv_bins *bins)
+{
+    const uint64_t groups = pget(d);
+    if (d->bad || groups == 0) {
+        return !d->bad && d->p == d->end ? SLOG_OK : SLOG_ECORRUPT;
+    }
+    const uint32_t fold = pget32(d);
+    const uint64_t k = pget(d);
+    const int64_t first = codec_unzigzag(pget(d));
+    const uint64_t span = pget(d);
+    if (d->bad || !bins_header_ok(fold, k, first, span) || groups > (uint64_t)(d->end - d->p)) {
+        return SLOG_ECORRUPT;
+    }
+    pv_entry *cells = NULL;
+    size_t n = 0, cap = 0;
+    for (uint64_t g = 0; g < groups && !d->bad; g++) {
+        pv_entry key;
+        decode_key(d, &key);
+        const uint64_t m = pget(d);
+        if (key.kind == SLOG_KIND_STATE || key.kind == SLOG_KIND_ARROW) {
+            key.min = codec_unzigzag(pget(d)); /* the group's: every cell gets it */
+            key.max = (int64_t)((uint64_t)key.min + pget(d));
+        }
+        d->bad |= m == 0 || m > span || m > (uint64_t)(d->end - d->p);
+        if (d->bad) {
+            break;
+        }
+        void *grown = cells;
+        if (util_grow(&grown, &cap, n + (size_t)m, sizeof *cells) != 0) {
+            util_free(cells);
+            return SLOG_ENOMEM;
+        }
+        cells = grown;
+        decode_cells(d, &key, m, first, span, cells, &n);
+    }
+    if (d->bad || d->p != d->end) {
+        util_free(cells);
+        return SLOG_ECORRUPT;
+    }
+    if (bins == NULL) {
+        util_free(cells);
+        return SLOG_OK;
+    }
+    *bins = (pv_bins){cells, n, fold, (uint32_t)k};
+    return SLOG_OK;
+}
+
 int pv_decode(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
               uint64_t *bad_offset)
 {
+    return pv_decode_binned(p, len, out, n, fold, NULL, bad_offset);
+}
+
+int pv_decode_binned(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
+                     pv_bins *bins, uint64_t *bad_offset)
+{
     *out = NULL;
     *n = 0;
+    if (bins != NULL) {
+        memset(bins, 0, sizeof *bins);
+    }
     pdec d = {p, p + len, 0};
-    if (len < 2 || p[0] != PV_BLOB_PREVIEW || p[1] != PV_BLOB_VERSION) {
+    if (len < 2 || p[0] != PV_BLOB_PREVIEW || p[1] < 1 || p[1] > PV_BLOB_VERSION) {
         *bad_offset = 0;
         return SLOG_ECORRUPT;
     }
@@ -600,10 +1072,14 @@ int pv_decode(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_
     for (uint64_t i = 0; i < count && !d.bad; i++) {
         decode_entry(&d, &v[i]);
     }
-    if (d.bad) {
+    int rc = d.bad ? SLOG_ECORRUPT : SLOG_OK;
+    if (rc == SLOG_OK && p[1] >= 2) {
+        rc = decode_bins(&d, bins);
+    }
+    if (rc != SLOG_OK) {
         *bad_offset = (uint64_t)(d.p - p);
         util_free(v);
-        return SLOG_ECORRUPT;
+        return rc;
     }
     *out = v;
     *n = count;

@@ -6,17 +6,31 @@
  * fold level (0 timeline, 1 parent, 2 top-level ancestor, 2+s block of
  * 2^s top-level ancestors) so that a preview never exceeds its size budget.
  * Rare categories fold into PV_CATEGORY_OTHER after timelines reach
- * their top-level ancestors.  Encoded preview blob (doc/FORMAT.md):
+ * their top-level ancestors.  A *binned* summary (pv_init_binned) also
+ * keys its entries by a time bin: bins are 2^k ticks wide, aligned to
+ * absolute multiples of 2^k (a parent merges its children's bins exactly
+ * by shifting), k the smallest giving at most PV_BINS_MAX bins over the
+ * summary's box; a drawable counts in the bin of its start (time for
+ * events and counters).  Encoded preview blob (doc/FORMAT.md 10.2):
  *
  *   OFFSET  SIZE  MEANING
  *   0       1     'P' (0x50)
- *   1       1     blob version (1)
+ *   1       1     blob version (2; version 1 has no bin section)
  *   2       var   fold level, entry count (varints)
  *   .       var   entries: u8 kind, varint row, [varint row_to: arrows],
  *                 varint category + 1 (0 = other), varint count, then
  *                 states: zig-zag inclusive, exclusive, min, max;
  *                 arrows: zig-zag inclusive, min, max;
  *                 counters: f64 LE min, max, sum, last, zig-zag last time
+ *   .       var   bin section: varint group count g; when g > 0: varint
+ *                 fold, varint k, zig-zag first bin, varint span (bins),
+ *                 then g groups: u8 kind, varint row, [row_to], varint
+ *                 category + 1, varint cells m, [states, arrows: zz min,
+ *                 varint max - min of the group], then m cells: varint
+ *                 bin delta (from the previous cell, the first from the
+ *                 first bin), varint count, [states, arrows: zz
+ *                 inclusive], [states: zz inclusive - exclusive],
+ *                 [counters: the entry's fields]
  *
  * No I/O.  Layer 3: may use codec and util.
  */
@@ -28,7 +42,9 @@
 #include <slog/slog_common.h>
 
 #define PV_BLOB_PREVIEW 0x50
-#define PV_BLOB_VERSION 1
+#define PV_BLOB_VERSION 2   /* written; version 1 is still read */
+#define PV_BINS_MAX     512 /* bins over a binned summary's box at most */
+#define PV_BINS_KMAX    62  /* bins are at most 2^62 ticks wide */
 #define PV_FOLD_MAX     34
 #define PV_CATEGORY_OTHER UINT32_MAX /* == SLOG_CATEGORY_OTHER */
 
@@ -43,6 +59,7 @@ typedef struct pv_entry {
     uint32_t row, row_to, cat;
     uint8_t kind;
     uint8_t used;
+    int64_t bin;      /* absolute bin (time >> k) in a binned summary, else 0 */
     uint64_t count;
     int64_t incl, excl, min, max;
     int64_t last_time;
@@ -58,11 +75,31 @@ typedef struct pv_summary {
      * so a category is either whole in its own entries or whole in "other". */
     uint8_t *dropped;
     size_t ndropped;  /* length of the dropped map */
+    uint8_t binned;   /* entries keyed by time bin too */
+    uint32_t k;       /* binned: bins are 2^k ticks wide */
+    int64_t lo, hi;   /* binned: box of what was added (lo > hi when empty) */
 } pv_summary;
+
+/* Bins of a decoded preview blob: cells grouped by (kind, row, row_to,
+ * category), bins ascending within a group; n == 0 when the blob has none
+ * (version 1, or nothing summarised).  A cell's min and max are its
+ * group's (the key over the whole node). */
+typedef struct pv_bins {
+    pv_entry *cells;
+    uint64_t n;
+    uint32_t fold;    /* row level of the cells */
+    uint32_t k;       /* cells are 2^k ticks wide: [bin << k, (bin + 1) << k) */
+} pv_bins;
 
 uint32_t pv_fold_row(const pv_fold_ctx *ctx, uint32_t row, uint32_t from, uint32_t to);
 
 void pv_init(pv_summary *s);
+/* An empty binned summary (pv_reset keeps it binned). */
+void pv_init_binned(pv_summary *s);
+/* Smallest k giving at most PV_BINS_MAX bins of 2^k ticks over [t0, t1]. */
+uint32_t pv_bins_kmin(int64_t t0, int64_t t1);
+/* floor(t / 2^k) for any int64 t and k <= 63. */
+int64_t pv_bin_of(int64_t t, uint32_t k);
 void pv_reset(pv_summary *s);
 void pv_free(pv_summary *s);
 
@@ -75,18 +112,48 @@ int pv_add_arrow(pv_summary *s, const pv_fold_ctx *ctx, uint32_t from, uint32_t 
 int pv_add_counter(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
                    int64_t time, double value);
 
+/* Set an empty binned summary's box to hold [t0, t1] (and k to match), so
+ * adding drawables inside it never re-keys. */
+void pv_bins_span(pv_summary *s, int64_t t0, int64_t t1);
+/* Adds to a binned summary, with the drawable's times. */
+int pv_bins_add_state(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
+                      int64_t start, int64_t end, int64_t excl);
+int pv_bins_add_event(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
+                      int64_t time);
+int pv_bins_add_arrow(pv_summary *s, const pv_fold_ctx *ctx, uint32_t from, uint32_t to,
+                      uint32_t cat, int64_t start, int64_t end);
+int pv_bins_add_counter(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
+                        int64_t time, double value);
+
+/* Totals of src added to dst (same kind; keys untouched). */
+void pv_entry_add(pv_entry *dst, const pv_entry *src);
+
 /* dst += src (rows refolded to the coarser of the two levels). */
 int pv_merge(pv_summary *dst, const pv_summary *src, const pv_fold_ctx *ctx);
 
 /* Fold rows, then rare categories, until the encoded size <= budget. */
 int pv_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget);
+/* Fit a binned summary's bin section to budget: rare categories, then all
+ * categories fold into "other", rows fold to top-level ancestors, then bins
+ * coarsen (k + 1), then rows fold further.  0 or -1 (out of memory). */
+int pv_bins_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget);
 
+/* Size of the blob pv_encode writes (with an empty bin section). */
 size_t pv_encoded_size(const pv_summary *s);
+/* Size of the bin section of a binned summary; SIZE_MAX when out of memory. */
+size_t pv_bins_encoded_size(const pv_summary *s);
 int pv_encode(const pv_summary *s, util_buf *out);
+/* The blob of s with the bin section of the binned summary bins (NULL: none). */
+int pv_encode_binned(const pv_summary *s, const pv_summary *bins, util_buf *out);
 
 /* Decode a preview blob into *out (util_malloc'ed array of n entries; rows
- * are at *fold).  SLOG_OK, SLOG_ECORRUPT, SLOG_ENOMEM. */
+ * are at *fold): the node-level entries.  SLOG_OK, SLOG_ECORRUPT,
+ * SLOG_ENOMEM. */
 int pv_decode(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
               uint64_t *bad_offset);
+/* pv_decode, plus the bin section into *bins (bins->cells util_malloc'ed;
+ * bins may be NULL: the section is still validated). */
+int pv_decode_binned(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
+                     pv_bins *bins, uint64_t *bad_offset);
 
 #endif /* PREVIEW_H */

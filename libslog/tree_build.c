@@ -3,7 +3,9 @@
  * tree_build.c - the one-pass bounding-box tree builder (see tree_build.h).
  * Closing a node: summarise its own drawables into its preview summary
  * (which already holds the summaries of its closed children and spills),
- * write the geometry, args and preview blobs (each with its CRC32C; the
+ * for a leaf or spill also into time bins (preview.h; inner nodes carry
+ * none: doc/DESIGN.md, "Time bins"), write the geometry, args and preview
+ * blobs (each with its CRC32C; the
  * store seals the row with its own CRC), write the rows of its
  * spills and its own row, then hand bounding box, subtree size and summary
  * to the parent.  Eager closing: a parent closes as soon as its last child
@@ -17,6 +19,12 @@
 #include "util_error.h"
 
 #include <string.h>
+
+/* A leaf's bin section may take this many node-level leaf preview budgets,
+ * and at most 1/TREE_BINS_GEOMETRY_DIV of the leaf's geometry blob
+ * (doc/DESIGN.md, "Time bins"). */
+#define TREE_BINS_LEAF_MUL      3u
+#define TREE_BINS_GEOMETRY_DIV  8u
 
 typedef struct open_node {
     fmt_node items;          /* drawables placed directly here */
@@ -41,6 +49,7 @@ struct tree_builder {
     uint32_t max_levels;
     uint64_t payload_extent; /* decoded bytes of /payload used (whole chunks) */
     pv_summary forest_sum;   /* summaries of the subtrees closed by flushes */
+    pv_summary bins;         /* time bins of the leaf being written */
     int64_t forest_t0, forest_t1;
     uint64_t forest_roots;
     uint32_t forest_level;   /* highest level among them */
@@ -82,6 +91,7 @@ int tree_build_create(tree_builder **out, store *st, const tree_options *opts,
     tb->max_levels = 1;
     tb->frontier = INT64_MIN;
     pv_init(&tb->forest_sum);
+    pv_init_binned(&tb->bins);
     tb->forest_t0 = INT64_MAX;
     tb->forest_t1 = INT64_MIN;
     *out = tb;
@@ -100,6 +110,7 @@ void tree_build_destroy(tree_builder *tb)
     }
     util_buf_free(&tb->scratch);
     pv_free(&tb->forest_sum);
+    pv_free(&tb->bins);
     util_free(tb);
 }
 
@@ -196,6 +207,61 @@ static size_t preview_budget(const tree_builder *tb, uint32_t level)
     return b < tb->opt.preview_bytes ? (size_t)b : tb->opt.preview_bytes;
 }
 
+/* Add a leaf's drawables to the binned summary bins. */
+static int summarise_bins(const fmt_node *it, pv_summary *bins, const pv_fold_ctx *ctx)
+{
+    for (size_t i = 0; i < it->n[SLOG_KIND_STATE]; i++) {
+        const fmt_state_rec *const s = &it->states[i];
+        if (pv_bins_add_state(bins, ctx, s->timeline, s->category, s->start, s->end, s->excl)) {
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < it->n[SLOG_KIND_EVENT]; i++) {
+        const fmt_event_rec *const e = &it->events[i];
+        if (pv_bins_add_event(bins, ctx, e->timeline, e->category, e->time) != 0) {
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < it->n[SLOG_KIND_ARROW]; i++) {
+        const fmt_arrow_rec *const a = &it->arrows[i];
+        if (pv_bins_add_arrow(bins, ctx, a->from, a->to, a->category, a->start, a->end) != 0) {
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < it->n[SLOG_KIND_COUNTER]; i++) {
+        const fmt_counter_rec *const c = &it->counters[i];
+        if (pv_bins_add_counter(bins, ctx, c->timeline, c->category, c->time, c->value) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The time bins of a leaf or spill (level 0: its drawables are its whole
+ * subtree) fitted to their budget into tb->bins; NULL for inner nodes.
+ * Their k goes to the row's flags. */
+static int leaf_bins(tree_builder *tb, const fmt_node *it, store_node_row *row,
+                     pv_summary **out)
+{
+    *out = NULL;
+    if (row->level != 0 || fmt_node_count(it) == 0) {
+        return 0;
+    }
+    pv_reset(&tb->bins);
+    pv_bins_span(&tb->bins, it->t0, it->t1);
+    size_t budget = TREE_BINS_LEAF_MUL * preview_budget(tb, 0);
+    if (row->payload_len / TREE_BINS_GEOMETRY_DIV < budget) {
+        budget = (size_t)(row->payload_len / TREE_BINS_GEOMETRY_DIV);
+    }
+    if (summarise_bins(it, &tb->bins, tb->ctx) != 0 ||
+        pv_bins_fit(&tb->bins, tb->ctx, budget) != 0) {
+        return -1;
+    }
+    row->flags |= (tb->bins.k + 1) << TREE_NODE_BINS_SHIFT;
+    *out = &tb->bins;
+    return 0;
+}
+
 /* An open node's summary collects its children's unfolded summaries; fold
  * it once it holds far more than its own budget, so the writer's memory
  * stays bounded (about 4 budgets per level). */
@@ -245,11 +311,13 @@ static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, st
             return rc;
         }
     }
-    if (pv_fit(sum, tb->ctx, preview_budget(tb, row->level)) != 0) {
+    pv_summary *bins = NULL;
+    if (pv_fit(sum, tb->ctx, preview_budget(tb, row->level)) != 0 ||
+        leaf_bins(tb, it, row, &bins) != 0) {
         return oom(err);
     }
     tb->scratch.len = 0;
-    if (pv_encode(sum, &tb->scratch) != 0) {
+    if (pv_encode_binned(sum, bins, &tb->scratch) != 0) {
         return oom(err);
     }
     row->preview_len = tb->scratch.len;

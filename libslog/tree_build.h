@@ -20,6 +20,11 @@
 #include "store.h"
 
 #define TREE_MAX_LEVELS 64
+/* store_node_row.flags bits 8-15: k + 1 of the preview's time bins (2^k
+ * ticks wide), 0 when it has none, so a reader knows without loading the
+ * preview whether its bins are a pixel wide. */
+#define TREE_NODE_BINS_SHIFT 8u
+#define TREE_NODE_BINS_MASK  0xff00u
 #define TREE_NODE_SPILL 1u /* store_node_row.flags: pseudo-leaf of late drawables (== SLOG_NODE_SPILL) */
 
 typedef struct tree_options {

@@ -9,7 +9,9 @@
 #ifndef TREE_WALK_H
 #define TREE_WALK_H
 
+#include "preview.h"
 #include "store.h"
+#include "tree_build.h"
 
 /* A node's box [t0, t1] (closed) touches the window [w0, w1). */
 static inline int tree_walk_touches(const store_node_row *n, int64_t w0, int64_t w1)
@@ -27,12 +29,27 @@ static inline int tree_walk_overlaps(int64_t s, int64_t e, int64_t w0, int64_t w
 /* Dense nodes at most this many pixels wide are shown as previews. */
 #define TREE_WALK_DENSE_PIXELS 16u
 
+/* Bins 2^k ticks wide are at most one pixel wide. */
+static inline int tree_walk_bins_fine(uint32_t k, int64_t resolution)
+{
+    return k < 63 && ((int64_t)1 << k) <= resolution;
+}
+
+/* The k of a node's preview bins from its row (63 when it has none). */
+static inline uint32_t tree_walk_bins_k(const store_node_row *n)
+{
+    const uint32_t k1 = (n->flags & TREE_NODE_BINS_MASK) >> TREE_NODE_BINS_SHIFT;
+    return k1 == 0 || k1 > 63 ? 63 : k1 - 1;
+}
+
 /* The density rule.  With resolution > 0 (ticks per pixel), a node stands
  * as its preview instead of its drawables and subtree when its detail is
- * finer than a pixel: it spans less than one pixel, or it is at most
- * TREE_WALK_DENSE_PIXELS wide and its subtree holds more than one drawable
- * per pixel per row, rows being those present in its preview (restricted
- * to the query's selection): items > pixels x rows.  Wider nodes are
+ * finer than a pixel: it spans less than one pixel, or its subtree holds
+ * more than one drawable per pixel per row, rows being those present in
+ * its preview (restricted to the query's selection): items > pixels x rows,
+ * and it is at most TREE_WALK_DENSE_PIXELS wide or its preview's time bins
+ * are at most a pixel wide (the node's row says their width; the caller
+ * checks the bins it loaded agree).  Other nodes are
  * descended, so previews keep the time resolution of a few pixels, and a
  * node read in full holds about one drawable per pixel and row: bytes read
  * stay near pixels x rows.
@@ -50,7 +67,13 @@ static inline int tree_walk_preview_candidate(const store_node_row *n, uint64_t 
     if (pixels == 0) {
         return 1;
     }
-    return pixels <= TREE_WALK_DENSE_PIXELS && subtree_items > pixels ? 2 : 0;
+    if (subtree_items <= pixels) {
+        return 0;
+    }
+    return pixels <= TREE_WALK_DENSE_PIXELS ||
+                   tree_walk_bins_fine(tree_walk_bins_k(n), resolution)
+               ? 2
+               : 0;
 }
 
 static inline int tree_walk_as_preview(const store_node_row *n, uint64_t subtree_items,

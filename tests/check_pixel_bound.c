@@ -376,6 +376,69 @@ START_TEST(test_pixel_bound_runs_replace_dense_drawables)
 }
 END_TEST
 
+/* Is a preview's box some node's box (a node's whole preview) rather than
+ * a pixel summed from a node's time bins? */
+static bool is_node_box(slog_reader *r, const slog_preview *p)
+{
+    const uint64_t nodes = slog_reader_info(r)->nodes;
+    for (uint64_t i = 0; i < nodes; i++) {
+        slog_node_info ni;
+        ck_assert_int_eq(slog_reader_node(r, i, &ni), SLOG_OK);
+        if (ni.start == p->start && ni.end == p->end) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Few wide dense leaves (a short trace at 64 KiB leaves): the overview
+ * stands on the leaves' time bins, one preview per (row, category, pixel),
+ * instead of reading their drawables; totals per kind stay exact and the
+ * output pixel-bounded. */
+START_TEST(test_pixel_bound_bins_stand_for_wide_leaves)
+{
+    const tref_params p = {.seed = 4242u + (uint64_t)_i, .timelines = 6, .states = 40000,
+                           .events = 2000, .arrows = 1000, .counters = 1000,
+                           .state_categories = 12, .max_depth = 3, .base = -777,
+                           .span = 80000000, .args_percent = 0};
+    bound_file f;
+    memset(&f, 0, sizeof f);
+    ck_assert_int_eq(tref_generate(&f.trace, &p), 0);
+    snprintf(f.path, sizeof f.path, "/tmp/check_pixel_bins_%d_%d.slog", _i, (int)getpid());
+    slog_writer_options o = SLOG_WRITER_OPTIONS_INIT;
+    slog_error err;
+    ck_assert_int_eq(tref_write(&f.trace, f.path, &o, TR_ORDER_END, p.seed, true, &err), SLOG_OK);
+    ck_assert_int_eq(slog_reader_open(&f.reader, f.path, NULL, &err), SLOG_OK);
+    slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    q.t0 = f.trace.start;
+    q.t1 = f.trace.end + 1;
+    q.resolution = (q.t1 - q.t0 + 199) / 200; /* leaves ~30 pixels wide */
+    tref_result res;
+    ck_assert_int_eq(tref_run_query(f.reader, &q, &res), SLOG_END);
+    uint64_t got[4] = {0}, binned = 0;
+    for (size_t i = 0; i < res.nkeys; i++) {
+        got[res.items[i].kind]++;
+    }
+    for (size_t i = 0; i < res.nruns; i++) {
+        got[res.runs[i].of] += res.runs[i].count;
+    }
+    for (size_t i = 0; i < res.npreviews; i++) {
+        const slog_preview *v = &res.previews[i];
+        got[v->of] += v->count;
+        binned += !is_node_box(f.reader, v);
+        ck_assert(v->start <= v->end && v->end >= q.t0 && v->start < q.t1);
+    }
+    for (int k = 0; k < 4; k++) {
+        ck_assert_uint_eq(got[k], f.trace.count[k]);
+    }
+    ck_assert_msg(binned > 0, "no preview came from time bins");
+    ck_assert_uint_le(res.nkeys + res.nruns + res.npreviews,
+                      PIXEL_BOUND_C * 200u * (f.trace.ntimelines + 1) * 4u);
+    tref_result_free(&res);
+    bound_close(&f);
+}
+END_TEST
+
 static Suite *pixel_bound_suite(void)
 {
     Suite *s = suite_create("pixel_bound");
@@ -383,6 +446,7 @@ static Suite *pixel_bound_suite(void)
     tcase_set_timeout(tc, 240);
     tcase_add_loop_test(tc, test_pixel_bound_holds_and_totals_add_up, 0, NSHAPES * NSEEDS);
     tcase_add_test(tc, test_pixel_bound_runs_replace_dense_drawables);
+    tcase_add_loop_test(tc, test_pixel_bound_bins_stand_for_wide_leaves, 0, 3);
     suite_add_tcase(s, tc);
     return s;
 }

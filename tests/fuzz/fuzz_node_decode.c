@@ -3,7 +3,7 @@
  * fuzz_node_decode.c - libFuzzer target for the node blob decoders: the
  * geometry blob (versions 1 and 2), the args blob attached to a decoded
  * geometry (format 2) and the preview blob.  Byte 0 picks the decoder:
- * odd = preview; 0 mod 4 = geometry alone; 2 mod 4 = bytes 1-2 give the
+ * odd = preview (versions 1 and 2, with time bins); 0 mod 4 = geometry alone; 2 mod 4 = bytes 1-2 give the
  * geometry blob's length L (little-endian u16, clamped), then L bytes of
  * geometry, then the args blob.  Decoders must reject or accept without
  * reading or writing out of bounds, a rejected args blob must leave the
@@ -71,6 +71,31 @@ static void decode_node(const uint8_t *geo, size_t ng, const uint8_t *args, size
     fmt_decoded_free(&d);
 }
 
+/* A preview blob (versions 1 and 2): an accepted one's time bins lie in
+ * their span, ascending within a key, with bounds that are int64 ticks. */
+static void decode_preview(const uint8_t *p, size_t n)
+{
+    pv_entry *v = NULL;
+    uint64_t count = 0, bad = 0;
+    uint32_t fold = 0;
+    pv_bins bins;
+    if (pv_decode_binned(p, n, &v, &count, &fold, &bins, &bad) != SLOG_OK) {
+        return;
+    }
+    for (uint64_t c = 0; c < bins.n; c++) {
+        const pv_entry *const e = &bins.cells[c];
+        if (bins.k > 62 || e->bin > (INT64_MAX >> bins.k) - 1 || e->bin < -(INT64_MAX >> bins.k)) {
+            __builtin_trap();
+        }
+        if (c > 0 && e[-1].kind == e->kind && e[-1].row == e->row && e[-1].cat == e->cat &&
+            e[-1].row_to == e->row_to && e[-1].bin >= e->bin) {
+            __builtin_trap();
+        }
+    }
+    util_free(v);
+    util_free(bins.cells);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) {
@@ -78,13 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     const size_t n = size - 1;
     if (data[0] & 1) {
-        pv_entry *v = NULL;
-        uint64_t count = 0;
-        uint32_t fold = 0;
-        uint64_t bad = 0;
-        if (pv_decode(data + 1, n, &v, &count, &fold, &bad) == SLOG_OK) {
-            util_free(v);
-        }
+        decode_preview(data + 1, n);
         return 0;
     }
     if ((data[0] & 2) == 0 || n < 2) {

@@ -1,10 +1,11 @@
-# --pixels merges sub-pixel drawables into pixel runs in every format:
+# --pixels (1000: leaves of this trace are too wide for their time bins)
+# merges sub-pixel drawables into pixel runs in every format:
 # jsonl runs carry per-category totals that add up to the run's count, and
 # runs plus drawables count exactly the drawables of the same view without
 # the run kind; csv, table and chrome print the same number of runs
 "$SLOG_SYNTH" --states 20000 --timelines 4 --seed 7 -q -o t.slog
-"$SLOG_QUERY" t.slog --pixels 200 -f jsonl > runs.jsonl
-"$SLOG_QUERY" t.slog --pixels 200 -f jsonl -k state,event,arrow,counter,preview > plain.jsonl
+"$SLOG_QUERY" t.slog --pixels 1000 -f jsonl > runs.jsonl
+"$SLOG_QUERY" t.slog --pixels 1000 -f jsonl -k state,event,arrow,counter,preview > plain.jsonl
 "$PYTHON" - <<'PY'
 import json
 runs = [json.loads(l) for l in open("runs.jsonl")]
@@ -19,6 +20,6 @@ assert len(real(runs)) + merged == len(real(plain)), (len(real(runs)), merged, l
 assert not [x for x in plain if x["kind"] == "run"]
 print("runs", len(r), "items", len(runs), "<", len(plain))
 PY
-"$SLOG_QUERY" t.slog --pixels 200 -f csv | grep -c '^run,'
-"$SLOG_QUERY" t.slog --pixels 200 -f table | grep -c '^run '
-"$SLOG_QUERY" t.slog --pixels 200 -f chrome | grep -o '"cat":"slog.run"' | wc -l
+"$SLOG_QUERY" t.slog --pixels 1000 -f csv | grep -c '^run,'
+"$SLOG_QUERY" t.slog --pixels 1000 -f table | grep -c '^run '
+"$SLOG_QUERY" t.slog --pixels 1000 -f chrome | grep -o '"cat":"slog.run"' | wc -l
