@@ -47,8 +47,10 @@ static const size_t writer_ends[] = {
     END_OF(slog_writer_options, preview_bytes),
     END_OF(slog_writer_options, flush_nodes),
     END_OF(slog_writer_options, creator),
+    END_OF(slog_writer_options, flags), /* 0.2 */
+    END_OF(slog_writer_options, reserved),
 };
-_Static_assert(sizeof(slog_writer_options) - END_OF(slog_writer_options, creator) <
+_Static_assert(sizeof(slog_writer_options) - END_OF(slog_writer_options, reserved) <
                    alignof(slog_writer_options),
                "a slog_writer_options member is missing from writer_ends");
 
@@ -181,7 +183,10 @@ int api_writer_options_load(slog_writer_options *dst, const slog_writer_options 
 {
     static const options_layout l = {"slog_writer_options", sizeof *dst, writer_ends,
                                      COUNT(writer_ends)};
-    return load(&l, dst, src, path, err);
+    int rc = load(&l, dst, src, path, err);
+    rc = must_be_zero(rc, dst->flags & ~SLOG_WRITER_TIME_BINS, "slog_writer_options.flags", path,
+                      err);
+    return must_be_zero(rc, dst->reserved, "slog_writer_options.reserved", path, err);
 }
 
 int api_query_options_load(slog_query_options *dst, const slog_query_options *src,

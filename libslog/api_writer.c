@@ -147,7 +147,8 @@ int slog_writer_create(slog_writer **out, const char *path, const slog_writer_op
         /* args blobs at LZ4 HC level 4 or the caller's, if higher: they are
          * most of a real trace's payload and read only on demand */
         const tree_options to = {hdr.fanout, hdr.chunk_bytes, hdr.preview_bytes, hdr.lz4_level,
-                                 hdr.lz4_level > ARGS_LZ4_LEVEL ? hdr.lz4_level : ARGS_LZ4_LEVEL};
+                                 hdr.lz4_level > ARGS_LZ4_LEVEL ? hdr.lz4_level : ARGS_LZ4_LEVEL,
+                                 (wo.flags & SLOG_WRITER_TIME_BINS) != 0};
         rc = tree_build_create(&w->tb, w->st, &to, &w->ctx, err);
     }
     if (rc != SLOG_OK) {

@@ -244,7 +244,7 @@ static int leaf_bins(tree_builder *tb, const fmt_node *it, store_node_row *row,
                      pv_summary **out)
 {
     *out = NULL;
-    if (row->level != 0 || fmt_node_count(it) == 0) {
+    if (!tb->opt.time_bins || row->level != 0 || fmt_node_count(it) == 0) {
         return 0;
     }
     pv_reset(&tb->bins);

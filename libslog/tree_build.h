@@ -33,6 +33,7 @@ typedef struct tree_options {
     uint32_t preview_bytes;
     int lz4_level;       /* geometry and preview blobs */
     int args_lz4_level;  /* args blobs: read rarely, so compressed harder */
+    int time_bins;       /* leaves' previews carry time bins */
 } tree_options;
 
 typedef struct tree_builder tree_builder;

@@ -406,6 +406,7 @@ START_TEST(test_pixel_bound_bins_stand_for_wide_leaves)
     ck_assert_int_eq(tref_generate(&f.trace, &p), 0);
     snprintf(f.path, sizeof f.path, "/tmp/check_pixel_bins_%d_%d.slog", _i, (int)getpid());
     slog_writer_options o = SLOG_WRITER_OPTIONS_INIT;
+    o.flags = SLOG_WRITER_TIME_BINS;
     slog_error err;
     ck_assert_int_eq(tref_write(&f.trace, f.path, &o, TR_ORDER_END, p.seed, true, &err), SLOG_OK);
     ck_assert_int_eq(slog_reader_open(&f.reader, f.path, NULL, &err), SLOG_OK);

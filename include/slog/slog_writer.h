@@ -39,9 +39,19 @@ typedef struct slog_writer_options {
     uint32_t preview_bytes;     /* preview size budget per node; default 65536 */
     uint32_t flush_nodes;       /* flush HDF5 every N written nodes; default 64 */
     const char *creator;        /* free text stored in the file, e.g. "slog-import 0.1" */
+    uint32_t flags;             /* SLOG_WRITER_* bits; default 0 (@since 0.2) */
+    uint32_t reserved;          /* 0 */
 } slog_writer_options;
 
-#define SLOG_WRITER_OPTIONS_INIT {sizeof(slog_writer_options), 0, 0, 0, 0, 0, 0, NULL}
+/** slog_writer_options.flags: give every leaf's preview time bins, so that a
+ *  zoomed-out query may answer a wide, dense leaf from its preview (one item
+ *  per row, category and pixel) instead of decoding it.  Costs writer CPU
+ *  (about 2.7x on slog-synth) and ~5 % of file size; off by default so
+ *  tracers keep the fast path; slog-import turns it on (doc/DESIGN.md,
+ *  "Time bins"). @since 0.2 */
+#define SLOG_WRITER_TIME_BINS 1u
+
+#define SLOG_WRITER_OPTIONS_INIT {sizeof(slog_writer_options), 0, 0, 0, 0, 0, 0, NULL, 0, 0}
 
 /**
  * Fill @p opts with the defaults, as SLOG_WRITER_OPTIONS_INIT does (for

@@ -500,6 +500,7 @@ static slog_writer *create_writer(const options *o)
     wo.ticks_per_second = 1000000000u;
     wo.leaf_bytes = (uint32_t)o->leaf_bytes;
     wo.creator = PROG " " SLOG_VERSION_STRING;
+    wo.flags = SLOG_WRITER_TIME_BINS; /* imported traces are for viewing */
     slog_writer *w = NULL;
     slog_error err;
     if (slog_writer_create(&w, o->output, &wo, &err) != SLOG_OK) {

@@ -61,7 +61,7 @@ typedef struct synth_opts {
     uint32_t leaf_bytes, fanout;
     int32_t lz4_level;
     bool events_set, arrows_set, counters_set;
-    bool dry_run, quiet, json, args, state_args;
+    bool dry_run, quiet, json, args, state_args, time_bins;
 } synth_opts;
 
 /* One thread's generator: the open calls and what it does next. */
@@ -679,6 +679,7 @@ static void usage(FILE *f)
            "      --ticks-per-second Q  clock rate of the file (default 1000000000)\n"
            "      --no-args           no args on events and arrows\n"
            "      --state-args        an \"iter\" arg on every top-level state\n"
+           "      --time-bins         time bins in leaf previews (SLOG_WRITER_TIME_BINS)\n"
            "      --dry-run           generate only, no writer calls (measures the generator)\n"
            "  -q, --quiet             no summary\n"
            "      --json              summary as one JSON object on stdout\n"
@@ -700,6 +701,7 @@ enum {
     OPT_TPS,
     OPT_NO_ARGS,
     OPT_STATE_ARGS,
+    OPT_TIME_BINS,
     OPT_DRY,
     OPT_JSON,
 };
@@ -718,6 +720,7 @@ static const struct option long_opts[] = {
     {"ticks-per-second", required_argument, NULL, OPT_TPS},
     {"no-args", no_argument, NULL, OPT_NO_ARGS},
     {"state-args", no_argument, NULL, OPT_STATE_ARGS},
+    {"time-bins", no_argument, NULL, OPT_TIME_BINS},
     {"dry-run", no_argument, NULL, OPT_DRY},
     {"quiet", no_argument, NULL, 'q'},
     {"json", no_argument, NULL, OPT_JSON},
@@ -818,6 +821,9 @@ static int parse_flag(int c, synth_opts *o)
     case OPT_NO_ARGS:
         o->args = false;
         return 0;
+    case OPT_TIME_BINS:
+        o->time_bins = true;
+        return 0;
     case OPT_STATE_ARGS:
         o->state_args = true;
         return 0;
@@ -900,6 +906,7 @@ static int open_writer(synth *s)
     wo.lz4_level = o->lz4_level;
     wo.ticks_per_second = o->ticks_per_second;
     wo.creator = creator;
+    wo.flags = o->time_bins ? SLOG_WRITER_TIME_BINS : 0;
     return slog_writer_create(&s->w, o->output, &wo, &s->err);
 }
 
