@@ -328,6 +328,13 @@ static int parse_args(int argc, char **argv, query_opts *o)
     if (an != 0) {
         return an;
     }
+    if (analysis_active(&o->an) && o->pixels > 0) {
+        return usage_error("--pixels: not with --stats, --find or --top (their answers are exact)");
+    }
+    if (o->an.find != NULL && o->an.top == 0 && o->window != NULL) {
+        return usage_error("--window: not with --find --after/--before (the search runs to the "
+                           "trace's end or start)");
+    }
     if (o->window != NULL) {
         const int rc = check_window(o->window, o->absolute);
         if (rc != 0) {
