@@ -808,29 +808,117 @@ END_TEST
  * category) the previews' and runs' counts plus the real drawables equal
  * the trace's count, and
  * for states the inclusive time, min and max agree exactly too. */
+/* Per-category totals that previews, runs and real drawables must add up to. */
+typedef struct cat_total {
+    uint64_t n;
+    int64_t incl, min, max;
+} cat_total;
+
+static void cat_totals_reset(cat_total *t, uint32_t nc)
+{
+    for (uint32_t c = 0; c < nc; c++) {
+        t[c] = (cat_total){0, 0, INT64_MAX, INT64_MIN};
+    }
+}
+
+static void cat_total_add(cat_total *t, uint64_t n, int64_t incl, int64_t min, int64_t max)
+{
+    t->n += n;
+    t->incl += incl;
+    t->min = min < t->min ? min : t->min;
+    t->max = max > t->max ? max : t->max;
+}
+
+/* Category and duration of a real drawable (0 for points). */
+static uint32_t item_category(const slog_item *it, int64_t *dur)
+{
+    *dur = 0;
+    switch (it->kind) {
+    case SLOG_KIND_STATE:
+        *dur = it->u.state.end - it->u.state.start;
+        return it->u.state.category;
+    case SLOG_KIND_EVENT:
+        return it->u.event.category;
+    case SLOG_KIND_ARROW:
+        *dur = it->u.arrow.end - it->u.arrow.start;
+        return it->u.arrow.category;
+    default:
+        return it->u.counter.category;
+    }
+}
+
+/* Add what one query returned: previews (noting kinds folded into "other"),
+ * pixel runs by their category shares, and real drawables. */
+static void add_query_result(const tref_result *res, uint32_t nc, cat_total *got,
+                             uint64_t kind_n[4], bool other[4])
+{
+    for (size_t i = 0; i < res->npreviews; i++) {
+        const slog_preview *p = &res->previews[i];
+        kind_n[p->of] += p->count;
+        if (p->category == SLOG_CATEGORY_OTHER) {
+            other[p->of] = true;
+            continue;
+        }
+        cat_total_add(&got[p->category], p->count, p->inclusive, p->min, p->max);
+    }
+    for (size_t i = 0; i < res->nruns; i++) {
+        const slog_run *r = &res->runs[i];
+        kind_n[r->of] += r->count;
+        for (uint32_t m = 0; m < r->ncategories; m++) {
+            const slog_run_share *sh = &r->categories[m];
+            ck_assert_uint_lt(sh->category, nc);
+            cat_total_add(&got[sh->category], sh->count, sh->inclusive, sh->min, sh->max);
+        }
+    }
+    for (size_t i = 0; i < res->nkeys; i++) {
+        int64_t d;
+        const uint32_t c = item_category(&res->items[i], &d);
+        ck_assert_uint_lt(c, nc);
+        kind_n[res->items[i].kind]++;
+        cat_total_add(&got[c], 1, d, d, d);
+    }
+}
+
+static void check_totals(const tref_trace *t, int64_t pixels, const cat_total *want,
+                         const cat_total *got, const uint64_t kind_n[4], const bool other[4])
+{
+    for (int kind = 0; kind < 4; kind++) {
+        ck_assert_msg(kind_n[kind] == t->count[kind],
+                      "%lld pixels: kind %d: %llu previewed + real, %llu in the trace",
+                      (long long)pixels, kind, (unsigned long long)kind_n[kind],
+                      (unsigned long long)t->count[kind]);
+    }
+    for (uint32_t c = 0; c < t->ncategories; c++) {
+        if (other[t->ckind[c]]) {
+            continue; /* some of this kind folded into "other" */
+        }
+        ck_assert_msg(got[c].n == want[c].n,
+                      "%lld pixels: category %u: %llu previewed + real, %llu in the trace",
+                      (long long)pixels, c, (unsigned long long)got[c].n,
+                      (unsigned long long)want[c].n);
+        if (t->ckind[c] == SLOG_KIND_STATE && want[c].n > 0) {
+            ck_assert_msg(got[c].incl == want[c].incl,
+                          "%lld pixels: category %u: inclusive %lld, reference %lld",
+                          (long long)pixels, c, (long long)got[c].incl, (long long)want[c].incl);
+            ck_assert_int_eq(got[c].min, want[c].min);
+            ck_assert_int_eq(got[c].max, want[c].max);
+        }
+    }
+}
+
 START_TEST(test_query_reference_previews_partition_whole_trace)
 {
     ref_file f;
     ref_open(&f, _i, "part");
     const tref_trace *t = &f.trace;
     const uint32_t nc = t->ncategories;
-    uint64_t *want_n = calloc(nc, sizeof *want_n), *got_n = calloc(nc, sizeof *got_n);
-    int64_t *want_incl = calloc(nc, sizeof *want_incl), *got_incl = calloc(nc, sizeof *got_incl);
-    int64_t *want_min = malloc(nc * sizeof *want_min), *got_min = malloc(nc * sizeof *got_min);
-    int64_t *want_max = malloc(nc * sizeof *want_max), *got_max = malloc(nc * sizeof *got_max);
-    ck_assert(want_n && got_n && want_incl && got_incl && want_min && got_min && want_max &&
-              got_max);
-    for (uint32_t c = 0; c < nc; c++) {
-        want_min[c] = INT64_MAX;
-        want_max[c] = INT64_MIN;
-    }
+    cat_total *want = malloc((nc + 1) * sizeof *want), *got = malloc((nc + 1) * sizeof *got);
+    ck_assert(want != NULL && got != NULL);
+    cat_totals_reset(want, nc);
     for (size_t i = 0; i < t->nitems; i++) {
         const tref_item *it = &t->items[i];
         const int64_t d = it->end - it->start;
-        want_n[it->category]++;
-        want_incl[it->category] += d;
-        want_min[it->category] = d < want_min[it->category] ? d : want_min[it->category];
-        want_max[it->category] = d > want_max[it->category] ? d : want_max[it->category];
+        cat_total_add(&want[it->category], 1, d, d, d);
     }
     const int64_t span = t->end - t->start + 1;
     static const int64_t pixels[] = {1, 2, 3, 10, 30, 100, 1000, 10000, 100000};
@@ -847,100 +935,14 @@ START_TEST(test_query_reference_previews_partition_whole_trace)
         previews += res.npreviews;
         bool other[4] = {false, false, false, false};
         uint64_t kind_n[4] = {0};
-        for (uint32_t c = 0; c < nc; c++) {
-            got_n[c] = 0;
-            got_incl[c] = 0;
-            got_min[c] = INT64_MAX;
-            got_max[c] = INT64_MIN;
-        }
-        for (size_t i = 0; i < res.npreviews; i++) {
-            const slog_preview *p = &res.previews[i];
-            kind_n[p->of] += p->count;
-            if (p->category == SLOG_CATEGORY_OTHER) {
-                other[p->of] = true;
-                continue;
-            }
-            const uint32_t c = p->category;
-            got_n[c] += p->count;
-            got_incl[c] += p->inclusive;
-            got_min[c] = p->min < got_min[c] ? p->min : got_min[c];
-            got_max[c] = p->max > got_max[c] ? p->max : got_max[c];
-        }
-        for (size_t i = 0; i < res.nruns; i++) {
-            const slog_run *r = &res.runs[i];
-            kind_n[r->of] += r->count;
-            for (uint32_t m = 0; m < r->ncategories; m++) {
-                const slog_run_share *sh = &r->categories[m];
-                ck_assert_uint_lt(sh->category, nc);
-                got_n[sh->category] += sh->count;
-                got_incl[sh->category] += sh->inclusive;
-                got_min[sh->category] = sh->min < got_min[sh->category] ? sh->min
-                                                                        : got_min[sh->category];
-                got_max[sh->category] = sh->max > got_max[sh->category] ? sh->max
-                                                                        : got_max[sh->category];
-            }
-        }
-        for (size_t i = 0; i < res.nkeys; i++) {
-            const slog_item *it = &res.items[i];
-            uint32_t c = 0;
-            int64_t d = 0;
-            switch (it->kind) {
-            case SLOG_KIND_STATE:
-                c = it->u.state.category;
-                d = it->u.state.end - it->u.state.start;
-                break;
-            case SLOG_KIND_EVENT:
-                c = it->u.event.category;
-                break;
-            case SLOG_KIND_ARROW:
-                c = it->u.arrow.category;
-                d = it->u.arrow.end - it->u.arrow.start;
-                break;
-            default:
-                c = it->u.counter.category;
-                break;
-            }
-            ck_assert_uint_lt(c, nc);
-            kind_n[it->kind]++;
-            got_n[c]++;
-            got_incl[c] += d;
-            got_min[c] = d < got_min[c] ? d : got_min[c];
-            got_max[c] = d > got_max[c] ? d : got_max[c];
-        }
-        for (int kind = 0; kind < 4; kind++) {
-            ck_assert_msg(kind_n[kind] == t->count[kind],
-                          "%lld pixels: kind %d: %llu previewed + real, %llu in the trace",
-                          (long long)pixels[k], kind, (unsigned long long)kind_n[kind],
-                          (unsigned long long)t->count[kind]);
-        }
-        for (uint32_t c = 0; c < nc; c++) {
-            if (other[t->ckind[c]]) {
-                continue; /* some of this kind folded into "other" */
-            }
-            ck_assert_msg(got_n[c] == want_n[c],
-                          "%lld pixels: category %u: %llu previewed + real, %llu in the trace",
-                          (long long)pixels[k], c, (unsigned long long)got_n[c],
-                          (unsigned long long)want_n[c]);
-            if (t->ckind[c] == SLOG_KIND_STATE && want_n[c] > 0) {
-                ck_assert_msg(got_incl[c] == want_incl[c],
-                              "%lld pixels: category %u: inclusive %lld, reference %lld",
-                              (long long)pixels[k], c, (long long)got_incl[c],
-                              (long long)want_incl[c]);
-                ck_assert_int_eq(got_min[c], want_min[c]);
-                ck_assert_int_eq(got_max[c], want_max[c]);
-            }
-        }
+        cat_totals_reset(got, nc);
+        add_query_result(&res, nc, got, kind_n, other);
+        check_totals(t, pixels[k], want, got, kind_n, other);
         tref_result_free(&res);
     }
     ck_assert_uint_gt(previews, 0);
-    free(want_n);
-    free(got_n);
-    free(want_incl);
-    free(got_incl);
-    free(want_min);
-    free(got_min);
-    free(want_max);
-    free(got_max);
+    free(want);
+    free(got);
     ref_close(&f);
 }
 END_TEST
