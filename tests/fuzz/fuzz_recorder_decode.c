@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
  * fuzz_recorder_decode.c - libFuzzer target for slog-import's Recorder
- * decoder (utils/slog-import/recorder_decode.c).  A Recorder trace is a
+ * decoder (libslog/import/recorder/recorder_decode.c).  A Recorder trace is a
  * folder, so the input is a list of files: each entry is u8 name index
  * (into the table below, modulo its size), u32 little-endian length, then
  * that many bytes.  The files are written into one temporary folder per

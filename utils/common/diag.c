@@ -1,61 +1,12 @@
 /* SPDX-License-Identifier: MIT
  *
- * diag.c - line:column tracking over streamed text and capped, uniformly
- * formatted warnings.  The tracker scans each byte at most once (memchr for
- * newlines), because importers ask for positions at nondecreasing offsets.
- * Tools layer: libc only.
+ * diag.c - capped, uniformly formatted warnings of the command-line tools
+ * (the line:column tracker over streamed text moved to the import library:
+ * libslog/import/core/text_lines.c).  Tools layer: libc only.
  */
 #include "diag.h"
 
 #include <string.h>
-
-void diag_lines_init(diag_lines *d)
-{
-    memset(d, 0, sizeof *d);
-    d->line = 1;
-}
-
-static void lines_scan_to(diag_lines *d, size_t to)
-{
-    while (d->pos < to) {
-        const unsigned char *nl = memchr(d->buf + d->pos, '\n', to - d->pos);
-        if (nl == NULL) {
-            d->pos = to;
-            return;
-        }
-        d->pos = (size_t)(nl - d->buf) + 1;
-        d->line++;
-        d->line_start = d->base + d->pos;
-    }
-}
-
-void diag_lines_chunk_done(diag_lines *d)
-{
-    lines_scan_to(d, d->len);
-}
-
-void diag_lines_chunk(diag_lines *d, const void *buf, size_t len)
-{
-    lines_scan_to(d, d->len); /* no-op after diag_lines_chunk_done */
-    d->base += d->len;
-    d->buf = buf;
-    d->len = len;
-    d->pos = 0;
-}
-
-void diag_lines_locate(diag_lines *d, uint64_t offset, uint64_t *line, uint64_t *col)
-{
-    uint64_t rel = offset > d->base ? offset - d->base : 0;
-    if (rel > d->len) {
-        rel = d->len;
-    }
-    if (rel > d->pos) {
-        lines_scan_to(d, (size_t)rel);
-    }
-    const uint64_t at = d->base + (rel > d->pos ? rel : d->pos);
-    *line = d->line;
-    *col = at - d->line_start + 1;
-}
 
 void diag_caps_init(diag_caps *c, unsigned limit)
 {

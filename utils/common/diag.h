@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
- * diag.h - diagnostics for the command-line tools: turning input byte
- * offsets into 1-based line:column positions while a text input streams
- * by, and printing warnings in the one format all tools share
+ * diag.h - diagnostics for the command-line tools: printing warnings in
+ * the one format all tools share
  *     slog-import: trace.json:12:7: warning: expected ',' (byte 2381)
  * with a cap per warning kind (the count is never capped, only the print).
  * Tools layer: libc only, no libslog calls.
@@ -15,32 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-/*
- * Line tracker over a stream read in chunks.  Offsets asked for must not
- * decrease and must lie inside the current chunk (or at its end), so every
- * byte is scanned for newlines at most once: O(input) in total whatever the
- * number of lookups.
- */
-typedef struct diag_lines {
-    uint64_t base;             /* stream offset of buf[0] */
-    const unsigned char *buf;  /* current chunk (borrowed) */
-    size_t len;
-    size_t pos;                /* scanned up to buf[pos] */
-    uint64_t line;             /* 1-based line at buf[pos] */
-    uint64_t line_start;       /* stream offset where that line starts */
-} diag_lines;
-
-void diag_lines_init(diag_lines *d);
-/* Start the next chunk; it follows the previous one in the stream.  The
- * previous chunk must still be readable, unless diag_lines_chunk_done was
- * called while it was. */
-void diag_lines_chunk(diag_lines *d, const void *buf, size_t len);
-/* Count the current chunk's remaining newlines now: call it before the
- * chunk's memory is reused or unmapped. */
-void diag_lines_chunk_done(diag_lines *d);
-/* Position of stream offset @p offset (clamped to [scanned, chunk end]). */
-void diag_lines_locate(diag_lines *d, uint64_t offset, uint64_t *line, uint64_t *col);
 
 /* Warning caps: at most `limit` prints per kind (a kind is any stable
  * pointer, usually the format string). */

@@ -37,7 +37,7 @@
 
 #include "chrome.h"
 #include "chrome_scan.h"
-#include "diag.h"
+#include "text_lines.h"
 
 #define NO_OFF SIZE_MAX
 #define MAX_FRAMES 16
@@ -109,7 +109,7 @@ struct chrome_parser {
     chrome_pool *pool;          /* where records are allocated */
     yajl_callbacks cb;
     yajl_handle h;
-    diag_lines lines;
+    text_lines lines;
     const unsigned char *chunk; /* chunk being parsed (JSON mode) */
     size_t chunk_pos;           /* where the current yajl_parse call started */
     bool started, root_seen, root_done, replaying, failed, in_line;
@@ -189,7 +189,7 @@ static void locate(chrome_parser *p, uint64_t off, uint64_t *line, uint64_t *col
         *col = off >= p->cur_line_base ? off - p->cur_line_base + 1 : 1;
         return;
     }
-    diag_lines_locate(&p->lines, off, line, col);
+    text_lines_locate(&p->lines, off, line, col);
 }
 
 /* A warning at a stream offset; the literal format is also its cap key. */
@@ -1858,7 +1858,7 @@ int chrome_parser_create(chrome_parser **out, import_ctx *ctx, chrome_mode mode,
     p->cb.yajl_end_array = cb_end_array;
     const char *fast = getenv("SLOG_CHROME_FAST");
     p->fast_enabled = fast == NULL || strcmp(fast, "0") != 0;
-    diag_lines_init(&p->lines);
+    text_lines_init(&p->lines);
     builder_reset(&p->b);
     if (new_handle(p) != 0) {
         chrome_parser_destroy(p);
@@ -1873,9 +1873,9 @@ int chrome_parser_create(chrome_parser **out, import_ctx *ctx, chrome_mode mode,
  * chunk's memory afterwards. */
 static int json_feed_chunk(chrome_parser *p, const unsigned char *buf, size_t len, size_t at)
 {
-    diag_lines_chunk(&p->lines, buf, len);
+    text_lines_chunk(&p->lines, buf, len);
     const int rc = json_feed(p, buf, len, at);
-    diag_lines_chunk_done(&p->lines);
+    text_lines_chunk_done(&p->lines);
     return rc;
 }
 
@@ -1894,8 +1894,8 @@ int chrome_parser_feed(chrome_parser *p, const unsigned char *buf, size_t len)
         }
         if (i == len) {
             p->stream_off += len;
-            diag_lines_chunk(&p->lines, buf, len);
-            diag_lines_chunk_done(&p->lines);
+            text_lines_chunk(&p->lines, buf, len);
+            text_lines_chunk_done(&p->lines);
             return 0; /* only blanks so far */
         }
         p->started = true;
