@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * serve_files.h - the files slog-serve serves, each with a pool of readers.
+ * A slog_reader is used by one thread at a time, so a request checks a
+ * reader out of its file's pool and checks it back in when done; the pool
+ * opens a new reader when none is idle (at most one per worker thread is
+ * ever out, so the pool stays bounded).
+ *
+ * Live files: the API has no slog_reader_refresh yet, so a checkout stats
+ * the file and, when its size or modification time changed since the pool's
+ * readers were opened, starts a new generation: idle readers of an older
+ * generation are closed and the request gets a reader opened now, which sees
+ * everything the writer flushed so far.  A file that is being written thus
+ * costs one open per request while it grows, and nothing once it is still.
+ * Tools layer (slog-serve): public libslog headers and libc.
+ */
+#ifndef SLOG_SERVE_FILES_H
+#define SLOG_SERVE_FILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <slog/slog.h>
+
+typedef struct serve_files serve_files;
+
+/* A checked-out reader.  Times in the API are relative to origin (the
+ * file's start, or 0 for a file without drawables). */
+typedef struct serve_lease {
+    slog_reader *r;
+    const slog_file_info *fi;
+    int64_t origin;
+    size_t file;
+    uint64_t generation;
+} serve_lease;
+
+/* Status of one file, for /api/files. */
+typedef struct serve_file_status {
+    const char *name; /* base name, borrowed */
+    uint64_t bytes;   /* size now */
+    bool exists;
+} serve_file_status;
+
+/* Open every file once (so a bad file fails at start, with its error in
+ * why); pool_size: idle readers kept per file; cache_bytes per reader.
+ * Returns 0 or -1. */
+int serve_files_create(serve_files **out,
+                       char *const *paths,
+                       size_t n,
+                       uint32_t pool_size,
+                       uint64_t cache_bytes,
+                       char *why,
+                       size_t why_len);
+
+void serve_files_destroy(serve_files *fs);
+
+size_t serve_files_count(const serve_files *fs);
+
+void serve_files_status(const serve_files *fs, size_t f, serve_file_status *out);
+
+/* Check out a reader of file f (f < count), reopened when the file changed.
+ * Returns SLOG_OK or the error of slog_reader_open (err filled). */
+int serve_files_checkout(serve_files *fs, size_t f, serve_lease *out, slog_error *err);
+
+/* Give the reader back (closed when its generation is stale or the pool
+ * is full). */
+void serve_files_checkin(serve_files *fs, serve_lease *lease);
+
+#endif /* SLOG_SERVE_FILES_H */
