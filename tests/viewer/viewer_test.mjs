@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+//
+// viewer_test.mjs - the viewer end to end in headless chromium (TAP): a
+// corpus Chrome trace is imported with slog-import, served by slog-serve,
+// and opened; the test zooms in 10 steps, pans, clicks a state and compares
+// its args panel with `slog-query --format jsonl`, selects a range and
+// compares the statistics with `slog-query --stats`, hides a category,
+// collapses a row, goes back in history and follows a deep link.  What is
+// on screen is checked on screenshots (not blank; the category's colour in
+// its row, gone once hidden).  Never timed: only the answers are checked.
+//
+//   node viewer_test.mjs SLOG_SERVE SLOG_IMPORT SLOG_QUERY CORPUS_DIR WORKDIR
+
+import {existsSync, mkdirSync} from 'node:fs';
+import {join} from 'node:path';
+
+import {launchBrowser, run, SKIP, startServer, tap} from './harness.mjs';
+import {colourCounts, rgbOf} from './pixels.mjs';
+
+const [serveExe, importExe, queryExe, corpusDir, workDir] = process.argv.slice(2);
+const TRACE = join(corpusDir || '', 'catapult', 'x_event_trace.json');
+const t = tap();
+
+function jsonl(text)
+{
+    return text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+}
+
+function query(slog, args)
+{
+    return jsonl(run(queryExe, [slog, ...args, '--format', 'jsonl']));
+}
+
+function argText(v)
+{
+    return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** A state with args, wide enough, shallow, on a row shown at the top of the screen. */
+function chooseState(slog)
+{
+    return query(slog, []).find((d) => d.kind === 'state' && d.args && Object.keys(d.args).length >= 2 &&
+                                       d.end - d.start >= 100000 && d.depth <= 2 &&
+                                       [1, 2, 4].includes(d.timeline_id));
+}
+
+async function openViewer(browser, url)
+{
+    const page = await browser.newPage({viewport: {width: 1400, height: 900}});
+    page.errors = [];
+    page.on('pageerror', (e) => page.errors.push(e.message));
+    await page.goto(url);
+    await page.waitForFunction(() => window.slogViewer !== undefined);
+    await page.evaluate(() => window.slogViewer.ready);
+    return page;
+}
+
+const view = (page) => page.evaluate(() => window.slogViewer.view());
+const idle = (page) => page.evaluate(() => window.slogViewer.idle());
+const goto = (page, a, b) => page.evaluate(([x, y]) => window.slogViewer.goto(x, y), [a, b]);
+
+async function checkOpen(page, info)
+{
+    const v = await view(page);
+    t.ok(v.t0 === 0 && v.t1 === info.duration, 'opens on the whole trace', JSON.stringify(v));
+    t.ok(v.rows.length >= 5, `rows on screen (${v.rows.length})`);
+    const box = await page.locator('#timeline').boundingBox();
+    const shot = await page.screenshot();
+    const c = await colourCounts(page, shot, {x: box.x + 220, y: box.y, w: box.width - 220, h: box.height});
+    t.ok(c.colours >= 10, `timeline not blank (${c.colours} colours)`);
+}
+
+async function checkZoom(page)
+{
+    const before = await view(page);
+    const where = await page.evaluate(() => window.slogViewer.where(1, 0, 0));
+    const x = (where.plotLeft + where.plotRight) / 2;
+    await page.mouse.move(x, where.y);
+    const frames0 = await page.evaluate(() => window.slogViewer.frames);
+    for (let k = 0; k < 10; k++) {
+        await page.keyboard.press('w');
+        await idle(page);
+    }
+    const after = await view(page);
+    const ratio = (after.t1 - after.t0) / (before.t1 - before.t0);
+    t.ok(Math.abs(ratio - 0.8 ** 10) < 0.002, `10 zoom steps: width x${ratio.toFixed(4)} (0.8^10)`);
+    const anchor = (before.t0 + before.t1) / 2;
+    const inside = (anchor - after.t0) / (after.t1 - after.t0);
+    t.ok(Math.abs(inside - 0.5) < 0.01, `zoom kept the time under the cursor (${inside.toFixed(3)})`);
+    const frames = await page.evaluate(() => window.slogViewer.frames);
+    t.ok(frames >= frames0 + 10, `frames counted (${frames0} -> ${frames})`);
+}
+
+async function checkPan(page)
+{
+    const before = await view(page);
+    const w = await page.evaluate(() => window.slogViewer.where(1, 0, 0));
+    const x = (w.plotLeft + w.plotRight) / 2;
+    await page.mouse.move(x, w.y);
+    await page.mouse.down();
+    await page.mouse.move(x - 150, w.y, {steps: 5});
+    await page.mouse.move(x - 300, w.y, {steps: 5});
+    await page.mouse.up();
+    const after = await idle(page);
+    const expected = 300 * (before.t1 - before.t0) / (w.plotRight - w.plotLeft);
+    const moved = after.t0 - before.t0;
+    t.ok(Math.abs(moved - expected) <= expected * 0.01 + 2, `drag pans by 300 px (${moved} ns, want ${expected.toFixed(0)})`);
+}
+
+async function argsTable(page)
+{
+    await page.waitForSelector('#panel-selected[data-loaded="true"]');
+    return page.evaluate(() => {
+        const out = {};
+        for (const tr of document.querySelectorAll('#pick-args tbody tr')) {
+            out[tr.dataset.key] = tr.cells[1].textContent;
+        }
+        const fields = {};
+        for (const tr of document.querySelectorAll('#pick-fields tbody tr')) {
+            fields[tr.cells[0].textContent] = tr.cells[1].textContent;
+        }
+        return {args: out, fields};
+    });
+}
+
+function sameArgs(shown, expected)
+{
+    const want = Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, argText(v)]));
+    return JSON.stringify(Object.entries(shown).sort()) === JSON.stringify(Object.entries(want).sort());
+}
+
+const leadingInt = (text) => Number(text.split(' ')[0].replace(/,/g, ''));
+
+async function checkClick(page, slog, s)
+{
+    const len = s.end - s.start;
+    await goto(page, s.start - len, s.end + len);
+    const p = await page.evaluate(([tl, d, at]) => window.slogViewer.where(tl, d, at),
+                                  [s.timeline_id, s.depth, (s.start + s.end) / 2]);
+    t.ok(p !== null, `row of ${s.timeline} on screen`);
+    await page.mouse.click(p.x, p.y);
+    const shown = await argsTable(page);
+    t.ok(sameArgs(shown.args, s.args), `args panel shows the args of slog-query (${s.category})`,
+         `${JSON.stringify(shown.args)} vs ${JSON.stringify(s.args)}`);
+    t.ok(leadingInt(shown.fields.start) === s.start && leadingInt(shown.fields.end) === s.end,
+         'exact start and end shown', JSON.stringify(shown.fields));
+    t.ok(shown.fields.category === s.category, 'category name shown');
+    return p;
+}
+
+async function statsTable(page)
+{
+    await page.waitForSelector('#panel-stats[data-loaded="true"]');
+    return page.evaluate(() => [...document.querySelectorAll('#stats-table tbody tr')].map(
+        (tr) => ({category: Number(tr.dataset.category), count: Number(tr.dataset.count),
+                  inclusive: Number(tr.dataset.inclusive), exclusive: Number(tr.dataset.exclusive)})));
+}
+
+function compareStats(shown, expected)
+{
+    const key = (r) => `${r.category}:${r.count}:${r.inclusive}:${r.exclusive}`;
+    const a = shown.map(key).sort();
+    const b = expected.filter((r) => r.kind === 'state').map((r) => key({...r, category: r.category_id})).sort();
+    const bAll = expected.map((r) => key({...r, category: r.category_id})).sort();
+    return JSON.stringify(a) === JSON.stringify(bAll) || JSON.stringify(a) === JSON.stringify(b);
+}
+
+async function checkSelection(page, slog, where)
+{
+    const x0 = where.plotLeft + (where.plotRight - where.plotLeft) * 0.2;
+    const x1 = where.plotLeft + (where.plotRight - where.plotLeft) * 0.75;
+    await page.keyboard.down('Shift');
+    await page.mouse.move(x0, where.y);
+    await page.mouse.down();
+    await page.mouse.move(x1, where.y, {steps: 6});
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    const sel = (await view(page)).selection;
+    t.ok(sel && sel.t1 > sel.t0, 'Shift+drag selects a range', JSON.stringify(sel));
+    const shown = await statsTable(page);
+    const expected = query(slog, ['--stats', '--window', `${sel.t0}ns:${sel.t1}ns`]);
+    t.ok(shown.length > 0 && compareStats(shown, expected),
+         `statistics equal slog-query --stats (${shown.length} categories)`,
+         `${JSON.stringify(shown)}\n${JSON.stringify(expected)}`);
+    await page.click('#stats-table th[data-key="count"]');
+    const counts = (await statsTable(page)).map((r) => r.count);
+    t.ok(counts.every((c, k) => k === 0 || counts[k - 1] >= c), 'sorted by count on a header click');
+    return sel;
+}
+
+async function laneColour(page, s, rgb)
+{
+    await idle(page);
+    const p = await page.evaluate(([tl, d, a, b]) => {
+        const l = window.slogViewer.where(tl, d, a);
+        const r = window.slogViewer.where(tl, d, b);
+        return l && r && {x: Math.max(l.x, l.plotLeft), y: l.y - 7, w: Math.min(r.x, r.plotRight) - Math.max(l.x, l.plotLeft), h: 15};
+    }, [s.timeline_id, s.depth, s.start, s.end]);
+    return (await colourCounts(page, await page.screenshot(), p, rgb)).match;
+}
+
+async function checkToggle(page, s, categories)
+{
+    const rgb = rgbOf(categories.find((c) => c.id === s.category_id).rgba);
+    const before = await laneColour(page, s, rgb);
+    t.ok(before > 100, `the category's colour in its row (${before} pixels)`);
+    await page.click(`#legend input[data-category="${s.category_id}"]`);
+    const after = await laneColour(page, s, rgb);
+    t.ok(after === 0, `hidden category not drawn (${after} pixels)`);
+    const key = await page.evaluate(() => window.slogViewer.viewer.data.key);
+    t.ok(!key.split('|')[5].split(',').includes(String(s.category_id)), 'hidden category left out of the query');
+    await page.click(`#legend input[data-category="${s.category_id}"]`);
+    t.ok(await laneColour(page, s, rgb) === before, 'shown again');
+}
+
+async function checkCollapse(page)
+{
+    const w = await page.evaluate(() => window.slogViewer.where(0, 0, 0));
+    await page.mouse.click(w.plotLeft - 210, w.rowTop + 8);
+    const collapsed = await idle(page);
+    t.ok(collapsed.rows.length === 1, `collapsing the process leaves one row (${collapsed.rows.length})`);
+    const shot = await page.screenshot();
+    const c = await colourCounts(page, shot, {x: w.plotLeft, y: w.rowTop, w: w.plotRight - w.plotLeft, h: 20});
+    t.ok(c.colours >= 4, `the collapsed row draws its threads' items (${c.colours} colours)`);
+    await page.mouse.click(w.plotLeft - 210, w.rowTop + 8);
+    t.ok((await idle(page)).rows.length > 1, 'expanded again');
+}
+
+async function checkHistory(page)
+{
+    await page.waitForTimeout(1200);
+    const h1 = await page.evaluate(() => location.hash);
+    await page.keyboard.press('d');
+    await idle(page);
+    await page.waitForTimeout(1200);
+    const h2 = await page.evaluate(() => location.hash);
+    t.ok(h1 !== h2, 'the URL follows the view');
+    await page.goBack();
+    const v = await idle(page);
+    const want = /t=(\d+),(\d+)/.exec(h1);
+    t.ok(want && v.t0 === Number(want[1]) && v.t1 === Number(want[2]), 'back returns to the previous view',
+         `${h1} vs ${JSON.stringify(v)}`);
+}
+
+async function checkDeepLink(browser, url, slog, s, sel)
+{
+    const hash = `#f=0&t=${s.start - 1000},${s.end + 1000}&sel=${sel.t0},${sel.t1}` +
+                 `&pick=0,${s.timeline_id},${s.category_id},${s.start},${s.end},${s.depth}`;
+    const page = await openViewer(browser, url + hash);
+    const v = await idle(page);
+    t.ok(v.t0 === s.start - 1000 && v.t1 === s.end + 1000, 'deep link opens its window', JSON.stringify(v));
+    const shown = await argsTable(page);
+    t.ok(sameArgs(shown.args, s.args), 'deep link shows the picked drawable\'s args');
+    await page.click('#tabs button[data-tab="stats"]');
+    const stats = await statsTable(page);
+    t.ok(compareStats(stats, query(slog, ['--stats', '--window', `${sel.t0}ns:${sel.t1}ns`])),
+         'deep link shows the selection\'s statistics');
+    t.ok(page.errors.length === 0, 'no page errors', page.errors.join('\n'));
+    await page.close();
+}
+
+async function main()
+{
+    if (!existsSync(TRACE)) {
+        console.log(`1..0 # SKIP corpus trace ${TRACE} not found`);
+        return SKIP;
+    }
+    mkdirSync(workDir, {recursive: true});
+    const slog = join(workDir, 'x_event_trace.slog');
+    run(importExe, [TRACE, '-o', slog, '--quiet']);
+    const server = await startServer(serveExe, [slog]);
+    const {browser, close} = await launchBrowser();
+    try {
+        const info = await (await fetch(`${server.url}api/info?f=0`)).json();
+        const categories = await (await fetch(`${server.url}api/categories?f=0`)).json();
+        const s = chooseState(slog);
+        t.ok(s !== undefined, 'a state with args to click');
+        const page = await openViewer(browser, server.url);
+        await checkOpen(page, info);
+        await checkZoom(page);
+        await checkPan(page);
+        const where = await checkClick(page, slog, s);
+        const sel = await checkSelection(page, slog, where);
+        await checkToggle(page, s, categories);
+        await checkCollapse(page);
+        await checkHistory(page);
+        t.ok(page.errors.length === 0, 'no page errors', page.errors.join('\n'));
+        await checkDeepLink(browser, server.url, slog, s, sel);
+    } finally {
+        await close();
+        await server.stop();
+    }
+    return t.done();
+}
+
+main().then((code) => process.exit(code), (e) => {
+    t.ok(false, 'test ran to the end', e.stack);
+    t.done();
+    process.exit(1);
+});

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+//
+// hook.js - the documented test hook `window.slogViewer` (doc/VIEWER.md,
+// "Test hook"): view() gives the current window in integer nanoseconds from
+// the trace's start (as slog-query) and the rows on screen; goto(t0, t1)
+// moves there and resolves once that exact window is fully drawn; frames
+// counts frames drawn; ready resolves when the first exact frame is drawn;
+// idle() resolves when whatever the view is now is fully drawn; where()
+// says where a drawable's lane is on the page, for clicks.
+
+function toNs(viewer, ticks)
+{
+    return Math.round(ticks * 1e9 / viewer.info.ticks_per_second);
+}
+
+function toTicks(viewer, ns)
+{
+    return ns * viewer.info.ticks_per_second / 1e9;
+}
+
+export function installHook(viewer)
+{
+    let readyResolve;
+    const ready = new Promise((resolve) => {
+        readyResolve = resolve;
+    });
+    const settle = viewer.settle.bind(viewer);
+    viewer.settle = (key) => {
+        settle(key);
+        readyResolve();
+    };
+    window.slogViewer = {
+        ready,
+        view()
+        {
+            const g = viewer.geometry();
+            const sel = viewer.selection;
+            return {file: viewer.f, t0: toNs(viewer, viewer.view.t0), t1: toNs(viewer, viewer.view.t1),
+                    rows: Array.from(viewer.rows.shown.slice(g.first, g.last)),
+                    selection: sel && {t0: toNs(viewer, sel.t0), t1: toNs(viewer, sel.t1)}};
+        },
+        goto(t0, t1)
+        {
+            viewer.setView({t0: toTicks(viewer, t0), t1: toTicks(viewer, t1)});
+            return viewer.whenDrawn(viewer.view).then(() => this.view());
+        },
+        idle()
+        {
+            return viewer.whenDrawn(viewer.view).then(() => this.view());
+        },
+        /** Page coordinates of time @p t (ns) in lane @p depth of timeline @p timeline's row, or null. */
+        where(timeline, depth, t)
+        {
+            const g = viewer.geometry();
+            const r = viewer.rows.rowOf[timeline];
+            if (r < 0 || !g.visible(r)) {
+                return null;
+            }
+            const box = viewer.canvas.getBoundingClientRect();
+            return {x: box.left + g.x(toTicks(viewer, t)), y: box.top + g.laneY(r, depth) + 7,
+                    rowTop: box.top + g.rowTop(r), rowHeight: g.rowHeight(r), plotLeft: box.left + g.plotX,
+                    plotRight: box.left + g.width};
+        },
+        get frames()
+        {
+            return viewer.frames;
+        },
+        /** Last window answer: items, bytes, fetch/decode ms, and the loader's totals. */
+        lastWindow()
+        {
+            const w = viewer.data;
+            return w && {n: w.n, bytes: w.bytes, fetchMs: w.fetchMs, decodeMs: w.decodeMs,
+                         drawMs: viewer.lastDrawMs, cut: w.cut, totals: {...viewer.loader.totals}};
+        },
+        viewer,
+    };
+}

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: MIT
+//
+// main.js - the viewer: loads a file's info, timelines and categories, owns
+// the view state (window, rows, selection, picked drawable), draws frames on
+// requestAnimationFrame (the old answer stretched to the new window at once,
+// the exact one when it arrives), keeps the URL in step with the view for
+// links and back/forward, and wires the legend, panels, navigation and the
+// test hook (hook.js) together.
+
+import {getJson, KIND, KIND_NAMES} from './api.js';
+import {formatCount, formatIdList, formatTicks} from './format.js';
+import {Geometry} from './geometry.js';
+import {installHook} from './hook.js';
+import {Legend} from './legend.js';
+import {Navigation} from './navigation.js';
+import {Palette} from './palette.js';
+import {ArgsPanel} from './panel_args.js';
+import {SearchPanel} from './panel_search.js';
+import {StatsPanel} from './panel_stats.js';
+import {drawTimeline, pick, pickExpander} from './render.js';
+import {drawRuler, RULER_HEIGHT} from './ruler.js';
+import {TimelineRows} from './timeline_rows.js';
+import {decodeUrlState, encodeUrlState} from './url_state.js';
+import {WindowLoader} from './window_loader.js';
+
+const MIN_SPAN = 20;          // ticks: the deepest zoom
+const URL_SETTLE_MS = 300;    // a view this still becomes a history entry
+const HISTORY_MERGE_MS = 1000;
+
+const $ = (id) => document.getElementById(id);
+
+class Viewer {
+    constructor()
+    {
+        this.canvas = $('timeline');
+        this.ruler = $('ruler');
+        this.scroller = $('scroller');
+        this.frames = 0;
+        this.data = null;
+        this.waiters = [];
+        this.loader = new WindowLoader((w) => this.onWindow(w), (e) => this.showError(e));
+        this.navigation = new Navigation(this, this.canvas, this.ruler);
+        this.scroller.addEventListener('scroll', () => this.scheduleDraw());
+        new ResizeObserver(() => this.resize()).observe(this.scroller);
+        window.addEventListener('popstate', () => this.applyUrl());
+        window.addEventListener('hashchange', () => this.applyUrl());
+        $('back').onclick = () => history.back();
+        $('forward').onclick = () => history.forward();
+        $('zoom-in').onclick = () => this.zoomBy(0.5);
+        $('zoom-out').onclick = () => this.zoomBy(2);
+        $('zoom-all').onclick = () => this.setView({t0: 0, t1: this.duration});
+        $('file').onchange = () => this.open(Number($('file').value), {});
+        this.setupTabs();
+    }
+
+    setupTabs()
+    {
+        for (const tab of document.querySelectorAll('#tabs button')) {
+            tab.onclick = () => this.showTab(tab.dataset.tab);
+        }
+    }
+
+    showTab(name)
+    {
+        for (const tab of document.querySelectorAll('#tabs button')) {
+            tab.classList.toggle('active', tab.dataset.tab === name);
+        }
+        for (const panel of document.querySelectorAll('.panel')) {
+            panel.hidden = panel.id !== `panel-${name}`;
+        }
+    }
+
+    async start()
+    {
+        this.files = await getJson('files');
+        $('file').replaceChildren(...this.files.map((fi) => new Option(`${fi.name}${fi.complete ? '' : ' (live)'}`, fi.f)));
+        const state = decodeUrlState(location.hash);
+        await this.open(state.f !== undefined && state.f < this.files.length ? state.f : 0, state);
+    }
+
+    /** Open file @p f and apply @p state (a decoded URL state, maybe empty). */
+    async open(f, state)
+    {
+        this.loader.cancel();
+        this.f = f;
+        $('file').value = String(f);
+        const [info, timelines, categories] = await Promise.all([
+            getJson('info', {f}), getJson('timelines', {f}), getJson('categories', {f})]);
+        this.info = info;
+        this.duration = Math.max(1, Number(info.duration));
+        this.rows = new TimelineRows(timelines);
+        this.palette = new Palette(categories);
+        this.palette.onChange(() => this.changed());
+        this.legend = new Legend($('legend'), this.palette);
+        this.argsPanel = new ArgsPanel($('panel-selected'), this);
+        this.statsPanel = new StatsPanel($('panel-stats'), this);
+        this.searchPanel = new SearchPanel($('panel-search'), this);
+        this.data = null;
+        this.view = {t0: 0, t1: this.duration};
+        this.selection = null;
+        this.picked = null;
+        document.title = `${this.files[f]?.name ?? 'trace'} \u2013 slog viewer`;
+        this.applyState(state);
+        this.resize();
+    }
+
+    applyState(s)
+    {
+        if (s.expanded) {
+            this.rows.setExpanded(s.expanded);
+        }
+        if (s.hidden) {
+            this.palette.hidden = new Set(s.hidden);
+            this.legend.sync();
+        }
+        this.view = this.clamp(s.view || this.view);
+        this.selection = s.selection || null;
+        this.updateSpacer();
+        if (s.scrollTop !== undefined) {
+            this.scroller.scrollTop = s.scrollTop;
+        }
+        this.statsPanel.show(this.selection);
+        if (s.pick) {
+            this.setPicked({...s.pick, kindCode: s.pick.kind, of: s.pick.kind, timelineTo: s.pick.timeline,
+                            index: 0});
+        }
+        this.lastHash = encodeUrlState(this.urlState());
+        this.scheduleDraw();
+    }
+
+    applyUrl()
+    {
+        if (location.hash === this.lastHash || !this.rows) {
+            return;
+        }
+        const s = decodeUrlState(location.hash);
+        if (s.f !== undefined && s.f !== this.f) {
+            this.open(s.f, s);
+        } else {
+            this.applyState(s);
+        }
+    }
+
+    urlState()
+    {
+        return {f: this.f, view: this.view, expanded: this.rows.expandedIds(),
+                hidden: [...this.palette.hidden], scrollTop: this.scroller.scrollTop,
+                selection: this.selection,
+                pick: this.picked && {kind: this.picked.kindCode, timeline: this.picked.timeline,
+                                      category: this.picked.category, start: this.picked.start,
+                                      end: this.picked.end, depth: this.picked.depth}};
+    }
+
+    /** Write the view into the URL once it settles: a new history entry, or the same one while moving. */
+    scheduleUrl()
+    {
+        clearTimeout(this.urlTimer);
+        this.urlTimer = setTimeout(() => {
+            const hash = encodeUrlState(this.urlState());
+            if (hash === location.hash) {
+                return;
+            }
+            const now = performance.now();
+            if (now - (this.lastPush || 0) > HISTORY_MERGE_MS) {
+                history.pushState(null, '', hash);
+            } else {
+                history.replaceState(null, '', hash);
+            }
+            this.lastPush = now;
+            this.lastHash = hash;
+        }, URL_SETTLE_MS);
+    }
+
+    clamp(v)
+    {
+        const want = v.t1 - v.t0;
+        const span = Math.min(this.duration, Math.max(MIN_SPAN, want));
+        let t0 = span === want ? v.t0 : (v.t0 + v.t1) / 2 - span / 2;
+        t0 = Math.min(Math.max(0, t0), this.duration - span);
+        return {t0, t1: t0 + span};
+    }
+
+    setView(v)
+    {
+        this.view = this.clamp(v);
+        this.changed();
+    }
+
+    zoomBy(factor)
+    {
+        const mid = (this.view.t0 + this.view.t1) / 2;
+        const half = (this.view.t1 - this.view.t0) * factor / 2;
+        this.setView({t0: mid - half, t1: mid + half});
+    }
+
+    changed()
+    {
+        this.scheduleDraw();
+        this.scheduleUrl();
+    }
+
+    resize()
+    {
+        const dpr = window.devicePixelRatio || 1;
+        const w = this.scroller.clientWidth;
+        const h = this.scroller.clientHeight;
+        for (const [c, ch] of [[this.canvas, h], [this.ruler, RULER_HEIGHT]]) {
+            c.width = Math.round(w * dpr);
+            c.height = Math.round(ch * dpr);
+            c.style.width = `${w}px`;
+            c.style.height = `${ch}px`;
+            c.getContext('2d').setTransform(dpr, 0, 0, dpr, 0, 0);
+        }
+        this.cssWidth = w;
+        this.cssHeight = h;
+        this.updateSpacer();
+        this.scheduleDraw();
+    }
+
+    updateSpacer()
+    {
+        if (!this.rows) {
+            return;
+        }
+        $('spacer').style.height = `${Math.max(0, this.rows.totalHeight - (this.cssHeight || 0))}px`;
+    }
+
+    geometry()
+    {
+        return new Geometry(this.cssWidth || 1, this.cssHeight || 1, this.view, this.rows,
+                            this.scroller.scrollTop);
+    }
+
+    /** The window request that draws geometry @p g exactly (null: nothing to ask). */
+    request(g)
+    {
+        const cats = this.palette.queryFilter();
+        if (cats === null || g.first >= g.last) {
+            return null;
+        }
+        const t0 = Math.max(0, Math.floor(g.t0));
+        const t1 = Math.min(this.duration, Math.max(t0 + 1, Math.ceil(g.t1)));
+        const ids = this.rows.queryIds(g.first, g.last);
+        const rows = ids.length === this.rows.count ? '' : formatIdList(ids);
+        return {t0, t1, px: Math.round(g.plotW), rows, cats};
+    }
+
+    scheduleDraw()
+    {
+        if (!this.rafPending) {
+            this.rafPending = true;
+            requestAnimationFrame(() => this.frame());
+        }
+    }
+
+    frame()
+    {
+        this.rafPending = false;
+        if (!this.rows) {
+            return;
+        }
+        const started = performance.now();
+        const g = this.geometry();
+        const req = this.request(g);
+        const key = req ? WindowLoader.key(this.f, req) : 'empty';
+        const exact = !req || (this.data && this.data.key === key);
+        drawRuler(this.ruler.getContext('2d'), g, this.info.ticks_per_second, this.selection);
+        drawTimeline({ctx: this.canvas.getContext('2d'), geometry: g, data: req ? this.data : null,
+                      palette: this.palette, selection: this.selection, picked: this.picked});
+        this.frames++;
+        this.lastDrawMs = performance.now() - started;
+        if (req && !exact) {
+            this.loader.want(this.f, req);
+        }
+        this.showStatus(g, exact);
+        if (exact) {
+            this.settle(key);
+        }
+    }
+
+    /** A frame drew exactly what @p key asks: resolve goto() promises waiting for it. */
+    settle(key)
+    {
+        this.drawnKey = key;
+        const still = [];
+        for (const w of this.waiters) {
+            if (w.view.t0 === this.view.t0 && w.view.t1 === this.view.t1) {
+                w.resolve(this.view);
+            } else {
+                still.push(w);
+            }
+        }
+        this.waiters = still;
+    }
+
+    onWindow(w)
+    {
+        this.data = w;
+        let grew = false;
+        for (let i = 0; i < w.n; i++) {
+            if (w.kind[i] === KIND.STATE || (w.kind[i] === KIND.RUN && w.of[i] === KIND.STATE)) {
+                grew = this.rows.fitDepth(w.timeline[i], w.depth[i]) || grew;
+            }
+        }
+        if (grew) {
+            this.rows.layout();
+            this.updateSpacer();
+        }
+        this.scheduleDraw();
+    }
+
+    showStatus(g, exact)
+    {
+        const w = this.data;
+        const tps = this.info.ticks_per_second;
+        $('window-label').textContent = `${formatTicks(g.t0, tps, 6)} \u2013 ${formatTicks(g.t1, tps, 6)}`;
+        $('status').textContent = w ? `${formatCount(w.n)} items, ${formatCount(w.bytes / 1024)} KiB, ` +
+            `fetch ${w.fetchMs.toFixed(0)} ms, decode ${w.decodeMs.toFixed(2)} ms, draw ` +
+            `${this.lastDrawMs.toFixed(1)} ms${w.cut ? ', CUT (zoom in)' : ''}${exact ? '' : ' \u2026'}` : 'loading\u2026';
+    }
+
+    showError(e)
+    {
+        $('status').textContent = `error: ${e.message}`;
+    }
+
+    /** Start a goto: resolves when a frame of exactly that window is drawn. */
+    whenDrawn(view)
+    {
+        return new Promise((resolve) => {
+            this.waiters.push({view, resolve});
+            this.scheduleDraw();
+        });
+    }
+
+    setSelection(sel, final)
+    {
+        this.selection = sel && sel.t1 > sel.t0 ? sel : null;
+        this.scheduleDraw();
+        if (final) {
+            this.statsPanel.show(this.selection);
+            if (this.selection) {
+                this.showTab('stats');
+            }
+            this.scheduleUrl();
+        }
+    }
+
+    zoomToSelection()
+    {
+        const s = this.selection || (this.picked && {t0: this.picked.start, t1: this.picked.end});
+        if (s && s.t1 > s.t0) {
+            this.setView({t0: s.t0, t1: s.t1});
+        }
+    }
+
+    itemAt(i)
+    {
+        const w = this.data;
+        return {index: i, kindCode: w.kind[i], of: w.of[i], timeline: w.timeline[i],
+                timelineTo: w.timelineTo[i], category: w.category[i], start: w.start[i], end: w.end[i],
+                depth: w.depth[i], count: w.count[i], inclusive: w.inclusive[i], value: w.value[i]};
+    }
+
+    pickAt(x, y)
+    {
+        const i = pick(this.geometry(), this.data, this.palette, x, y);
+        this.setPicked(i >= 0 ? this.itemAt(i) : null);
+    }
+
+    zoomToItemAt(x, y)
+    {
+        const i = pick(this.geometry(), this.data, this.palette, x, y);
+        if (i >= 0 && this.data.end[i] > this.data.start[i]) {
+            const pad = (this.data.end[i] - this.data.start[i]) * 0.1;
+            this.setView({t0: this.data.start[i] - pad, t1: this.data.end[i] + pad});
+        }
+    }
+
+    setPicked(p)
+    {
+        this.picked = p;
+        if (p) {
+            this.argsPanel.show(p);
+            this.searchPanel.setCategory(p.category);
+            this.showTab('selected');
+        } else {
+            this.argsPanel.clear();
+        }
+        this.changed();
+    }
+
+    /** Show an API item (find, top): move the window to it and pick it. */
+    focusItem(item)
+    {
+        const span = this.view.t1 - this.view.t0;
+        const len = item.end - item.start;
+        if (len > span * 0.8) {
+            this.setView({t0: item.start - len * 0.1, t1: item.end + len * 0.1});
+        } else {
+            const mid = (item.start + item.end) / 2;
+            this.setView({t0: mid - span / 2, t1: mid + span / 2});
+        }
+        const kindCode = KIND_NAMES.indexOf(item.kind);
+        this.setPicked({index: 0, kindCode, of: kindCode, timeline: item.timeline,
+                        timelineTo: item.timeline_to ?? item.timeline, category: item.category,
+                        start: item.start, end: item.end, depth: item.depth ?? 0,
+                        count: item.count ?? 1, inclusive: item.inclusive ?? len, value: item.value ?? 0});
+    }
+
+    toggleRowAt(x, y)
+    {
+        const id = pickExpander(this.geometry(), x, y);
+        if (id >= 0) {
+            this.rows.toggle(id);
+            this.updateSpacer();
+            this.changed();
+        }
+    }
+}
+
+const viewer = new Viewer();
+installHook(viewer);
+viewer.start().catch((e) => viewer.showError(e));

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+//
+// palette.js - category colours and visibility: the /api/categories list
+// turned into fill styles the renderer uses as they are (one string per
+// category, built once), plus the set of hidden categories that the legend
+// edits and the window query sends as its `cats` filter.
+
+import {CATEGORY_OTHER} from './api.js';
+import {formatIdList, parseRgba} from './format.js';
+
+const OTHER_STYLE = 'rgba(150,150,150,0.8)';
+
+export class Palette {
+    /** @param categories  the /api/categories array */
+    constructor(categories)
+    {
+        this.categories = categories;
+        this.byId = new Map(categories.map((c) => [c.id, c]));
+        this.fill = new Map();
+        for (const c of categories) {
+            const [r, g, b, a] = parseRgba(c.rgba);
+            c.rgbaBytes = [r, g, b, Math.round(a * 255)];
+            this.fill.set(c.id, `rgba(${r},${g},${b},${a})`);
+        }
+        this.hidden = new Set();
+        this.listeners = [];
+    }
+
+    style(id)
+    {
+        return id === CATEGORY_OTHER ? OTHER_STYLE : (this.fill.get(id) || OTHER_STYLE);
+    }
+
+    name(id)
+    {
+        return id === CATEGORY_OTHER ? '(other)' : (this.byId.get(id)?.name ?? `#${id}`);
+    }
+
+    visible(id)
+    {
+        return !this.hidden.has(id);
+    }
+
+    setHidden(ids)
+    {
+        this.hidden = new Set(ids);
+        this.listeners.forEach((f) => f());
+    }
+
+    toggle(id)
+    {
+        if (this.hidden.has(id)) {
+            this.hidden.delete(id);
+        } else {
+            this.hidden.add(id);
+        }
+        this.listeners.forEach((f) => f());
+    }
+
+    onChange(f)
+    {
+        this.listeners.push(f);
+    }
+
+    /** The window query's `cats`: '' when all are shown, null when none is. */
+    queryFilter()
+    {
+        if (this.hidden.size === 0) {
+            return '';
+        }
+        const shown = this.categories.filter((c) => !this.hidden.has(c.id)).map((c) => c.id);
+        return shown.length ? formatIdList(shown) : null; // null: nothing to ask for
+    }
+}

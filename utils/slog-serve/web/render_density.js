@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+//
+// render_density.js - the zoomed-out parts of a frame, SLOG-2 style:
+// previews (exact per-category totals of a subtree, possibly folded over a
+// group of timelines) become stacked stripes whose heights are each
+// category's share of the box's time, per timeline of the group; event
+// previews become density marks; counter samples, runs and previews become
+// step area charts per (row, category).
+
+import {KIND} from './api.js';
+import {ROW_PAD} from './timeline_rows.js';
+
+const FOLD_KEY = 2 ** 32;
+
+/** For every fold present, (fold, group row) -> the visible displayed rows it covers. */
+function groupRowsOf(g, w)
+{
+    const folds = new Set();
+    for (let i = 0; i < w.n; i++) {
+        if (w.kind[i] === KIND.PREVIEW && w.depth[i] > 0) {
+            folds.add(w.depth[i]);
+        }
+    }
+    const map = new Map();
+    if (folds.size === 0) {
+        return map;
+    }
+    for (let r = g.first; r < g.last; r++) {
+        const id = g.rows.shown[r];
+        const members = [id];
+        if (!g.rows.expanded[id] && g.rows.hasChildren(id) && g.rows.subtreeSize[id] <= 512) {
+            g.rows.collectDescendants(id, members);
+        }
+        for (const f of folds) {
+            for (const t of members) {
+                const key = f * FOLD_KEY + g.rows.foldRow(t, f);
+                const list = map.get(key) || [];
+                if (list[list.length - 1] !== r) {
+                    list.push(r);
+                }
+                map.set(key, list);
+            }
+        }
+    }
+    return map;
+}
+
+function rowsOfPreview(g, w, i, groups)
+{
+    const fold = w.depth[i];
+    if (fold === 0) {
+        const r = g.rows.rowOf[w.timeline[i]];
+        return r >= 0 && g.visible(r) ? [r] : [];
+    }
+    return groups.get(fold * FOLD_KEY + w.timeline[i]) || [];
+}
+
+/**
+ * Number the state-preview boxes (fold, group, start, end) and sum each
+ * box's inclusive time: box[i] is item i's box, total[box] its sum.
+ */
+function previewBoxes(w)
+{
+    const ids = new Map();
+    const box = new Int32Array(w.n).fill(-1);
+    const total = [];
+    for (let i = 0; i < w.n; i++) {
+        if (w.kind[i] === KIND.PREVIEW && w.of[i] === KIND.STATE) {
+            const key = `${w.depth[i]}:${w.timeline[i]}:${w.start[i]}:${w.end[i]}`;
+            let b = ids.get(key);
+            if (b === undefined) {
+                b = total.length;
+                ids.set(key, b);
+                total.push(0);
+            }
+            box[i] = b;
+            total[b] += w.inclusive[i];
+        }
+    }
+    return {box, total};
+}
+
+function previewShare(g, w, i, total)
+{
+    const capacity = Math.max(1, w.end[i] - w.start[i]) *
+                     (w.depth[i] === 0 ? 1 : g.rows.groupSize(w.depth[i], w.timeline[i]));
+    return w.inclusive[i] / Math.max(capacity, total);
+}
+
+function pathFor(paths, key)
+{
+    let p = paths.get(key);
+    if (!p) {
+        p = new Path2D();
+        paths.set(key, p);
+    }
+    return p;
+}
+
+/**
+ * State previews as stacked stripes (each category's share of the box's
+ * time per timeline of its group, from the row's bottom up), event
+ * previews as density marks along the row's top.
+ */
+export function drawPreviews(ctx, g, w, palette)
+{
+    const groups = groupRowsOf(g, w);
+    const {box, total} = previewBoxes(w);
+    const stacked = new Map();
+    const paths = new Map();
+    for (let i = 0; i < w.n; i++) {
+        if (w.kind[i] !== KIND.PREVIEW || !palette.visible(w.category[i])) {
+            continue;
+        }
+        const x0 = Math.max(g.plotX - 1, g.x(w.start[i]));
+        const width = Math.max(1, Math.min(g.width + 1, g.x(w.end[i])) - x0);
+        const path = pathFor(paths, w.category[i]);
+        for (const r of rowsOfPreview(g, w, i, groups)) {
+            if (w.of[i] === KIND.STATE) {
+                const bandH = g.rowHeight(r) - 2 * ROW_PAD;
+                const key = box[i] * 4096 + (r - g.first);
+                const below = stacked.get(key) || 0;
+                const h = bandH * previewShare(g, w, i, total[box[i]]);
+                stacked.set(key, below + h);
+                path.rect(x0, g.rowTop(r) + ROW_PAD + bandH - below - h, width, Math.max(h, 0.5));
+            } else if (w.of[i] === KIND.EVENT) {
+                path.rect(x0, g.rowTop(r) + 1, width, 3);
+            }
+        }
+    }
+    for (const [cat, p] of paths) {
+        ctx.fillStyle = palette.style(cat);
+        ctx.fill(p);
+    }
+}
+
+function counterPoint(w, i)
+{
+    if (w.kind[i] === KIND.COUNTER) {
+        return w.start[i];
+    }
+    if ((w.kind[i] === KIND.RUN || w.kind[i] === KIND.PREVIEW) && w.of[i] === KIND.COUNTER) {
+        return w.end[i]; // value is the last sample's (vlast)
+    }
+    return null;
+}
+
+function collectSeries(g, w, palette)
+{
+    const series = new Map();
+    for (let i = 0; i < w.n; i++) {
+        const t = counterPoint(w, i);
+        if (t === null || !palette.visible(w.category[i]) || w.kind[i] === KIND.PREVIEW &&
+            w.depth[i] !== 0) {
+            continue;
+        }
+        const r = g.rows.rowOf[w.timeline[i]];
+        if (r < 0 || !g.visible(r)) {
+            continue;
+        }
+        const key = `${r}:${w.category[i]}`;
+        let s = series.get(key);
+        if (!s) {
+            s = {row: r, category: w.category[i], points: []};
+            series.set(key, s);
+        }
+        s.points.push([t, w.value[i]]);
+    }
+    return series;
+}
+
+/** Counters as step area charts, scaled to the largest value of the row in view. */
+export function drawCounters(ctx, g, w, palette)
+{
+    const series = collectSeries(g, w, palette);
+    const rowMax = new Map();
+    for (const s of series.values()) {
+        s.points.sort((a, b) => a[0] - b[0]);
+        const m = s.points.reduce((acc, p) => Math.max(acc, Math.abs(p[1])), 0);
+        rowMax.set(s.row, Math.max(rowMax.get(s.row) || 0, m));
+    }
+    for (const s of series.values()) {
+        const bandH = g.rowHeight(s.row) - 2 * ROW_PAD;
+        const base = g.rowTop(s.row) + ROW_PAD + bandH;
+        const k = bandH / (rowMax.get(s.row) || 1);
+        const p = new Path2D();
+        p.moveTo(g.x(s.points[0][0]), base);
+        let y = base;
+        for (const [t, v] of s.points) {
+            const x = g.x(t);
+            p.lineTo(x, y);
+            y = base - Math.abs(v) * k;
+            p.lineTo(x, y);
+        }
+        p.lineTo(g.width, y);
+        p.lineTo(g.width, base);
+        ctx.globalAlpha = 0.45;
+        ctx.fillStyle = palette.style(s.category);
+        ctx.fill(p);
+        ctx.globalAlpha = 1;
+        ctx.strokeStyle = palette.style(s.category);
+        ctx.stroke(p);
+    }
+}
+
+/** The state preview drawn under (x, y), or -1: the first whose box and row contain it. */
+export function previewAt(g, w, palette, x, y)
+{
+    const r = g.rows.rowAt(y + g.scrollTop);
+    if (!g.visible(r)) {
+        return -1;
+    }
+    const groups = groupRowsOf(g, w);
+    const t = g.time(x);
+    for (let i = 0; i < w.n; i++) {
+        if (w.kind[i] === KIND.PREVIEW && w.of[i] === KIND.STATE && palette.visible(w.category[i]) &&
+            w.start[i] <= t && t < w.end[i] && rowsOfPreview(g, w, i, groups).includes(r)) {
+            return i;
+        }
+    }
+    return -1;
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+//
+// window_loader.js - asks for exactly what is drawn: one /api/window request
+// per distinct (window, pixels, rows, categories) key, the previous one
+// aborted when the key changes (zooming issues many keys; only the last
+// matters), and the answer kept with the key it answers so the viewer knows
+// when a frame is fully drawn.  Also counts bytes and items per request.
+
+import {getWindow} from './api.js';
+
+export class WindowLoader {
+    /** @param onData  called with (decoded window) when an answer for the latest key arrives */
+    constructor(onData, onError)
+    {
+        this.onData = onData;
+        this.onError = onError;
+        this.inflight = null;
+        this.totals = {requests: 0, aborted: 0, bytes: 0, items: 0};
+    }
+
+    /** The key of a request: equal keys ask for the same answer. */
+    static key(f, req)
+    {
+        return `${f}|${req.t0}|${req.t1}|${req.px}|${req.rows}|${req.cats}`;
+    }
+
+    /** Make sure @p req is being fetched (or was), cancelling anything else. */
+    want(f, req)
+    {
+        const key = WindowLoader.key(f, req);
+        if (this.inflight && this.inflight.key === key) {
+            return;
+        }
+        if (this.inflight) {
+            this.inflight.controller.abort();
+            this.totals.aborted++;
+        }
+        const controller = new AbortController();
+        const started = performance.now();
+        this.inflight = {key, controller};
+        this.totals.requests++;
+        getWindow(f, req, controller.signal).then((w) => {
+            if (this.inflight && this.inflight.key === key) {
+                this.inflight = null;
+            }
+            w.key = key;
+            w.fetchMs = performance.now() - started;
+            this.totals.bytes += w.bytes;
+            this.totals.items += w.n;
+            this.onData(w);
+        }, (e) => {
+            if (this.inflight && this.inflight.key === key) {
+                this.inflight = null;
+            }
+            if (e.name !== 'AbortError') {
+                this.onError(e);
+            }
+        });
+    }
+
+    cancel()
+    {
+        if (this.inflight) {
+            this.inflight.controller.abort();
+            this.inflight = null;
+        }
+    }
+}
