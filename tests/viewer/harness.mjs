@@ -109,6 +109,11 @@ export function tap()
             }
             return cond;
         },
+        skip(name, reason)
+        {
+            n++;
+            console.log(`ok ${n} - ${name} # SKIP ${reason}`);
+        },
         note(text)
         {
             console.log(`# ${text}`);

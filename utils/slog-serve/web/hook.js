@@ -42,7 +42,9 @@ export function installHook(viewer)
         goto(t0, t1)
         {
             viewer.setView({t0: toTicks(viewer, t0), t1: toTicks(viewer, t1)});
-            return viewer.whenDrawn(viewer.view).then(() => this.view());
+            const drawn = viewer.whenDrawn(viewer.view).then(() => this.view());
+            viewer.frame(); // ask at once: a script's input needs no animation frame
+            return drawn;
         },
         idle()
         {

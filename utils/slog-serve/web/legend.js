@@ -55,7 +55,10 @@ export class Legend {
         const items = this.listed().map((c) => {
             const box = element('input', {type: 'checkbox', checked: this.palette.visible(c.id)});
             box.dataset.category = c.id;
-            box.onchange = () => this.palette.toggle(c.id);
+            box.onchange = () => {
+                this.palette.toggle(c.id);
+                box.blur(); // W/A/S/D go back to the timeline
+            };
             const swatch = element('span', {className: 'swatch'});
             swatch.style.background = this.palette.style(c.id);
             const label = element('label', {title: `${c.name} (${c.kind}${c.group ? ', ' + c.group : ''})`},

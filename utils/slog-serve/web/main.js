@@ -89,6 +89,7 @@ class Viewer {
         this.info = info;
         this.duration = Math.max(1, Number(info.duration));
         this.rows = new TimelineRows(timelines);
+        this.rows.duration = this.duration; // counters end with the trace
         this.palette = new Palette(categories);
         this.palette.onChange(() => this.changed());
         this.legend = new Legend($('legend'), this.palette);
@@ -100,8 +101,44 @@ class Viewer {
         this.selection = null;
         this.picked = null;
         document.title = `${this.files[f]?.name ?? 'trace'} \u2013 slog viewer`;
+        this.watchLive();
         this.applyState(state);
         this.resize();
+    }
+
+    /**
+     * A file still being written (info.complete false): re-read its info
+     * every 2 s; when it grew, redraw (the epoch makes the same window a new
+     * request) and, with "follow end" on and the view at the old end, slide
+     * the view to the new end.
+     */
+    watchLive()
+    {
+        clearInterval(this.liveTimer);
+        this.epoch = 0;
+        $('follow-label').hidden = this.info.complete;
+        if (this.info.complete) {
+            return;
+        }
+        const f = this.f;
+        this.liveTimer = setInterval(async () => {
+            const info = await getJson('info', {f}).catch(() => null);
+            if (!info || this.f !== f || Number(info.duration) === this.duration && info.complete === this.info.complete) {
+                return;
+            }
+            const atEnd = this.view.t1 >= this.duration - 1;
+            const span = this.view.t1 - this.view.t0;
+            this.info = info;
+            this.duration = this.rows.duration = Math.max(1, Number(info.duration));
+            this.epoch++;
+            if ($('follow').checked && atEnd) {
+                this.view = this.clamp({t0: this.duration - span, t1: this.duration});
+            }
+            if (info.complete) {
+                this.watchLive();
+            }
+            this.changed();
+        }, 2000);
     }
 
     applyState(s)
@@ -238,11 +275,12 @@ class Viewer {
         if (cats === null || g.first >= g.last) {
             return null;
         }
-        const t0 = Math.max(0, Math.floor(g.t0));
-        const t1 = Math.min(this.duration, Math.max(t0 + 1, Math.ceil(g.t1)));
+        // at either end of the trace, one tick more: zero-length drawables there are inside
+        const t0 = g.t0 <= 0 ? -1 : Math.floor(g.t0);
+        const t1 = g.t1 >= this.duration ? this.duration + 1 : Math.max(t0 + 1, Math.ceil(g.t1));
         const ids = this.rows.queryIds(g.first, g.last);
         const rows = ids.length === this.rows.count ? '' : formatIdList(ids);
-        return {t0, t1, px: Math.round(g.plotW), rows, cats};
+        return {t0, t1, px: Math.round(g.plotW), rows, cats, epoch: this.epoch};
     }
 
     scheduleDraw()
@@ -306,7 +344,7 @@ class Viewer {
             this.rows.layout();
             this.updateSpacer();
         }
-        this.scheduleDraw();
+        this.frame(); // now, not on the next animation frame: the answer is what was waited for
     }
 
     showStatus(g, exact)

@@ -106,6 +106,12 @@ function isArrowLike(w, i)
     return w.kind[i] === KIND.ARROW || (w.kind[i] === KIND.RUN && w.of[i] === KIND.ARROW);
 }
 
+/** Is timeline @p id drawn in a collapsed ancestor's row, merged with others? */
+function mergedRow(g, id)
+{
+    return g.rows.shown[g.rows.rowOf[id]] !== id;
+}
+
 function drawStatesAndEvents(ctx, g, w, palette)
 {
     const paths = new Map();
@@ -119,7 +125,7 @@ function drawStatesAndEvents(ctx, g, w, palette)
             continue;
         }
         pathFor(paths, w.category[i]).rect(box.x, box.y, box.w, box.h);
-        if (w.kind[i] === KIND.STATE && box.w > 40) {
+        if (w.kind[i] === KIND.STATE && box.w > 40 && !mergedRow(g, w.timeline[i])) {
             labels.push([i, box]);
         }
     }

@@ -8,7 +8,7 @@
 // step area charts per (row, category).
 
 import {KIND} from './api.js';
-import {ROW_PAD} from './timeline_rows.js';
+import {ROW_PAD, TIMELINE_KIND_COUNTER} from './timeline_rows.js';
 
 const FOLD_KEY = 2 ** 32;
 
@@ -192,12 +192,15 @@ export function drawCounters(ctx, g, w, palette)
             y = base - Math.abs(v) * k;
             p.lineTo(x, y);
         }
-        p.lineTo(g.width, y);
-        p.lineTo(g.width, base);
-        ctx.globalAlpha = 0.45;
-        ctx.fillStyle = palette.style(s.category);
-        ctx.fill(p);
-        ctx.globalAlpha = 1;
+        const end = Math.min(g.width, g.x(g.rows.duration ?? g.t1));
+        p.lineTo(end, y);
+        p.lineTo(end, base);
+        if (g.rows.kind[g.rows.shown[s.row]] === TIMELINE_KIND_COUNTER) {
+            ctx.globalAlpha = 0.45; // a counter track: area chart; elsewhere only the line
+            ctx.fillStyle = palette.style(s.category);
+            ctx.fill(p);
+            ctx.globalAlpha = 1;
+        }
         ctx.strokeStyle = palette.style(s.category);
         ctx.stroke(p);
     }

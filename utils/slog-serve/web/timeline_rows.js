@@ -12,7 +12,7 @@ export const ROW_PAD = 4;
 export const COUNTER_HEIGHT = 40;
 const MAX_LANES = 12;
 const COLLAPSED_MAX_LANES = 4;
-const TIMELINE_KIND_COUNTER = 5;
+export const TIMELINE_KIND_COUNTER = 5;
 /** A collapsed row queries its hidden descendants only up to this many. */
 const MAX_HIDDEN_QUERIED = 512;
 

@@ -18,10 +18,10 @@ export class WindowLoader {
         this.totals = {requests: 0, aborted: 0, bytes: 0, items: 0};
     }
 
-    /** The key of a request: equal keys ask for the same answer. */
+    /** The key of a request: equal keys ask for the same answer (epoch: the file grew). */
     static key(f, req)
     {
-        return `${f}|${req.t0}|${req.t1}|${req.px}|${req.rows}|${req.cats}`;
+        return `${f}|${req.t0}|${req.t1}|${req.px}|${req.rows}|${req.cats}|${req.epoch || 0}`;
     }
 
     /** Make sure @p req is being fetched (or was), cancelling anything else. */

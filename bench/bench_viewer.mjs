@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+//
+// bench_viewer.mjs - the viewer's cost per zoom/pan step, end to end (issue
+// 13 item 10; not in CI).  For each .slog file: start slog-serve over it,
+// open the viewer in headless chromium, then make 50 steps from the URL
+// (20 zoom-ins by 2 toward a point, 10 pans, 10 zoom-outs, 10 pans: the same
+// fractions of every file's duration) through window.slogViewer.goto, each
+// timed in the page from the call to the fully drawn frame; per step also
+// the bytes and items of the window answer.  Memory: slog-serve's RSS
+// (/proc) and the page's JS heap (CDP) before and after.  Also decodes a
+// synthetic answer of 10^5 items in the page (binary vs JSON.parse).
+//
+//   node bench/bench_viewer.mjs SLOG_SERVE FILE.slog... [--steps 50] [--json OUT]
+// (tests/viewer/node_modules must exist: npm ci in tests/viewer)
+
+import {readFileSync, writeFileSync} from 'node:fs';
+import {cpus, loadavg} from 'node:os';
+
+import {launchBrowser, startServer} from '../tests/viewer/harness.mjs';
+
+function parseArgs(argv)
+{
+    const o = {files: [], steps: 50, json: null};
+    for (let i = 0; i < argv.length; i++) {
+        if (argv[i] === '--steps') {
+            o.steps = Number(argv[++i]);
+        } else if (argv[i] === '--json') {
+            o.json = argv[++i];
+        } else if (!o.serve) {
+            o.serve = argv[i];
+        } else {
+            o.files.push(argv[i]);
+        }
+    }
+    return o;
+}
+
+/** The step windows as fractions [a, b] of the duration. */
+export function stepPlan(steps)
+{
+    const plan = [];
+    let v = [0, 1];
+    const focus = 0.4137;
+    const push = (a, b) => {
+        const w = b - a;
+        a = Math.min(Math.max(0, a), 1 - w);
+        v = [a, a + w];
+        plan.push(v);
+    };
+    for (let k = 0; plan.length < steps; k++) {
+        const phase = Math.floor(plan.length / 10);
+        const w = v[1] - v[0];
+        if (plan.length < 20) {
+            push(focus - (focus - v[0]) / 2, focus + (v[1] - focus) / 2);
+        } else if (phase === 2 || phase === 4) {
+            push(v[0] + w * (k % 2 ? -0.3 : 0.45), v[1] + w * (k % 2 ? -0.3 : 0.45));
+        } else {
+            const c = (v[0] + v[1]) / 2;
+            push(c - w, c + w);
+        }
+    }
+    return plan;
+}
+
+function rssKiB(pid)
+{
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const get = (k) => Number((new RegExp(`${k}:\\s+(\\d+)`).exec(status) || [0, 0])[1]);
+    return {rss: get('VmRSS'), hwm: get('VmHWM')};
+}
+
+async function heap(cdp)
+{
+    const {metrics} = await cdp.send('Performance.getMetrics');
+    const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
+    return {used: m.JSHeapUsedSize, total: m.JSHeapTotalSize};
+}
+
+function summary(values)
+{
+    const s = values.slice().sort((a, b) => a - b);
+    const at = (q) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
+    return {median: at(0.5), p95: at(0.95), max: s[s.length - 1], sum: s.reduce((a, b) => a + b, 0)};
+}
+
+async function stepOnce(page, t0, t1)
+{
+    return page.evaluate(async ([a, b]) => {
+        const started = performance.now();
+        await window.slogViewer.goto(a, b);
+        const ms = performance.now() - started;
+        const w = window.slogViewer.lastWindow();
+        return {ms, bytes: w.bytes, items: w.n, fetchMs: w.fetchMs, decodeMs: w.decodeMs, drawMs: w.drawMs,
+                cut: w.cut};
+    }, [t0, t1]);
+}
+
+async function benchFile(browser, serveExe, file, steps)
+{
+    const server = await startServer(serveExe, [file]);
+    const page = await browser.newPage({viewport: {width: 1400, height: 900}});
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const openStarted = Date.now();
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.slogViewer !== undefined);
+    await page.evaluate(() => window.slogViewer.ready);
+    const openMs = Date.now() - openStarted;
+    const ns = await page.evaluate(() => {
+        const v = window.slogViewer.viewer;
+        return Number(v.info.duration) * 1e9 / v.info.ticks_per_second;
+    });
+    const memStart = {serve: rssKiB(server.proc.pid), page: await heap(cdp)};
+    const results = [];
+    for (const [a, b] of stepPlan(steps)) {
+        results.push(await stepOnce(page, Math.floor(a * ns), Math.ceil(b * ns)));
+    }
+    const memEnd = {serve: rssKiB(server.proc.pid), page: await heap(cdp)};
+    await page.close();
+    await server.stop();
+    return {file, durationNs: ns, openMs, steps: results.length,
+            ms: summary(results.map((r) => r.ms)), bytes: summary(results.map((r) => r.bytes)),
+            items: summary(results.map((r) => r.items)), fetchMs: summary(results.map((r) => r.fetchMs)),
+            drawMs: summary(results.map((r) => r.drawMs)), decodeMs: summary(results.map((r) => r.decodeMs)),
+            cut: results.filter((r) => r.cut).length, memStart, memEnd};
+}
+
+/** Decode 10^5 items in the page: the binary encoding vs JSON.parse of the same items. */
+async function decodeBench(browser, serveExe, file)
+{
+    const server = await startServer(serveExe, [file]);
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.slogViewer !== undefined);
+    const r = await page.evaluate(async () => {
+        const {decodeWindow} = await import('./api.js');
+        const n = 100000;
+        const buf = new ArrayBuffer(32 + n * (5 * 8 + 4 * 4 + 2) + 8);
+        const head = new DataView(buf);
+        head.setUint32(0, 0x31574c53, true);
+        head.setUint32(4, n, true);
+        const items = [];
+        for (let i = 0; i < n; i++) {
+            items.push({kind: 'state', of: 'state', timeline: i % 64, timeline_to: i % 64, category: i % 40,
+                        start: i * 1000, end: i * 1000 + 900, depth: i % 4, count: 1, inclusive: 900, value: 0});
+        }
+        const json = JSON.stringify({n, items});
+        const median = (f) => {
+            const t = [];
+            for (let k = 0; k < 21; k++) {
+                const s = performance.now();
+                f();
+                t.push(performance.now() - s);
+            }
+            return t.sort((a, b) => a - b)[10];
+        };
+        const bin = median(() => {
+            const w = decodeWindow(buf);
+            let s = 0;
+            for (let i = 0; i < w.n; i++) {
+                s += w.start[i];
+            }
+            return s;
+        });
+        const js = median(() => JSON.parse(json).items.length);
+        return {binMs: bin, jsonMs: js, binBytes: buf.byteLength, jsonBytes: json.length};
+    });
+    await page.close();
+    await server.stop();
+    return r;
+}
+
+async function main()
+{
+    const o = parseArgs(process.argv.slice(2));
+    const {browser, close} = await launchBrowser();
+    const out = {date: new Date().toISOString(), cpus: cpus().length, loadBefore: loadavg(), files: []};
+    try {
+        out.decode = await decodeBench(browser, o.serve, o.files[0]);
+        console.log(`decode 10^5 items in the page: binary ${out.decode.binMs.toFixed(2)} ms ` +
+                    `(${out.decode.binBytes} B), JSON.parse ${out.decode.jsonMs.toFixed(1)} ms (${out.decode.jsonBytes} B)`);
+        for (const f of o.files) {
+            const r = await benchFile(browser, o.serve, f, o.steps);
+            out.files.push(r);
+            const mb = (k) => (k / 1024).toFixed(0);
+            console.log(`${f}: open ${r.openMs} ms; ${r.steps} steps: median ${r.ms.median.toFixed(1)} ms, ` +
+                        `p95 ${r.ms.p95.toFixed(1)} ms, max ${r.ms.max.toFixed(1)} ms; fetch median ` +
+                        `${r.fetchMs.median.toFixed(1)}, draw median ${r.drawMs.median.toFixed(1)} ms; bytes/step median ` +
+                        `${r.bytes.median} max ${r.bytes.max} total ${r.bytes.sum}; items/step median ${r.items.median} ` +
+                        `max ${r.items.max}; cut ${r.cut}; slog-serve RSS ${mb(r.memStart.serve.rss)} -> ` +
+                        `${mb(r.memEnd.serve.rss)} MiB (peak ${mb(r.memEnd.serve.hwm)}); page JS heap ` +
+                        `${(r.memStart.page.used / 1048576).toFixed(1)} -> ${(r.memEnd.page.used / 1048576).toFixed(1)} MiB`);
+        }
+    } finally {
+        await close();
+    }
+    out.loadAfter = loadavg();
+    console.log(`load average before ${out.loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ` +
+                `${out.loadAfter.map((x) => x.toFixed(2)).join(' ')}`);
+    if (o.json) {
+        writeFileSync(o.json, JSON.stringify(out, null, 1));
+    }
+}
+
+main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+});
