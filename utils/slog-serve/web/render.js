@@ -9,7 +9,7 @@
 
 import {KIND} from './api.js';
 import {LABEL_WIDTH} from './geometry.js';
-import {drawCounters, drawPreviews, previewAt} from './render_density.js';
+import {drawCounters, drawPreviews, pathFor, previewAt} from './render_density.js';
 import {drawGrid} from './ruler.js';
 import {LANE_HEIGHT} from './timeline_rows.js';
 
@@ -48,16 +48,6 @@ function drawLabels(ctx, g)
     }
     ctx.fillStyle = '#c8ccd4';
     ctx.fillRect(LABEL_WIDTH - 1, 0, 1, g.height);
-}
-
-function pathFor(paths, key)
-{
-    let p = paths.get(key);
-    if (!p) {
-        p = new Path2D();
-        paths.set(key, p);
-    }
-    return p;
 }
 
 /** Rectangle of item i (a state, or a run of states) on screen, or null. */

@@ -87,7 +87,8 @@ function previewShare(g, w, i, total)
     return w.inclusive[i] / Math.max(capacity, total);
 }
 
-function pathFor(paths, key)
+/** The Path2D of @p key in map @p paths (one fill per colour), made on first use. */
+export function pathFor(paths, key)
 {
     let p = paths.get(key);
     if (!p) {
