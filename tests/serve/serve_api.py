@@ -161,12 +161,111 @@ def check_cap(srv, info):
     print("ok: item cap cuts and says so")
 
 
+def run_jsonl(tool, path, *args):
+    out = subprocess.run([tool, path, "--format", "jsonl", *args], check=True,
+                         capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def check_stats(srv, query_tool, path, info):
+    dur = info["duration"]
+    for t0, t1 in ((0, dur), (dur // 7, dur // 3)):
+        for by in ("category", "timeline", "both"):
+            got = srv.json(f"/api/stats?f=0&t0={t0}&t1={t1}&by={by}")
+            want = run_jsonl(query_tool, path, "--stats", "--by", by, "--window",
+                             f"{t0}ns:{t1}ns")
+            if not got["exact"] or len(got["rows"]) != len(want) or not want:
+                fail(f"stats {by} {t0}..{t1}: {len(got['rows'])} rows, slog-query {len(want)}")
+            for g, w in zip(got["rows"], want):
+                same = g["kind"] == w["kind"] and g["count"] == w["count"] and \
+                    g["category"] == w.get("category_id") and \
+                    g["timeline"] == w.get("timeline_id")
+                if w["kind"] == "state":
+                    same = same and all(g[k] == w[k] for k in
+                                        ("inclusive", "exclusive", "min", "max"))
+                elif w["kind"] == "counter":
+                    same = same and g["vmin"] == w["min"] and g["vmax"] == w["max"] and \
+                        g["vsum"] == w["sum"]
+                if not same:
+                    fail(f"stats {by} {t0}..{t1}: row {g} differs from slog-query's {w}")
+    print("ok: statistics equal slog-query --stats (category, timeline, both)")
+
+
+def unique_state_categories(srv):
+    cats = srv.json("/api/categories?f=0")
+    names = [c["name"] for c in cats]
+    return [c for c in cats if c["kind"] == "state" and names.count(c["name"]) == 1]
+
+
+def check_find_top(srv, query_tool, path, info):
+    dur = info["duration"]
+    checked = 0
+    for c in unique_state_categories(srv)[:4]:
+        for side, at in (("after", dur // 3), ("before", 2 * dur // 3), ("after", -1)):
+            got = srv.json(f"/api/find?f=0&cat={c['id']}&{side}={at}")
+            want = run_jsonl(query_tool, path, "--no-args", "--find", c["name"], f"--{side}",
+                             f"{at}ns" if at >= 0 else "0")
+            if side == "after" and at < 0:
+                want = []  # slog-query cannot say "before the start": compare below
+                first = srv.json(f"/api/window?f=0&enc=json&kinds=state&cats={c['id']}")
+                starts = [i["start"] for i in first["items"]]
+                if got["found"] and got["item"]["start"] != min(starts):
+                    fail(f"find {c['name']} after -1: not the first state")
+                continue
+            if got["found"] != bool(want) or \
+                    (want and tuple_of_item(got["item"]) != tuple_of_jsonl(want[0])):
+                fail(f"find {c['name']} {side} {at}: {got} vs slog-query {want}")
+            checked += got["found"]
+        got = srv.json(f"/api/top?f=0&cat={c['id']}&n=5&t0={dur // 5}&t1={dur // 2}")
+        want = run_jsonl(query_tool, path, "--no-args", "--top", "5", "--category", c["name"],
+                         "--window", f"{dur // 5}ns:{dur // 2}ns")
+        if [tuple_of_item(i) for i in got["items"]] != [tuple_of_jsonl(w) for w in want]:
+            fail(f"top 5 of {c['name']}: {got['items']} vs slog-query {want}")
+        checked += len(want)
+    if checked < 8:
+        fail(f"find/top: only {checked} drawables compared, the test needs more")
+    print(f"ok: find and top equal slog-query --find/--top ({checked} drawables)")
+
+
+def check_args(srv, query_tool, path, info):
+    dur = info["duration"]
+    t0, t1 = dur // 6, dur // 2
+    want = {tuple_of_jsonl(d): d.get("args", {})
+            for d in run_jsonl(query_tool, path, "--window", f"{t0}ns:{t1}ns")}
+    items = srv.json(f"/api/window?f=0&enc=json&t0={t0}&t1={t1}")["items"]
+    asked = with_args = 0
+    for kind in ("state", "event", "arrow", "counter"):
+        for it in [i for i in items if i["kind"] == kind][:8]:
+            q = (f"/api/args?f=0&kind={kind}&timeline={it['timeline']}"
+                 f"&category={it['category']}&start={it['start']}&end={it['end']}"
+                 f"&depth={it['depth']}")
+            got = srv.json(q)
+            if got["args"] != want[tuple_of_item(it)] or got["item"] != it:
+                fail(f"{q}: {got} vs slog-query args {want[tuple_of_item(it)]}")
+            asked += 1
+            with_args += bool(got["args"])
+            if kind == "state":
+                srv.json(q.replace(f"&end={it['end']}", f"&end={it['end'] + 1}"), want=404)
+    if asked < 20 or with_args < 10:
+        fail(f"args: {asked} drawables asked, {with_args} with args: the test needs more")
+    print(f"ok: args of {asked} drawables equal slog-query's")
+
+
 def check_errors(srv):
     for path, status in [("/api/window?f=0&t0=1x", 400), ("/api/window?f=0&t0=5&t1=5", 400),
                          ("/api/window?f=9", 404), ("/api/window", 400),
                          ("/api/window?f=0&rows=99", 400), ("/api/window?f=0&max=0", 400),
                          ("/api/window?f=0&max=99999999999", 400), ("/api/nothing", 404),
-                         ("/api/info?f=18446744073709551616", 400)]:
+                         ("/api/info?f=18446744073709551616", 400),
+                         ("/api/stats?f=0&by=row", 400), ("/api/stats?f=0&t0=9&t1=3", 400),
+                         ("/api/find?f=0&cat=1", 400), ("/api/find?f=0&after=1", 400),
+                         ("/api/find?f=0&cat=1&after=1&before=2", 400),
+                         ("/api/find?f=0&cat=100000&after=1", 400),
+                         ("/api/top?f=0&n=0", 400), ("/api/top?f=0&n=1001", 400),
+                         ("/api/args?f=0&kind=state&timeline=0&category=0", 400),
+                         ("/api/args?f=0&kind=preview&timeline=0&category=0&start=0", 400),
+                         ("/api/args?f=0&kind=state&timeline=0&category=0&start=-5", 404),
+                         ("/api/args?f=0&kind=state&timeline=99&category=0&start=0", 400)]:
         got = srv.json(path, want=status)
         if not isinstance(got.get("error"), str) or not got["error"]:
             fail(f"{path}: no error text")
@@ -181,6 +280,9 @@ def main():
         info = check_info(srv, info_tool, path)
         check_windows(srv, query_tool, path, info)
         check_cap(srv, info)
+        check_stats(srv, query_tool, path, info)
+        check_find_top(srv, query_tool, path, info)
+        check_args(srv, query_tool, path, info)
         check_errors(srv)
         srv.stop()
     print("serve_api: ok")

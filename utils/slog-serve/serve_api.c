@@ -21,7 +21,9 @@ typedef struct route {
 static const route routes[] = {
     {"/api/files", api_files},         {"/api/info", api_info},
     {"/api/timelines", api_timelines}, {"/api/categories", api_categories},
-    {"/api/window", api_window_query},
+    {"/api/window", api_window_query}, {"/api/stats", api_stats},
+    {"/api/find", api_find},           {"/api/top", api_top},
+    {"/api/args", api_args},
 };
 
 void serve_api_handle(const serve_ctx *ctx, const serve_request *rq, serve_response *res)
@@ -68,6 +70,20 @@ int api_checkout(const serve_ctx *ctx,
             err.message[0] != '\0' ? err.message : "unknown error", slog_status_name(rc));
     }
     return 0;
+}
+
+int api_with_lease(const serve_ctx *ctx,
+                   const serve_request *rq,
+                   serve_response *res,
+                   serve_lease_fn fn)
+{
+    serve_lease lease;
+    if (api_checkout(ctx, rq, res, &lease) != 0) {
+        return -1;
+    }
+    const int rc = fn(ctx, rq, res, &lease);
+    serve_files_checkin(ctx->files, &lease);
+    return rc;
 }
 
 int api_time(const serve_request *rq,

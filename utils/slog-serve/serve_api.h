@@ -27,6 +27,18 @@ int api_checkout(const serve_ctx *ctx,
                  serve_response *res,
                  serve_lease *lease);
 
+/* What an endpoint does with a checked-out reader. */
+typedef int (*serve_lease_fn)(const serve_ctx *ctx,
+                              const serve_request *rq,
+                              serve_response *res,
+                              const serve_lease *lease);
+
+/* api_checkout, fn, check in: the frame of every endpoint that reads file f. */
+int api_with_lease(const serve_ctx *ctx,
+                   const serve_request *rq,
+                   serve_response *res,
+                   serve_lease_fn fn);
+
 /* res <- a 500 (503 for SLOG_EIO) naming what failed; returns -1. */
 int api_slog_error(serve_response *res, const char *what, int rc, const slog_error *err);
 
@@ -54,5 +66,9 @@ int api_info(const serve_ctx *ctx, const serve_request *rq, serve_response *res)
 int api_timelines(const serve_ctx *ctx, const serve_request *rq, serve_response *res);
 int api_categories(const serve_ctx *ctx, const serve_request *rq, serve_response *res);
 int api_window_query(const serve_ctx *ctx, const serve_request *rq, serve_response *res);
+int api_stats(const serve_ctx *ctx, const serve_request *rq, serve_response *res);
+int api_find(const serve_ctx *ctx, const serve_request *rq, serve_response *res);
+int api_top(const serve_ctx *ctx, const serve_request *rq, serve_response *res);
+int api_args(const serve_ctx *ctx, const serve_request *rq, serve_response *res);
 
 #endif /* SLOG_SERVE_API_H */

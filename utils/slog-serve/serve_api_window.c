@@ -171,20 +171,23 @@ static int answer(const window_req *w, const serve_lease *lease, serve_response 
     return rc;
 }
 
-int api_window_query(const serve_ctx *ctx, const serve_request *rq, serve_response *res)
+static int window_run(const serve_ctx *ctx,
+                      const serve_request *rq,
+                      serve_response *res,
+                      const serve_lease *lease)
 {
-    serve_lease lease;
-    if (api_checkout(ctx, rq, res, &lease) != 0) {
-        return -1;
-    }
     window_req w;
     memset(&w, 0, sizeof w);
-    int rc = parse_window_req(ctx, rq, res, &lease, &w);
+    int rc = parse_window_req(ctx, rq, res, lease, &w);
     if (rc == 0) {
-        rc = answer(&w, &lease, res);
+        rc = answer(&w, lease, res);
     }
     free(w.rows);
     free(w.cats);
-    serve_files_checkin(ctx->files, &lease);
     return rc;
+}
+
+int api_window_query(const serve_ctx *ctx, const serve_request *rq, serve_response *res)
+{
+    return api_with_lease(ctx, rq, res, window_run);
 }
