@@ -118,7 +118,9 @@ async function benchFile(browser, serveExe, file, steps)
     const memEnd = {serve: rssKiB(server.proc.pid), page: await heap(cdp)};
     await page.close();
     await server.stop();
-    return {file, durationNs: ns, openMs, steps: results.length,
+    const phase = (a, b) => summary(results.slice(a, b).map((r) => r.ms)).median;
+    return {file, durationNs: ns, openMs, steps: results.length, perStep: results,
+            phases: {zoomIn: phase(0, 20), pan1: phase(20, 30), zoomOut: phase(30, 40), pan2: phase(40, 50)},
             ms: summary(results.map((r) => r.ms)), bytes: summary(results.map((r) => r.bytes)),
             items: summary(results.map((r) => r.items)), fetchMs: summary(results.map((r) => r.fetchMs)),
             drawMs: summary(results.map((r) => r.drawMs)), decodeMs: summary(results.map((r) => r.decodeMs)),
@@ -145,14 +147,17 @@ async function decodeBench(browser, serveExe, file)
                         start: i * 1000, end: i * 1000 + 900, depth: i % 4, count: 1, inclusive: 900, value: 0});
         }
         const json = JSON.stringify({n, items});
-        const median = (f) => {
+        // performance.now() is coarsened to 0.1 ms here: time `reps` calls per sample
+        const median = (f, reps) => {
             const t = [];
-            for (let k = 0; k < 21; k++) {
+            for (let k = 0; k < 11; k++) {
                 const s = performance.now();
-                f();
-                t.push(performance.now() - s);
+                for (let r = 0; r < reps; r++) {
+                    f();
+                }
+                t.push((performance.now() - s) / reps);
             }
-            return t.sort((a, b) => a - b)[10];
+            return t.sort((a, b) => a - b)[5];
         };
         const bin = median(() => {
             const w = decodeWindow(buf);
@@ -161,8 +166,8 @@ async function decodeBench(browser, serveExe, file)
                 s += w.start[i];
             }
             return s;
-        });
-        const js = median(() => JSON.parse(json).items.length);
+        }, 200);
+        const js = median(() => JSON.parse(json).items.length, 1);
         return {binMs: bin, jsonMs: js, binBytes: buf.byteLength, jsonBytes: json.length};
     });
     await page.close();
@@ -177,7 +182,7 @@ async function main()
     const out = {date: new Date().toISOString(), cpus: cpus().length, loadBefore: loadavg(), files: []};
     try {
         out.decode = await decodeBench(browser, o.serve, o.files[0]);
-        console.log(`decode 10^5 items in the page: binary ${out.decode.binMs.toFixed(2)} ms ` +
+        console.log(`decode 10^5 items in the page: binary ${out.decode.binMs.toFixed(3)} ms ` +
                     `(${out.decode.binBytes} B), JSON.parse ${out.decode.jsonMs.toFixed(1)} ms (${out.decode.jsonBytes} B)`);
         for (const f of o.files) {
             const r = await benchFile(browser, o.serve, f, o.steps);
@@ -189,7 +194,9 @@ async function main()
                         `${r.bytes.median} max ${r.bytes.max} total ${r.bytes.sum}; items/step median ${r.items.median} ` +
                         `max ${r.items.max}; cut ${r.cut}; slog-serve RSS ${mb(r.memStart.serve.rss)} -> ` +
                         `${mb(r.memEnd.serve.rss)} MiB (peak ${mb(r.memEnd.serve.hwm)}); page JS heap ` +
-                        `${(r.memStart.page.used / 1048576).toFixed(1)} -> ${(r.memEnd.page.used / 1048576).toFixed(1)} MiB`);
+                        `${(r.memStart.page.used / 1048576).toFixed(1)} -> ${(r.memEnd.page.used / 1048576).toFixed(1)} MiB; ` +
+                        `phase medians (ms): zoom-in ${r.phases.zoomIn.toFixed(1)}, pan ${r.phases.pan1.toFixed(1)}, ` +
+                        `zoom-out ${r.phases.zoomOut.toFixed(1)}, pan ${r.phases.pan2.toFixed(1)}`);
         }
     } finally {
         await close();
