@@ -24,7 +24,7 @@ const server = await startServer(serveExe, [slog]);
 const {browser, close} = await launchBrowser();
 try {
     const page = await browser.newPage({viewport: {width: 1400, height: 860}});
-    await page.goto(`${server.url}#f=0&t=10000000,72000000`);
+    await page.goto(`${server.url}#f=0&t=10000000,72000000&x=0`); // Browser collapsed, Renderer open
     await page.waitForFunction(() => window.slogViewer !== undefined);
     await page.evaluate(() => window.slogViewer.ready);
     // CrRendererMain (timeline 1): EvaluateScript at depth 2, 29.579-65.415 ms

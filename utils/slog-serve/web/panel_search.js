@@ -49,11 +49,11 @@ export class SearchPanel {
         const cat = Number(this.category.value);
         const p = v.picked;
         const from = direction === 'after'
-            ? (p && p.category === cat ? p.start + 1 : Math.floor(v.view.t0))
+            ? (p && p.category === cat ? p.start : Math.floor(v.view.t0) - 1)
             : (p && p.category === cat ? p.start : Math.ceil(v.view.t1));
         this.status.textContent = 'searching\u2026';
         try {
-            const answer = await getJson('find', {f: v.f, cat, [direction]: Math.max(0, from)});
+            const answer = await getJson('find', {f: v.f, cat, [direction]: from});
             this.status.textContent = answer.found ? '' : `no ${v.palette.name(cat)} ${direction} this point`;
             if (answer.found) {
                 v.focusItem(answer.item);
