@@ -141,6 +141,26 @@ check_tree() {
         done < "${TMPDIR:-/tmp}/layering_u.$$"
         rm -f "${TMPDIR:-/tmp}/layering_u.$$"
     fi
+    # libslog/python (the slog extension module): the public API only.
+    for f in "$lib"/python/*.c "$lib"/python/*.h; do
+        [ -e "$f" ] || continue
+        rel=${f#"$root"/}
+        includes_of "$f" > "${TMPDIR:-/tmp}/layering.$$"
+        while read -r how name; do
+            hb=$(basename "$name")
+            if [ "$how" = quote ] && { [ "$name" != "$hb" ] || [ ! -e "$lib/python/$name" ]; }; then
+                echo "$rel: includes \"$name\", which is not a header of libslog/python"
+                bad=1
+            elif [ "$how" = angle ]; then
+                case "$name" in
+                slog/*) [ -e "$root/include/$name" ] || { echo "$rel: includes <$name>, which is not a public header"; bad=1; } ;;
+                hdf5.h | H5*.h | hdf5_hl.h | lz4*.h) echo "$rel: includes <$name>; the module uses the public API"; bad=1 ;;
+                *) if [ -e "$lib/$hb" ]; then echo "$rel: includes libslog internal header <$name>"; bad=1; fi ;;
+                esac
+            fi
+        done < "${TMPDIR:-/tmp}/layering.$$"
+        rm -f "${TMPDIR:-/tmp}/layering.$$"
+    done
     return $bad
 }
 
@@ -181,6 +201,7 @@ self_test() {
     mk; printf '#include "../../libslog/store.h"\n' >> "$t/r/utils/tool/main.c"; expect fail "tool includes ../../libslog/store.h"
     mk; printf '#include <hdf5.h>\n' >> "$t/r/utils/tool/main.c"; expect fail "tool includes hdf5.h"
     mk; printf '#include <slog/internal.h>\n' >> "$t/r/utils/tool/main.c"; expect fail "tool includes a non-public slog header"
+    mk; mkdir -p "$t/r/libslog/python"; printf '#include "../store.h"\n' > "$t/r/libslog/python/py_x.c"; expect fail "python module includes store.h"
     rm -rf "$t"
     [ $fails -eq 0 ] && echo "layering self-test: ok"
     return $fails

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * py_common.h - declarations shared by the files of the `slog._slog`
+ * extension module: the Reader and Writer types, the exception classes,
+ * the growable column arrays that become numpy arrays without a copy, and
+ * the conversions between slog_arg lists and Python dicts.  Every file of
+ * the extension includes this header first (Python.h must come before any
+ * system header).
+ * Python binding layer: public libslog headers, Python and numpy C APIs.
+ */
+#ifndef SLOG_PY_COMMON_H
+#define SLOG_PY_COMMON_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <slog/slog.h>
+#include <slog/slog_search.h>
+#include <slog/slog_stats.h>
+
+/* numpy's C API lives in one table imported once (py_module.c); the other
+ * files see it through this unique symbol. */
+#define PY_ARRAY_UNIQUE_SYMBOL slog_py_numpy_api
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#ifndef SLOG_PY_NUMPY_MAIN
+#    define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+
+/* ---- exceptions (py_error.c) --------------------------------------------- */
+
+/** Create the exception classes and add them to @p module.  0 or -1. */
+int py_error_init(PyObject *module);
+
+/** Raise the exception class of @p rc with the library's message: "what:
+ *  message (SLOG_ECORRUPT, byte N, in SOURCE)"; @p path names the file.
+ *  Returns NULL so callers can `return py_raise(...)`. */
+PyObject *py_raise(int rc, const slog_error *err, const char *path, const char *what);
+
+/** The base class slog.Error (borrowed). */
+PyObject *py_error_base(void);
+
+/* ---- Reader and Writer objects (py_handle.c) ----------------------------- */
+
+/** A Reader or a Writer: the libslog handle, the file's path and a lock.
+ *  A handle is used by one thread at a time: callers from several Python
+ *  threads queue on the lock, with the GIL released while they wait. */
+typedef struct py_handle {
+    PyObject_HEAD
+    void *h; /* slog_reader * or slog_writer *; NULL once closed */
+    char *path;
+    PyThread_type_lock lock;
+} py_handle;
+
+typedef py_handle py_reader;
+typedef py_handle py_writer;
+
+/** tp_new of both types: an object with its lock, no handle yet. */
+PyObject *py_handle_new(PyTypeObject *type, PyObject *args, PyObject *kwargs);
+
+/** Keep the path (fs-encoded bytes; the reference is released).  0 or -1. */
+int py_handle_set_path(py_handle *self, PyObject *path);
+
+/** The open handle with the lock held, or NULL with ValueError ("the
+ *  @p what is closed") and the lock released. */
+void *py_handle_enter(py_handle *self, const char *what);
+void py_handle_leave(py_handle *self);
+void py_handle_lock(py_handle *self);
+
+/** tp_dealloc helper: free the lock and the path (the caller destroyed h). */
+void py_handle_free(py_handle *self);
+
+/* ---- column arrays (py_columns.c) ---------------------------------------- */
+
+/** One growable column: malloc'd storage that becomes a numpy array owning
+ *  it (realloc of large blocks moves pages instead of copying them). */
+typedef struct py_column {
+    void *data;
+    size_t elem;      /* bytes per entry */
+    int typenum;      /* NPY_* type */
+    const char *name; /* key in the result dict */
+} py_column;
+
+/** Grow every wanted column (elem > 0) of @p cols to @p cap entries.
+ *  Plain C (callable without the GIL): 0, or -1 when out of memory. */
+int py_columns_reserve(py_column *cols, size_t ncols, size_t cap);
+
+/** Move the first @p n entries of each column into a numpy array stored in
+ *  @p dict under the column's name (the array owns the memory).  Columns
+ *  with data == NULL are skipped.  0, or -1 with an exception set; the
+ *  columns are released either way. */
+int py_columns_to_dict(py_column *cols, size_t ncols, size_t n, PyObject *dict);
+
+/** Release the columns' storage (after an error). */
+void py_columns_free(py_column *cols, size_t ncols);
+
+/* ---- args (py_args.c) ---------------------------------------------------- */
+
+/** A dict of a drawable's args: strings, ints, floats, bools; JSON values
+ *  decoded with json.loads.  New reference, or NULL with an exception. */
+PyObject *py_args_to_dict(const slog_arg *args, uint32_t n);
+
+/** Args of a writer call, converted from a dict (or None).  The strings
+ *  point into Python objects kept alive in @p keep until py_args_release. */
+typedef struct py_args {
+    slog_arg *args;
+    uint32_t n;
+    PyObject *keep; /* list of the objects the strings live in */
+} py_args;
+
+/** Fill @p out from @p dict (None: no args).  0, or -1 with TypeError or
+ *  ValueError set (a key that is no str, a value of another type). */
+int py_args_from_dict(PyObject *dict, py_args *out);
+void py_args_release(py_args *a);
+
+/* ---- reader (py_reader.c, py_window.c, py_details.c, py_analysis.c) ------- */
+
+extern PyTypeObject py_reader_type;
+
+#define py_reader_enter(self) ((slog_reader *)py_handle_enter((self), "reader"))
+#define py_reader_leave(self) py_handle_leave(self)
+
+/** Reader.window_columns(t0, t1, resolution, kinds, timelines, categories,
+ *  columns, details, args) -> dict of numpy arrays (py_window.c). */
+PyObject *py_reader_window(PyObject *self, PyObject *args, PyObject *kwargs);
+
+/** The detail pass over the same query with slog_query_next: preview and
+ *  run summaries and args, into @p dict (py_details.c).  0 or -1. */
+int py_window_details(py_reader *self, slog_reader *r, const slog_query_options *q, size_t n,
+                      bool args, bool summary, PyObject *dict);
+
+/** Reader.stats / find / top (py_analysis.c). */
+PyObject *py_reader_stats(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_reader_find(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_reader_top(PyObject *self, PyObject *args, PyObject *kwargs);
+
+/** A uint32 id list from None or a sequence of ints: a malloc'd array in
+ *  @p ids (NULL for None; free it), its length in @p n.  0, or -1 with an
+ *  exception (a negative id or one above 2^32 - 1 is a ValueError). */
+int py_id_list(PyObject *obj, uint32_t **ids, uint32_t *n);
+
+/** ticks -> ns, floor(t * 10^9 / tps), exact (128-bit), saturating. */
+int64_t py_ticks_to_ns(int64_t ticks, uint64_t tps);
+
+/* ---- writer (py_writer.c, py_writer_bulk.c) ------------------------------ */
+
+extern PyTypeObject py_writer_type;
+
+#define py_writer_enter(self) ((slog_writer *)py_handle_enter((self), "writer"))
+#define py_writer_leave(self) py_handle_leave(self)
+
+/** Writer.append_columns(kind, timeline, category, start, end, depth,
+ *  value, timeline_to) from numpy arrays (py_writer_bulk.c). */
+PyObject *py_writer_append_columns(PyObject *self, PyObject *args, PyObject *kwargs);
+
+#endif /* SLOG_PY_COMMON_H */

@@ -1,0 +1,285 @@
+# SPDX-License-Identifier: MIT
+"""slog.open(path) -> Reader: a libslog file as pandas DataFrames.
+
+Windows come back in interval form, one row per item, built from numpy
+columns that libslog's batch read fills directly (no Python object per
+item).  Times are int64 ns on the file's clock (ticks converted exactly,
+floor(ticks * 1e9 / ticks_per_second)); window sides take slog-query's
+syntax ("2ms", "10%") relative to the trace's start, or absolute ns.
+"""
+import errno
+import os
+
+import numpy as np
+import pandas as pd
+
+from . import _slog
+from ._select import KIND_NAMES, TIMELINE_KINDS, NO_PARENT, Catalog, FileClock, kinds_mask
+
+__all__ = ["Reader", "open"]
+
+CATEGORY_OTHER = _slog.CATEGORY_OTHER
+_ANY = _slog.ANY
+_BY = {"category": 1, "timeline": 2, "both": 3}
+
+
+def _categorical(codes, names):
+    return pd.Categorical.from_codes(codes, categories=list(names))
+
+
+def open(path, *, cache_bytes=0):  # noqa: A001 - the module's entry point
+    """Open a libslog file for reading (see Reader)."""
+    return Reader(path, cache_bytes=cache_bytes)
+
+
+class Reader:
+    """A libslog file open for reading.
+
+    Attributes: path, info (dict), timelines and categories (DataFrames).
+    One Reader is used by one thread at a time (calls from several threads
+    queue on its lock); open one Reader per thread to read in parallel.
+    """
+
+    def __init__(self, path, *, cache_bytes=0):
+        path = os.fspath(path)
+        if not os.path.exists(path):
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        self.path = path
+        self._r = _slog.Reader(path, cache_bytes)
+        self.info = self._make_info()
+        self._clock = FileClock(self.info)
+        tl, cat = self._r.tables()
+        self._catalog = Catalog(tl["name"], tl["parent"], cat["name"])
+        self.timelines = self._timeline_frame(tl)
+        self.categories = self._category_frame(cat)
+        names = pd.unique(np.asarray(cat["name"], dtype=object))
+        self._name_list = list(names)
+        index = {n: i for i, n in enumerate(self._name_list)}
+        self._name_codes = np.array([index[n] for n in cat["name"]] + [-1], dtype=np.int32)
+
+    # ---- metadata -------------------------------------------------------------
+
+    def _make_info(self):
+        info = self._r.info()
+        tps = info["ticks_per_second"]
+        info["path"] = self.path
+        if info["start_ticks"] <= info["end_ticks"]:
+            info["start"] = (info["start_ticks"] * 10**9) // tps
+            info["end"] = (info["end_ticks"] * 10**9) // tps
+        else:
+            info["start"] = info["end"] = None
+        info["duration"] = None if info["start"] is None else info["end"] - info["start"]
+        return info
+
+    def _timeline_frame(self, tl):
+        n = len(tl["name"])
+        cat = self._catalog
+        parent = tl["parent"].astype(np.int64)
+        parent[tl["parent"] == NO_PARENT] = -1
+        process = np.array([self._process_of(i, tl['kind']) for i in range(n)],
+                           dtype=np.int64)
+        return pd.DataFrame({
+            "id": np.arange(n, dtype=np.uint32),
+            "name": tl["name"],
+            "kind": _categorical(tl["kind"].astype(np.int8), TIMELINE_KINDS),
+            "parent": parent,
+            "sort_key": tl["sort_key"],
+            "path": [cat.path(i) for i in range(n)],
+            "process": process,
+        })
+
+    def _process_of(self, i, kinds):
+        """The nearest process or rank timeline at or above i, else the top."""
+        cat = self._catalog
+        for _ in range(64):
+            if kinds[i] in (2, 7) or cat._is_top(i):  # process, rank
+                return i
+            i = cat.tl_parents[i]
+        return i
+
+    def _category_frame(self, c):
+        n = len(c["name"])
+        rgba = c["rgba"]
+        return pd.DataFrame({
+            "id": np.arange(n, dtype=np.uint32),
+            "name": c["name"],
+            "kind": _categorical(c["kind"].astype(np.int8), KIND_NAMES),
+            "color": [f"#{int(v):08x}" for v in rgba],
+            "rgba": rgba,
+            "group": c["group"],
+        })
+
+    def close(self):
+        """Close the file; DataFrames already made stay valid."""
+        self._r.close()
+
+    @property
+    def closed(self):
+        return self._r.closed
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        i = self.info
+        return (f"<slog.Reader {self.path!r}: {i['states']} states, {i['events']} events, "
+                f"{i['arrows']} arrows, {i['counters']} counters, {i['timelines']} timelines>")
+
+    # ---- queries ----------------------------------------------------------------
+
+    def _names(self, category):
+        """Categorical of category names for an id column (OTHER -> NaN)."""
+        ncat = len(self._name_codes) - 1
+        idx = np.minimum(category, ncat)
+        return _categorical(self._name_codes.take(idx), self._name_list)
+
+    def _query(self, t0, t1, pixels, timelines, categories, kinds):
+        a, b = self._clock.window(t0, t1)
+        return dict(t0=a, t1=b, resolution=self._clock.resolution(a, b, pixels),
+                    kinds=kinds_mask(kinds), timelines=self._catalog.timelines(timelines),
+                    categories=self._catalog.categories(categories))
+
+    def window(self, t0=None, t1=None, *, pixels=None, timelines=None, categories=None,
+               kinds=None, args=False, columns=None):
+        """The items of the window [t0, t1) as a DataFrame in interval form.
+
+        Columns: kind, timeline, timeline_to, category, name, start, end,
+        dur, depth, of, count, inclusive, value (see doc/PYTHON.md); with
+        pixels, previews and pixel runs come as their own kinds and the
+        columns exclusive, min, max, vmin, vmax, vsum are added; with
+        args=True an args column of dicts (None where a drawable has
+        none), with args="expand" one column per key ("args.KEY").
+        columns: a subset of the column names to read (less memory).
+        """
+        q = self._query(t0, t1, pixels, timelines, categories, kinds)
+        cols = None if columns is None else list(columns)
+        want = None
+        if cols is not None:
+            want = set(cols)
+            if "name" in want:
+                want.add("category")
+        raw = self._r.window_columns(**q, columns=None if want is None else tuple(want),
+                                     details=pixels is not None, args=bool(args))
+        return self._frame(raw, args, cols)
+
+    def _frame(self, raw, args, cols):
+        data = {}
+        order = ["kind", "timeline", "timeline_to", "category", "name", "start", "end", "dur",
+                 "depth", "of", "count", "inclusive", "value", "exclusive", "min", "max",
+                 "vmin", "vmax", "vsum"]
+        for key in order:
+            if key == "name":
+                if "category" in raw:
+                    data["name"] = self._names(raw["category"])
+            elif key in ("kind", "of"):
+                if key in raw:
+                    data[key] = _categorical(raw[key], KIND_NAMES)
+            elif key in raw:
+                data[key] = raw[key]
+        if cols is not None:
+            data = {k: data[k] for k in cols if k in data}
+        frame = pd.DataFrame(data, copy=False)
+        if args:
+            frame = self._add_args(frame, raw["args"], args)
+        return frame
+
+    @staticmethod
+    def _add_args(frame, values, how):
+        if how == "expand":
+            table = pd.DataFrame.from_records([v if v is not None else {} for v in values],
+                                              index=frame.index)
+            return pd.concat([frame, table.add_prefix("args.")], axis=1)
+        frame["args"] = pd.Series(values, index=frame.index, dtype=object)
+        return frame
+
+    def stats(self, t0=None, t1=None, *, by="category", timelines=None, categories=None,
+              kinds=None):
+        """Exact statistics of the window, one row per group (slog_stats.h).
+
+        by: "category", "timeline" or "both".  Columns: kind, category and
+        name and/or timeline, count, inclusive, exclusive, min, max, mean
+        (states: ns), vmin, vmax, vsum, mean (counters: values).
+        """
+        if by not in _BY:
+            raise ValueError(f"by: unknown grouping '{by}' (use category, timeline or both)")
+        q = self._query(t0, t1, None, timelines, categories, kinds)
+        raw = self._r.stats(q["t0"], q["t1"], _BY[by], q["kinds"] & 0xF, q["timelines"],
+                            q["categories"])
+        data = {"kind": _categorical(raw["kind"], KIND_NAMES)}
+        if by in ("category", "both"):
+            data["category"] = raw["category"]
+            data["name"] = self._names(raw["category"])
+        if by in ("timeline", "both"):
+            data["timeline"] = raw["timeline"]
+        for key in ("count", "inclusive", "exclusive", "min", "max", "mean", "vmin", "vmax",
+                    "vsum"):
+            data[key] = raw[key]
+        return pd.DataFrame(data, copy=False)
+
+    def _search_filters(self, name, timelines, categories):
+        ids = self._catalog.categories(categories)
+        contains = None
+        if name is not None:
+            if categories is not None:
+                raise ValueError("find: name cannot be combined with categories")
+            ids, contains = self._catalog.find_categories(name)
+        return self._catalog.timelines(timelines), ids, contains
+
+    def find(self, name=None, *, after=None, before=None, timelines=None, categories=None,
+             kinds=None):
+        """The first drawable after T (or the last before T) of category
+        `name` (exact, else names containing it), as a 0- or 1-row DataFrame.
+        T: slog-query text ("2ms", "10%") or absolute ns."""
+        if (after is None) == (before is None):
+            raise ValueError("find: give exactly one of after= or before=")
+        at = self._clock.side(after if after is not None else before, False,
+                              "after" if after is not None else "before")
+        tl, cat, contains = self._search_filters(name, timelines, categories)
+        hit = self._r.find(at, after is not None, kinds_mask(kinds) & 0xF, tl, cat, contains)
+        rows = [hit] if hit is not None else []
+        cols = ["kind", "timeline", "timeline_to", "category", "start", "end", "depth", "value"]
+        a = {k: np.array([r[i] for r in rows], dtype=t) for i, (k, t) in enumerate(zip(
+            cols, [np.int8, np.uint32, np.uint32, np.uint32, np.int64, np.int64, np.uint32,
+                   np.float64]))}
+        return self._simple_frame(a)
+
+    def _simple_frame(self, a):
+        data = {}
+        for k in ("kind", "timeline", "timeline_to", "category", "name", "start", "end", "dur",
+                  "depth", "value"):
+            if k == "kind" and "kind" in a:
+                data[k] = _categorical(a["kind"], KIND_NAMES)
+            elif k == "name":
+                data[k] = self._names(a["category"])
+            elif k == "dur":
+                data[k] = a["end"] - a["start"]
+            elif k in a:
+                data[k] = a[k]
+        return pd.DataFrame(data, copy=False)
+
+    def top(self, n=10, t0=None, t1=None, *, name=None, timelines=None, categories=None):
+        """The n longest states overlapping the window, longest first."""
+        a, b = self._clock.window(t0, t1)
+        tl, cat, contains = self._search_filters(name, timelines, categories)
+        raw = self._r.top(a, b, int(n), tl, cat, contains)
+        raw["kind"] = np.zeros(len(raw["start"]), dtype=np.int8)
+        raw["timeline_to"] = raw["timeline"]
+        raw["value"] = np.zeros(len(raw["start"]))
+        return self._simple_frame(raw)
+
+    # ---- other shapes ---------------------------------------------------------------
+
+    def to_pipit(self, t0=None, t1=None, **kwargs):
+        """pipit's event form (Timestamp (ns), Event Type, Name, Process,
+        Thread, ...) of the window's states and events (slog.adapters)."""
+        from .adapters import to_pipit
+        return to_pipit(self, t0, t1, **kwargs)
+
+    def to_hta(self, t0=None, t1=None, **kwargs):
+        """Holistic Trace Analysis's interval form (ts, dur, name, cat, pid,
+        tid, stream, ...) of the window's states (slog.adapters)."""
+        from .adapters import to_hta
+        return to_hta(self, t0, t1, **kwargs)

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: MIT
+"""to_pipit and to_hta: the column names and dtypes those projects document,
+and contents that agree with the interval form."""
+import numpy as np
+import pandas as pd
+
+import slog
+from slog.adapters import HTA_COLUMNS, PIPIT_COLUMNS
+
+
+def test_pipit_columns_and_dtypes(synth_file):
+    ev = slog.open(synth_file).to_pipit("10%:20%")
+    assert list(ev.columns) == PIPIT_COLUMNS
+    assert ev["Timestamp (ns)"].dtype == np.int64
+    assert str(ev["Event Type"].dtype) == "category"
+    assert set(ev["Event Type"].cat.categories) == {"Enter", "Leave", "Instant"}
+    assert str(ev["Name"].dtype) == "category"
+    for col in ("Process", "Thread", "_depth", "_matching_event", "_matching_timestamp"):
+        assert ev[col].dtype == np.int64, col
+    assert ev["Timestamp (ns)"].is_monotonic_increasing
+
+
+def test_pipit_events_match_the_window(synth_file):
+    r = slog.open(synth_file)
+    ev = r.to_pipit("10%:20%", args=True)
+    win = r.window("10%:20%", kinds="state,event")
+    states = win[win.kind == "state"]
+    assert (ev["Event Type"] == "Enter").sum() == (ev["Event Type"] == "Leave").sum() == len(states)
+    assert (ev["Event Type"] == "Instant").sum() == (win.kind == "event").sum()
+    enters = ev[ev["Event Type"] == "Enter"]
+    partner = ev.loc[enters["_matching_event"]]
+    assert (partner["Event Type"] == "Leave").all()
+    assert (partner["Name"].to_numpy() == enters["Name"].to_numpy()).all()
+    assert (partner["Thread"].to_numpy() == enters["Thread"].to_numpy()).all()
+    assert (enters["_matching_timestamp"].to_numpy() == partner["Timestamp (ns)"].to_numpy()).all()
+    got = sorted(enters["Timestamp (ns)"].tolist())
+    assert got == sorted(states.start.tolist())
+    assert "Attributes" in ev.columns
+
+
+def test_pipit_order_replays_as_a_stack(synth_file):
+    """pipit matches Enter/Leave with a stack per (Process, Thread): every
+    Leave must close the innermost open Enter."""
+    ev = slog.open(synth_file).to_pipit(":")
+    stacks = {}
+    for i, (etype, thread, match) in enumerate(zip(ev["Event Type"], ev["Thread"],
+                                                   ev["_matching_event"])):
+        s = stacks.setdefault(thread, [])
+        if etype == "Enter":
+            s.append(i)
+        elif etype == "Leave":
+            assert s and s[-1] == match, f"row {i}"
+            s.pop()
+    assert all(not s for s in stacks.values())
+
+
+def test_hta_columns_and_dtypes(synth_file):
+    r = slog.open(synth_file)
+    df = r.to_hta("10%:20%")
+    assert list(df.columns) == HTA_COLUMNS
+    for col in HTA_COLUMNS[:11]:
+        assert df[col].dtype == np.int64, col
+    assert df.s_name.dtype == object and df.s_cat.dtype == object
+    sym = df.attrs["symbol_table"]
+    assert [sym[i] for i in df.name] == list(df.s_name)
+    assert df.ts.is_monotonic_increasing and (df.end == df.ts + df.dur).all()
+    win = r.window("10%:20%", kinds="state")
+    assert len(df) == len(win)
+    assert sorted(df.ts) == sorted(win.start // 1000)
+    assert set(df.s_cat) <= set(r.categories.group)
+
+
+def test_hta_ns_unit(synth_file):
+    r = slog.open(synth_file)
+    df = r.to_hta("0:1ms", unit="ns")
+    win = r.window("0:1ms", kinds="state")
+    assert sorted(df.dur) == sorted(win.dur)

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: MIT
+"""Reader.stats, find and top against slog-query --stats, --find and --top."""
+import math
+
+import pytest
+
+import slog
+from conftest import query_jsonl
+from helpers import jsonl_drawable, frame_drawables
+
+
+@pytest.mark.parametrize("by", ["category", "timeline", "both"])
+@pytest.mark.parametrize("window", ["10%:20%", ":"])
+def test_stats_equal_slog_query(synth_file, by, window):
+    r = slog.open(synth_file)
+    got = r.stats(window, by=by)
+    want = query_jsonl(synth_file, "--stats", "--by", by, "--window", window)
+    assert len(got) == len(want) > 0
+    for row, d in zip(got.to_dict("records"), want):
+        assert row["kind"] == d["kind"] and row["count"] == d["count"]
+        if "category_id" in d:
+            assert row["category"] == d["category_id"] and row["name"] == d["category"]
+        if "timeline_id" in d:
+            assert row["timeline"] == d["timeline_id"]
+        if d["kind"] == "state":
+            for k in ("inclusive", "exclusive", "min", "max"):
+                assert row[k] == d[k], k
+            assert math.isclose(row["mean"], d["mean"], rel_tol=1e-12)
+        if d["kind"] == "counter":
+            assert (row["vmin"], row["vmax"], row["vsum"]) == (d["min"], d["max"], d["sum"])
+
+
+def test_stats_filters_and_bad_grouping(synth_file):
+    r = slog.open(synth_file)
+    got = r.stats("0:50%", timelines="process 0", kinds="state")
+    want = query_jsonl(synth_file, "--stats", "--window", "0:50%", "--timeline", "process 0",
+                       "--kind", "state")
+    assert [(x, y) for x, y in zip(got["count"], got["inclusive"])] == \
+        [(d["count"], d["inclusive"]) for d in want]
+    with pytest.raises(ValueError, match="unknown grouping"):
+        r.stats(by="rank")
+
+
+@pytest.mark.parametrize("how,at", [("after", "1ms"), ("before", "50%"), ("after", "0")])
+def test_find_equals_slog_query(synth_file, how, at):
+    r = slog.open(synth_file)
+    got = r.find("MPI", **{how: at})
+    want = query_jsonl(synth_file, "--find", "MPI", f"--{how}", at, "--no-args")
+    assert len(got) == len(want) == 1
+    assert frame_drawables(got, r.info["start"], with_args=False) == \
+        [jsonl_drawable(d) for d in want]
+
+
+def test_find_nothing_and_usage(synth_file):
+    r = slog.open(synth_file)
+    assert len(r.find("compute", after="100%")) == 0
+    with pytest.raises(ValueError, match="exactly one"):
+        r.find("compute")
+    with pytest.raises(ValueError, match="no category named or containing"):
+        r.find("no-such-name", after="0")
+
+
+def test_top_equals_slog_query(synth_file):
+    r = slog.open(synth_file)
+    got = r.top(7, "10%:90%", name="read")
+    want = query_jsonl(synth_file, "--top", "7", "--window", "10%:90%", "--find", "read",
+                       "--no-args")
+    assert frame_drawables(got, r.info["start"], with_args=False) == \
+        [jsonl_drawable(d) for d in want]
+    assert list(got.dur) == sorted(got.dur, reverse=True)

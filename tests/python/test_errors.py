@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: MIT
+"""Errors are Python exceptions with the library's message; a bad file never
+crashes the interpreter."""
+import os
+import shutil
+
+import pytest
+
+import slog
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError) as e:
+        slog.open(tmp_path / "nope.slog")
+    assert "nope.slog" in str(e.value)
+
+
+def test_not_hdf5(tmp_path):
+    p = tmp_path / "text.slog"
+    p.write_text("hello, not a trace\n" * 100)
+    with pytest.raises(slog.FormatError) as e:
+        slog.open(p)
+    assert str(p) in str(e.value) and "SLOG_EFORMAT" in str(e.value)
+    assert e.value.status == "SLOG_EFORMAT" and e.value.path == str(p)
+    assert isinstance(e.value, slog.Error)
+
+
+@pytest.mark.parametrize("keep", [0.25, 0.5, 0.9])
+def test_truncated_file(synth_file, tmp_path, keep):
+    p = tmp_path / f"cut{keep}.slog"
+    data = open(synth_file, "rb").read()
+    p.write_bytes(data[: int(len(data) * keep)])
+    with pytest.raises(slog.Error) as e:
+        slog.open(p).window()
+    assert str(p) in str(e.value)
+
+
+def test_corrupted_payload_names_file_and_node(synth_file, tmp_path):
+    """Flip bytes in the middle of the file, far from the HDF5 superblock:
+    every failure is a slog.Error naming the file, never a crash."""
+    data = bytearray(open(synth_file, "rb").read())
+    failures = 0
+    for k, frac in enumerate((0.3, 0.45, 0.6, 0.75)):
+        p = tmp_path / f"bad{k}.slog"
+        bad = bytearray(data)
+        at = int(len(bad) * frac)
+        bad[at:at + 64] = bytes(b ^ 0x5A for b in bad[at:at + 64])
+        p.write_bytes(bytes(bad))
+        try:
+            with slog.open(p) as r:
+                r.window()
+                r.stats()
+        except slog.Error as e:
+            failures += 1
+            assert str(p) in str(e)
+    assert failures >= 1
+
+
+def test_bad_windows(synth_file):
+    r = slog.open(synth_file)
+    for w in ("20%:10%", "1x:2ms", "1:2:3", "1.5ns:2ns", "101%:"):
+        with pytest.raises(slog.WindowError):
+            r.window(w)
+    with pytest.raises(TypeError):
+        r.window(1.5, 2.5)
+    with pytest.raises(ValueError, match="pixels"):
+        r.window(pixels=0)
+    with pytest.raises(ValueError):
+        r.window(timelines=[10**6])
+
+
+def test_writer_errors_are_exceptions(tmp_path):
+    with slog.Writer(tmp_path / "w.slog") as w:
+        t = w.timeline("t")
+        c = w.category("c")
+        with pytest.raises(slog.ArgumentError, match="w.slog"):
+            w.state(t, 99, 0, 10)  # unknown category
+        with pytest.raises(slog.StateError):
+            w.end(t, 5)  # nothing open
+        with pytest.raises(slog.ArgumentError, match="row 1"):
+            w.append(timeline=[t, t], category=[c, c], start=[0, 10], end=[5, 3])
+        with pytest.raises(TypeError):
+            w.state(t, c, 0, 1, args={"x": object()})
+    with pytest.raises(slog.FileError):
+        slog.Writer(tmp_path / "no" / "dir" / "x.slog")
+
+
+def test_unreadable_directory(tmp_path):
+    d = tmp_path / "dir.slog"
+    d.mkdir()
+    with pytest.raises(slog.Error):
+        slog.open(d)

@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: MIT
+"""slog.open and Reader.window against slog-query on the same files."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import slog
+from conftest import query_jsonl, read_jsonl_gz, DATA
+from helpers import frame_drawables, jsonl_drawable
+
+WINDOWS = ["10%:20%", "2ms:3ms", ":", "0:1ms", "50%:", "99.5%:100%"]
+
+
+@pytest.mark.parametrize("window", WINDOWS)
+def test_window_equals_slog_query(synth_file, window):
+    r = slog.open(synth_file)
+    df = r.window(window, args=True)
+    want = [jsonl_drawable(d) for d in query_jsonl(synth_file, "--window", window)]
+    assert frame_drawables(df, r.info["start"]) == want
+    assert len(df) == len(want) > 0
+
+
+def test_window_sides_as_separate_arguments(synth_file):
+    r = slog.open(synth_file)
+    a = r.window("10%", "20%")
+    b = r.window("10%:20%")
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_absolute_ns_window_matches_relative(synth_file):
+    r = slog.open(synth_file)
+    s = r.info["start"]
+    a = r.window(s + 2_000_000, s + 3_000_000)
+    b = r.window("2ms:3ms")
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_window_columns_and_dtypes(synth_file):
+    df = slog.open(synth_file).window("10%:20%")
+    assert list(df.columns) == ["kind", "timeline", "timeline_to", "category", "name", "start",
+                                "end", "dur", "depth", "of", "count", "inclusive", "value"]
+    assert str(df.kind.dtype) == "category" and str(df.name.dtype) == "category"
+    assert df.start.dtype == np.int64 and df.end.dtype == np.int64 and df.dur.dtype == np.int64
+    assert (df.dur == df.end - df.start).all()
+    states = df[df.kind == "state"]
+    assert (states.inclusive == states.dur).all()
+
+
+def test_filters_equal_slog_query(synth_file):
+    r = slog.open(synth_file)
+    df = r.window("5%:60%", timelines="process 1", categories=["compute", "read"],
+                  kinds="state,event", args=True)
+    want = query_jsonl(synth_file, "--window", "5%:60%", "--timeline", "process 1",
+                       "--category", "compute", "--category", "read", "--kind", "state,event")
+    assert frame_drawables(df, r.info["start"]) == [jsonl_drawable(d) for d in want]
+    assert set(df.kind.unique()) <= {"state", "event"}
+
+
+def test_timeline_spec_ambiguous_and_missing(synth_file):
+    r = slog.open(synth_file)
+    with pytest.raises(ValueError, match="no timeline named"):
+        r.window(timelines="no such thread")
+    with pytest.raises(ValueError, match="no category named"):
+        r.window(categories="no such category")
+    with pytest.raises(ValueError, match="unknown kind"):
+        r.window(kinds="states,bogus")
+
+
+def test_columns_subset(synth_file):
+    r = slog.open(synth_file)
+    full = r.window("10%:20%")
+    part = r.window("10%:20%", columns=["start", "dur", "name"])
+    assert list(part.columns) == ["start", "dur", "name"]
+    pd.testing.assert_frame_equal(part, full[["start", "dur", "name"]])
+
+
+def test_odd_clock_times_are_exact_floor(odd_clock_file):
+    r = slog.open(odd_clock_file)
+    assert r.info["ticks_per_second"] == 3_000_000
+    ns = r.window()
+    want = query_jsonl(odd_clock_file, "--no-args")
+    assert len(ns) == len(want)
+    # slog-query prints j = floor((ticks - t0) * 1000 / 3); one whole tick
+    # count d = ticks - t0 gives it: d = ceil(3 j / 1000).  The DataFrame
+    # holds floor(ticks * 1000 / 3), absolute.
+    t0 = r.info["start_ticks"]
+    for row, d in zip(ns.itertuples(index=False), want):
+        for col in ("start", "end"):
+            ticks = t0 - (-3 * d[col] // 1000)
+            assert int(getattr(row, col)) == ticks * 1000 // 3
+
+
+@pytest.mark.parametrize("name", ["synth", "chrome69"])
+def test_tracked_files_whole_and_window(tracked, name):
+    r = slog.open(tracked[name])
+    assert r.info["format_read_version"] == 1
+    whole = [jsonl_drawable(d) for d in read_jsonl_gz(f"{DATA}/v1/{name}.jsonl.gz")]
+    assert frame_drawables(r.window(args=True), r.info["start"]) == whole
+    part = [jsonl_drawable(d) for d in read_jsonl_gz(f"{DATA}/v1/{name}.w10-20.jsonl.gz")]
+    assert frame_drawables(r.window("10%:20%", args=True), r.info["start"]) == part
+
+
+def test_args_expand(tracked):
+    r = slog.open(tracked["synth"])
+    df = r.window(kinds="state", args="expand")
+    assert "args.iter" in df.columns
+    top = df[df.depth == 0]
+    assert top["args.iter"].notna().all()
+
+
+def test_pixels_previews_and_runs_agree_with_slog_query(synth_file):
+    r = slog.open(synth_file)
+    df = r.window(pixels=200)
+    want = query_jsonl(synth_file, "--pixels", "200", "--no-args")
+    assert len(df) == len(want)
+    assert list(df.kind.astype(str)) == [d["kind"] for d in want]
+    assert {"preview", "run"} & set(df.kind.astype(str))
+    origin = r.info["start"]
+    for row, d in zip(df.itertuples(index=False), want):
+        assert int(row.start) - origin == d["start"] and int(row.end) - origin == d["end"]
+        if d["kind"] in ("preview", "run"):
+            assert int(row.count) == d["count"] and row.of == d["of"]
+        if d["kind"] == "run" or (d["kind"] == "preview" and d["of"] == "state"):
+            assert int(row.inclusive) == d["inclusive"]
+        if d["kind"] == "preview" and d["of"] == "state":
+            assert int(row.exclusive) == d["exclusive"]
+            assert (int(row.min), int(row.max)) == (d["min"], d["max"])
+
+
+def test_pixel_totals_equal_full_detail(synth_file):
+    """Guarantee 4 through the DataFrame: previews + runs + drawables add up."""
+    r = slog.open(synth_file)
+    zoomed = r.window(pixels=50, kinds=["state", "preview", "run"])
+    full = r.window(kinds="state")
+    states = zoomed[(zoomed.of == "state")]
+    assert int(states["count"].sum()) == len(full)
+    assert int(states.inclusive.sum()) == int(full.dur.sum())
+
+
+def test_info_and_tables(synth_file):
+    r = slog.open(synth_file)
+    i = r.info
+    assert i["complete"] and i["states"] == 20000 and i["timelines"] == len(r.timelines)
+    assert i["duration"] == i["end"] - i["start"] > 0
+    tl = r.timelines
+    assert list(tl.columns) == ["id", "name", "kind", "parent", "sort_key", "path", "process"]
+    threads = tl[tl.kind == "thread"]
+    assert len(threads) == 8
+    assert (tl.loc[threads.parent, "kind"] == "process").all()
+    assert threads.path.str.contains("/").all()
+    cats = r.categories
+    assert list(cats.columns) == ["id", "name", "kind", "color", "rgba", "group"]
+    assert set(cats.kind.astype(str)) == {"state", "event", "arrow", "counter"}
+
+
+def test_context_manager_closes(synth_file):
+    with slog.open(synth_file) as r:
+        df = r.window("0:1ms")
+    assert r.closed
+    with pytest.raises(ValueError, match="closed"):
+        r.window()
+    assert len(df) > 0  # columns own their memory
