@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# report_cli.sh - slog-report end to end on small files: the tracked test
+# files and the traces report_fixture writes (hostile names, empty,
+# incomplete, 10^4 timelines nested and flat) give pages that pass
+# check_report.py, whose numbers equal slog-query's; bad input (missing
+# file, not a libslog file, unwritable output, bad options) fails with a
+# clear message and the right exit status, and never leaves a partial or
+# temporary output behind nor touches an existing one.
+# Usage: report_cli.sh SLOG_REPORT SLOG_QUERY REPORT_FIXTURE SOURCE_ROOT
+set -u
+REPORT=$1
+QUERY=$2
+FIXTURE=$3
+ROOT=$4
+HERE=$(cd "$(dirname "$0")" && pwd)
+PYTHON=${PYTHON:-python3}
+TMP=$(mktemp -d /tmp/report_cli.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+# page FILE NAME [check_report options]: report then check against slog-query
+page() {
+    file=$1
+    name=$2
+    shift 2
+    if ! "$REPORT" -q "$file" -o "$TMP/$name.html" 2> "$TMP/$name.err"; then
+        fail "$name: slog-report failed: $(cat "$TMP/$name.err")"
+        return
+    fi
+    "$PYTHON" "$HERE/check_report.py" "$TMP/$name.html" --query "$QUERY" --slog "$file" "$@" ||
+        fail "$name: check_report"
+}
+
+page "$ROOT/tests/data/slog/v1/synth.slog" synth --grouped no --exact-busy
+page "$ROOT/tests/data/slog/v1/chrome69.slog" chrome69
+for kind in hostile empty incomplete nested flat; do
+    "$FIXTURE" "$kind" "$TMP/$kind.slog" || fail "fixture $kind"
+done
+page "$TMP/hostile.slog" hostile --hostile --grouped no --exact-busy
+page "$TMP/empty.slog" empty --empty
+page "$TMP/incomplete.slog" incomplete --incomplete
+page "$TMP/nested.slog" nested --grouped yes --exact-busy
+page "$TMP/flat.slog" flat --grouped yes --exact-busy
+"$REPORT" -q "$TMP/flat.slog" --rows 20 --matrix 8 -o "$TMP/flat20.html" &&
+    "$PYTHON" "$HERE/check_report.py" "$TMP/flat20.html" --grouped yes --max-rows 20 ||
+    fail "flat with --rows 20"
+grep -q 'class="matrix"' "$TMP/flat.html" || fail "flat: no message matrix"
+
+# expect NAME STATUS PATTERN -- command...: exit status and a stderr pattern
+expect() {
+    name=$1
+    want=$2
+    pattern=$3
+    shift 4
+    "$@" > "$TMP/out" 2> "$TMP/err"
+    got=$?
+    [ "$got" -eq "$want" ] || fail "$name: exit $got, expected $want ($(cat "$TMP/err"))"
+    grep -q -- "$pattern" "$TMP/err" || fail "$name: stderr lacks '$pattern': $(cat "$TMP/err")"
+}
+printf 'not a trace\n' > "$TMP/text.slog"
+echo KEEP > "$TMP/keep.html"
+expect missing 1 "$TMP/nope.slog" -- "$REPORT" "$TMP/nope.slog" -o "$TMP/keep.html"
+expect not_slog 1 "text.slog" -- "$REPORT" "$TMP/text.slog" -o "$TMP/keep.html"
+[ "$(cat "$TMP/keep.html")" = KEEP ] || fail "a failed run changed the existing output"
+expect no_dir 1 "Cannot create $TMP/no/such/dir/r.html" -- \
+    "$REPORT" "$ROOT/tests/data/slog/v1/synth.slog" -o "$TMP/no/such/dir/r.html"
+mkdir "$TMP/isdir.html"
+expect is_dir 1 "isdir.html" -- "$REPORT" "$ROOT/tests/data/slog/v1/synth.slog" -o "$TMP/isdir.html"
+expect no_output 2 "missing --output" -- "$REPORT" "$ROOT/tests/data/slog/v1/synth.slog"
+expect bad_pixels 2 "--pixels" -- "$REPORT" x.slog --pixels 5 -o "$TMP/x.html"
+expect no_file 2 "missing FILE" -- "$REPORT" -o "$TMP/x.html"
+leftover=$(find "$TMP" -name '*.tmp-*' | head -1)
+[ -z "$leftover" ] || fail "temporary file left behind: $leftover"
+[ ! -e "$TMP/x.html" ] || fail "a usage error created the output"
+"$REPORT" --help | grep -q "Usage: slog-report" || fail "--help"
+
+if [ $fails -ne 0 ]; then
+    echo "$fails failure(s)"
+    exit 1
+fi
+echo "all slog-report checks passed"
