@@ -3,7 +3,8 @@
  * bench_stats - issue 11 items 4 and 5 on an existing file (slog-synth):
  *   whole-trace statistics (by category, timeline, both): new reader each
  *   run, page cache dropped first (cold) and kept (warm);
- *   statistics of 1 % and 10 % windows at random positions (by both);
+ *   statistics of 1 % and 10 % windows at random positions (by category,
+ *   timeline and both);
  *   the full scan they replace: a resolution-0 query of every state,
  *   aggregated per category (its totals are checked against statistics);
  *   search: next and previous drawable of the rarest state category from
@@ -117,8 +118,9 @@ static void windows(const char *path, const slog_file_info *fi, int positions)
     static const double pct[] = {1.0, 10.0};
     (void)printf("window statistics (new reader, warm page cache), median of %d positions:\n",
            positions);
-    for (int w = 0; w < 4; w++) {
-        const uint32_t by = w < 2 ? SLOG_STATS_BY_CATEGORY : SLOG_STATS_BY_BOTH;
+    static const char *const names[] = {"", "category", "timeline", "both"};
+    for (int w = 0; w < 6; w++) {
+        const uint32_t by = (uint32_t)w / 2 + 1;
         double t[MAXPOS], dec[MAXPOS], bytes[MAXPOS], prev[MAXPOS];
         const int64_t span = fi->end - fi->start;
         const int64_t len = (int64_t)((double)span * pct[w % 2] / 100.0);
@@ -134,7 +136,7 @@ static void windows(const char *path, const slog_file_info *fi, int positions)
             prev[i] = (double)c.previews_used;
         }
         (void)printf("  %5.1f %% by %-8s %9.3f ms  previews %.0f, decoded %.0f, bytes read %.0f\n",
-               pct[w % 2], w < 2 ? "category" : "both",
+               pct[w % 2], names[by],
                bench_median(t, (size_t)positions) * 1e3, bench_median(prev, (size_t)positions),
                bench_median(dec, (size_t)positions), bench_median(bytes, (size_t)positions));
     }

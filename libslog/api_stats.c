@@ -9,7 +9,9 @@
  *  3. every wholly inside subtree answers from its preview when the preview
  *     is exact for the question (rows per timeline when grouping or
  *     filtering by timeline, no "other" category when grouping or filtering
- *     by category, no segment cut inside its box on a timeline it holds);
+ *     by category, no segment cut inside its box on a timeline it holds),
+ *     or, grouping by timeline alone, from the preview's per-timeline
+ *     totals (format 3, which also credit segments under folded entries);
  *     otherwise its own drawables are decoded and its children visited.
  * Decoded wholly inside states bring their stored exclusive time; a file
  * without it (format 1) is answered by decoding every node touching the
@@ -269,6 +271,31 @@ static int expected_items(stats_ctx *c, uint64_t node, uint64_t *items)
     return rc;
 }
 
+/* Per-timeline totals agree with the entries, kind by kind. */
+static int check_tls(stats_ctx *c, uint64_t node, const cache_entry *e)
+{
+    int64_t sum[4][3] = {{0}}; /* count, inclusive, exclusive: entries minus totals */
+    for (uint64_t i = 0; i < e->npreviews + e->tls.n; i++) {
+        const int from_tls = i >= e->npreviews;
+        const pv_entry *const p = from_tls ? &e->tls.v[i - e->npreviews] : &e->previews[i];
+        const uint64_t sign = from_tls ? UINT64_MAX : 1; /* wrapping: -1 or +1 */
+        sum[p->kind][0] = (int64_t)((uint64_t)sum[p->kind][0] + sign * p->count);
+        sum[p->kind][1] = (int64_t)((uint64_t)sum[p->kind][1] + sign * (uint64_t)p->incl);
+        sum[p->kind][2] = (int64_t)((uint64_t)sum[p->kind][2] + sign * (uint64_t)p->excl);
+        const int durations = p->kind == SLOG_KIND_STATE || p->kind == SLOG_KIND_ARROW;
+        if (from_tls && (p->count == 0 || (durations && (p->min < 0 || p->min > p->max)))) {
+            sum[0][0] = 1;
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        if (sum[k][0] != 0 || sum[k][1] != 0 || sum[k][2] != 0) {
+            return node_error(c, node, SLOG_ECORRUPT, UINT64_MAX,
+                              "Corrupt preview: its per-timeline totals disagree with its entries");
+        }
+    }
+    return SLOG_OK;
+}
+
 /* A preview summarises exactly the drawables of its subtree. */
 static int check_preview(stats_ctx *c, uint64_t node, const cache_entry *e)
 {
@@ -292,7 +319,7 @@ static int check_preview(stats_ctx *c, uint64_t node, const cache_entry *e)
         return node_error(c, node, SLOG_ECORRUPT, UINT64_MAX,
                           "Corrupt preview: its counts disagree with the node table");
     }
-    return SLOG_OK;
+    return e->tls.present ? check_tls(c, node, e) : SLOG_OK;
 }
 
 static int check_drawables(stats_ctx *c, uint64_t node, const fmt_decoded *d)
@@ -541,25 +568,63 @@ static int folded_needs_segments(const stats_ctx *c, const store_node_row *n, co
     return 0;
 }
 
-static int preview_usable(stats_ctx *c, const store_node_row *n, const cache_entry *e)
+/* Can the per-timeline totals credit the window's segments: no segment
+ * cut inside the box on a timeline the node holds states of? */
+static int tls_credit_ok(const stats_ctx *c, const store_node_row *n, const pv_tls *t)
+{
+    for (uint64_t i = 0; i < t->n; i++) {
+        if (t->v[i].kind == SLOG_KIND_STATE && row_cut(c, n, t->v[i].row)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Per-timeline totals key arrows by their source: do the preview's entries
+ * show that no arrow is selected by its destination alone? */
+static int tls_arrows_ok(stats_ctx *c, const cache_entry *e)
+{
+    if (c->tl_sel == NULL || !wants_kind(c, SLOG_KIND_ARROW)) {
+        return 1;
+    }
+    for (uint64_t i = 0; i < e->npreviews; i++) {
+        const pv_entry *const p = &e->previews[i];
+        if (p->kind == SLOG_KIND_ARROW && row_mix(c, e->fold, p->row) != MIX_ALL &&
+            row_mix(c, e->fold, p->row_to) != MIX_NONE) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* How a wholly inside node's preview answers the question, if it does. */
+enum { PV_USE_NONE = 0, PV_USE_ENTRIES = 1, PV_USE_TIMELINES = 2 };
+
+static int preview_use(stats_ctx *c, const store_node_row *n, const cache_entry *e)
 {
     const int need_cat = (c->by & SLOG_STATS_BY_CATEGORY) || c->cat_sel != NULL;
+    const int by_tl_only = (c->by & SLOG_STATS_BY_TIMELINE) && !need_cat;
+    const int tls = e->tls.present && tls_credit_ok(c, n, &e->tls);
+    if (by_tl_only && tls && tls_arrows_ok(c, e)) {
+        return PV_USE_TIMELINES;
+    }
     if ((c->by & SLOG_STATS_BY_TIMELINE) && e->fold != 0) {
-        return 0;
+        return PV_USE_NONE;
     }
     for (uint64_t i = 0; i < e->npreviews; i++) {
         const pv_entry *const p = &e->previews[i];
         if (wants_kind(c, p->kind) && entry_split(c, p, e->fold)) {
-            return 0;
+            return PV_USE_NONE;
         }
         if (need_cat && p->cat == PV_CATEGORY_OTHER && entry_selected(c, p, e->fold)) {
-            return 0;
+            return PV_USE_NONE;
         }
         if (e->fold == 0 && p->kind == SLOG_KIND_STATE && row_cut(c, n, p->row)) {
-            return 0;
+            return PV_USE_NONE;
         }
     }
-    return e->fold == 0 || c->nsegs == 0 || !folded_needs_segments(c, n, e);
+    const int credits = e->fold == 0 || c->nsegs == 0 || tls || !folded_needs_segments(c, n, e);
+    return credits ? PV_USE_ENTRIES : PV_USE_NONE;
 }
 
 static int add_entry(stats_ctx *c, const pv_entry *p)
@@ -578,15 +643,24 @@ static int add_entry(stats_ctx *c, const pv_entry *p)
     return SLOG_OK;
 }
 
-static int use_preview(stats_ctx *c, const store_node_row *n, const cache_entry *e)
+/* Rows from the entries or the per-timeline totals (mode); the window's
+ * segments are credited the exclusive time of every category from the
+ * per-timeline totals, or from the entries when they are per timeline. */
+static int use_preview(stats_ctx *c, const store_node_row *n, const cache_entry *e, int mode)
 {
-    for (uint64_t i = 0; i < e->npreviews; i++) {
-        const pv_entry *const p = &e->previews[i];
-        if (entry_selected(c, p, e->fold) && add_entry(c, p) != SLOG_OK) {
+    const int tl_rows = mode == PV_USE_TIMELINES;
+    const pv_entry *const v = tl_rows ? e->tls.v : e->previews;
+    const uint64_t nv = tl_rows ? e->tls.n : e->npreviews;
+    for (uint64_t i = 0; i < nv; i++) {
+        if (entry_selected(c, &v[i], tl_rows ? 0 : e->fold) && add_entry(c, &v[i]) != SLOG_OK) {
             return SLOG_ENOMEM;
         }
-        if (p->kind == SLOG_KIND_STATE && e->fold == 0) {
-            stats_credit(c, p->row, n->t0, p->excl); /* every category: children time */
+    }
+    const pv_entry *const cv = e->tls.present ? e->tls.v : e->previews;
+    const uint64_t nc = e->tls.present ? e->tls.n : e->fold == 0 ? e->npreviews : 0;
+    for (uint64_t i = 0; i < nc; i++) {
+        if (cv[i].kind == SLOG_KIND_STATE) {
+            stats_credit(c, cv[i].row, n->t0, cv[i].excl);
         }
     }
     c->cost.previews_used++;
@@ -612,9 +686,10 @@ static int inside_node(stats_ctx *c, uint64_t node, int *descend)
         return rc;
     }
     rc = check_preview(c, node, e);
-    const int usable = rc == SLOG_OK && preview_usable(c, n, e);
+    const int mode = rc == SLOG_OK ? preview_use(c, n, e) : PV_USE_NONE;
+    const int usable = mode != PV_USE_NONE;
     if (usable) {
-        rc = use_preview(c, n, e);
+        rc = use_preview(c, n, e, mode);
     }
     node_cache_unpin(e);
     if (rc != SLOG_OK || usable) {

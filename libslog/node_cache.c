@@ -28,6 +28,7 @@ void node_cache_entry_free(cache_entry *e)
     fmt_decoded_free(&e->drawables);
     util_free(e->previews);
     util_free(e->bins.cells);
+    util_free(e->tls.v);
     util_free(e);
 }
 

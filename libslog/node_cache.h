@@ -20,6 +20,7 @@ typedef struct cache_entry {
     uint64_t npreviews;
     uint32_t fold;
     pv_bins bins;         /* the preview's time bins (none for version 1) */
+    pv_tls tls;           /* the preview's per-timeline totals (version 3) */
     size_t bytes;
     uint32_t pins;
     struct cache_entry *prev, *next; /* use order: head = most recent */

@@ -504,8 +504,8 @@ static size_t entry_size(const pv_entry *e)
 
 size_t pv_encoded_size(const pv_summary *s)
 {
-    /* + 1: the empty bin section */
-    size_t n = 3 + codec_varint_len(s->fold) + codec_varint_len(s->used);
+    /* + 2: the empty bin section and the absent timeline section */
+    size_t n = 4 + codec_varint_len(s->fold) + codec_varint_len(s->used);
     for (size_t i = 0; i < s->cap; i++) {
         if (s->slots[i].used) {
             n += entry_size(&s->slots[i]);
@@ -858,7 +858,52 @@ int pv_encode(const pv_summary *s, util_buf *out)
 
 int pv_encode_binned(const pv_summary *s, const pv_summary *bins, util_buf *out)
 {
-    const size_t size = pv_encoded_size(s) - 1;
+    return pv_encode_all(s, bins, NULL, out);
+}
+
+size_t pv_tl_encoded_size(const pv_summary *tls)
+{
+    if (tls == NULL) {
+        return 1;
+    }
+    size_t n = codec_varint_len(tls->used + 1);
+    for (size_t i = 0; i < tls->cap; i++) {
+        if (tls->slots[i].used) {
+            n += 1 + codec_varint_len(tls->slots[i].row) + fields_size(&tls->slots[i]);
+        }
+    }
+    return n;
+}
+
+/* Append the timeline section of tls (NULL: "none"). */
+static int pv_tl_encode(const pv_summary *tls, util_buf *out)
+{
+    const size_t size = pv_tl_encoded_size(tls);
+    if (util_buf_reserve(out, size) != 0) {
+        return -1;
+    }
+    uint8_t *p = out->data + out->len;
+    if (tls == NULL) {
+        *p = 0;
+        out->len++;
+        return 0;
+    }
+    p = codec_varint_put(p, tls->used + 1);
+    for (size_t i = 0; i < tls->cap; i++) {
+        const pv_entry *const e = &tls->slots[i];
+        if (e->used) {
+            *p++ = e->kind;
+            p = encode_fields(codec_varint_put(p, e->row), e);
+        }
+    }
+    out->len += size;
+    return 0;
+}
+
+int pv_encode_all(const pv_summary *s, const pv_summary *bins, const pv_summary *tls,
+                  util_buf *out)
+{
+    const size_t size = pv_encoded_size(s) - 2; /* without the two trailing sections */
     if (util_buf_reserve(out, size) != 0) {
         return -1;
     }
@@ -873,7 +918,7 @@ int pv_encode_binned(const pv_summary *s, const pv_summary *bins, util_buf *out)
         }
     }
     out->len += size;
-    return pv_bins_encode(bins, out);
+    return pv_bins_encode(bins, out) != 0 ? -1 : pv_tl_encode(tls, out);
 }
 
 typedef struct pdec {
@@ -996,7 +1041,7 @@ static int decode_bins(pdec *d, pv_bins *bins)
 {
     const uint64_t groups = pget(d);
     if (d->bad || groups == 0) {
-        return !d->bad && d->p == d->end ? SLOG_OK : SLOG_ECORRUPT;
+        return d->bad ? SLOG_ECORRUPT : SLOG_OK;
     }
     const uint32_t fold = pget32(d);
     const uint64_t k = pget(d);
@@ -1027,7 +1072,7 @@ static int decode_bins(pdec *d, pv_bins *bins)
         cells = grown;
         decode_cells(d, &key, m, first, span, cells, &n);
     }
-    if (d->bad || d->p != d->end) {
+    if (d->bad) {
         util_free(cells);
         return SLOG_ECORRUPT;
     }
@@ -1045,13 +1090,77 @@ int pv_decode(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_
     return pv_decode_binned(p, len, out, n, fold, NULL, bad_offset);
 }
 
+/* Decode the timeline section (version 3) into *tls (NULL: validate only). */
+static int decode_tls(pdec *d, pv_tls *tls)
+{
+    const uint64_t m = pget(d);
+    if (d->bad || m == 0) {
+        return d->bad ? SLOG_ECORRUPT : SLOG_OK;
+    }
+    if (m - 1 > (uint64_t)(d->end - d->p) / 2) {
+        d->bad = 1;
+        return SLOG_ECORRUPT;
+    }
+    pv_entry *const v = util_calloc((size_t)(m - 1) + 1, sizeof *v);
+    if (v == NULL) {
+        return SLOG_ENOMEM;
+    }
+    for (uint64_t i = 0; i + 1 < m && !d->bad; i++) {
+        if (d->p >= d->end || *d->p > SLOG_KIND_COUNTER) {
+            d->bad = 1;
+            break;
+        }
+        v[i].used = 1;
+        v[i].kind = *d->p++;
+        v[i].row = v[i].row_to = pget32(d);
+        v[i].cat = PV_CATEGORY_OTHER;
+        decode_fields(d, &v[i]);
+    }
+    if (d->bad || tls == NULL) {
+        util_free(v);
+        return d->bad ? SLOG_ECORRUPT : SLOG_OK;
+    }
+    *tls = (pv_tls){v, m - 1, 1};
+    return SLOG_OK;
+}
+
 int pv_decode_binned(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
                      pv_bins *bins, uint64_t *bad_offset)
+{
+    return pv_decode_all(p, len, out, n, fold, bins, NULL, bad_offset);
+}
+
+/* The sections after the entries: bins (version 2 on), timelines (3). */
+static int decode_sections(pdec *d, uint8_t version, pv_bins *bins, pv_tls *tls)
+{
+    int rc = version >= 2 ? decode_bins(d, bins) : SLOG_OK;
+    if (rc == SLOG_OK && version >= 3) {
+        rc = decode_tls(d, tls);
+    }
+    if (rc == SLOG_OK && version >= 2 && d->p != d->end) {
+        rc = SLOG_ECORRUPT; /* version 1 was never checked for trailing bytes */
+    }
+    if (rc != SLOG_OK && bins != NULL) {
+        util_free(bins->cells);
+        memset(bins, 0, sizeof *bins);
+    }
+    if (rc != SLOG_OK && tls != NULL) {
+        util_free(tls->v);
+        memset(tls, 0, sizeof *tls);
+    }
+    return rc;
+}
+
+int pv_decode_all(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
+                  pv_bins *bins, pv_tls *tls, uint64_t *bad_offset)
 {
     *out = NULL;
     *n = 0;
     if (bins != NULL) {
         memset(bins, 0, sizeof *bins);
+    }
+    if (tls != NULL) {
+        memset(tls, 0, sizeof *tls);
     }
     pdec d = {p, p + len, 0};
     if (len < 2 || p[0] != PV_BLOB_PREVIEW || p[1] < 1 || p[1] > PV_BLOB_VERSION) {
@@ -1072,10 +1181,7 @@ int pv_decode_binned(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, 
     for (uint64_t i = 0; i < count && !d.bad; i++) {
         decode_entry(&d, &v[i]);
     }
-    int rc = d.bad ? SLOG_ECORRUPT : SLOG_OK;
-    if (rc == SLOG_OK && p[1] >= 2) {
-        rc = decode_bins(&d, bins);
-    }
+    const int rc = d.bad ? SLOG_ECORRUPT : decode_sections(&d, p[1], bins, tls);
     if (rc != SLOG_OK) {
         *bad_offset = (uint64_t)(d.p - p);
         util_free(v);

@@ -31,6 +31,10 @@
  *                 first bin), varint count, [states, arrows: zz
  *                 inclusive], [states: zz inclusive - exclusive],
  *                 [counters: the entry's fields]
+ *   .       var   timeline section (version 3): varint m, 0 = none; else
+ *                 m - 1 entries at fold 0, every category together: u8
+ *                 kind, varint timeline (an arrow's source), the entry's
+ *                 fields
  *
  * No I/O.  Layer 3: may use codec and util.
  */
@@ -42,7 +46,7 @@
 #include <slog/slog_common.h>
 
 #define PV_BLOB_PREVIEW 0x50
-#define PV_BLOB_VERSION 2   /* written; version 1 is still read */
+#define PV_BLOB_VERSION 3   /* written; versions 1 and 2 are still read */
 #define PV_BINS_MAX     512 /* bins over a binned summary's box at most */
 #define PV_BINS_KMAX    62  /* bins are at most 2^62 ticks wide */
 #define PV_FOLD_MAX     34
@@ -91,6 +95,16 @@ typedef struct pv_bins {
     uint32_t k;       /* cells are 2^k ticks wide: [bin << k, (bin + 1) << k) */
 } pv_bins;
 
+/* Per-timeline totals of a preview blob (version 3): entries at fold 0 with
+ * every category together (cat = PV_CATEGORY_OTHER) and arrows keyed by
+ * their source timeline (row_to = row); present = 0 when the blob has none
+ * (older versions, or the totals did not fit the node's budget). */
+typedef struct pv_tls {
+    pv_entry *v;
+    uint64_t n;
+    int present;
+} pv_tls;
+
 uint32_t pv_fold_row(const pv_fold_ctx *ctx, uint32_t row, uint32_t from, uint32_t to);
 
 void pv_init(pv_summary *s);
@@ -138,13 +152,20 @@ int pv_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget);
  * coarsen (k + 1), then rows fold further.  0 or -1 (out of memory). */
 int pv_bins_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget);
 
-/* Size of the blob pv_encode writes (with an empty bin section). */
+/* Size of the blob pv_encode writes (with an empty bin section and no
+ * timeline section). */
 size_t pv_encoded_size(const pv_summary *s);
 /* Size of the bin section of a binned summary; SIZE_MAX when out of memory. */
 size_t pv_bins_encoded_size(const pv_summary *s);
 int pv_encode(const pv_summary *s, util_buf *out);
 /* The blob of s with the bin section of the binned summary bins (NULL: none). */
 int pv_encode_binned(const pv_summary *s, const pv_summary *bins, util_buf *out);
+/* Encoded size of a timeline section of the fold-0 summary tls (whose
+ * categories and arrow destinations are ignored); NULL: none (1 byte). */
+size_t pv_tl_encoded_size(const pv_summary *tls);
+/* pv_encode_binned, plus the timeline section of tls (NULL: none). */
+int pv_encode_all(const pv_summary *s, const pv_summary *bins, const pv_summary *tls,
+                  util_buf *out);
 
 /* Decode a preview blob into *out (util_malloc'ed array of n entries; rows
  * are at *fold): the node-level entries.  SLOG_OK, SLOG_ECORRUPT,
@@ -155,5 +176,9 @@ int pv_decode(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_
  * bins may be NULL: the section is still validated). */
 int pv_decode_binned(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
                      pv_bins *bins, uint64_t *bad_offset);
+/* pv_decode_binned, plus the timeline section into *tls (tls->v
+ * util_malloc'ed; tls may be NULL: the section is still validated). */
+int pv_decode_all(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
+                  pv_bins *bins, pv_tls *tls, uint64_t *bad_offset);
 
 #endif /* PREVIEW_H */

@@ -25,9 +25,9 @@
 /* This library reads files whose format_read_version is at most
  * STORE_FORMAT_READ_VERSION, and writes files of STORE_FORMAT_WRITE_VERSION
  * that need a reader of STORE_FORMAT_WRITTEN_READ_VERSION (doc/FORMAT.md §9). */
-#define STORE_FORMAT_READ_VERSION         2
-#define STORE_FORMAT_WRITE_VERSION        2
-#define STORE_FORMAT_WRITTEN_READ_VERSION 2
+#define STORE_FORMAT_READ_VERSION         3
+#define STORE_FORMAT_WRITE_VERSION        3
+#define STORE_FORMAT_WRITTEN_READ_VERSION 3
 #define STORE_MAGIC                "libslog"
 
 /* Immutable, written once at create as root attributes. */

@@ -25,10 +25,21 @@
  * (doc/DESIGN.md, "Time bins"). */
 #define TREE_BINS_LEAF_MUL      3u
 #define TREE_BINS_GEOMETRY_DIV  8u
+/* An open node keeps per-timeline totals while they hold at most
+ * preview_bytes / TREE_TLS_ENTRIES_DIV entries (an entry takes at least 3
+ * bytes encoded, so more would never fit a preview): the writer's memory
+ * stays bounded with 10^5 timelines. */
+#define TREE_TLS_ENTRIES_DIV    8u
+/* Per-timeline totals are written from this level up (doc/DESIGN.md,
+ * "Per-timeline totals": leaves' would cost 2.4 MB of a 10^7-state file and
+ * save decoding at most one leaf per window edge). */
+#define TREE_TLS_MIN_LEVEL      1u
 
 typedef struct open_node {
     fmt_node items;          /* drawables placed directly here */
     pv_summary sum;          /* closed children + spills */
+    pv_summary tls;          /* per-timeline totals of the subtree (fold 0, no categories) */
+    int tls_lost;            /* they outgrew TREE_TLS_ENTRIES_DIV: none for this subtree */
     int64_t b;               /* partition start */
     int64_t t0, t1;          /* box of closed children and spills */
     uint64_t subtree;        /* rows written for closed children and spills */
@@ -49,6 +60,8 @@ struct tree_builder {
     uint32_t max_levels;
     uint64_t payload_extent; /* decoded bytes of /payload used (whole chunks) */
     pv_summary forest_sum;   /* summaries of the subtrees closed by flushes */
+    pv_summary forest_tls;   /* and their per-timeline totals */
+    int forest_tls_lost;
     pv_summary bins;         /* time bins of the leaf being written */
     int64_t forest_t0, forest_t1;
     uint64_t forest_roots;
@@ -61,6 +74,8 @@ static void open_reset(open_node *n, int64_t b)
     const uint32_t fold = n->sum.fold;
     fmt_node_reset(&n->items);
     pv_reset(&n->sum);
+    pv_reset(&n->tls);
+    n->tls_lost = 0;
     /* Siblings look alike: start at the fold the last one needed, so a busy
      * level does not refold every node from timeline rows again. */
     n->sum.fold = fold;
@@ -85,12 +100,14 @@ int tree_build_create(tree_builder **out, store *st, const tree_options *opts,
     for (int i = 0; i < TREE_MAX_LEVELS; i++) {
         fmt_node_init(&tb->level[i].items);
         pv_init(&tb->level[i].sum);
+        pv_init(&tb->level[i].tls);
     }
     open_reset(&tb->level[0], INT64_MIN);
     tb->top = 1;
     tb->max_levels = 1;
     tb->frontier = INT64_MIN;
     pv_init(&tb->forest_sum);
+    pv_init(&tb->forest_tls);
     pv_init_binned(&tb->bins);
     tb->forest_t0 = INT64_MAX;
     tb->forest_t1 = INT64_MIN;
@@ -106,10 +123,12 @@ void tree_build_destroy(tree_builder *tb)
     for (int i = 0; i < TREE_MAX_LEVELS; i++) {
         fmt_node_free(&tb->level[i].items);
         pv_free(&tb->level[i].sum);
+        pv_free(&tb->level[i].tls);
         util_free(tb->level[i].spills);
     }
     util_buf_free(&tb->scratch);
     pv_free(&tb->forest_sum);
+    pv_free(&tb->forest_tls);
     pv_free(&tb->bins);
     util_free(tb);
 }
@@ -188,6 +207,68 @@ static int summarise_items(const fmt_node *it, pv_summary *sum, const pv_fold_ct
             return -1;
         }
     }
+    return 0;
+}
+
+/* Add the node's own drawables to its per-timeline totals: fold 0, one
+ * category (0) for all, arrows keyed by their source timeline. */
+static int summarise_timelines(const fmt_node *it, pv_summary *tls, const pv_fold_ctx *ctx)
+{
+    for (size_t i = 0; i < it->n[SLOG_KIND_STATE]; i++) {
+        const fmt_state_rec *const s = &it->states[i];
+        if (pv_add_state(tls, ctx, s->timeline, 0, s->end - s->start, s->excl) != 0) {
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < it->n[SLOG_KIND_EVENT]; i++) {
+        if (pv_add_event(tls, ctx, it->events[i].timeline, 0) != 0) {
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < it->n[SLOG_KIND_ARROW]; i++) {
+        const fmt_arrow_rec *const a = &it->arrows[i];
+        if (pv_add_arrow(tls, ctx, a->from, a->from, 0, a->end - a->start) != 0) {
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < it->n[SLOG_KIND_COUNTER]; i++) {
+        const fmt_counter_rec *const c = &it->counters[i];
+        if (pv_add_counter(tls, ctx, c->timeline, 0, c->time, c->value) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Give up per-timeline totals once they hold too many entries. */
+static void tls_bound(const tree_builder *tb, pv_summary *tls, int *lost)
+{
+    if (!*lost && tls->used > tb->opt.preview_bytes / TREE_TLS_ENTRIES_DIV) {
+        *lost = 1;
+        pv_free(tls);
+    }
+}
+
+/* n's own drawables into its per-timeline totals, and those into up's
+ * (its parent's, or the forest's). */
+static int tls_close(tree_builder *tb, open_node *n, pv_summary *up, int *up_lost)
+{
+    if (!n->tls_lost && summarise_timelines(&n->items, &n->tls, tb->ctx) != 0) {
+        return -1;
+    }
+    tls_bound(tb, &n->tls, &n->tls_lost);
+    if (*up_lost) {
+        return 0;
+    }
+    if (n->tls_lost) {
+        *up_lost = 1;
+        pv_free(up);
+        return 0;
+    }
+    if (pv_merge(up, &n->tls, tb->ctx) != 0) {
+        return -1;
+    }
+    tls_bound(tb, up, up_lost);
     return 0;
 }
 
@@ -289,8 +370,8 @@ static int put_blob(tree_builder *tb, int level, uint64_t *off, uint64_t *len, u
 
 /* Write the geometry and args blobs of it (if any) and the preview blob of
  * sum into row, each with its CRC32C. */
-static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, store_node_row *row,
-                       slog_error *err)
+static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum,
+                       const pv_summary *tls, store_node_row *row, slog_error *err)
 {
     if (fmt_node_count(it) > 0) {
         tb->scratch.len = 0;
@@ -316,8 +397,12 @@ static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum, st
         leaf_bins(tb, it, row, &bins) != 0) {
         return oom(err);
     }
+    const size_t budget = preview_budget(tb, row->level);
+    if (tls != NULL && (row->level < TREE_TLS_MIN_LEVEL || pv_tl_encoded_size(tls) > budget)) {
+        tls = NULL; /* the totals get the entries' budget, or are left out */
+    }
     tb->scratch.len = 0;
-    if (pv_encode_binned(sum, bins, &tb->scratch) != 0) {
+    if (pv_encode_all(sum, bins, tls, &tb->scratch) != 0) {
         return oom(err);
     }
     row->preview_len = tb->scratch.len;
@@ -362,8 +447,12 @@ static int spill(tree_builder *tb, open_node *n, slog_error *err)
     if (rc == SLOG_OK && pv_merge(&n->sum, &sum, tb->ctx) != 0) {
         rc = oom(err);
     }
+    if (rc == SLOG_OK && !n->tls_lost && summarise_timelines(&n->items, &n->tls, tb->ctx) != 0) {
+        rc = oom(err);
+    }
+    tls_bound(tb, &n->tls, &n->tls_lost);
     if (rc == SLOG_OK) {
-        rc = write_blobs(tb, &n->items, &sum, &row, err);
+        rc = write_blobs(tb, &n->items, &sum, NULL, &row, err);
     }
     pv_free(&sum);
     if (rc != SLOG_OK) {
@@ -436,10 +525,12 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
     }
     /* the top of a finishing spine becomes a root of the forest */
     pv_summary *const up = p != NULL ? &p->sum : &tb->forest_sum;
-    if (pv_merge(up, &n->sum, tb->ctx) != 0 || keep_bounded(tb, up, i + 1) != 0) {
+    if (pv_merge(up, &n->sum, tb->ctx) != 0 || keep_bounded(tb, up, i + 1) != 0 ||
+        tls_close(tb, n, p != NULL ? &p->tls : &tb->forest_tls,
+                  p != NULL ? &p->tls_lost : &tb->forest_tls_lost) != 0) {
         return oom(err);
     }
-    int rc = write_blobs(tb, &n->items, &n->sum, &row, err);
+    int rc = write_blobs(tb, &n->items, &n->sum, n->tls_lost ? NULL : &n->tls, &row, err);
     if (rc == SLOG_OK && n->nspills > 0) {
         rc = store_append_nodes(tb->st, n->spills, n->nspills, err);
     }
@@ -555,7 +646,8 @@ static int write_super_root(tree_builder *tb, slog_error *err)
     row.t1 = tb->forest_t1;
     row.subtree_nodes = tb->nodes_written + 1;
     const fmt_node none = {.t0 = INT64_MAX, .t1 = INT64_MIN};
-    int rc = write_blobs(tb, &none, &tb->forest_sum, &row, err);
+    int rc = write_blobs(tb, &none, &tb->forest_sum,
+                         tb->forest_tls_lost ? NULL : &tb->forest_tls, &row, err);
     if (rc == SLOG_OK) {
         rc = store_append_nodes(tb->st, &row, 1, err);
     }

@@ -279,10 +279,11 @@ static int decode_entry(const tree_read *t, uint8_t *raw, uint64_t len, int prev
 {
     int rc;
     if (preview) {
-        rc = pv_decode_binned(raw, (size_t)len, &e->previews, &e->npreviews, &e->fold, &e->bins,
-                              bad);
+        rc = pv_decode_all(raw, (size_t)len, &e->previews, &e->npreviews, &e->fold, &e->bins,
+                           &e->tls, bad);
         util_free(raw);
-        e->bytes = (size_t)(e->npreviews + e->bins.n) * sizeof *e->previews + sizeof *e;
+        e->bytes =
+            (size_t)(e->npreviews + e->bins.n + e->tls.n) * sizeof *e->previews + sizeof *e;
         return rc;
     }
     rc = fmt_node_decode(raw, (size_t)len, t->fs, &e->drawables, bad);

@@ -332,29 +332,89 @@ START_TEST(test_bins_blob_versions)
     ck_assert_int_eq(pv_add_state(&sum, &ctx, 4, 2, 100, 60), 0);
     util_buf b = {0};
     ck_assert_int_eq(pv_encode(&sum, &b), 0);
-    ck_assert_uint_eq(b.data[b.len - 1], 0); /* an empty bin section */
+    ck_assert_uint_eq(b.len, pv_encoded_size(&sum));
+    ck_assert_uint_eq(b.data[b.len - 2], 0); /* an empty bin section */
+    ck_assert_uint_eq(b.data[b.len - 1], 0); /* no timeline section */
     pv_entry *v = NULL;
     uint64_t n = 0, bad = 0;
     uint32_t fold = 0;
     pv_bins bins;
     /* version 1: the same entries, no bin section */
     b.data[1] = 1;
-    ck_assert_int_eq(pv_decode_binned(b.data, b.len - 1, &v, &n, &fold, &bins, &bad), SLOG_OK);
+    ck_assert_int_eq(pv_decode_binned(b.data, b.len - 2, &v, &n, &fold, &bins, &bad), SLOG_OK);
     ck_assert_uint_eq(n, 1);
     ck_assert_uint_eq(bins.n, 0);
     ck_assert_int_eq(v[0].incl, 100);
     util_free(v);
-    /* version 2 needs its bin section and nothing after it; 3 is unknown */
+    /* version 2 needs its bin section and nothing after it */
     b.data[1] = 2;
-    ck_assert_int_eq(pv_decode_binned(b.data, b.len - 1, &v, &n, &fold, &bins, &bad),
+    ck_assert_int_eq(pv_decode_binned(b.data, b.len - 1, &v, &n, &fold, &bins, &bad), SLOG_OK);
+    util_free(v);
+    ck_assert_int_eq(pv_decode_binned(b.data, b.len - 2, &v, &n, &fold, &bins, &bad),
                      SLOG_ECORRUPT);
-    ck_assert_int_eq(util_buf_append(&b, "", 1), 0);
     ck_assert_int_eq(pv_decode_binned(b.data, b.len, &v, &n, &fold, &bins, &bad), SLOG_ECORRUPT);
+    /* version 3 needs its timeline section too; 4 is unknown */
     b.data[1] = 3;
     ck_assert_int_eq(pv_decode_binned(b.data, b.len - 1, &v, &n, &fold, &bins, &bad),
                      SLOG_ECORRUPT);
+    b.data[1] = 4;
+    ck_assert_int_eq(pv_decode_binned(b.data, b.len, &v, &n, &fold, &bins, &bad), SLOG_ECORRUPT);
     util_buf_free(&b);
     pv_free(&sum);
+}
+END_TEST
+
+/* The timeline section (version 3) round-trips every kind's totals at fold
+ * 0, whatever the entries' fold, and a cut section is rejected. */
+START_TEST(test_bins_timeline_section_round_trip)
+{
+    const pv_fold_ctx ctx = make_ctx();
+    pv_summary sum, tls;
+    pv_init(&sum);
+    pv_init(&tls);
+    sum.fold = 2;
+    ck_assert_int_eq(pv_add_state(&sum, &ctx, 4, 2, 100, 60), 0);
+    ck_assert_int_eq(pv_add_state(&tls, &ctx, 4, 0, 100, 60), 0);
+    ck_assert_int_eq(pv_add_state(&tls, &ctx, 5, 0, 7, 7), 0);
+    ck_assert_int_eq(pv_add_event(&tls, &ctx, 5, 0), 0);
+    ck_assert_int_eq(pv_add_arrow(&tls, &ctx, 3, 3, 0, 9), 0);
+    ck_assert_int_eq(pv_add_counter(&tls, &ctx, 6, 0, 50, 2.5), 0);
+    util_buf b = {0};
+    ck_assert_int_eq(pv_encode_all(&sum, NULL, &tls, &b), 0);
+    ck_assert_uint_eq(b.len, pv_encoded_size(&sum) - 1 + pv_tl_encoded_size(&tls));
+    pv_entry *v = NULL;
+    uint64_t n = 0, bad = 0;
+    uint32_t fold = 0;
+    pv_tls t;
+    ck_assert_int_eq(pv_decode_all(b.data, b.len, &v, &n, &fold, NULL, &t, &bad), SLOG_OK);
+    ck_assert_uint_eq(fold, 2);
+    ck_assert(t.present);
+    ck_assert_uint_eq(t.n, 5);
+    uint64_t count[4] = {0};
+    int64_t incl = 0, excl = 0;
+    for (uint64_t i = 0; i < t.n; i++) {
+        count[t.v[i].kind] += t.v[i].count;
+        incl += t.v[i].kind == SLOG_KIND_STATE ? t.v[i].incl : 0;
+        excl += t.v[i].kind == SLOG_KIND_STATE ? t.v[i].excl : 0;
+        ck_assert_uint_eq(t.v[i].cat, PV_CATEGORY_OTHER);
+        if (t.v[i].kind == SLOG_KIND_COUNTER) {
+            ck_assert(t.v[i].row == 6 && t.v[i].vsum == 2.5 && t.v[i].last_time == 50);
+        }
+        if (t.v[i].kind == SLOG_KIND_ARROW) {
+            ck_assert(t.v[i].row == 3 && t.v[i].row_to == 3 && t.v[i].max == 9);
+        }
+    }
+    ck_assert(count[0] == 2 && count[1] == 1 && count[2] == 1 && count[3] == 1);
+    ck_assert(incl == 107 && excl == 67);
+    util_free(v);
+    util_free(t.v);
+    for (size_t cut = 1; cut < b.len; cut++) {
+        ck_assert_int_eq(pv_decode_all(b.data, b.len - cut, &v, &n, &fold, NULL, &t, &bad),
+                         SLOG_ECORRUPT);
+    }
+    util_buf_free(&b);
+    pv_free(&sum);
+    pv_free(&tls);
 }
 END_TEST
 
@@ -399,6 +459,7 @@ static Suite *bins_suite(void)
     tcase_add_loop_test(tc, test_bins_merge_shifts_exactly, 0, 3);
     tcase_add_test(tc, test_bins_fit_keeps_totals);
     tcase_add_test(tc, test_bins_blob_versions);
+    tcase_add_test(tc, test_bins_timeline_section_round_trip);
     tcase_add_test(tc, test_bins_extreme_times);
     suite_add_tcase(s, tc);
     return s;

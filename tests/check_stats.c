@@ -37,6 +37,9 @@ static const st_config configs[] = {
     {5, 8000, 300, 100, 500, 4, 7, 0, 10000000, 4096, 2, TR_ORDER_BEGIN_END},
     {64, 6000, 400, 400, 200, 40, 5, 999, 300000000, 1024, 7, TR_ORDER_END},
     {8, 3000, 200, 100, 100, 4, 6, 0, 5000000, 1024, 3, TR_ORDER_SHUFFLED},
+    /* many timelines x categories: every preview folds its (row, category)
+     * entries; per-timeline rows come from the per-timeline totals */
+    {24, 8000, 400, 300, 300, 60, 5, 0, 100000000, 16384, 2, TR_ORDER_END},
 };
 #define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
@@ -540,6 +543,78 @@ START_TEST(test_stats_previews_answer_inside)
 }
 END_TEST
 
+/* Nodes decoded by statistics of [t0, t1) grouped by `by`. */
+static uint64_t decoded_by(slog_reader *r, int64_t t0, int64_t t1, uint32_t by)
+{
+    slog_stats_options o = SLOG_STATS_OPTIONS_INIT;
+    o.t0 = t0;
+    o.t1 = t1;
+    o.by = by;
+    slog_stats *s = NULL;
+    slog_error err;
+    memset(&err, 0xff, sizeof err);
+    const int rc = slog_stats_compute(&s, r, &o, &err);
+    ck_assert_msg(rc == SLOG_OK, "by %u: %s", by, err.message);
+    slog_stats_cost c;
+    slog_stats_cost_get(s, &c);
+    ck_assert(c.exact_fallback == 0);
+    slog_stats_destroy(s);
+    return c.nodes_decoded;
+}
+
+/* 24 timelines x 60 categories fold every (row, category) preview, so
+ * grouping by timeline used to decode the whole window (the whole trace:
+ * every node).  With per-timeline totals it decodes O(depth) nodes: the
+ * edge paths, the leaves holding the ends of the states the window cuts
+ * (as grouping by category does), and beside each edge the few small
+ * subtrees whose budget is below the totals' size (here levels 0-3, 16 KiB
+ * leaves: a constant number of leaves per edge).  Checked: the whole trace
+ * from the root's totals (0 nodes decoded, was 343), and at most 8 x depth
+ * nodes per window on a tree of more than 20 x depth nodes (measured:
+ * 29-63 at depth 9, against 244-340 of 346 before); grouping by both (no totals
+ * per pair) still decodes most of a wide window. */
+START_TEST(test_stats_by_timeline_decodes_log_n_nodes)
+{
+    tref_trace t;
+    const tref_params p = {.seed = 0x71e5u, .timelines = 24, .states = 400000, .events = 3000,
+                           .arrows = 1000, .counters = 2000, .state_categories = 60,
+                           .max_depth = 5, .base = 0, .span = 1000000000, .args_percent = 0};
+    ck_assert_int_eq(tref_generate(&t, &p), 0);
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/check_stats_tl_%d.slog", (int)getpid());
+    slog_writer_options o = SLOG_WRITER_OPTIONS_INIT;
+    o.leaf_bytes = 16384;
+    slog_error err;
+    memset(&err, 0xff, sizeof err);
+    ck_assert_int_eq(tref_write(&t, path, &o, TR_ORDER_END, 3, true, &err), SLOG_OK);
+    slog_reader *r = NULL;
+    ck_assert_int_eq(slog_reader_open(&r, path, NULL, &err), SLOG_OK);
+    const uint64_t nodes = slog_reader_info(r)->nodes;
+    const uint64_t depth = slog_reader_info(r)->depth;
+    ck_assert_msg(nodes > 20 * depth, "%llu nodes, depth %llu", (unsigned long long)nodes,
+                  (unsigned long long)depth);
+    ck_assert_uint_le(decoded_by(r, t.start, t.end + 1, SLOG_STATS_BY_TIMELINE), 2);
+    tref_rng rng;
+    tref_rng_seed(&rng, 99);
+    const int64_t span = t.end - t.start;
+    for (int w = 0; w < 20; w++) {
+        const int64_t t0 = t.start + tref_rng_range(&rng, 0, span / 4);
+        const int64_t t1 = t.end - tref_rng_range(&rng, 0, span / 4);
+        const uint64_t got = decoded_by(r, t0, t1, SLOG_STATS_BY_TIMELINE);
+        ck_assert_msg(got <= 8 * depth, "window %d: %llu nodes decoded, depth %llu", w,
+                      (unsigned long long)got, (unsigned long long)depth);
+        if (w == 0) {
+            const uint64_t both = decoded_by(r, t0, t1, SLOG_STATS_BY_BOTH);
+            ck_assert_msg(both * 4 > nodes, "by both decoded %llu of %llu nodes",
+                          (unsigned long long)both, (unsigned long long)nodes);
+        }
+    }
+    slog_reader_destroy(r);
+    remove(path);
+    tref_free(&t);
+}
+END_TEST
+
 static Suite *stats_suite(void)
 {
     Suite *s = suite_create("stats");
@@ -551,6 +626,7 @@ static Suite *stats_suite(void)
     tcase_add_test(tc, test_stats_older_options_struct);
     tcase_add_test(tc, test_stats_damage_is_an_error_naming_the_node);
     tcase_add_test(tc, test_stats_previews_answer_inside);
+    tcase_add_test(tc, test_stats_by_timeline_decodes_log_n_nodes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -516,7 +516,7 @@ START_TEST(test_store_version_too_new_is_eversion)
 {
     write_file(4096, 1, NULL, 0, NULL, true);
     patch_file(bump_read_version);
-    expect_open_fails(SLOG_EVERSION, "format read version 3");
+    expect_open_fails(SLOG_EVERSION, "format read version 4");
 }
 END_TEST
 

@@ -73,7 +73,7 @@ import h5py
 with h5py.File(sys.argv[1], "r") as f:
     a = f.attrs
     assert a["slog_magic"] == b"libslog", a["slog_magic"]
-    assert int(a["format_read_version"]) == 2 and int(a["format_write_version"]) == 2
+    assert int(a["format_read_version"]) == 3 and int(a["format_write_version"]) == 3
     assert int(a["ticks_per_second"]) == 1000000000
     assert int(a["chunk_bytes"]) == 4096
     assert a["creator"] == b"store_tool"
