@@ -41,7 +41,7 @@ typedef struct report_config {
 typedef struct report_cost {
     uint64_t bytes_read;  /* compressed bytes the API calls read (stats, search, query) */
     uint64_t blobs_read;  /* node blobs (previews or drawables) the calls needed */
-    uint64_t query_items; /* items the overview query returned */
+    uint64_t query_items; /* items the overview queries returned */
     uint64_t os_read;     /* bytes read(2) by the process while gathering, open included
                              (/proc/self/io rchar); UINT64_MAX when unknown */
     double ms;            /* wall time of the gathering */
@@ -88,6 +88,23 @@ typedef struct report_rows {
     int64_t *inclusive;   /* per row: summed state durations, exact */
     uint64_t *states;     /* per row: states, exact */
 } report_rows;
+
+/* A row of the overview image: a timeline or a group (report_layout.c). */
+typedef struct report_img_row {
+    uint32_t fold, key;
+    uint32_t first, last; /* first and last member timeline, display order */
+    uint32_t members;     /* timelines it stands for (not in a finer row) */
+    uint32_t leaves;      /* of them, timelines without children */
+} report_img_row;
+
+typedef struct report_layout {
+    uint32_t fold; /* of the rows of the timelines drawn one by one */
+    uint32_t n;
+    report_img_row *row;
+    uint32_t *up;       /* REPORT_FOLDS x n: a row's key at a coarser fold */
+    uint64_t up_filled; /* bit f: the keys at fold f are in up */
+    uint32_t *base;     /* per key at `fold`: its row, REPORT_NONE when none */
+} report_layout;
 
 /* The overview raster: per (row, pixel) inclusive time per colour slot
  * (the most used state categories, then "other") and depth-0 busy time. */
@@ -139,14 +156,20 @@ typedef struct report {
     report_pair *pairs;
     size_t npairs, cap_pairs;
     report_rows rows;
+    report_layout layout;
     report_grid grid;
     report_matrix matrix;
     uint32_t series_fold; /* fold of the counter series */
     report_series *series;
-    size_t nseries;      /* listed */
-    size_t series_total; /* found */
+    size_t nseries;        /* listed */
+    size_t series_total;   /* found */
+    uint32_t query_pixels; /* pixels of the overview query the items came from */
     report_cost cost;
 } report;
+
+/* The overview query is tried at this many times the image's pixels when
+ * the file's previews fold timelines together at the image's zoom. */
+#define REPORT_REFINE 8u
 
 /* ---- gathering (report_data.c, report_rows.c, report_collect.c, report_grid.c) ---- */
 
@@ -168,7 +191,15 @@ const char *report_key_label(const report *rp, uint32_t fold, uint32_t key, char
 
 /* The overview query: pieces, samples and pairs (report_collect.c). */
 int report_collect(report *rp);
-/* The overview raster and the rows' exact totals (report_grid.c). */
+/* The overview image's rows (report_layout.c). */
+int report_layout_build(report *rp);
+/* Where a piece goes: its group at the layout's fold or its own, if coarser. */
+void report_layout_target(const report *rp, const report_piece *p, uint32_t *fold, uint32_t *key);
+/* Key of image row @p r at @p fold: REPORT_NONE when the row is coarser. */
+uint32_t report_layout_key_at(report *rp, uint32_t r, uint32_t fold);
+/* Leaf timelines of image row @p r, at least 1 (1 for a timeline row). */
+uint32_t report_layout_leaves(const report *rp, uint32_t r);
+/* The overview raster (report_grid.c). */
 int report_grid_build(report *rp);
 int report_matrix_build(report *rp);
 /* Counter series from the samples, their last values by search (report_series.c). */

@@ -43,7 +43,7 @@
     ctx.fillStyle = '#222'; ctx.font = Math.min(12, Math.max(9, L.rowH - 3)) + 'px sans-serif';
     ctx.textBaseline = 'middle';
     for (var i = 0; i < d.rows.length; i += every) {
-      ctx.fillText(d.rows[i].l, 4 + 10 * Math.min(d.rows[i].d, 6), L.top + (i + 0.5) * L.rowH);
+      ctx.fillText(d.rows[i].l, 4, L.top + (i + 0.5) * L.rowH);
     }
     ctx.restore();
   }

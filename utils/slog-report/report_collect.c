@@ -156,20 +156,21 @@ static void grid_clock(report *rp)
     g->resolution = res > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(res > 0 ? res : 1);
 }
 
-int report_collect(report *rp)
+/* One query at @p pixels across the whole trace, items appended. */
+static int collect_at(report *rp, uint32_t pixels)
 {
-    grid_clock(rp);
-    const report_grid *g = &rp->grid;
     slog_query_options o = SLOG_QUERY_OPTIONS_INIT;
     o.kinds = (1u << SLOG_KIND_STATE) | (1u << SLOG_KIND_ARROW) | (1u << SLOG_KIND_COUNTER) |
               (1u << SLOG_KIND_PREVIEW) | (1u << SLOG_KIND_RUN);
-    o.t0 = g->t0;
-    /* resolution x width >= the span, so the window ends after the last drawable */
-    if (__builtin_mul_overflow(g->resolution, (int64_t)g->width, &o.t1) ||
-        __builtin_add_overflow(o.t1, g->t0, &o.t1)) {
+    const uint64_t span = (uint64_t)rp->fi.end - (uint64_t)rp->fi.start + 1;
+    const uint64_t res = span / pixels + (span % pixels != 0 ? 1 : 0);
+    o.resolution = res > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(res > 0 ? res : 1);
+    o.t0 = rp->fi.start;
+    /* resolution x pixels >= the span, so the window ends after the last drawable */
+    if (__builtin_mul_overflow(o.resolution, (int64_t)pixels, &o.t1) ||
+        __builtin_add_overflow(o.t1, o.t0, &o.t1)) {
         o.t1 = rp->t1;
     }
-    o.resolution = g->resolution;
     slog_query *q = NULL;
     slog_error err;
     memset(&err, 0, sizeof err);
@@ -182,7 +183,41 @@ int report_collect(report *rp)
     slog_query_stats_get(q, &st);
     rp->cost.bytes_read += st.bytes_read;
     rp->cost.blobs_read += st.nodes_read;
-    rp->cost.query_items = st.items;
+    rp->cost.query_items += st.items;
     slog_query_destroy(q);
+    rp->query_pixels = pixels;
     return status;
+}
+
+static uint32_t pieces_fold(const report *rp)
+{
+    uint32_t fold = 0; /* the coarsest */
+    for (size_t i = 0; i < rp->npieces; i++) {
+        fold = rp->pieces[i].fold > fold ? rp->pieces[i].fold : fold;
+    }
+    return fold;
+}
+
+/* Forget the collected items (the buffers stay for the next query). */
+static void collect_reset(report *rp)
+{
+    rp->npieces = 0;
+    rp->nsamples = 0;
+    rp->npairs = 0;
+}
+
+int report_collect(report *rp)
+{
+    grid_clock(rp);
+    int rc = collect_at(rp, rp->cfg.pixels);
+    const uint32_t fold = pieces_fold(rp);
+    if (rc != 0 || fold == 0) {
+        return rc;
+    }
+    /* The file summarised states per group at this zoom: where a finer
+     * query brings timelines apart (small files, sparse nodes) it is worth
+     * REPORT_REFINE times the pixels, a cost still bounded by pixels.  Its
+     * answer is kept either way: it is never coarser. */
+    collect_reset(rp);
+    return collect_at(rp, rp->cfg.pixels * REPORT_REFINE);
 }

@@ -177,6 +177,9 @@ static int gather_numbers(report *rp)
         rc = report_rows_build(rp);
     }
     if (rc == 0) {
+        rc = report_layout_build(rp);
+    }
+    if (rc == 0) {
         rc = report_grid_build(rp);
     }
     if (rc == 0) {
@@ -214,6 +217,9 @@ void report_free(report *rp)
     free(rp->rows.busy);
     free(rp->rows.states);
     free(rp->rows.inclusive);
+    free(rp->layout.row);
+    free(rp->layout.up);
+    free(rp->layout.base);
     free(rp->grid.slot_cat);
     free(rp->grid.slot_of);
     free(rp->grid.weight);

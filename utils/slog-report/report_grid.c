@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
  * report_grid.c - the overview raster: the collected pieces drawn on the
- * rows (report_rows.c) at the query's resolution.  A piece adds its
+ * image's rows (report_layout.c; a piece of a group spread over the
+ * group's rows by their leaf timelines).  A piece adds its
  * inclusive time to its category's colour slot and its depth-0 time to
  * the row's busy time, in every pixel it covers, split by overlap (a
  * preview's time spread evenly over its node's span, at most a few pixels
@@ -73,8 +74,8 @@ static uint32_t pixel_of(const report_grid *g, int64_t t)
     return p >= g->width ? g->width - 1 : (uint32_t)p;
 }
 
-/* Add a piece to a row's pixels, split by overlap. */
-static void grid_add(report *rp, uint32_t row, const report_piece *pc)
+/* Add @p share of a piece to a row's pixels, split by overlap. */
+static void grid_add(report *rp, uint32_t row, const report_piece *pc, double share)
 {
     report_grid *g = &rp->grid;
     const int64_t s = pc->start, e = pc->end;
@@ -91,15 +92,39 @@ static void grid_add(report *rp, uint32_t row, const report_piece *pc)
             part = (double)(hi - lo) / span;
         }
         const size_t cell = (size_t)row * g->width + p;
-        g->weight[cell * g->nslots + slot] += (float)((double)pc->incl * part);
-        g->busy[cell] += (float)((double)pc->busy * part);
+        g->weight[cell * g->nslots + slot] += (float)((double)pc->incl * part * share);
+        g->busy[cell] += (float)((double)pc->busy * part * share);
+    }
+}
+
+/* A piece on the rows that cover its group, by their leaf timelines. */
+static void grid_spread(report *rp, const report_piece *pc)
+{
+    const report_layout *lay = &rp->layout;
+    uint32_t fold, key;
+    report_layout_target(rp, pc, &fold, &key);
+    if (fold == lay->fold) {
+        const uint32_t row = key < rp->tl.n ? lay->base[key] : REPORT_NONE;
+        if (row != REPORT_NONE) {
+            grid_add(rp, row, pc, 1.0);
+        }
+        return;
+    }
+    uint64_t leaves = 0;
+    for (uint32_t r = 0; r < lay->n; r++) {
+        leaves += report_layout_key_at(rp, r, fold) == key ? report_layout_leaves(rp, r) : 0;
+    }
+    for (uint32_t r = 0; r < lay->n && leaves > 0; r++) {
+        if (report_layout_key_at(rp, r, fold) == key) {
+            grid_add(rp, r, pc, (double)report_layout_leaves(rp, r) / (double)leaves);
+        }
     }
 }
 
 int report_grid_build(report *rp)
 {
     report_grid *g = &rp->grid;
-    const size_t cells = (size_t)(rp->rows.n > 0 ? rp->rows.n : 1) * g->width;
+    const size_t cells = (size_t)(rp->layout.n > 0 ? rp->layout.n : 1) * g->width;
     if (grid_palette(rp) != 0 ||
         (g->weight = calloc(cells * g->nslots, sizeof *g->weight)) == NULL ||
         (g->busy = calloc(cells, sizeof *g->busy)) == NULL) {
@@ -107,12 +132,7 @@ int report_grid_build(report *rp)
         return EXIT_FAILURE;
     }
     for (size_t i = 0; i < rp->npieces; i++) {
-        const report_piece *pc = &rp->pieces[i];
-        const uint32_t k = report_key_up(rp, pc->key, pc->fold, rp->rows.fold);
-        const uint32_t row = k < rp->tl.n ? rp->rows.row_of_key[k] : REPORT_NONE;
-        if (row != REPORT_NONE) {
-            grid_add(rp, row, pc);
-        }
+        grid_spread(rp, &rp->pieces[i]);
     }
     return 0;
 }

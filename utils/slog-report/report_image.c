@@ -36,8 +36,7 @@ static void pixel_value(const report *rp, uint32_t row, uint32_t p, uint32_t *sl
         *shade = 0;
         return;
     }
-    const uint32_t leaves = rp->rows.leaves[row];
-    const double members = rp->rows.fold == 0 || leaves == 0 ? 1.0 : (double)leaves;
+    const double members = (double)report_layout_leaves(rp, row);
     double busy = (double)g->busy[cell] / ((double)g->resolution * members);
     busy = busy < 0.0 ? 0.0 : busy > 1.0 ? 1.0 : busy;
     const uint32_t level = 1 + (uint32_t)(busy * (SHADES - 1) + 0.5);
@@ -73,21 +72,25 @@ static void row_runs(const report *rp, uint32_t row, json_writer *j)
 }
 
 /* A row's label for the canvas: control characters shown as '?'. */
-static void row_label(const report *rp, uint32_t row, char *buf, size_t len)
+static void row_label(const report *rp, uint32_t r, char *buf, size_t len)
 {
-    const report_rows *rows = &rp->rows;
+    const report_img_row *row = &rp->layout.row[r];
     char a[200], b[200];
-    const char *first = display_text(report_timeline_name(rp, rows->first[row]), a, sizeof a);
-    if (rows->fold == 0) {
+    const char *first = display_text(report_timeline_name(rp, row->first), a, sizeof a);
+    const uint32_t parent = row->first < rp->tl.n ? rp->tl.info[row->first].parent : SLOG_NO_PARENT;
+    if (row->fold == 0 && parent < rp->tl.n) {
+        /* "rank 3 / Master thread": thread names repeat across processes */
+        (void)snprintf(buf, len, "%s / %s",
+                       display_text(report_timeline_name(rp, parent), b, sizeof b), first);
+    } else if (row->fold == 0) {
         (void)snprintf(buf, len, "%s", first);
-    } else if (rows->fold <= 2) {
+    } else if (row->fold <= 2) {
         (void)snprintf(buf, len, "%s (%u)",
-                       display_text(report_timeline_name(rp, rows->key[row]), b, sizeof b),
-                       rows->members[row]);
+                       display_text(report_timeline_name(rp, row->key), b, sizeof b), row->members);
     } else {
         (void)snprintf(buf, len, "%s \xe2\x80\xa6 %s (%u)", first,
-                       display_text(report_timeline_name(rp, rows->last[row]), b, sizeof b),
-                       rows->members[row]);
+                       display_text(report_timeline_name(rp, row->last), b, sizeof b),
+                       row->members);
     }
 }
 
@@ -116,17 +119,18 @@ void report_overview_json(const report *rp, FILE *f)
     json_kv_uint(&j, "width", rp->grid.width);
     json_kv_int(&j, "resolution_ns", report_ticks_to_ns(rp, rp->grid.resolution));
     json_kv_uint(&j, "shades", SHADES);
-    json_kv_uint(&j, "fold", rp->rows.fold);
+    json_kv_uint(&j, "fold", rp->layout.fold);
     write_slots(rp, &j);
     json_key(&j, "rows");
     json_begin_array(&j);
-    for (uint32_t row = 0; row < rp->rows.n; row++) {
+    for (uint32_t row = 0; row < rp->layout.n; row++) {
         char label[600];
         row_label(rp, row, label, sizeof label);
         json_begin_object(&j);
         json_kv_string(&j, "l", label);
-        json_kv_uint(&j, "d", rp->rows.fold == 0 ? rp->tl.depth[rp->rows.key[row]] : 0);
-        json_kv_uint(&j, "m", rp->rows.members[row]);
+        const report_img_row *ir = &rp->layout.row[row];
+        json_kv_uint(&j, "d", ir->fold == 0 && ir->key < rp->tl.n ? rp->tl.depth[ir->key] : 0);
+        json_kv_uint(&j, "m", ir->members);
         row_runs(rp, row, &j);
         json_end_object(&j);
     }
@@ -152,17 +156,29 @@ static void write_legend(const report *rp, FILE *f)
 void report_write_overview(const report *rp, FILE *f)
 {
     html_section_begin(f, "overview", "Overview");
-    if (!rp->has_data || rp->rows.n == 0) {
+    if (!rp->has_data || rp->layout.n == 0) {
         (void)fputs("<p class=\"empty\">No drawables to draw.</p>\n</section>\n", f);
         return;
     }
     (void)fprintf(f, "<p>The whole trace at %u pixels (", rp->grid.width);
     html_duration(f, rp, rp->grid.resolution);
     (void)fprintf(f,
-                  " per pixel), %u rows: %s. Colour: the state category of the legend with "
+                  " per pixel, from a %u-pixel query), %u row%s: %s. Colour: the state category of "
+                  "the legend with "
                   "the most time in the pixel; shade: how busy the row was (depth-0 "
                   "states).</p>\n",
-                  rp->rows.n, report_fold_words(rp->rows.fold));
+                  rp->query_pixels, rp->layout.n, rp->layout.n == 1 ? "" : "s",
+                  report_fold_words(rp->layout.fold));
+    bool spread = false;
+    for (size_t i = 0; i < rp->npieces && !spread; i++) {
+        spread = rp->pieces[i].fold > rp->layout.fold;
+    }
+    if (spread) {
+        (void)fputs("<p class=\"note\">Where the file summarises a group of timelines at this "
+                    "zoom (a dense part), the group's time is spread over its rows by their "
+                    "leaf timelines.</p>\n",
+                    f);
+    }
     (void)fputs("<div class=\"canvas-wrap\"><canvas id=\"overview-canvas\" width=\"1\" "
                 "height=\"1\"></canvas><div id=\"overview-tip\" class=\"tip\" hidden></div></div>\n"
                 "<noscript><p class=\"empty\">The overview image is drawn by the page's inline "
