@@ -72,9 +72,9 @@ typedef struct report_pair {
     uint64_t count;
 } report_pair;
 
-/* Rows of the overview and utilisation: timelines (fold 0) or groups of
- * them (slog_reader_fold_row), at least as coarse as every state preview
- * the overview query met, so each row's totals are exact. */
+/* Rows for all states: timelines (fold 0) or groups of them
+ * (slog_reader_fold_row), at least as coarse as every state preview the
+ * overview query met, so each row's totals would be exact. */
 typedef struct report_rows {
     uint32_t fold;
     uint32_t n;
@@ -84,9 +84,6 @@ typedef struct report_rows {
     uint32_t *members;    /* per row: timelines in it */
     uint32_t *leaves;     /* per row: of them, timelines without children */
     uint32_t *row_of_key; /* per key at `fold`: its row, REPORT_NONE when none */
-    int64_t *busy;        /* per row: depth-0 ticks (see report_util.c) */
-    int64_t *inclusive;   /* per row: summed state durations, exact */
-    uint64_t *states;     /* per row: states, exact */
 } report_rows;
 
 /* A row of the overview image: a timeline or a group (report_layout.c). */
@@ -95,6 +92,10 @@ typedef struct report_img_row {
     uint32_t first, last; /* first and last member timeline, display order */
     uint32_t members;     /* timelines it stands for (not in a finer row) */
     uint32_t leaves;      /* of them, timelines without children */
+    double busy;          /* depth-0 ticks (an estimate: report_util.c) */
+    double inclusive;     /* summed state durations, ticks */
+    double states;        /* states */
+    bool estimated;       /* some of it is a group's share spread over rows */
 } report_img_row;
 
 typedef struct report_layout {
@@ -197,6 +198,12 @@ int report_layout_build(report *rp);
 void report_layout_target(const report *rp, const report_piece *p, uint32_t *fold, uint32_t *key);
 /* Key of image row @p r at @p fold: REPORT_NONE when the row is coarser. */
 uint32_t report_layout_key_at(report *rp, uint32_t r, uint32_t fold);
+/* Call @p fn for each image row a piece lands on, with its share (1.0 when
+ * the row takes all of it; less when a group is spread over its rows). */
+typedef void (*report_spread_fn)(report *rp, uint32_t row, const report_piece *p, double share);
+void report_layout_spread(report *rp, const report_piece *p, report_spread_fn fn);
+/* Label of image row @p r, raw text ("parent / thread", "group (N)"). */
+const char *report_row_label(const report *rp, uint32_t r, char *buf, size_t len);
 /* Leaf timelines of image row @p r, at least 1 (1 for a timeline row). */
 uint32_t report_layout_leaves(const report *rp, uint32_t r);
 /* The overview raster (report_grid.c). */
@@ -244,6 +251,8 @@ void html_td_duration(FILE *f, const report *rp, int64_t ticks);
 void html_members_attr(FILE *f, const report *rp, uint32_t fold, uint32_t key);
 int64_t report_ticks_to_ns(const report *rp, int64_t ticks);
 const char *report_timeline_name(const report *rp, uint32_t id);
+/* "parent / name" (thread names repeat across processes), or the name. */
+const char *report_timeline_path(const report *rp, uint32_t id, char *buf, size_t len);
 const char *report_category_name(const report *rp, uint32_t id);
 void report_color_hex(uint32_t rgba, char out[8]);
 

@@ -214,9 +214,6 @@ void report_free(report *rp)
     free(rp->rows.members);
     free(rp->rows.leaves);
     free(rp->rows.row_of_key);
-    free(rp->rows.busy);
-    free(rp->rows.states);
-    free(rp->rows.inclusive);
     free(rp->layout.row);
     free(rp->layout.up);
     free(rp->layout.base);

@@ -97,28 +97,15 @@ static void grid_add(report *rp, uint32_t row, const report_piece *pc, double sh
     }
 }
 
-/* A piece on the rows that cover its group, by their leaf timelines. */
-static void grid_spread(report *rp, const report_piece *pc)
+/* One piece's share on one row: its pixels, and the row's totals. */
+static void grid_take(report *rp, uint32_t row, const report_piece *pc, double share)
 {
-    const report_layout *lay = &rp->layout;
-    uint32_t fold, key;
-    report_layout_target(rp, pc, &fold, &key);
-    if (fold == lay->fold) {
-        const uint32_t row = key < rp->tl.n ? lay->base[key] : REPORT_NONE;
-        if (row != REPORT_NONE) {
-            grid_add(rp, row, pc, 1.0);
-        }
-        return;
-    }
-    uint64_t leaves = 0;
-    for (uint32_t r = 0; r < lay->n; r++) {
-        leaves += report_layout_key_at(rp, r, fold) == key ? report_layout_leaves(rp, r) : 0;
-    }
-    for (uint32_t r = 0; r < lay->n && leaves > 0; r++) {
-        if (report_layout_key_at(rp, r, fold) == key) {
-            grid_add(rp, r, pc, (double)report_layout_leaves(rp, r) / (double)leaves);
-        }
-    }
+    grid_add(rp, row, pc, share);
+    report_img_row *ir = &rp->layout.row[row];
+    ir->busy += (double)pc->busy * share;
+    ir->inclusive += (double)pc->incl * share;
+    ir->states += (double)pc->count * share;
+    ir->estimated = ir->estimated || share < 1.0;
 }
 
 int report_grid_build(report *rp)
@@ -132,7 +119,7 @@ int report_grid_build(report *rp)
         return EXIT_FAILURE;
     }
     for (size_t i = 0; i < rp->npieces; i++) {
-        grid_spread(rp, &rp->pieces[i]);
+        report_layout_spread(rp, &rp->pieces[i], grid_take);
     }
     return 0;
 }

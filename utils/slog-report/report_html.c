@@ -116,6 +116,18 @@ const char *report_timeline_name(const report *rp, uint32_t id)
     return "?";
 }
 
+const char *report_timeline_path(const report *rp, uint32_t id, char *buf, size_t len)
+{
+    const uint32_t parent = id < rp->tl.n ? rp->tl.info[id].parent : SLOG_NO_PARENT;
+    if (parent < rp->tl.n && parent != id) {
+        (void)snprintf(buf, len, "%s / %s", report_timeline_name(rp, parent),
+                       report_timeline_name(rp, id));
+    } else {
+        (void)snprintf(buf, len, "%s", report_timeline_name(rp, id));
+    }
+    return buf;
+}
+
 const char *report_category_name(const report *rp, uint32_t id)
 {
     if (id == SLOG_CATEGORY_OTHER) {

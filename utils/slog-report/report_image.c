@@ -71,29 +71,6 @@ static void row_runs(const report *rp, uint32_t row, json_writer *j)
     json_end_array(j);
 }
 
-/* A row's label for the canvas: control characters shown as '?'. */
-static void row_label(const report *rp, uint32_t r, char *buf, size_t len)
-{
-    const report_img_row *row = &rp->layout.row[r];
-    char a[200], b[200];
-    const char *first = display_text(report_timeline_name(rp, row->first), a, sizeof a);
-    const uint32_t parent = row->first < rp->tl.n ? rp->tl.info[row->first].parent : SLOG_NO_PARENT;
-    if (row->fold == 0 && parent < rp->tl.n) {
-        /* "rank 3 / Master thread": thread names repeat across processes */
-        (void)snprintf(buf, len, "%s / %s",
-                       display_text(report_timeline_name(rp, parent), b, sizeof b), first);
-    } else if (row->fold == 0) {
-        (void)snprintf(buf, len, "%s", first);
-    } else if (row->fold <= 2) {
-        (void)snprintf(buf, len, "%s (%u)",
-                       display_text(report_timeline_name(rp, row->key), b, sizeof b), row->members);
-    } else {
-        (void)snprintf(buf, len, "%s \xe2\x80\xa6 %s (%u)", first,
-                       display_text(report_timeline_name(rp, row->last), b, sizeof b),
-                       row->members);
-    }
-}
-
 static void write_slots(const report *rp, json_writer *j)
 {
     const report_grid *g = &rp->grid;
@@ -124,8 +101,9 @@ void report_overview_json(const report *rp, FILE *f)
     json_key(&j, "rows");
     json_begin_array(&j);
     for (uint32_t row = 0; row < rp->layout.n; row++) {
-        char label[600];
-        row_label(rp, row, label, sizeof label);
+        char raw[600], label[600];
+        /* control characters shown as '?' on the canvas */
+        display_text(report_row_label(rp, row, raw, sizeof raw), label, sizeof label);
         json_begin_object(&j);
         json_kv_string(&j, "l", label);
         const report_img_row *ir = &rp->layout.row[row];

@@ -48,7 +48,7 @@ static int layout_add(report_layout *lay, uint32_t fold, uint32_t key, uint32_t 
     if (lay->n >= cap) {
         return -1;
     }
-    lay->row[lay->n++] = (report_img_row){fold, key, REPORT_NONE, REPORT_NONE, 0, 0};
+    lay->row[lay->n++] = (report_img_row){fold, key, REPORT_NONE, REPORT_NONE, 0, 0, 0, 0, 0, false};
     return 0;
 }
 
@@ -196,4 +196,49 @@ uint32_t report_layout_leaves(const report *rp, uint32_t r)
 {
     const report_img_row *row = &rp->layout.row[r];
     return row->fold == 0 || row->leaves == 0 ? 1 : row->leaves;
+}
+
+void report_layout_spread(report *rp, const report_piece *p, report_spread_fn fn)
+{
+    const report_layout *lay = &rp->layout;
+    uint32_t fold, key;
+    report_layout_target(rp, p, &fold, &key);
+    if (fold == lay->fold) {
+        const uint32_t row = key < rp->tl.n ? lay->base[key] : REPORT_NONE;
+        if (row != REPORT_NONE) {
+            fn(rp, row, p, 1.0);
+        }
+        return;
+    }
+    uint64_t leaves = 0;
+    uint32_t rows = 0;
+    for (uint32_t r = 0; r < lay->n; r++) {
+        if (report_layout_key_at(rp, r, fold) == key) {
+            leaves += report_layout_leaves(rp, r);
+            rows++;
+        }
+    }
+    for (uint32_t r = 0; r < lay->n && leaves > 0; r++) {
+        if (report_layout_key_at(rp, r, fold) == key) {
+            fn(rp, r, p, rows == 1 ? 1.0 : (double)report_layout_leaves(rp, r) / (double)leaves);
+        }
+    }
+}
+
+const char *report_row_label(const report *rp, uint32_t r, char *buf, size_t len)
+{
+    const report_img_row *row = &rp->layout.row[r];
+    char a[256], b[256];
+    if (row->fold == 0) {
+        return report_timeline_path(rp, row->first, buf, len);
+    }
+    if (row->fold <= 2) {
+        (void)snprintf(buf, len, "%s (%u)", report_timeline_path(rp, row->key, a, sizeof a),
+                       row->members);
+    } else {
+        (void)snprintf(buf, len, "%s \xe2\x80\xa6 %s (%u)",
+                       report_timeline_path(rp, row->first, a, sizeof a),
+                       report_timeline_path(rp, row->last, b, sizeof b), row->members);
+    }
+    return buf;
 }

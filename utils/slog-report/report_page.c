@@ -137,7 +137,7 @@ static void write_header(const report *rp, FILE *f)
         (void)fputs("<p class=\"banner\">Incomplete file: the writer did not finish it.</p>\n", f);
     }
     write_cost(rp, f);
-    (void)fputs("<nav><a href=\"#facts\">File</a> <a href=\"#overview\">Overview</a> "
+    (void)fputs("<nav><a href=\"#overview\">Overview</a> <a href=\"#facts\">File</a> "
                 "<a href=\"#categories\">Categories</a> <a href=\"#utilisation\">Utilisation</a> "
                 "<a href=\"#top\">Longest states</a> <a href=\"#messages\">Messages</a> "
                 "<a href=\"#counters\">Counters</a></nav>\n</header>\n<main>\n",
@@ -148,8 +148,8 @@ int report_write_html(const report *rp, FILE *f)
 {
     write_head(rp, f);
     write_header(rp, f);
-    write_facts(rp, f);
     report_write_overview(rp, f);
+    write_facts(rp, f);
     report_write_categories(rp, f);
     report_write_utilisation(rp, f);
     report_write_top(rp, f);

@@ -4,9 +4,12 @@
  * on a timeline (a drawable, a pixel run) or on the group a preview was
  * folded to (slog_reader_fold_row: parents at fold 1, top-level timelines
  * at fold 2, blocks of consecutive top-level timelines at 2 + s).  A count
- * can move to a coarser fold but never to a finer one, so every table uses
- * one fold at least as coarse as all its items: then each row's totals are
- * exact.  Among those, the finest that gives at most the rows wanted.
+ * can move to a coarser fold but never to a finer one, so a table whose
+ * totals must be exact (the message matrix) uses one fold at least as
+ * coarse as all its items, the finest that gives at most the rows wanted
+ * (report_fold_fit).  report_rows_build gives such rows for all states;
+ * the image uses them only when no state was drawn one by one
+ * (report_layout.c).
  * Keys at a fold are timeline ids (fold <= 2) or block numbers, so they
  * stay below the number of timelines and index plain arrays.  Rows come in
  * the display order of the timeline tree (pre-order by sort key).
@@ -111,13 +114,10 @@ static int rows_alloc(report_rows *rows, uint32_t nrows, uint32_t ntimelines)
     rows->last = calloc(n, sizeof *rows->last);
     rows->members = calloc(n, sizeof *rows->members);
     rows->leaves = calloc(n, sizeof *rows->leaves);
-    rows->busy = calloc(n, sizeof *rows->busy);
-    rows->states = calloc(n, sizeof *rows->states);
-    rows->inclusive = calloc(n, sizeof *rows->inclusive);
+
     rows->row_of_key = malloc(((size_t)ntimelines + 1) * sizeof *rows->row_of_key);
     if (rows->key == NULL || rows->first == NULL || rows->last == NULL || rows->members == NULL ||
-        rows->leaves == NULL || rows->busy == NULL || rows->states == NULL ||
-        rows->inclusive == NULL || rows->row_of_key == NULL) {
+        rows->leaves == NULL || rows->row_of_key == NULL) {
         return -1;
     }
     for (size_t i = 0; i <= ntimelines; i++) {
@@ -146,22 +146,6 @@ static void rows_members(report *rp)
     }
 }
 
-/* Totals per row: the pieces' depth-0 time, inclusive time and state counts. */
-static void rows_totals(report *rp)
-{
-    report_rows *rows = &rp->rows;
-    for (size_t i = 0; i < rp->npieces; i++) {
-        const report_piece *p = &rp->pieces[i];
-        const uint32_t k = report_key_up(rp, p->key, p->fold, rows->fold);
-        const uint32_t row = k < rp->tl.n ? rows->row_of_key[k] : REPORT_NONE;
-        if (row != REPORT_NONE) {
-            rows->busy[row] += p->busy;
-            rows->inclusive[row] += p->incl;
-            rows->states[row] += p->count;
-        }
-    }
-}
-
 int report_rows_build(report *rp)
 {
     report_ref *refs = calloc(rp->npieces + 1, sizeof *refs);
@@ -183,7 +167,6 @@ int report_rows_build(report *rp)
             rows->row_of_key[rows->key[r]] = r;
         }
         rows_members(rp);
-        rows_totals(rp);
     }
     free(refs);
     if (rc != 0) {

@@ -133,7 +133,8 @@ void report_write_top(const report *rp, FILE *f)
         html_td_duration(f, rp, s->end - s->start);
         td_category(f, rp, s->category);
         (void)fputs("<td>", f);
-        html_text(f, report_timeline_name(rp, s->timeline));
+        char path[512];
+        html_text(f, report_timeline_path(rp, s->timeline, path, sizeof path));
         (void)fputs("</td>", f);
         html_td_duration(f, rp, s->start - rp->fi.start);
         (void)fprintf(f, "<td class=\"num\" data-v=\"%" PRIu32 "\">%" PRIu32 "</td></tr>\n",

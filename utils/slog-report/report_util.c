@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT
  *
  * report_util.c - the utilisation section: how busy each row of the
- * overview was, from the totals the overview query gave it (report_rows.c).
- * State counts and inclusive times are exact.  Busy time is the depth-0
+ * overview was, from the totals the overview query gave it (report_grid.c,
+ * rows of report_layout.c).  State counts and inclusive times are exact,
+ * except in a row that holds a share of a group the file summarised as a
+ * whole (marked; data-estimated).  Busy time is the depth-0
  * time of its states: drawn states count at depth 0, previews with their
  * exclusive time (for nested states, exclusive times add up to the depth-0
  * time).  It is exact when a row's states come back all drawn or all
@@ -17,69 +19,76 @@
  * Tools layer: public libslog headers and utils/common only.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
 
-static double busy_share(const report *rp, uint32_t row)
+static int64_t ticks_of(double v)
 {
-    const int64_t span = rp->fi.end - rp->fi.start;
-    const uint32_t leaves =
-        rp->rows.fold == 0 || rp->rows.leaves[row] == 0 ? 1 : rp->rows.leaves[row];
-    return span > 0 ? (double)rp->rows.busy[row] / ((double)span * (double)leaves) : 0.0;
+    return v >= 9.2e18 ? INT64_MAX : (int64_t)llround(v);
 }
 
-static void write_row(const report *rp, FILE *f, uint32_t r)
+static double busy_share(const report *rp, uint32_t r)
 {
-    const report_rows *rows = &rp->rows;
+    const int64_t span = rp->fi.end - rp->fi.start;
+    const double leaves = (double)report_layout_leaves(rp, r);
+    return span > 0 ? rp->layout.row[r].busy / ((double)span * leaves) : 0.0;
+}
+
+static void write_row(const report *rp, FILE *f, uint32_t r, bool grouped)
+{
+    const report_img_row *row = &rp->layout.row[r];
+    char label[600];
     (void)fprintf(f,
                   "<tr data-busy=\"%" PRId64 "\" data-inclusive=\"%" PRId64
-                  "\" data-states=\"%" PRIu64 "\"",
-                  report_ticks_to_ns(rp, rows->busy[r]), report_ticks_to_ns(rp, rows->inclusive[r]),
-                  rows->states[r]);
-    html_members_attr(f, rp, rows->fold, rows->key[r]);
-    (void)fputs("><td>", f);
-    if (rows->fold > 2) {
-        html_text(f, report_timeline_name(rp, rows->first[r]));
-        (void)fputs(" \xe2\x80\xa6 ", f);
-        html_text(f, report_timeline_name(rp, rows->last[r]));
-    } else {
-        html_text(f, report_timeline_name(rp, rows->key[r]));
-    }
+                  "\" data-states=\"%" PRId64 "\"%s",
+                  report_ticks_to_ns(rp, ticks_of(row->busy)),
+                  report_ticks_to_ns(rp, ticks_of(row->inclusive)), ticks_of(row->states),
+                  row->estimated ? " data-estimated=\"1\" class=\"est\"" : "");
+    html_members_attr(f, rp, row->fold, row->fold == 0 ? row->first : row->key);
+    (void)fputs(row->estimated ? "><td>\xe2\x89\x88 " : "><td>", f);
+    html_text(f, report_row_label(rp, r, label, sizeof label));
     (void)fputs("</td>", f);
-    if (rows->fold > 0) {
-        html_td_count(f, rows->members[r]);
+    if (grouped) {
+        html_td_count(f, row->members);
     }
     html_td_share(f, busy_share(rp, r));
-    html_td_duration(f, rp, rows->busy[r]);
-    html_td_count(f, rows->states[r]);
-    html_td_duration(f, rp, rows->inclusive[r]);
+    html_td_duration(f, rp, ticks_of(row->busy));
+    html_td_count(f, (uint64_t)ticks_of(row->states));
+    html_td_duration(f, rp, ticks_of(row->inclusive));
     (void)fputs("</tr>\n", f);
 }
 
 void report_write_utilisation(const report *rp, FILE *f)
 {
     html_section_begin(f, "utilisation", "Utilisation");
-    if (rp->rows.n == 0) {
+    if (rp->layout.n == 0) {
         (void)fputs("<p class=\"empty\">No states.</p>\n</section>\n", f);
         return;
     }
-    const bool grouped = rp->rows.fold > 0;
+    bool grouped = false, estimated = false;
+    for (uint32_t r = 0; r < rp->layout.n; r++) {
+        grouped = grouped || rp->layout.row[r].fold > 0;
+        estimated = estimated || rp->layout.row[r].estimated;
+    }
     (void)fprintf(f,
                   "<p>Busy: the time covered by the outermost states (an estimate from the "
                   "file's summaries), as a share of the trace's duration%s. States and "
-                  "inclusive time are exact. Rows as in the overview: %s.</p>\n",
+                  "inclusive time are exact%s. Rows as in the overview.</p>\n",
                   grouped ? " per leaf timeline of the group (mean)" : "",
-                  report_fold_words(rp->rows.fold));
+                  estimated ? ", except in rows marked \xe2\x89\x88, which hold a share of a "
+                              "group the file summarises as a whole"
+                            : "");
     (void)fprintf(f,
                   "<div class=\"scroll\"><table class=\"sortable\" id=\"utilisation-table\">\n"
                   "<thead><tr><th>%s</th>%s<th>Busy</th><th>Busy time</th><th>States</th>"
                   "<th>Inclusive</th>"
                   "</tr></thead>\n<tbody>\n",
                   grouped ? "Group" : "Timeline", grouped ? "<th>Timelines</th>" : "");
-    for (uint32_t r = 0; r < rp->rows.n; r++) {
-        write_row(rp, f, r);
+    for (uint32_t r = 0; r < rp->layout.n; r++) {
+        write_row(rp, f, r, grouped);
     }
     (void)fputs("</tbody></table></div>\n</section>\n", f);
 }
