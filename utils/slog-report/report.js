@@ -22,13 +22,13 @@
     var W = d.width, rows = d.rows;
     for (var i = 0; i < rows.length; i++) {
       var y = L.top + i * L.rowH, r = rows[i].r, x = 0;
-      if (i % 2) { ctx.fillStyle = '#f4f5f8'; ctx.fillRect(L.left, y, W, L.rowH); }
+      if (i % 2) { ctx.fillStyle = '#f4f5f8'; ctx.fillRect(L.left, y, W * L.sx, L.rowH); }
       for (var k = 0; k + 2 < r.length; k += 3) {
         var len = r[k], slot = r[k + 1], shade = r[k + 2];
         if (shade > 0) {
           ctx.globalAlpha = 0.3 + 0.7 * shade / d.shades;
           ctx.fillStyle = d.slots[slot].c;
-          ctx.fillRect(L.left + x, y, len, L.rowH - L.gap);
+          ctx.fillRect(L.left + x * L.sx, y, Math.max(len * L.sx, 0.5), L.rowH - L.gap);
         }
         for (var q = 0; q < len && x + q < W; q++) { cells[i * W + x + q] = slot * 16 + shade; }
         x += len;
@@ -48,20 +48,21 @@
     ctx.restore();
   }
   function drawAxis(ctx, d, L) {
-    var span = d.width * d.resolution_ns, step = niceStep(span, 8);
+    var span = d.width * d.resolution_ns, step = niceStep(span, Math.max(2, Math.round(8 * L.sx)));
     ctx.strokeStyle = '#999'; ctx.fillStyle = '#333'; ctx.font = '11px sans-serif';
     ctx.textBaseline = 'alphabetic';
     for (var t = 0; t <= span; t += step) {
-      var x = L.left + t / d.resolution_ns;
+      var x = L.left + t / d.resolution_ns * L.sx;
       ctx.beginPath(); ctx.moveTo(x + 0.5, L.top - 6); ctx.lineTo(x + 0.5, L.top); ctx.stroke();
-      ctx.fillText(fmtNs(t), x + 2, L.top - 9);
+      var label = fmtNs(t), tw = ctx.measureText(label).width;
+      ctx.fillText(label, x + 2 + tw > L.right ? x - 2 - tw : x + 2, L.top - 9);
     }
   }
   function tooltip(canvas, d, L, cells) {
     var tip = document.getElementById('overview-tip');
     canvas.addEventListener('mousemove', function (ev) {
       var b = canvas.getBoundingClientRect(), x = ev.clientX - b.left - L.left;
-      var i = Math.floor((ev.clientY - b.top - L.top) / L.rowH), p = Math.floor(x);
+      var i = Math.floor((ev.clientY - b.top - L.top) / L.rowH), p = Math.floor(x / L.sx);
       if (!tip || i < 0 || i >= d.rows.length || p < 0 || p >= d.width) {
         if (tip) { tip.hidden = true; }
         return;
@@ -81,8 +82,11 @@
     if (!el || !canvas || !canvas.getContext) { return; }
     var d = JSON.parse(el.textContent), n = d.rows.length;
     var rowH = Math.max(2, Math.min(18, Math.floor(1000 / Math.max(1, n))));
-    var L = {left: 230, top: 26, rowH: rowH, gap: rowH >= 6 ? 1 : 0};
-    var w = L.left + d.width + 12, h = L.top + n * rowH + 6, dpr = window.devicePixelRatio || 1;
+    var room = canvas.parentNode ? canvas.parentNode.clientWidth : 0;
+    var plot = room > 0 ? Math.max(200, Math.min(d.width, room - 230 - 12)) : d.width;
+    var L = {left: 230, top: 26, rowH: rowH, gap: rowH >= 6 ? 1 : 0, sx: plot / d.width,
+             right: 230 + plot + 12};
+    var w = L.left + plot + 12, h = L.top + n * rowH + 6, dpr = window.devicePixelRatio || 1;
     canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
     canvas.style.width = w + 'px'; canvas.style.height = h + 'px';
     var ctx = canvas.getContext('2d');
