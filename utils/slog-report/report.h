@@ -148,6 +148,8 @@ typedef struct report {
     slog_category_info *cats;
     slog_stats_row *by_cat;
     size_t nby_cat;
+    slog_stats_row *by_tl; /* states by timeline, when cheap (format 3); else NULL */
+    size_t nby_tl;
     slog_state *top;
     uint32_t ntop;
     report_piece *pieces; /* collected by the overview query */
@@ -171,6 +173,13 @@ typedef struct report {
 /* The overview query is tried at this many times the image's pixels when
  * the file's previews fold timelines together at the image's zoom. */
 #define REPORT_REFINE 8u
+
+/* Statistics by timeline are asked for only from format-3 files (whose
+ * inner previews carry per-timeline totals) with at most this many
+ * timelines (the writer drops the totals past preview_bytes / 8 entries;
+ * without them the statistics would decode every node). */
+#define REPORT_BY_TIMELINE_MAX    4096u
+#define REPORT_BY_TIMELINE_FORMAT 3u
 
 /* ---- gathering (report_data.c, report_rows.c, report_collect.c, report_grid.c) ---- */
 
@@ -204,6 +213,11 @@ typedef void (*report_spread_fn)(report *rp, uint32_t row, const report_piece *p
 void report_layout_spread(report *rp, const report_piece *p, report_spread_fn fn);
 /* Label of image row @p r, raw text ("parent / thread", "group (N)"). */
 const char *report_row_label(const report *rp, uint32_t r, char *buf, size_t len);
+/* The image row timeline @p t belongs to (the finest that covers it). */
+uint32_t report_layout_row_of(const report *rp, uint32_t t);
+/* With statistics by timeline (rp->by_tl), each row's exact totals: busy
+ * = summed exclusive time, inclusive time, states; nothing estimated. */
+void report_layout_exact_totals(report *rp);
 /* Leaf timelines of image row @p r, at least 1 (1 for a timeline row). */
 uint32_t report_layout_leaves(const report *rp, uint32_t r);
 /* The overview raster (report_grid.c). */

@@ -48,7 +48,8 @@ static int layout_add(report_layout *lay, uint32_t fold, uint32_t key, uint32_t 
     if (lay->n >= cap) {
         return -1;
     }
-    lay->row[lay->n++] = (report_img_row){fold, key, REPORT_NONE, REPORT_NONE, 0, 0, 0, 0, 0, false};
+    lay->row[lay->n++] =
+        (report_img_row){fold, key, REPORT_NONE, REPORT_NONE, 0, 0, 0, 0, 0, false};
     return 0;
 }
 
@@ -141,27 +142,56 @@ static int cmp_first(const void *a, const void *b)
     return px < py ? -1 : px > py;
 }
 
-/* First and last timeline (display order), members and leaves of each row;
- * a timeline belongs to the finest row that covers it. */
+uint32_t report_layout_row_of(const report *rp, uint32_t t)
+{
+    const report_layout *lay = &rp->layout;
+    uint32_t best = REPORT_NONE;
+    for (uint32_t r = 0; r < lay->n; r++) {
+        const report_img_row *row = &lay->row[r];
+        if (slog_reader_fold_row(rp->r, t, row->fold) == row->key &&
+            (best == REPORT_NONE || row->fold < lay->row[best].fold)) {
+            best = r;
+        }
+    }
+    return best;
+}
+
+/* First and last timeline (display order), members and leaves of each row. */
 static void layout_members(report *rp)
 {
     report_layout *lay = &rp->layout;
     for (uint32_t i = 0; i < rp->tl.n; i++) {
         const uint32_t t = rp->tl.order[i];
-        uint32_t best = REPORT_NONE;
-        for (uint32_t r = 0; r < lay->n; r++) {
-            report_img_row *row = &lay->row[r];
-            if (slog_reader_fold_row(rp->r, t, row->fold) == row->key &&
-                (best == REPORT_NONE || row->fold < lay->row[best].fold)) {
-                best = r;
-            }
-        }
+        const uint32_t best = report_layout_row_of(rp, t);
         if (best != REPORT_NONE) {
             report_img_row *row = &lay->row[best];
             row->first = row->first == REPORT_NONE ? t : row->first;
             row->last = t;
             row->members++;
             row->leaves += timeline_tree_nchildren(&rp->tl, t) == 0;
+        }
+    }
+}
+
+void report_layout_exact_totals(report *rp)
+{
+    report_layout *lay = &rp->layout;
+    if (rp->by_tl == NULL) {
+        return;
+    }
+    for (uint32_t r = 0; r < lay->n; r++) {
+        lay->row[r].busy = lay->row[r].inclusive = lay->row[r].states = 0.0;
+        lay->row[r].estimated = false;
+    }
+    for (size_t i = 0; i < rp->nby_tl; i++) {
+        const slog_stats_row *s = &rp->by_tl[i];
+        const uint32_t r = s->kind == SLOG_KIND_STATE && s->timeline < rp->tl.n
+                               ? report_layout_row_of(rp, s->timeline)
+                               : REPORT_NONE;
+        if (r != REPORT_NONE) {
+            lay->row[r].busy += (double)s->exclusive;
+            lay->row[r].inclusive += (double)s->inclusive;
+            lay->row[r].states += (double)s->count;
         }
     }
 }

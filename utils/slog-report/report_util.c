@@ -74,9 +74,11 @@ void report_write_utilisation(const report *rp, FILE *f)
         estimated = estimated || rp->layout.row[r].estimated;
     }
     (void)fprintf(f,
-                  "<p>Busy: the time covered by the outermost states (an estimate from the "
-                  "file's summaries), as a share of the trace's duration%s. States and "
-                  "inclusive time are exact%s. Rows as in the overview.</p>\n",
+                  "<p>Busy: the time covered by the outermost states (%s), as a share of the "
+                  "trace's duration%s. States and inclusive time are exact%s. Rows as in the "
+                  "overview.</p>\n",
+                  rp->by_tl != NULL ? "the summed exclusive time, exact: statistics by timeline"
+                                    : "an estimate from the file's summaries",
                   grouped ? " per leaf timeline of the group (mean)" : "",
                   estimated ? ", except in rows marked \xe2\x89\x88, which hold a share of a "
                               "group the file summarises as a whole"
