@@ -4,7 +4,8 @@
 // corpus Chrome trace is imported with slog-import, served by slog-serve,
 // and opened; the test zooms in 10 steps, pans, clicks a state and compares
 // its args panel with `slog-query --format jsonl`, selects a range and
-// compares the statistics with `slog-query --stats`, hides a category,
+// compares the statistics with `slog-query --stats`, finds the next,
+// previous and longest states of its category, hides a category,
 // collapses a row, goes back in history and follows a deep link.  What is
 // on screen is checked on screenshots (not blank; the category's colour in
 // its row, gone once hidden).  Never timed: only the answers are checked.
@@ -131,13 +132,6 @@ function sameArgs(shown, expected)
 
 const leadingInt = (text) => Number(text.split(' ')[0].replace(/,/g, ''));
 
-/** Does this slog-serve answer @p endpoint?  (Its analysis endpoints came in a later part.) */
-async function hasEndpoint(url, endpoint)
-{
-    const r = await fetch(`${url}api/${endpoint}?f=0`);
-    return !(r.status === 404 && /unknown endpoint/.test(await r.text()));
-}
-
 async function showState(page, s)
 {
     const len = s.end - s.start;
@@ -199,6 +193,35 @@ async function checkSelection(page, slog, where)
     const counts = (await statsTable(page)).map((r) => r.count);
     t.ok(counts.every((c, k) => k === 0 || counts[k - 1] >= c), 'sorted by count on a header click');
     return sel;
+}
+
+/** Find next/previous and the longest states of the picked state's category, against slog-query. */
+async function checkSearch(page, slog, s)
+{
+    const same = query(slog, ['--no-args']).filter((d) => d.category_id === s.category_id);
+    const next = same.filter((d) => d.start > s.start).sort((a, b) => a.start - b.start)[0];
+    const picked = () => page.evaluate(() => {
+        const p = window.slogViewer.viewer.picked;
+        return p && {start: p.start, end: p.end, timeline: p.timeline};
+    });
+    await page.click('#tabs button[data-tab="search"]');
+    await page.click('#find-next');
+    await page.waitForFunction((st) => window.slogViewer.viewer.picked?.start !== st, s.start);
+    const p = await picked();
+    t.ok(next && p.start === next.start && p.timeline === next.timeline_id,
+         `find next: the next ${s.category} (${p.start})`, JSON.stringify([p, next]));
+    await page.click('#find-prev');
+    await page.waitForFunction((st) => window.slogViewer.viewer.picked?.start !== st, p.start);
+    t.ok((await picked()).start === s.start, 'find previous: back to the clicked state');
+    await page.uncheck('#top-in-view');
+    await page.click('#top-run');
+    await page.waitForSelector('#top-table tbody tr');
+    await page.click('#top-table tbody tr:nth-child(1)');
+    await page.waitForFunction((st) => window.slogViewer.viewer.picked?.start !== st, s.start);
+    const longest = Math.max(...same.map((d) => d.end - d.start));
+    const top = await picked();
+    t.ok(top.end - top.start === longest, `longest state of the category first (${longest} ns)`);
+    await showState(page, s);
 }
 
 async function laneColour(page, s, rgb)
@@ -293,22 +316,14 @@ async function main()
         await checkOpen(page, info);
         await checkZoom(page);
         await checkPan(page);
-        const analysis = await hasEndpoint(server.url, 'args') && await hasEndpoint(server.url, 'stats');
-        if (analysis) {
-            const where = await checkClick(page, slog, s);
-            const sel = await checkSelection(page, slog, where);
-            await checkToggle(page, s, categories);
-            await checkCollapse(page);
-            await checkHistory(page);
-            await checkDeepLink(browser, server.url, slog, s, sel);
-        } else {
-            t.skip('args panel, statistics and deep link with them', 'this slog-serve has no /api/args or /api/stats');
-            await showState(page, s);
-            await checkToggle(page, s, categories);
-            await checkCollapse(page);
-            await checkHistory(page);
-        }
+        const where = await checkClick(page, slog, s);
+        const sel = await checkSelection(page, slog, where);
+        await checkSearch(page, slog, s);
+        await checkToggle(page, s, categories);
+        await checkCollapse(page);
+        await checkHistory(page);
         t.ok(page.errors.length === 0, 'no page errors', page.errors.join('\n'));
+        await checkDeepLink(browser, server.url, slog, s, sel);
     } finally {
         await close();
         await server.stop();

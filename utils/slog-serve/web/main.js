@@ -415,24 +415,30 @@ class Viewer {
         }
     }
 
-    setPicked(p)
+    /** Pick @p p (null: nothing); @p showArgs switches to the Selected tab. */
+    setPicked(p, showArgs = true)
     {
         this.picked = p;
         if (p) {
             this.argsPanel.show(p);
-            this.searchPanel.setCategory(p.category);
-            this.showTab('selected');
+            if (showArgs) {
+                this.searchPanel.setCategory(p.category);
+                this.showTab('selected');
+            }
         } else {
             this.argsPanel.clear();
         }
         this.changed();
     }
 
-    /** Show an API item (find, top): move the window to it and pick it. */
+    /** Show an API item (find, top): move the window to it and pick it, staying on the search tab. */
     focusItem(item)
     {
-        const span = this.view.t1 - this.view.t0;
+        let span = this.view.t1 - this.view.t0;
         const len = item.end - item.start;
+        if (len > 0 && len * this.geometry().scale < 2) {
+            span = len * 20; // too thin to see at this zoom: make it a twentieth of the window
+        }
         if (len > span * 0.8) {
             this.setView({t0: item.start - len * 0.1, t1: item.end + len * 0.1});
         } else {
@@ -443,7 +449,19 @@ class Viewer {
         this.setPicked({index: 0, kindCode, of: kindCode, timeline: item.timeline,
                         timelineTo: item.timeline_to ?? item.timeline, category: item.category,
                         start: item.start, end: item.end, depth: item.depth ?? 0,
-                        count: item.count ?? 1, inclusive: item.inclusive ?? len, value: item.value ?? 0});
+                        count: item.count ?? 1, inclusive: item.inclusive ?? len, value: item.value ?? 0},
+                       false);
+        this.scrollToRow(item.timeline);
+    }
+
+    /** Scroll so that timeline @p id's row (or its collapsed ancestor's) is on screen. */
+    scrollToRow(id)
+    {
+        const r = this.rows.rowOf[id];
+        const g = this.geometry();
+        if (r >= 0 && !(r >= g.first && r < g.last - 1)) {
+            this.scroller.scrollTop = Math.max(0, this.rows.top[r] - this.cssHeight / 3);
+        }
     }
 
     toggleRowAt(x, y)
