@@ -280,7 +280,7 @@ class Viewer {
         const t1 = g.t1 >= this.duration ? this.duration + 1 : Math.max(t0 + 1, Math.ceil(g.t1));
         const ids = this.rows.queryIds(g.first, g.last);
         const rows = ids.length === this.rows.count ? '' : formatIdList(ids);
-        return {t0, t1, px: Math.round(g.plotW), rows, cats, epoch: this.epoch};
+        return {t0, t1, px: Math.round(g.plotW), rows, ids, cats, epoch: this.epoch};
     }
 
     scheduleDraw()
@@ -301,7 +301,7 @@ class Viewer {
         const g = this.geometry();
         const req = this.request(g);
         const key = req ? WindowLoader.key(this.f, req) : 'empty';
-        const exact = !req || (this.data && this.data.key === key);
+        const exact = !req || WindowLoader.covers(this.data, this.f, req);
         drawRuler(this.ruler.getContext('2d'), g, this.info.ticks_per_second, this.selection);
         drawTimeline({ctx: this.canvas.getContext('2d'), geometry: g, data: req ? this.data : null,
                       palette: this.palette, selection: this.selection, picked: this.picked});

@@ -158,10 +158,12 @@ function drawArrows(ctx, g, w, palette)
         p.moveTo(g.x(w.start[i]), g.rowMid(r0));
         p.lineTo(g.x(w.end[i]), g.rowMid(r1));
     }
+    ctx.globalAlpha = 0.6; // many arrows must not hide the states they cross
     for (const [cat, p] of paths) {
         ctx.strokeStyle = palette.style(cat);
         ctx.stroke(p);
     }
+    ctx.globalAlpha = 1;
 }
 
 function drawSelection(ctx, g, selection, picked)

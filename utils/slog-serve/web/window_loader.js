@@ -44,6 +44,8 @@ export class WindowLoader {
                 this.inflight = null;
             }
             w.key = key;
+            w.f = f;
+            w.req = req;
             w.fetchMs = performance.now() - started;
             this.totals.bytes += w.bytes;
             this.totals.items += w.n;
@@ -56,6 +58,28 @@ export class WindowLoader {
                 this.onError(e);
             }
         });
+    }
+
+    /**
+     * Does answer @p w draw request @p req exactly?  The same window, pixels,
+     * categories and epoch, and every row asked for now was asked for then
+     * (rows that grew taller push others off screen: no new request).
+     */
+    static covers(w, f, req)
+    {
+        if (!w || !w.req || w.f !== f) {
+            return false;
+        }
+        const a = w.req;
+        if (a.t0 !== req.t0 || a.t1 !== req.t1 || a.px !== req.px || a.cats !== req.cats ||
+            (a.epoch || 0) !== (req.epoch || 0)) {
+            return false;
+        }
+        if (a.rows === '' || a.rows === req.rows) {
+            return true;
+        }
+        w.rowSet = w.rowSet || new Set(a.ids);
+        return req.ids.every((id) => w.rowSet.has(id));
     }
 
     cancel()
