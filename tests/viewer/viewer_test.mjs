@@ -6,11 +6,13 @@
 // its args panel with `slog-query --format jsonl`, selects a range and
 // compares the statistics with `slog-query --stats`, finds the next,
 // previous and longest states of its category, hides a category,
-// collapses a row, goes back in history and follows a deep link.  What is
-// on screen is checked on screenshots (not blank; the category's colour in
-// its row, gone once hidden).  Never timed: only the answers are checked.
+// collapses a row, goes back in history and follows a deep link; then it
+// opens 10^4 timelines (slog-synth) and checks that only the rows on screen
+// are queried.  What is on screen is checked on screenshots (not blank; the
+// category's colour in its row, gone once hidden).  Never timed: only the
+// answers are checked.
 //
-//   node viewer_test.mjs SLOG_SERVE SLOG_IMPORT SLOG_QUERY CORPUS_DIR WORKDIR
+//   node viewer_test.mjs SLOG_SERVE SLOG_IMPORT SLOG_QUERY SLOG_SYNTH CORPUS_DIR WORKDIR
 
 import {existsSync, mkdirSync} from 'node:fs';
 import {join} from 'node:path';
@@ -18,7 +20,7 @@ import {join} from 'node:path';
 import {launchBrowser, run, SKIP, startServer, tap} from './harness.mjs';
 import {colourCounts, rgbOf} from './pixels.mjs';
 
-const [serveExe, importExe, queryExe, corpusDir, workDir] = process.argv.slice(2);
+const [serveExe, importExe, queryExe, synthExe, corpusDir, workDir] = process.argv.slice(2);
 const TRACE = join(corpusDir || '', 'catapult', 'x_event_trace.json');
 const t = tap();
 
@@ -296,6 +298,47 @@ async function checkDeepLink(browser, url, slog, s, sel)
     await page.close();
 }
 
+/**
+ * 10^4 timelines (slog-synth: 100 processes of 100 threads): only the rows
+ * on screen are laid out and queried, also after expanding everything and
+ * scrolling to the end.
+ */
+async function checkManyRows(browser, synthExe)
+{
+    const slog = join(workDir, 'rows1e4.slog');
+    run(synthExe, ['--states', '200000', '--timelines', '10000', '-o', slog, '--quiet']);
+    const server = await startServer(serveExe, [slog]);
+    try {
+        const page = await openViewer(browser, server.url);
+        const top = await idle(page);
+        t.ok(top.rows.length > 3 && top.rows.length < 60, `10^4 timelines: ${top.rows.length} top-level rows on screen`);
+        await page.evaluate(() => {
+            location.hash = `#f=0&x=0-${window.slogViewer.viewer.rows.count - 1}`;
+        });
+        let v = await idle(page);
+        for (let k = 0; k < 3; k++) { // rows grow as deeper states show up: scroll again
+            await page.evaluate(() => {
+                const el = document.getElementById('scroller');
+                el.scrollTop = el.scrollHeight;
+            });
+            v = await idle(page);
+        }
+        const asked = await page.evaluate(() => window.slogViewer.viewer.data.req.ids);
+        const last = await page.evaluate(() => window.slogViewer.viewer.rows.shown.at(-1));
+        t.ok(v.rows.length < 80 && v.rows.includes(last), `all expanded, scrolled to the end: ${v.rows.length} rows on screen, the last among them`);
+        t.ok(v.rows.every((r) => asked.includes(r)) && asked.length < 100,
+             `only rows near the screen queried (${asked.length})`);
+        const shot = await page.screenshot();
+        const box = await page.locator('#timeline').boundingBox();
+        const c = await colourCounts(page, shot, {x: box.x + 220, y: box.y, w: box.width - 220, h: box.height});
+        t.ok(c.colours >= 10, `drawn (${c.colours} colours)`);
+        t.ok(page.errors.length === 0, 'no page errors', page.errors.join('\n'));
+        await page.close();
+    } finally {
+        await server.stop();
+    }
+}
+
 async function main()
 {
     if (!existsSync(TRACE)) {
@@ -324,6 +367,7 @@ async function main()
         await checkHistory(page);
         t.ok(page.errors.length === 0, 'no page errors', page.errors.join('\n'));
         await checkDeepLink(browser, server.url, slog, s, sel);
+        await checkManyRows(browser, synthExe);
     } finally {
         await close();
         await server.stop();
