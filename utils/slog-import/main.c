@@ -176,7 +176,7 @@ static void usage(FILE *out)
         "\n"
         "  -o, --output=FILE       output file (replaced)\n"
         "  -f, --format=NAME       auto (default), chrome, pfw, otf2, recorder,\n"
-        "                          clog2 or slog2\n"
+        "                          clog2, slog2 or perfetto\n"
         "      --json              print the summary as JSON on stdout (schema 1)\n"
         "  -q, --quiet             no summary, warnings or progress on stderr\n"
         "      --progress          draw a progress bar even when not on a TTY\n"

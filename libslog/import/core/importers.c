@@ -12,6 +12,7 @@ extern const importer import_otf2;   /* import_otf2.c: OTF2 archives (libotf2) *
 extern const importer import_clog2;  /* import_clog2.c: MPE CLOG2 logs */
 extern const importer import_slog2;  /* import_slog2.c: SLOG-2 2.0.6 files */
 extern const importer import_recorder; /* import_recorder.c: Recorder 2.4/2.5 folders */
+extern const importer import_perfetto; /* perfetto/import_perfetto.c: Perfetto protobuf traces */
 /* further importers: declare here */
 
 const importer *const import_table[] = {
@@ -21,6 +22,7 @@ const importer *const import_table[] = {
     &import_clog2,
     &import_slog2,
     &import_recorder,
+    &import_perfetto,
     /* further importers: add here */
     NULL,
 };
