@@ -57,7 +57,7 @@ int perfetto_import(slog_writer *w, pf_read_fn read, void *read_user, const pf_h
                     slog_error *err)
 {
     pf_importer *pf = calloc(1, sizeof *pf);
-    slog_error local;
+    slog_error local = {0};
     slog_error *e = err != NULL ? err : &local;
     memset(e, 0, sizeof *e);
     e->offset = UINT64_MAX;
