@@ -7,7 +7,8 @@
 // fractions of every file's duration) through window.slogViewer.goto, each
 // timed in the page from the call to the fully drawn frame; per step also
 // the bytes and items of the window answer.  Memory: slog-serve's RSS
-// (/proc) and the page's JS heap (CDP) before and after.  Also decodes a
+// (/proc) and the page's JS heap (CDP) before and after; slog-serve's CPU
+// time over the steps (/proc, all threads) beside the wall times.  Also decodes a
 // synthetic answer of 10^5 items in the page (binary vs JSON.parse).
 //
 //   node bench/bench_viewer.mjs SLOG_SERVE FILE.slog... [--steps 50] [--json OUT]
@@ -69,6 +70,14 @@ function rssKiB(pid)
     return {rss: get('VmRSS'), hwm: get('VmHWM')};
 }
 
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid)
+{
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100)
+}
+
+/** The page's JS heap (CDP Performance metrics). */
 async function heap(cdp)
 {
     const {metrics} = await cdp.send('Performance.getMetrics');
@@ -110,16 +119,17 @@ async function benchFile(browser, serveExe, file, steps)
         const v = window.slogViewer.viewer;
         return Number(v.info.duration) * 1e9 / v.info.ticks_per_second;
     });
-    const memStart = {serve: rssKiB(server.proc.pid), page: await heap(cdp)};
+    const memStart = {serve: rssKiB(server.proc.pid), page: await heap(cdp), serveCpu: cpuSeconds(server.proc.pid)};
     const results = [];
     for (const [a, b] of stepPlan(steps)) {
         results.push(await stepOnce(page, Math.floor(a * ns), Math.ceil(b * ns)));
     }
-    const memEnd = {serve: rssKiB(server.proc.pid), page: await heap(cdp)};
+    const memEnd = {serve: rssKiB(server.proc.pid), page: await heap(cdp), serveCpu: cpuSeconds(server.proc.pid)};
     await page.close();
     await server.stop();
     const phase = (a, b) => summary(results.slice(a, b).map((r) => r.ms)).median;
-    return {file, durationNs: ns, openMs, steps: results.length, perStep: results,
+    const cpu = {serveMsPerStep: (memEnd.serveCpu - memStart.serveCpu) * 1000 / results.length};
+    return {file, durationNs: ns, openMs, steps: results.length, perStep: results, cpu,
             phases: {zoomIn: phase(0, 20), pan1: phase(20, 30), zoomOut: phase(30, 40), pan2: phase(40, 50)},
             ms: summary(results.map((r) => r.ms)), bytes: summary(results.map((r) => r.bytes)),
             items: summary(results.map((r) => r.items)), fetchMs: summary(results.map((r) => r.fetchMs)),
@@ -195,6 +205,7 @@ async function main()
                         `max ${r.items.max}; cut ${r.cut}; slog-serve RSS ${mb(r.memStart.serve.rss)} -> ` +
                         `${mb(r.memEnd.serve.rss)} MiB (peak ${mb(r.memEnd.serve.hwm)}); page JS heap ` +
                         `${(r.memStart.page.used / 1048576).toFixed(1)} -> ${(r.memEnd.page.used / 1048576).toFixed(1)} MiB; ` +
+                        `slog-serve CPU per step ${r.cpu.serveMsPerStep.toFixed(1)} ms; ` +
                         `phase medians (ms): zoom-in ${r.phases.zoomIn.toFixed(1)}, pan ${r.phases.pan1.toFixed(1)}, ` +
                         `zoom-out ${r.phases.zoomOut.toFixed(1)}, pan ${r.phases.pan2.toFixed(1)}`);
         }
