@@ -155,14 +155,20 @@ class Reader:
         columns: a subset of the column names to read (less memory).
         """
         q = self._query(t0, t1, pixels, timelines, categories, kinds)
+        return self._read(q, args, columns)
+
+    def _read(self, q, args=False, columns=None):
+        """The DataFrame of a resolved query (ticks, ids, mask: see _query)."""
         cols = None if columns is None else list(columns)
         want = None
         if cols is not None:
             want = set(cols)
             if "name" in want:
                 want.add("category")
+            if "dur" in want:
+                want.update(("start", "end"))
         raw = self._r.window_columns(**q, columns=None if want is None else tuple(want),
-                                     details=pixels is not None, args=bool(args))
+                                     details=q["resolution"] > 0, args=bool(args))
         return self._frame(raw, args, cols)
 
     def _frame(self, raw, args, cols):
@@ -188,11 +194,17 @@ class Reader:
 
     @staticmethod
     def _add_args(frame, values, how):
+        if how is True:
+            frame["args"] = pd.Series(values, index=frame.index, dtype=object)
+            return frame
         if how == "expand":
             table = pd.DataFrame.from_records([v if v is not None else {} for v in values],
                                               index=frame.index)
             return pd.concat([frame, table.add_prefix("args.")], axis=1)
-        frame["args"] = pd.Series(values, index=frame.index, dtype=object)
+        keys = [how] if isinstance(how, str) else list(how)
+        for k in keys:
+            frame["args." + k] = pd.Series([v.get(k) if v is not None else None for v in values],
+                                           index=frame.index, dtype=object)
         return frame
 
     def stats(self, t0=None, t1=None, *, by="category", timelines=None, categories=None,

@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: MIT
+"""slog.dask.read: many libslog files (or slices of a big one) as one lazy
+dask DataFrame.
+
+    import slog.dask
+    ddf = slog.dask.read("run/*.slog", window="10%:20%", args=["fhash"])
+    ddf.groupby("process").dur.sum().compute()
+
+One partition per (file, time slice).  Building the graph opens each file
+once (attributes and tables, never a payload) to learn its clock, time
+range and names; each partition is then read by a worker with its own
+Reader, so the local threaded scheduler reads files in parallel (the GIL
+is released during the C reads) and dask.distributed workers open the
+files themselves.
+
+A drawable belongs to the slice that holds its start (the first slice
+also takes those that started before the window), so slices never repeat
+or lose a row.  Each partition is sorted by start and indexed by it (the
+index is named "ts"); when the partitions' time ranges are disjoint and
+ordered (one file in slices, or files that follow each other in time),
+the DataFrame has known divisions on ts, otherwise unknown ones.
+
+Columns are those of Reader.window plus "file" (the file's base name) and
+"process" (the name of the timeline's nearest process or rank ancestor),
+both categorical; "name" has the categories of all files.
+"""
+import glob
+import os
+
+import numpy as np
+import pandas as pd
+import dask.dataframe as dd
+from dask import delayed
+from dask.base import tokenize
+
+from ._reader import Reader
+from ._select import kinds_mask
+
+__all__ = ["read"]
+
+
+def _expand(paths):
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [os.fspath(paths)]
+    out = []
+    for p in paths:
+        p = os.fspath(p)
+        if os.path.isdir(p):
+            out.extend(sorted(glob.glob(os.path.join(p, "*.slog"))))
+        elif any(c in p for c in "*?["):
+            out.extend(sorted(glob.glob(p)))
+        else:
+            out.append(p)
+    if not out:
+        raise FileNotFoundError(f"no libslog file matches {paths!r}")
+    return out
+
+
+def _window_args(window):
+    if window is None:
+        return None, None
+    if isinstance(window, str):
+        return window, None
+    t0, t1 = window
+    return t0, t1
+
+
+def _plan_file(path, window, pixels, timelines, categories, kinds, slices):
+    """The partitions of one file, and its (start, end) ns for divisions."""
+    with Reader(path) as r:
+        q = r._query(*_window_args(window), pixels, timelines, categories, kinds)
+        tps = r.info["ticks_per_second"]
+        names = list(r.categories.name)
+        lo_ns = r.info["start"] if r.info["start"] is not None else 0
+        hi_ns = r.info["end"] if r.info["end"] is not None else 0
+    a, b = q["t0"], q["t1"]
+    n = 1 if pixels is not None else max(1, int(slices))
+    step = max(1, -(-(b - a) // n))
+    cuts = [a + k * step for k in range(n)] + [b]
+    cuts = sorted(set(c for c in cuts if a <= c <= b))
+    margin = max(1, -(-tps // 10**9))  # ticks of one ns, for clocks finer than 1 ns
+    parts = []
+    for k in range(len(cuts) - 1):
+        sub = dict(q, t0=max(a, cuts[k] - (margin if k else 0)), t1=cuts[k + 1])
+        own_lo = None if k == 0 else (cuts[k] * 10**9) // tps
+        own_hi = None if k == len(cuts) - 2 else (cuts[k + 1] * 10**9) // tps
+        # what one partition reads: a query in ticks, the ns range of starts it keeps
+        parts.append((path, sub, own_lo, own_hi))
+    bounds = [lo_ns] + [p[2] for p in parts[1:]] + [max(hi_ns, lo_ns)]
+    return parts, bounds, names
+
+
+def _read_part(part, cols, want_args, all_names, sort):
+    path, query, own_lo, own_hi = part
+    with Reader(path) as r:
+        df = r._read(query, want_args, None)
+        proc_names = r.timelines.name.to_numpy()[r.timelines.process.to_numpy()]
+    keep = np.ones(len(df), dtype=bool)
+    if own_lo is not None:
+        keep &= df.start.to_numpy() >= own_lo
+    if own_hi is not None:
+        keep &= df.start.to_numpy() < own_hi
+    if not keep.all():
+        df = df[keep]
+    df = df.assign(
+        name=pd.Categorical(df.name.astype(object), categories=all_names),
+        file=pd.Categorical([os.path.basename(path)] * len(df)),
+        process=pd.Categorical(proc_names[np.minimum(df.timeline.to_numpy(),
+                                                     len(proc_names) - 1)]
+                               if len(proc_names) else [None] * len(df)))
+    if sort:
+        df = df.sort_values("start", kind="stable")
+        df.index = pd.Index(df.start.to_numpy(), name="ts")
+    else:
+        df = df.reset_index(drop=True)
+    if cols is not None:
+        df = df[list(cols)]
+    return df
+
+
+def read(paths, window=None, *, pixels=None, timelines=None, categories=None, kinds=None,
+         columns=None, args=False, slices=1):
+    """A lazy dask DataFrame of the window of every file.
+
+    paths: a path, a glob ("run/*.slog"), a directory (its *.slog) or a list.
+    window: None (whole files), "T0:T1" in slog-query's syntax (relative to
+    each file's start) or (t0, t1) (str sides, or int absolute ns).
+    slices: time slices per file (partitions of a big file; full detail
+    only: with pixels each file is one partition).  columns, args, pixels,
+    timelines, categories, kinds: as Reader.window.
+    """
+    files = _expand(paths)
+    kinds_mask(kinds)  # fail early on a bad kind
+    plans = [_plan_file(p, window, pixels, timelines, categories, kinds, slices) for p in files]
+    parts = [part for plan in plans for part in plan[0]]
+    all_names = list(pd.unique(np.asarray([n for plan in plans for n in plan[2]], dtype=object)))
+    spans = [(plan[1][i], plan[1][i + 1]) for plan in plans for i in range(len(plan[1]) - 1)]
+    ordered = all(spans[i][1] <= spans[i + 1][0] for i in range(len(spans) - 1))
+    divisions = None
+    if ordered:
+        divisions = tuple([s[0] for s in spans] + [spans[-1][1]])
+        ordered = all(divisions[i] <= divisions[i + 1] for i in range(len(divisions) - 1))
+        divisions = divisions if ordered else None
+    meta = _read_part((files[0], dict(parts[0][1], t1=parts[0][1]["t0"] + 1), 0, 0),
+                      columns, args, all_names, ordered)
+    # one delayed task per partition, named by what it reads
+    read_one = delayed(_read_part, pure=True)
+    tasks = [read_one(p, columns, args, all_names, ordered, dask_key_name=f"slog-read-{i}-{tok}")
+             for i, p in enumerate(parts)
+             for tok in [tokenize(p, columns, args, all_names, ordered)]]
+    return dd.from_delayed(tasks, meta=meta, divisions=divisions, verify_meta=False)
