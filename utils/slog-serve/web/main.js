@@ -3,9 +3,8 @@
 // main.js - the viewer: loads a file's info, timelines and categories, owns
 // the view state (window, rows, selection, picked drawable), draws frames on
 // requestAnimationFrame (the old answer stretched to the new window at once,
-// the exact one when it arrives), keeps the URL in step with the view for
-// links and back/forward, and wires the legend, panels, navigation and the
-// test hook (hook.js) together.
+// the exact one when it arrives), and wires the URL history, live-file
+// following, legend, panels, navigation and the test hook (hook.js) together.
 
 import {getJson, KIND, KIND_NAMES} from './api.js';
 import {formatCount, formatIdList, formatTicks} from './format.js';
@@ -20,12 +19,12 @@ import {StatsPanel} from './panel_stats.js';
 import {drawTimeline, pick, pickExpander} from './render.js';
 import {drawRuler, RULER_HEIGHT} from './ruler.js';
 import {TimelineRows} from './timeline_rows.js';
-import {decodeUrlState, encodeUrlState} from './url_state.js';
+import {LiveFollow} from './live_follow.js';
+import {UrlHistory} from './url_history.js';
+import {decodeUrlState} from './url_state.js';
 import {WindowLoader} from './window_loader.js';
 
 const MIN_SPAN = 20;          // ticks: the deepest zoom
-const URL_SETTLE_MS = 300;    // a view this still becomes a history entry
-const HISTORY_MERGE_MS = 1000;
 
 const $ = (id) => document.getElementById(id);
 
@@ -40,10 +39,10 @@ class Viewer {
         this.waiters = [];
         this.loader = new WindowLoader((w) => this.onWindow(w), (e) => this.showError(e));
         this.navigation = new Navigation(this, this.canvas, this.ruler);
-        this.scroller.addEventListener('scroll', () => this.scheduleDraw());
+        this.scroller.addEventListener('scroll', () => this.changed());
         new ResizeObserver(() => this.resize()).observe(this.scroller);
-        window.addEventListener('popstate', () => this.applyUrl());
-        window.addEventListener('hashchange', () => this.applyUrl());
+        this.urlHistory = new UrlHistory(this);
+        this.live = new LiveFollow(this);
         $('back').onclick = () => history.back();
         $('forward').onclick = () => history.forward();
         $('zoom-in').onclick = () => this.zoomBy(0.5);
@@ -101,44 +100,9 @@ class Viewer {
         this.selection = null;
         this.picked = null;
         document.title = `${this.files[f]?.name ?? 'trace'} \u2013 slog viewer`;
-        this.watchLive();
+        this.live.watch();
         this.applyState(state);
         this.resize();
-    }
-
-    /**
-     * A file still being written (info.complete false): re-read its info
-     * every 2 s; when it grew, redraw (the epoch makes the same window a new
-     * request) and, with "follow end" on and the view at the old end, slide
-     * the view to the new end.
-     */
-    watchLive()
-    {
-        clearInterval(this.liveTimer);
-        this.epoch = 0;
-        $('follow-label').hidden = this.info.complete;
-        if (this.info.complete) {
-            return;
-        }
-        const f = this.f;
-        this.liveTimer = setInterval(async () => {
-            const info = await getJson('info', {f}).catch(() => null);
-            if (!info || this.f !== f || Number(info.duration) === this.duration && info.complete === this.info.complete) {
-                return;
-            }
-            const atEnd = this.view.t1 >= this.duration - 1;
-            const span = this.view.t1 - this.view.t0;
-            this.info = info;
-            this.duration = this.rows.duration = Math.max(1, Number(info.duration));
-            this.epoch++;
-            if ($('follow').checked && atEnd) {
-                this.view = this.clamp({t0: this.duration - span, t1: this.duration});
-            }
-            if (info.complete) {
-                this.watchLive();
-            }
-            this.changed();
-        }, 2000);
     }
 
     applyState(s)
@@ -146,10 +110,8 @@ class Viewer {
         if (s.expanded) {
             this.rows.setExpanded(s.expanded);
         }
-        if (s.hidden) {
-            this.palette.hidden = new Set(s.hidden);
-            this.legend.sync();
-        }
+        this.palette.hidden = new Set(s.hidden || []); // a URL lists every hidden category
+        this.legend.sync();
         this.view = this.clamp(s.view || this.view);
         this.selection = s.selection || null;
         this.updateSpacer();
@@ -160,52 +122,11 @@ class Viewer {
         if (s.pick) {
             this.setPicked({...s.pick, kindCode: s.pick.kind, of: s.pick.kind, timelineTo: s.pick.timeline,
                             index: 0});
+        } else if (this.picked) {
+            this.setPicked(null);
         }
-        this.lastHash = encodeUrlState(this.urlState());
+        this.urlHistory.applied();
         this.scheduleDraw();
-    }
-
-    applyUrl()
-    {
-        if (location.hash === this.lastHash || !this.rows) {
-            return;
-        }
-        const s = decodeUrlState(location.hash);
-        if (s.f !== undefined && s.f !== this.f) {
-            this.open(s.f, s);
-        } else {
-            this.applyState(s);
-        }
-    }
-
-    urlState()
-    {
-        return {f: this.f, view: this.view, expanded: this.rows.expandedIds(),
-                hidden: [...this.palette.hidden], scrollTop: this.scroller.scrollTop,
-                selection: this.selection,
-                pick: this.picked && {kind: this.picked.kindCode, timeline: this.picked.timeline,
-                                      category: this.picked.category, start: this.picked.start,
-                                      end: this.picked.end, depth: this.picked.depth}};
-    }
-
-    /** Write the view into the URL once it settles: a new history entry, or the same one while moving. */
-    scheduleUrl()
-    {
-        clearTimeout(this.urlTimer);
-        this.urlTimer = setTimeout(() => {
-            const hash = encodeUrlState(this.urlState());
-            if (hash === location.hash) {
-                return;
-            }
-            const now = performance.now();
-            if (now - (this.lastPush || 0) > HISTORY_MERGE_MS) {
-                history.pushState(null, '', hash);
-            } else {
-                history.replaceState(null, '', hash);
-            }
-            this.lastPush = now;
-            this.lastHash = hash;
-        }, URL_SETTLE_MS);
     }
 
     clamp(v)
@@ -233,7 +154,7 @@ class Viewer {
     changed()
     {
         this.scheduleDraw();
-        this.scheduleUrl();
+        this.urlHistory.schedule();
     }
 
     resize()
@@ -380,7 +301,7 @@ class Viewer {
             if (this.selection) {
                 this.showTab('stats');
             }
-            this.scheduleUrl();
+            this.urlHistory.schedule();
         }
     }
 
