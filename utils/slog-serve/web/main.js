@@ -19,6 +19,7 @@ import {StatsPanel} from './panel_stats.js';
 import {drawTimeline, pick, pickExpander} from './render.js';
 import {drawRuler, RULER_HEIGHT} from './ruler.js';
 import {TimelineRows} from './timeline_rows.js';
+import {Tooltip} from './tooltip.js';
 import {LiveFollow} from './live_follow.js';
 import {UrlHistory} from './url_history.js';
 import {decodeUrlState} from './url_state.js';
@@ -42,6 +43,7 @@ class Viewer {
         this.scroller.addEventListener('scroll', () => this.changed());
         new ResizeObserver(() => this.resize()).observe(this.scroller);
         this.urlHistory = new UrlHistory(this);
+        this.tooltip = new Tooltip(this, this.canvas);
         this.live = new LiveFollow(this);
         $('back').onclick = () => history.back();
         $('forward').onclick = () => history.forward();

@@ -31,6 +31,17 @@ export class Palette {
         return id === CATEGORY_OTHER ? OTHER_STYLE : (this.fill.get(id) || OTHER_STYLE);
     }
 
+    /** Label colour that reads on category @p id's fill: white on dark, near-black on light. */
+    textStyle(id)
+    {
+        const c = this.byId.get(id);
+        if (!c) {
+            return '#111';
+        }
+        const [r, g, b] = c.rgbaBytes;
+        return 0.299 * r + 0.587 * g + 0.114 * b < 140 ? '#fff' : '#111';
+    }
+
     name(id)
     {
         return id === CATEGORY_OTHER ? '(other)' : (this.byId.get(id)?.name ?? `#${id}`);

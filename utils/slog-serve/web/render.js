@@ -130,11 +130,11 @@ function drawStateLabels(ctx, labels, w, palette)
 {
     ctx.font = FONT;
     ctx.textBaseline = 'middle';
-    ctx.fillStyle = '#111';
     for (const [i, box] of labels) {
         const room = Math.floor((box.w - 6) / CHAR_WIDTH);
         const name = palette.name(w.category[i]);
         if (room >= 3) {
+            ctx.fillStyle = palette.textStyle(w.category[i]);
             ctx.fillText(name.length > room ? name.slice(0, room - 1) + '\u2026' : name,
                          Math.max(box.x, LABEL_WIDTH) + 3, box.y + box.h / 2);
         }
