@@ -152,6 +152,15 @@ def check_categories(args, p, fails):
                 fails.append('category %s %s: report %s, slog-query %s' % (key, k, a['data-' + k], r[k]))
 
 
+def check_matrix(args, p, fails):
+    """Every arrow is in exactly one cell of the message matrix."""
+    arrows = sum(r['count'] for r in query_jsonl(args, '--stats', '-k', 'arrow'))
+    cells = sum(int(c[0]['data-count']) for _a, row in p.tables.get('matrix-table', [])
+                for c in row if 'data-count' in c[0])
+    if cells != arrows:
+        fails.append('message matrix holds %d arrows, slog-query --stats counts %d' % (cells, arrows))
+
+
 def check_top(args, p, fails):
     rows = [a for a, _ in p.tables.get('top-table', []) if 'data-start' in a]
     want = query_jsonl(args, '--top', str(args.top))
@@ -278,6 +287,7 @@ def main():
         check_hostile(raw, p, fails)
     if args.query and args.slog:
         check_categories(args, p, fails)
+        check_matrix(args, p, fails)
         check_top(args, p, fails)
         check_utilisation(args, p, fails)
         check_counters(args, p, fails)

@@ -124,8 +124,9 @@ typedef struct report_grid {
 typedef struct report_matrix {
     uint32_t fold;
     uint32_t n;
-    uint32_t *key;   /* per side entry: its key at `fold` */
-    uint64_t *count; /* n x n, [from * n + to] */
+    uint32_t *key;       /* per side entry: its key at side_fold */
+    uint32_t *side_fold; /* per side entry: `fold`, or a coarser group's fold */
+    uint64_t *count;     /* n x n, [from * n + to] */
     uint64_t total;
 } report_matrix;
 

@@ -229,6 +229,7 @@ void report_free(report *rp)
     free(rp->grid.weight);
     free(rp->grid.busy);
     free(rp->matrix.key);
+    free(rp->matrix.side_fold);
     free(rp->matrix.count);
     free(rp->pieces);
     free(rp->samples);

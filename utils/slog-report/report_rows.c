@@ -178,8 +178,7 @@ int report_rows_build(report *rp)
 const char *report_key_label(const report *rp, uint32_t fold, uint32_t key, char *buf, size_t len)
 {
     if (fold <= 2) {
-        (void)snprintf(buf, len, "%s", report_timeline_name(rp, key));
-        return buf;
+        return report_timeline_path(rp, key, buf, len);
     }
     /* a block: the top-level timelines whose id >> (fold - 2) is key */
     const uint32_t shift = fold - 2;
