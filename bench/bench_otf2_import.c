@@ -26,44 +26,17 @@
 
 #include <slog/slog.h>
 
-#include "importer.h"
+#include <slog/slog_import.h>
 
-/* ---- import_ctx stand-ins (slog-import's main.c is not linked) ----------- */
+/* ---- what the import reports (options' callbacks) ------------------------ */
 
-static uint64_t g_imported;
-static char g_fail[1024];
-
-void import_count(import_ctx *ctx, const char *what, import_outcome outcome, uint64_t n)
+static void on_count(const char *what, slog_import_outcome outcome, uint64_t n, void *user)
 {
-    (void)ctx, (void)what;
-    if (outcome == IMPORT_IMPORTED) {
-        g_imported += n;
+    (void)what;
+    if (outcome == SLOG_IMPORT_IMPORTED) {
+        *(uint64_t *)user += n;
     }
 }
-
-void import_warn(
-    import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt, ...)
-{
-    (void)ctx, (void)line, (void)col, (void)offset, (void)fmt;
-}
-
-int import_fail(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt, ...)
-{
-    va_list ap;
-    (void)ctx, (void)line, (void)col, (void)offset;
-    va_start(ap, fmt);
-    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive
-    (void)vsnprintf(g_fail, sizeof g_fail, fmt, ap);
-    va_end(ap);
-    return 1;
-}
-
-void import_progress(import_ctx *ctx, uint64_t done, uint64_t total)
-{
-    (void)ctx, (void)done, (void)total;
-}
-
-extern const importer import_otf2;
 
 static double now(void)
 {
@@ -296,13 +269,19 @@ static uint64_t import_run(const char *anchor, const char *out)
         (void)fprintf(stderr, "bench_otf2_import: %s\n", e.message);
         exit(1);
     }
-    import_ctx ctx = {.writer = w, .input_count = 1, .display_name = anchor, .quiet = true};
-    if (import_otf2.run(&ctx, anchor) != 0 || slog_writer_finish(w, &e) != SLOG_OK) {
-        (void)fprintf(stderr, "bench_otf2_import: import failed: %s\n", g_fail);
+    uint64_t imported = 0;
+    slog_import_options io = SLOG_IMPORT_OPTIONS_INIT;
+    io.format = "otf2";
+    io.count = on_count;
+    io.user = &imported;
+    const slog_import_input in = {.name = anchor};
+    if (slog_import_into(NULL, w, &in, 1, &io, &e) != SLOG_OK ||
+        slog_writer_finish(w, &e) != SLOG_OK) {
+        (void)fprintf(stderr, "bench_otf2_import: import failed: %s\n", e.message);
         exit(1);
     }
     slog_writer_destroy(w);
-    return g_imported;
+    return imported;
 }
 
 typedef struct sample {

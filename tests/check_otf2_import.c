@@ -4,14 +4,15 @@
  * small OTF2 archive with libotf2's writer (two MPI ranks with nested
  * regions, blocking and non-blocking messages, a collective, parameters and
  * attributes, a metric location with an empty name, a GPU stream, a
- * location with no events), imports it through the importer entry into a
+ * location with no events), imports it through slog_import_into into a
  * libslog file, reads every drawable back through the reader API and
  * compares them, rendered as text lines, with the expected set.  Damaged
  * archives must fail with a message naming the file and the record.
- * The import_ctx callbacks of slog-import's main.c are replaced here by
- * recorders, so the summary counts can be checked too.
+ * The options' count and diagnostic callbacks record what the import
+ * reports, so the summary counts can be checked too.
  */
 #include <check.h>
+#include <pthread.h>
 #include <otf2/otf2.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,24 +23,26 @@
 
 #include <slog/slog.h>
 
+#include <slog/slog_import.h>
+
 #include "export_otf2.h"
 #include "importer.h"
 #include "otf2_defs.h"
 
-/* ---- import_ctx stand-ins (main.c's are not linked) ---------------------- */
+/* ---- what the import reports, through the options' callbacks ------------- */
 
 typedef struct count_rec {
     char what[128];
-    uint64_t n[IMPORT_OUTCOMES];
+    uint64_t n[3];
 } count_rec;
 
 static count_rec g_counts[128];
 static size_t g_ncounts;
 static char g_fail[2048];
 
-void import_count(import_ctx *ctx, const char *what, import_outcome outcome, uint64_t n)
+static void on_count(const char *what, slog_import_outcome outcome, uint64_t n, void *user)
 {
-    (void)ctx;
+    (void)user;
     for (size_t i = 0; i < g_ncounts; i++) {
         if (strcmp(g_counts[i].what, what) == 0) {
             g_counts[i].n[outcome] += n;
@@ -51,31 +54,17 @@ void import_count(import_ctx *ctx, const char *what, import_outcome outcome, uin
     g_counts[g_ncounts++].n[outcome] = n;
 }
 
-void import_warn(
-    import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt, ...)
+static void on_diagnostic(const slog_import_diagnostic *d, void *user)
 {
-    (void)ctx, (void)line, (void)col, (void)offset, (void)fmt;
+    (void)user;
+    if (d->severity == SLOG_IMPORT_ERROR) {
+        (void)snprintf(g_fail, sizeof g_fail, "%s", d->message);
+    }
 }
 
-int import_fail(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt, ...)
-{
-    va_list ap;
-    (void)ctx, (void)line, (void)col, (void)offset;
-    va_start(ap, fmt);
-    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive
-    (void)vsnprintf(g_fail, sizeof g_fail, fmt, ap);
-    va_end(ap);
-    return 1;
-}
+extern const importer import_otf2; /* its probe, white-box */
 
-void import_progress(import_ctx *ctx, uint64_t done, uint64_t total)
-{
-    (void)ctx, (void)done, (void)total;
-}
-
-extern const importer import_otf2;
-
-static uint64_t counted(const char *what, import_outcome o)
+static uint64_t counted(const char *what, slog_import_outcome o)
 {
     for (size_t i = 0; i < g_ncounts; i++) {
         if (strcmp(g_counts[i].what, what) == 0) {
@@ -435,8 +424,12 @@ static int import_to_slog(const char *input, bool finish)
     slog_writer *w;
     slog_error e;
     ck_assert_int_eq(slog_writer_create(&w, out, NULL, &e), SLOG_OK);
-    import_ctx ctx = {.writer = w, .input_count = 1, .display_name = input};
-    const int rc = import_otf2.run(&ctx, input);
+    slog_import_options io = SLOG_IMPORT_OPTIONS_INIT;
+    io.format = "otf2";
+    io.count = on_count;
+    io.diagnostic = on_diagnostic;
+    const slog_import_input in = {.name = input};
+    const int rc = slog_import_into(NULL, w, &in, 1, &io, NULL) == SLOG_OK ? 0 : 1;
     if (rc == 0 && finish) {
         ck_assert_int_eq(slog_writer_finish(w, &e), SLOG_OK);
     }
@@ -706,11 +699,11 @@ START_TEST(test_otf2_import_nested_states)
         "S|" R1 "|BUFFER_FLUSH|197|198|1|",
     };
     assert_lines(&states, want, sizeof want / sizeof want[0]);
-    ck_assert_uint_eq(counted("ENTER", IMPORT_IMPORTED), 15);
-    ck_assert_uint_eq(counted("LEAVE", IMPORT_IMPORTED), 15);
-    ck_assert_uint_eq(counted("CALLING_CONTEXT_ENTER", IMPORT_IMPORTED), 1);
-    ck_assert_uint_eq(counted("MPI_COLLECTIVE_END", IMPORT_IMPORTED), 2);
-    ck_assert_uint_eq(counted("PARAMETER_INT64", IMPORT_IMPORTED), 1);
+    ck_assert_uint_eq(counted("ENTER", SLOG_IMPORT_IMPORTED), 15);
+    ck_assert_uint_eq(counted("LEAVE", SLOG_IMPORT_IMPORTED), 15);
+    ck_assert_uint_eq(counted("CALLING_CONTEXT_ENTER", SLOG_IMPORT_IMPORTED), 1);
+    ck_assert_uint_eq(counted("MPI_COLLECTIVE_END", SLOG_IMPORT_IMPORTED), 2);
+    ck_assert_uint_eq(counted("PARAMETER_INT64", SLOG_IMPORT_IMPORTED), 1);
     lines_free(&states);
     lines_free(&got);
 }
@@ -735,10 +728,10 @@ START_TEST(test_otf2_import_messages_become_arrows)
         "A|MPI message|" R0 "|" R1 "|175|176|tag=5,bytes=8,communicator=inter",
     };
     assert_lines(&arrows, want, sizeof want / sizeof want[0]);
-    ck_assert_uint_eq(counted("MPI receive without send (no arrow)", IMPORT_SKIPPED), 1);
-    ck_assert_uint_eq(counted("MPI send without receive (no arrow)", IMPORT_SKIPPED), 0);
-    ck_assert_uint_eq(counted("MPI non-blocking request never completed", IMPORT_SKIPPED), 0);
-    ck_assert_uint_eq(counted("MPI_RECV", IMPORT_IMPORTED), 5);
+    ck_assert_uint_eq(counted("MPI receive without send (no arrow)", SLOG_IMPORT_SKIPPED), 1);
+    ck_assert_uint_eq(counted("MPI send without receive (no arrow)", SLOG_IMPORT_SKIPPED), 0);
+    ck_assert_uint_eq(counted("MPI non-blocking request never completed", SLOG_IMPORT_SKIPPED), 0);
+    ck_assert_uint_eq(counted("MPI_RECV", SLOG_IMPORT_IMPORTED), 5);
     lines_free(&arrows);
     lines_free(&got);
 }
@@ -768,9 +761,9 @@ START_TEST(test_otf2_import_metrics_and_other_records)
         "E|" R1 "|PROGRAM_END|205|exit_status=0",
     };
     assert_lines(&rest, want, sizeof want / sizeof want[0]);
-    ck_assert_uint_eq(counted("METRIC", IMPORT_IMPORTED), 3);
-    ck_assert_uint_eq(counted("THREAD_FORK", IMPORT_IMPORTED), 1);
-    ck_assert_uint_eq(counted("LEAVE without matching ENTER (ignored)", IMPORT_REPAIRED), 1);
+    ck_assert_uint_eq(counted("METRIC", SLOG_IMPORT_IMPORTED), 3);
+    ck_assert_uint_eq(counted("THREAD_FORK", SLOG_IMPORT_IMPORTED), 1);
+    ck_assert_uint_eq(counted("LEAVE without matching ENTER (ignored)", SLOG_IMPORT_REPAIRED), 1);
     lines_free(&rest);
     lines_free(&got);
 }
@@ -1091,6 +1084,85 @@ START_TEST(test_otf2_import_clock_is_exact)
 }
 END_TEST
 
+/* libotf2 3.0.2 never returns from reading this anchor (byte 63 changed,
+ * as tests/otf2_watchdog.sh does with a corpus archive): the import must
+ * end with SLOG_EINTR, by its definitions timeout or by the cancel flag,
+ * and the process must go on importing. */
+static void damage_anchor_byte_63(const char *anchor)
+{
+    FILE *f = fopen(anchor, "r+b");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fseek(f, 63, SEEK_SET), 0);
+    const int c = fgetc(f);
+    ck_assert_int_ne(c, EOF);
+    ck_assert_int_eq(fseek(f, 63, SEEK_SET), 0);
+    ck_assert_int_ne(fputc(c ^ 0x5a, f), EOF);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* An archive libotf2 loops on: the export of a small file, byte 63 of its
+ * anchor changed (measured: libotf2 3.0.2 never returns). */
+static void write_hanging_archive(char *anchor, size_t n)
+{
+    char orig[300], dir[280], err[256];
+    (void)snprintf(orig, sizeof orig, "%s/orig.slog", g_dir);
+    (void)snprintf(dir, sizeof dir, "%s/hang", g_dir);
+    write_slog(orig);
+    slog_reader *r;
+    ck_assert_int_eq(slog_reader_open(&r, orig, NULL, NULL), SLOG_OK);
+    ck_assert_msg(export_otf2_write(r, NULL, dir, err, sizeof err) == 0, "%s", err);
+    slog_reader_destroy(r);
+    (void)snprintf(anchor, n, "%s/traces.otf2", dir);
+    damage_anchor_byte_63(anchor);
+}
+
+static int import_hanging(slog_import_options *io, slog_error *err)
+{
+    char anchor[320], out[300];
+    write_hanging_archive(anchor, sizeof anchor);
+    (void)snprintf(out, sizeof out, "%s/hang.slog", g_dir);
+    const slog_import_input in = {.name = anchor};
+    io->format = "otf2";
+    return slog_import_file(NULL, out, &in, 1, io, err);
+}
+
+START_TEST(test_otf2_import_hanging_definitions_time_out)
+{
+    slog_import_options io = SLOG_IMPORT_OPTIONS_INIT;
+    io.otf2_definitions_timeout_ms = 300;
+    slog_error err;
+    ck_assert_int_eq(import_hanging(&io, &err), SLOG_EINTR);
+    ck_assert_ptr_nonnull(strstr(err.message, "did not finish reading the archive's definitions"));
+    ck_assert_ptr_nonnull(strstr(err.message, "300 ms"));
+    /* the process goes on: an intact archive imports */
+    write_archive(OK_ARCHIVE);
+    ck_assert_int_eq(import_archive(), 0);
+}
+END_TEST
+
+static void *cancel_later(void *p)
+{
+    (void)usleep(200000);
+    atomic_store((slog_atomic_int *)p, 1);
+    return NULL;
+}
+
+START_TEST(test_otf2_import_hanging_definitions_cancel)
+{
+    slog_atomic_int cancel;
+    atomic_init(&cancel, 0);
+    slog_import_options io = SLOG_IMPORT_OPTIONS_INIT;
+    io.cancel = &cancel;
+    io.otf2_definitions_timeout_ms = 600000; /* only the flag can end it within the test */
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, cancel_later, &cancel), 0);
+    slog_error err;
+    ck_assert_int_eq(import_hanging(&io, &err), SLOG_EINTR);
+    ck_assert_str_eq(err.message, "Import cancelled");
+    ck_assert_int_eq(pthread_join(th, NULL), 0);
+}
+END_TEST
+
 static Suite *otf2_import_suite(void)
 {
     Suite *const s = suite_create("otf2_import");
@@ -1108,6 +1180,8 @@ static Suite *otf2_import_suite(void)
     tcase_add_test(tc, test_otf2_import_truncated_event_file_fails);
     tcase_add_test(tc, test_otf2_import_missing_event_file_fails);
     tcase_add_test(tc, test_otf2_import_missing_archive_fails);
+    tcase_add_test(tc, test_otf2_import_hanging_definitions_time_out);
+    tcase_add_test(tc, test_otf2_import_hanging_definitions_cancel);
     suite_add_tcase(s, tc);
     TCase *const ex = tcase_create("export");
     tcase_add_checked_fixture(ex, setup, teardown);

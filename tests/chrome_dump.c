@@ -75,6 +75,8 @@ int main(int argc, char **argv)
     }
     harness h;
     harness_init(&h, window, items);
+    const char *const fast = getenv("SLOG_CHROME_FAST"); /* chrome_fast_equiv.py: 0 = off */
+    h.no_fast_scan = fast != NULL && strcmp(fast, "0") == 0;
     h.warn_out = warns ? stderr : NULL;
     int rc;
     if (chunk > 0) {

@@ -1,42 +1,29 @@
 /* SPDX-License-Identifier: MIT
  *
- * chrome_harness.c - recording output and importer.h hooks for tests of the
+ * chrome_harness.c - recording output and import callbacks for tests of the
  * Chrome importer (see chrome_harness.h).  Args are rendered as text with
  * their type so tests can check typing: s:"x" i:5 u:18446744073709551615
  * d:1.5 b:true j:{...}.
  */
 #include "chrome_harness.h"
 
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "import_main.h"
-
-/* The hooks run on both threads of a threaded import. */
-static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
+#include "import_run.h"
 
 static harness *H(void *u)
 {
     return (harness *)u;
 }
 
-static void count_locked(harness *h, const char *what, import_outcome outcome, uint64_t n);
-
-void import_count(import_ctx *ctx, const char *what, import_outcome outcome, uint64_t n)
+/* The options' callbacks (the run serialises them, from either thread of a
+ * threaded import). */
+static void on_count(const char *what, slog_import_outcome outcome, uint64_t n, void *user)
 {
-    pthread_mutex_lock(&hook_lock);
-    count_locked(ctx->impl, what, outcome, n);
-    pthread_mutex_unlock(&hook_lock);
-}
-
-static void count_locked(harness *h, const char *what, import_outcome outcome, uint64_t n)
-{
-    if (n == 0) {
-        return;
-    }
+    harness *h = user;
     for (size_t i = 0; i < h->nwhat; i++) {
         if (strcmp(h->what[i], what) == 0) {
             h->n[i][outcome] += n;
@@ -51,64 +38,58 @@ static void count_locked(harness *h, const char *what, import_outcome outcome, u
     }
 }
 
-void import_warn(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt,
-                 ...)
+static void on_warning(harness *h, const slog_import_diagnostic *d)
 {
-    harness *h = ctx->impl;
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    (void)vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    pthread_mutex_lock(&hook_lock);
     h->warnings++;
     (void)snprintf(h->last_warning, sizeof h->last_warning, "%llu:%llu: %s",
-                   (unsigned long long)line, (unsigned long long)col, msg);
+                   (unsigned long long)d->line, (unsigned long long)d->column, d->message);
     if (h->warn_out != NULL) {
-        (void)fprintf(h->warn_out, "%s:%llu:%llu: warning: %s (byte %llu)\n", ctx->display_name,
-                      (unsigned long long)line, (unsigned long long)col, msg,
-                      (unsigned long long)offset);
+        (void)fprintf(h->warn_out, "%s:%llu:%llu: warning: %s (byte %llu)\n", d->source,
+                      (unsigned long long)d->line, (unsigned long long)d->column, d->message,
+                      (unsigned long long)d->offset);
     }
-    pthread_mutex_unlock(&hook_lock);
 }
 
-int import_fail(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt, ...)
+static void on_diagnostic(const slog_import_diagnostic *d, void *user)
 {
-    harness *h = ctx->impl;
-    (void)offset;
-    pthread_mutex_lock(&hook_lock);
-    va_list ap;
-    va_start(ap, fmt);
-    (void)vsnprintf(h->fail_message, sizeof h->fail_message, fmt, ap);
-    va_end(ap);
-    h->fail_line = line;
-    h->fail_col = col;
+    harness *h = user;
+    if (d->severity == SLOG_IMPORT_WARNING) {
+        on_warning(h, d);
+        return;
+    }
+    (void)snprintf(h->fail_message, sizeof h->fail_message, "%s", d->message);
+    h->fail_line = d->line;
+    h->fail_col = d->column;
     h->failed = true;
     if (h->warn_out != NULL) {
-        (void)fprintf(h->warn_out, "%s:%llu:%llu: %s\n", ctx->display_name,
-                      (unsigned long long)line, (unsigned long long)col, h->fail_message);
+        (void)fprintf(h->warn_out, "%s:%llu:%llu: %s\n", d->source,
+                      (unsigned long long)d->line, (unsigned long long)d->column,
+                      h->fail_message);
     }
-    pthread_mutex_unlock(&hook_lock);
-    return 1;
 }
 
-void import_progress(import_ctx *ctx, uint64_t done, uint64_t total)
+/* Set up the import run the importer reports to (import_run.h). */
+static int run_begin(harness *h)
 {
-    (void)ctx;
-    (void)done;
-    (void)total;
+    slog_import_options o = SLOG_IMPORT_OPTIONS_INIT;
+    o.sort_window = h->window;
+    o.flags = (h->window == 0 ? SLOG_IMPORT_NO_REORDER : 0u) |
+              (h->no_fast_scan ? SLOG_IMPORT_NO_FAST_SCAN : 0u);
+    o.count = on_count;
+    o.diagnostic = on_diagnostic;
+    o.user = h;
+    if (import_run_init(&h->run, NULL, 0, &o, NULL) != SLOG_OK) {
+        return -1;
+    }
+    h->ctx.run = &h->run;
+    return 0;
 }
 
-uint64_t import_sort_window(const import_ctx *ctx)
+static int run_end(harness *h, int rc)
 {
-    const harness *h = ctx->impl;
-    return h->window;
-}
-
-uint64_t import_warning_count(const import_ctx *ctx)
-{
-    const harness *h = ctx->impl;
-    return h->warnings;
+    import_run_destroy(&h->run);
+    h->ctx.run = NULL;
+    return rc;
 }
 
 /* ----------------------------------------------------------- recording */
@@ -247,7 +228,6 @@ void harness_init(harness *h, uint64_t window, bool keep_items)
     memset(h, 0, sizeof *h);
     h->window = window;
     h->keep_items = keep_items;
-    h->ctx.impl = h;
     h->ctx.display_name = "(input)";
     h->ctx.input_count = 1;
 }
@@ -258,7 +238,10 @@ int harness_import(harness *h, const char *const *paths, size_t n, chrome_mode m
                             rec_state, rec_event,       rec_arrow,        rec_counter,
                             NULL};
     h->ctx.display_name = paths[0];
-    return chrome_import(&h->ctx, paths, n, mode, &out, h->threaded);
+    if (run_begin(h) != 0) {
+        return -1;
+    }
+    return run_end(h, chrome_import(&h->ctx, paths, n, mode, &out, h->threaded));
 }
 
 int harness_import_bytes(harness *h, const void *data, size_t len, size_t chunk,
@@ -268,7 +251,10 @@ int harness_import_bytes(harness *h, const void *data, size_t len, size_t chunk,
                             rec_state, rec_event,       rec_arrow,        rec_counter,
                             NULL};
     h->ctx.display_name = "(buffer)";
-    return chrome_import_buffer(&h->ctx, data, len, chunk, mode, &out);
+    if (run_begin(h) != 0) {
+        return -1;
+    }
+    return run_end(h, chrome_import_buffer(&h->ctx, data, len, chunk, mode, &out));
 }
 
 int harness_import_text(harness *h, const char *text, size_t len, chrome_mode mode)

@@ -2,9 +2,9 @@
  *
  * chrome_harness.h - runs the Chrome/.pfw import pipeline without libslog:
  * a recording chrome_out keeps every timeline, category and drawable in
- * memory, and the import_count/warn/fail hooks of importer.h are
- * implemented here (main.c's are not linked), so Check suites and the
- * corpus counter can look at exactly what would reach the writer.
+ * memory, and the import run's count and diagnostic callbacks record what
+ * the importer reports, so Check suites and the corpus counter can look at
+ * exactly what would reach the writer.
  */
 #ifndef CHROME_HARNESS_H
 #define CHROME_HARNESS_H
@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "chrome.h"
+#include "import_run.h"
 
 typedef struct h_timeline {
     uint32_t parent;
@@ -39,6 +40,7 @@ typedef struct h_item {
 
 typedef struct harness {
     import_ctx ctx;
+    import_run run;             /* set up for each import */
     h_timeline *tl;
     size_t ntl;
     h_category *cat;
@@ -54,6 +56,7 @@ typedef struct harness {
     uint64_t window;
     bool keep_items;            /* record items (else only count) */
     bool threaded;              /* parse on a second thread (as slog-import) */
+    bool no_fast_scan;          /* SLOG_IMPORT_NO_FAST_SCAN: yajl reads everything */
     FILE *warn_out;             /* print warnings here, or NULL */
     /* import_count rows */
     char *what[256];

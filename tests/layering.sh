@@ -10,6 +10,9 @@
 # <lz4*.h> only in codec_lz4.c.  A file whose name fits no layer is an error.
 # utils/ files include only public <slog/...> headers and headers of utils/,
 # never a libslog/ header, <hdf5.h> or <lz4*.h>.
+# The import library (libslog/import/**) uses only the public API: its files
+# include public <slog/...> headers and headers of libslog/import/, never a
+# libslog/ core header, <hdf5.h> or <lz4*.h>.
 #
 # Usage: layering.sh [SOURCE_ROOT]      check a tree (default: this repo)
 #        layering.sh --self-test        prove the checker catches violations
@@ -120,7 +123,8 @@ check_tree() {
                     continue
                 fi
                 case "$name" in
-                slog/slog.h | slog/slog_common.h | slog/slog_reader.h | slog/slog_writer.h) ;;
+                slog/slog.h | slog/slog_common.h | slog/slog_reader.h | slog/slog_writer.h | \
+                    slog/slog_import.h) ;;
                 slog/*)
                     echo "$rel: includes <$name>, which is not a public header"
                     bad=1
@@ -161,7 +165,52 @@ check_tree() {
         done < "${TMPDIR:-/tmp}/layering.$$"
         rm -f "${TMPDIR:-/tmp}/layering.$$"
     done
+    check_import "$root" || bad=1
     return $bad
+}
+
+# libslog/import/**: public headers and its own headers only.
+check_import() {
+    root=$1
+    imp="$root/libslog/import"
+    [ -d "$imp" ] || return 0
+    ibad=0
+    find "$imp" -name '*.[ch]' | sort > "${TMPDIR:-/tmp}/layering_i.$$"
+    while read -r f; do
+        rel=${f#"$root"/}
+        includes_of "$f" > "${TMPDIR:-/tmp}/layering.$$"
+        while read -r how name; do
+            hb=$(basename "$name")
+            if [ "$how" = quote ]; then
+                if [ -z "$(find "$imp" -name "$hb" -print -quit)" ] || [ -e "$root/libslog/$hb" ]; then
+                    echo "$rel: includes \"$name\", which is not a header of libslog/import/"
+                    ibad=1
+                fi
+                continue
+            fi
+            case "$name" in
+            slog/slog.h | slog/slog_common.h | slog/slog_reader.h | slog/slog_writer.h | \
+                slog/slog_import.h | slog/slog_stats.h | slog/slog_search.h) ;;
+            slog/*)
+                echo "$rel: includes <$name>, which is not a public header"
+                ibad=1
+                ;;
+            hdf5.h | H5*.h | hdf5_hl.h | lz4*.h)
+                echo "$rel: includes <$name>; the import library uses the public API"
+                ibad=1
+                ;;
+            *)
+                if [ -e "$root/libslog/$hb" ]; then
+                    echo "$rel: includes libslog internal header <$name>"
+                    ibad=1
+                fi
+                ;;
+            esac
+        done < "${TMPDIR:-/tmp}/layering.$$"
+        rm -f "${TMPDIR:-/tmp}/layering.$$"
+    done < "${TMPDIR:-/tmp}/layering_i.$$"
+    rm -f "${TMPDIR:-/tmp}/layering_i.$$"
+    return $ibad
 }
 
 self_test() {
@@ -169,7 +218,7 @@ self_test() {
     fails=0
     mk() { # make a clean tree
         rm -rf "$t/r"
-        mkdir -p "$t/r/libslog" "$t/r/utils/common" "$t/r/utils/tool"
+        mkdir -p "$t/r/libslog/import/core" "$t/r/utils/common" "$t/r/utils/tool"
         printf '#include <stddef.h>\n' > "$t/r/libslog/util_buf.h"
         printf '#include "util_buf.h"\n#include <slog/slog_common.h>\n' > "$t/r/libslog/store.h"
         printf '#include "store.h"\n#include <hdf5.h>\n' > "$t/r/libslog/store_hdf5.c"
@@ -178,6 +227,8 @@ self_test() {
         printf '#include "tree_walk.h"\n#include <slog/slog_reader.h>\n' > "$t/r/libslog/api_query.c"
         printf '#include <stdio.h>\n' > "$t/r/utils/common/units.h"
         printf '#include "units.h"\n#include <slog/slog.h>\n' > "$t/r/utils/tool/main.c"
+        printf '#include <slog/slog_import.h>\n' > "$t/r/libslog/import/core/importer.h"
+        printf '#include "importer.h"\n#include <zlib.h>\n' > "$t/r/libslog/import/core/run.c"
     }
     expect() { # expect STATUS DESCRIPTION
         check_tree "$t/r" > "$t/out" 2>&1
@@ -202,6 +253,10 @@ self_test() {
     mk; printf '#include <hdf5.h>\n' >> "$t/r/utils/tool/main.c"; expect fail "tool includes hdf5.h"
     mk; printf '#include <slog/internal.h>\n' >> "$t/r/utils/tool/main.c"; expect fail "tool includes a non-public slog header"
     mk; mkdir -p "$t/r/libslog/python"; printf '#include "../store.h"\n' > "$t/r/libslog/python/py_x.c"; expect fail "python module includes store.h"
+    mk; printf '#include "store.h"\n' >> "$t/r/libslog/import/core/run.c"; expect fail "import library includes store.h"
+    mk; printf '#include "../../util_buf.h"\n' >> "$t/r/libslog/import/core/run.c"; expect fail "import library includes ../../util_buf.h"
+    mk; printf '#include <hdf5.h>\n' >> "$t/r/libslog/import/core/run.c"; expect fail "import library includes hdf5.h"
+    mk; printf '#include <slog/internal.h>\n' >> "$t/r/libslog/import/core/run.c"; expect fail "import library includes a non-public slog header"
     rm -rf "$t"
     [ $fails -eq 0 ] && echo "layering self-test: ok"
     return $fails

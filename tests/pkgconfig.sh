@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build into a temporary DESTDIR and builds a small program
 # against it with `pkg-config --cflags --libs slog` only; the program writes a
-# trace and reads it back through the installed shared library.  TAP output.
+# trace and reads it back through the installed shared library.  Then the
+# same for the import library (`pkg-config slog-import`, <slog/slog_import.h>):
+# a program imports a Chrome trace held in memory.  TAP output.
 set -u
 builddir=$1
 sanitize=${2:-none}
@@ -11,7 +13,7 @@ if [ "$sanitize" != none ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "1..3"
+echo "1..5"
 if DESTDIR="$tmp/root" meson install -C "$builddir" --no-rebuild >"$tmp/install.log" 2>&1; then
     echo "ok 1 - meson install into DESTDIR"
 else
@@ -60,4 +62,37 @@ if LD_LIBRARY_PATH=$libdir "$tmp/prog" "$tmp/t.slog" >"$tmp/run.log" 2>&1; then
     echo "ok 3 - the installed library writes and reads a trace: $(cat "$tmp/run.log")"
 else
     echo "not ok 3 - run against the installed library"; sed 's/^/# /' "$tmp/run.log"; exit 1
+fi
+
+cat >"$tmp/imp.c" <<'C'
+#include <slog/slog_import.h>
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+    (void)argc;
+    static const char json[] = "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2}]";
+    const slog_import_input in = {.name = "mem.json", .data = json, .size = strlen(json)};
+    slog_import_summary *s = NULL;
+    slog_error err;
+    if (slog_import_file(&s, argv[1], &in, 1, NULL, &err) != SLOG_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
+    printf("%s imported=%llu\n", s->formats[0], (unsigned long long)s->imported);
+    const int ok = s->complete && s->imported > 0;
+    slog_import_summary_destroy(s);
+    return ok ? 0 : 1;
+}
+C
+flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-variable=prefix="$tmp/root$prefix" --cflags --libs slog-import)
+if cc -std=c11 -Wall -Werror $san_flags -o "$tmp/imp" "$tmp/imp.c" $flags 2>"$tmp/cc2.log"; then
+    echo "ok 4 - compiles and links with: pkg-config --cflags --libs slog-import"
+else
+    echo "not ok 4 - compile with pkg-config slog-import flags ($flags)"; sed 's/^/# /' "$tmp/cc2.log"; exit 1
+fi
+if LD_LIBRARY_PATH=$libdir "$tmp/imp" "$tmp/i.slog" >"$tmp/run2.log" 2>&1; then
+    echo "ok 5 - the installed import library imports a trace: $(cat "$tmp/run2.log")"
+else
+    echo "not ok 5 - run against the installed import library"; sed 's/^/# /' "$tmp/run2.log"; exit 1
 fi

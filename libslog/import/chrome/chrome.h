@@ -11,7 +11,7 @@
  *     -> chrome_out (the writer, or a recorder in the unit tests)
  *
  * Times are integer nanoseconds parsed from the decimal text (chrome_time).
- * Tools layer: public libslog headers only.
+ * Import library, chrome: public libslog headers only.
  */
 #ifndef SLOG_IMPORT_CHROME_H
 #define SLOG_IMPORT_CHROME_H

@@ -13,9 +13,9 @@
  * is in its cache) while the calling thread reorders, maps and writes; records cross in batches through a bounded queue (QSLOTS batches of
  * QBATCH records), so memory stays bounded and the two halves of the work run
  * on two cores.  Each side reports through its own import_ctx copy (the
- * importer.h hooks in main.c serialise).  A failure on either side stops the
+ * import run's lock serialises the hooks).  A failure on either side stops the
  * other: the consumer sets `stop`, the feeder sees it at its next batch.
- * Tools layer: public libslog headers, yajl (through chrome_parse), pthreads.
+ * Import library, chrome: public libslog headers, yajl (through chrome_parse), pthreads.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -234,7 +234,7 @@ static int input_open(input *in, feeder *f, uint32_t no)
     char err[256];
     in->f = f;
     f->ctx.display_name = in->path;
-    if (import_stream_open(&in->s, in->path, err, sizeof err) != 0) {
+    if (import_stream_open(&in->s, &f->ctx, in->path, err, sizeof err) != 0) {
         return import_fail(&f->ctx, 0, 0, UINT64_MAX, "%s", err);
     }
     const chrome_sink sink = {in, input_sink_event, input_sink_frame};
@@ -260,7 +260,7 @@ static int input_step(input *in, unsigned char *buf)
         chrome_parser_report(in->p);
         return rc;
     }
-    import_progress(ctx, import_stream_pos(in->s), import_stream_size(in->s));
+    (void)import_progress(ctx, import_stream_pos(in->s), import_stream_size(in->s));
     return chrome_parser_feed(in->p, buf, (size_t)got);
 }
 

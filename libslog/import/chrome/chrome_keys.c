@@ -13,7 +13,7 @@
  * falls back to the strings.
  * Also the importer's fast string hash (chrome_hash), used here and by the
  * mapper's string maps.
- * Tools layer: libc only.
+ * Import library, chrome: libc only.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,7 @@
  * parent written after its child (common: X is written when it ends) still
  * nests correctly.  Spans left open at the end (B, X without dur, b, S, N)
  * are closed at the trace's end and flagged with arg "slog.unclosed".
- * Tools layer: public libslog headers, libc.
+ * Import library, chrome: public libslog headers, libc.
  */
 #include <stdio.h>
 #include <stdlib.h>

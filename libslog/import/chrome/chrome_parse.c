@@ -26,7 +26,7 @@
  * the chunk) is undone and read by a fresh yajl handle primed to the same
  * containers, which hands back after that event.  SLOG_CHROME_FAST=0 turns
  * the scanner off (tests/chrome_fast_equiv.py compares both ways).
- * Tools layer: public libslog headers, yajl, libc.
+ * Import library, chrome: public libslog headers, yajl, libc.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -145,7 +145,8 @@ struct chrome_parser {
 
     /* the fast path (chrome_scan.c) between yajl's turns */
     chrome_scan scan;
-    bool fast_enabled;          /* SLOG_CHROME_FAST=0 turns it off (tests compare) */
+    bool fast_enabled;          /* SLOG_IMPORT_NO_FAST_SCAN turns it off (tests compare) */
+    uint32_t time_unit;         /* slog_import_time_unit of ts/dur */
     bool fast_ready;            /* yajl stopped between two events: the scanner reads on */
     bool fast_switch;           /* a handler asked yajl to stop for the scanner */
     bool fast_after_elem;       /* an element precedes: the scanner expects ',' first */
@@ -665,11 +666,33 @@ static void count_top_other(chrome_parser *p)
 /* A scalar value (string, number text, bool, null) for the pending slot. */
 typedef enum scalar_kind { SC_STRING, SC_NUMBER, SC_BOOL, SC_NULL } scalar_kind;
 
+/* A time parsed as microseconds (in ns) rescaled to the caller's unit:
+ * false when it leaves the int64 range. */
+static bool rescale_time(uint32_t unit, int64_t *v, bool *rounded)
+{
+    static const int64_t mul[] = {1, 1, 1, 1000, 1000000}; /* by slog_import_time_unit */
+    if (unit == SLOG_IMPORT_TIME_NS) {
+        const int64_t q = *v / 1000;
+        const int64_t r = *v % 1000;
+        *rounded = *rounded || r != 0;
+        *v = q + (r >= 500 ? 1 : r <= -500 ? -1 : 0); /* half away from zero */
+        return true;
+    }
+    const int64_t m = mul[unit < 5 ? unit : 0];
+    if (*v > INT64_MAX / m || *v < INT64_MIN / m) {
+        return false;
+    }
+    *v *= m;
+    return true;
+}
+
 static int set_time(chrome_parser *p, const char *t, size_t n, int64_t *dst, uint32_t flag)
 {
     bool rounded = false;
     int64_t v = 0;
-    if (chrome_time_parse(t, n, &v, &rounded) != 0) {
+    const bool micro = p->time_unit == SLOG_IMPORT_TIME_DEFAULT || p->time_unit == SLOG_IMPORT_TIME_US;
+    if (chrome_time_parse(t, n, &v, &rounded) != 0 ||
+        (!micro && !rescale_time(p->time_unit, &v, &rounded))) {
         p->b.flags |= CEV_BAD_TIME;
         return 0;
     }
@@ -1856,8 +1879,8 @@ int chrome_parser_create(chrome_parser **out, import_ctx *ctx, chrome_mode mode,
     p->cb.yajl_end_map = cb_end_map;
     p->cb.yajl_start_array = cb_start_array;
     p->cb.yajl_end_array = cb_end_array;
-    const char *fast = getenv("SLOG_CHROME_FAST");
-    p->fast_enabled = fast == NULL || strcmp(fast, "0") != 0;
+    p->fast_enabled = (import_options(ctx)->flags & SLOG_IMPORT_NO_FAST_SCAN) == 0;
+    p->time_unit = import_options(ctx)->time_unit;
     text_lines_init(&p->lines);
     builder_reset(&p->b);
     if (new_handle(p) != 0) {

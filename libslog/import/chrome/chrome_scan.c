@@ -6,7 +6,7 @@
  * Strict where yajl is strict, and declining wherever yajl would do
  * something worth keeping (repairs, errors, its own escape quirks), so the
  * import gives the same records with or without it.
- * Tools layer: libc only.
+ * Import library, chrome: libc only.
  */
 #include "chrome_scan.h"
 

@@ -10,7 +10,7 @@
  * other than JSON's four, nesting deeper than CHROME_SCAN_DEPTH.  The caller
  * then undoes what the handlers built and lets yajl read the same bytes, so
  * every repair, warning and error message stays yajl's.
- * Tools layer: libc only.
+ * Import library, chrome: libc only.
  */
 #ifndef SLOG_IMPORT_CHROME_SCAN_H
 #define SLOG_IMPORT_CHROME_SCAN_H

@@ -9,7 +9,7 @@
  * window, and memory stays bounded when it does not (late records are still
  * correct; the writer places them).  A window holds far more than the
  * caches, so it prefetches the items about to leave (and its ring slots).
- * Tools layer: libc, pthreads (the pool's handover).
+ * Import library, chrome: libc, pthreads (the pool's handover).
  */
 #include <pthread.h>
 #include <stdalign.h>

@@ -6,7 +6,7 @@
  * significant digits, so the text is read digit by digit into a 64-bit
  * mantissa and a decimal exponent, and scaled by 10^3 in integer arithmetic.
  * Only digits below one nanosecond are rounded (half away from zero).
- * Tools layer: libc only.
+ * Import library, chrome: libc only.
  */
 #include <string.h>
 

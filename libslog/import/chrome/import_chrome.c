@@ -3,7 +3,7 @@
  * import_chrome.c - the "chrome" and "pfw" entries of the importer table,
  * and the output that sends the importer's drawables to the libslog writer
  * (chrome_drive.c does the work; tests use it with a recording output).
- * Tools layer: public libslog headers, libc.
+ * Import library, chrome: public libslog headers, libc.
  */
 #include <string.h>
 
@@ -114,5 +114,5 @@ static int pfw_run_many(import_ctx *ctx, const char *const *paths, size_t n)
     return import_to_writer(ctx, paths, n, CHROME_MODE_LINES);
 }
 
-const importer import_chrome = {"chrome", chrome_probe, chrome_run_one, chrome_run_many};
-const importer import_pfw = {"pfw", pfw_probe, pfw_run_one, pfw_run_many};
+const importer import_chrome = {"chrome", chrome_probe, chrome_run_one, chrome_run_many, false};
+const importer import_pfw = {"pfw", pfw_probe, pfw_run_one, pfw_run_many, false};

@@ -5,12 +5,16 @@
  * (already gunzipped/unzipped when the input was compressed) and says how
  * sure it is that the input is its format; run converts one input through
  * the public writer API.  babeltrace2's source-component idea, without
- * plugin loading.  main.c owns the writer, the summary and the exit code.
+ * plugin loading.  import_api.c owns the run (detection, grouping, the
+ * writer of slog_import_file); import_run.c the counts, diagnostics and
+ * per-import state behind the hooks below.
+ * Import library, core: public libslog headers only.
  */
 #ifndef SLOG_IMPORTER_H
 #define SLOG_IMPORTER_H
 
 #include <slog/slog.h>
+#include <slog/slog_import.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,40 +28,71 @@ typedef enum import_outcome {
 } import_outcome;
 
 typedef struct import_ctx import_ctx;
+typedef struct import_run import_run; /* one slog_import_* call (import_run.c) */
 
-/* Shared state of one slog-import run (defined in main.c). */
+/* What an importer sees of the import it works for.  Copies are fine (the
+ * Chrome feeder thread keeps its own, with its own display_name): they all
+ * point to one import_run. */
 struct import_ctx {
     slog_writer *writer;   /* output; all inputs go into one file */
     uint32_t input_index;  /* 0-based index of the input being imported */
     uint32_t input_count;
-    const char *display_name; /* input path as the user gave it */
-    bool quiet;
-    void *impl;            /* main.c's private summary and progress state */
+    const char *display_name; /* input as the caller named it */
+    import_run *run;       /* the import's state: options, counts, sources */
 };
+
+/* The hooks below are safe to call from several threads of one import at
+ * once (the run's lock serialises the caller's callbacks). */
 
 /* Count n records of kind `what` (e.g. "X", "B/E", "MPI_SEND", "POSIX read")
  * with the given outcome.  `what` is copied. */
 void import_count(import_ctx *ctx, const char *what, import_outcome outcome, uint64_t n);
 
 /* A warning with a location: line/column (1-based; 0 = unknown) or, for
- * binary inputs, a byte offset (UINT64_MAX = unknown).  Printed as
- * "slog-import: FILE:LINE:COL: warning: MSG" or "FILE: byte OFF: warning: MSG".
- * Repeated warnings of one kind are capped in print, never in the count. */
+ * binary inputs, a byte offset (UINT64_MAX = unknown).  Counted, and handed
+ * to the caller's diagnostic callback with the format string as its kind. */
 void import_warn(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt,
                  ...) __attribute__((format(printf, 5, 6)));
 
 /* An error that ends this input; returns 1 so importers can
- * `return import_fail(ctx, ...)`.  The output is then left incomplete. */
+ * `return import_fail(ctx, ...)`.  The first error of an import is its
+ * result (SLOG_EPARSE, or SLOG_EINTR once cancelled); the output is then
+ * left incomplete. */
 int import_fail(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, const char *fmt,
                 ...) __attribute__((format(printf, 5, 6)));
+/* import_fail with a status code of slog_common.h. */
+int import_fail_code(import_ctx *ctx, int code, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
-/* Progress: bytes of this input consumed so far (drawn only on a TTY). */
-void import_progress(import_ctx *ctx, uint64_t done, uint64_t total);
+/* Progress: units of this input done so far, of total (0 = unknown).
+ * Returns 1 when the caller cancelled the import: stop, through import_fail
+ * (whose code then becomes SLOG_EINTR).  Inputs read through import_stream
+ * fail their next read once cancelled, so their importers may ignore it. */
+int import_progress(import_ctx *ctx, uint64_t done, uint64_t total);
+/* True once the caller set the cancel flag (cheap: one atomic load). */
+bool import_cancelled(const import_ctx *ctx);
+
+/* The size of the current input in bytes when the importer knows it better
+ * than the file's (an OTF2 or Recorder archive: all its files). */
+void import_input_bytes(import_ctx *ctx, uint64_t bytes);
+
+/* The import's options, defaults applied (never NULL). */
+const slog_import_options *import_options(const import_ctx *ctx);
+
+/* Per-import attachments of an importer (e.g. categories shared by the MPE
+ * inputs of one import): the value stored under @p key, or NULL. */
+void *import_attached(const import_ctx *ctx, const void *key);
+/* Store @p value under @p key until the import ends, when destroy(value)
+ * runs.  0 ok, -1 out of memory (value not stored). */
+int import_attach(import_ctx *ctx, const void *key, void *value, void (*destroy)(void *));
 
 /* A readable stream over an input that transparently undoes gzip and
  * single-member zip (see input_stream.c). */
 typedef struct import_stream import_stream;
-int import_stream_open(import_stream **out, const char *path, char *errbuf, size_t errlen);
+/* @p ctx (may be NULL: a plain path) resolves names of callback and memory
+ * inputs, and keeps pipes readable by a second open within the import. */
+int import_stream_open(import_stream **out, const import_ctx *ctx, const char *path,
+                       char *errbuf, size_t errlen);
 /* Read up to n bytes; returns bytes read, 0 at end, -1 on error (errbuf). */
 long import_stream_read(import_stream *s, void *buf, size_t n);
 /* Compressed bytes consumed and total compressed size (for progress). */
@@ -77,9 +112,14 @@ typedef struct importer {
     /* Import several inputs of this format merged by time (JSON-lines per
      * process, for example); NULL if the importer only takes one at a time. */
     int (*run_many)(import_ctx *ctx, const char *const *paths, size_t n);
+    /* The importer reads files itself (libotf2, folders): callback and
+     * memory inputs are refused with a clear message. */
+    bool needs_path;
 } importer;
 
-/* The table, in probe order, NULL-terminated (importers.c). */
+/* The table, in probe order, NULL-terminated, and its names in the same
+ * order (importers.c: slog_import_formats returns the names). */
 extern const importer *const import_table[];
+extern const char *const import_table_names[];
 
 #endif /* SLOG_IMPORTER_H */

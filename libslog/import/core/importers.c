@@ -2,7 +2,8 @@
  *
  * importers.c - the table of input formats, in probe order.  To add a
  * format: declare its entry below and put it in the table (one line each);
- * main.c picks, per input, the entry whose probe scores highest.
+ * import_api.c picks, per input, the entry whose probe scores highest.
+ * Import library, core.
  */
 #include "importer.h"
 
@@ -23,6 +24,14 @@ const importer *const import_table[] = {
     &import_slog2,
     &import_recorder,
     &import_perfetto,
+    /* further importers: add here */
+    NULL,
+};
+
+/* The names of the entries above, in the same order (slog_import_formats;
+ * tests/check_import_api.c checks that each one is accepted). */
+const char *const import_table_names[] = {
+    "chrome", "pfw", "otf2", "clog2", "slog2", "recorder", "perfetto",
     /* further importers: add here */
     NULL,
 };

@@ -8,8 +8,12 @@
  * first so a multi-member archive is refused before any byte is imported),
  * or plain bytes.  Reads go through one fixed input buffer, so memory does
  * not depend on the input size.  Standard input ("-") and pipes are read
- * through input_pipe.c, which replays the bytes the format probe read.
+ * through input_pipe.c, which replays the bytes the format probe read; so
+ * are the caller's callback and memory inputs.  A read checks the import's
+ * cancel flag first.
+ * Import library, core: libc, POSIX, zlib.
  */
+#include "import_run.h"
 #include "importer.h"
 #include "input_pipe.h"
 
@@ -43,6 +47,7 @@ struct import_stream {
     uint64_t member_left; /* zip: compressed bytes of the member not yet read */
     uint32_t zip_crc;   /* zip: expected CRC-32 of the member */
     uLong crc;          /* zip: CRC-32 of what we produced */
+    const slog_atomic_int *cancel; /* the import's cancel flag, or NULL */
     char err[256];
 };
 
@@ -96,6 +101,13 @@ static ssize_t fd_read(import_stream *s, void *buf, size_t n)
     return r;
 }
 
+/* Why fd_read failed. */
+static int read_failed(import_stream *s)
+{
+    const char *const why = s->pipe != NULL ? input_pipe_error(s->pipe) : "";
+    return stream_fail(s, "Failed to read: %s", why[0] != '\0' ? why : strerror(errno));
+}
+
 /* Refill `in` from the file (up to `limit` bytes for zip members). */
 static int stream_fill(import_stream *s, uint64_t limit)
 {
@@ -111,7 +123,7 @@ static int stream_fill(import_stream *s, uint64_t limit)
     }
     const ssize_t r = fd_read(s, s->in, want);
     if (r < 0) {
-        return stream_fail(s, "Failed to read: %s", strerror(errno));
+        return read_failed(s);
     }
     if (r == 0) {
         s->eof = true;
@@ -182,7 +194,8 @@ static int zip_open_member(import_stream *s)
     return 0;
 }
 
-int import_stream_open(import_stream **out, const char *path, char *errbuf, size_t errlen)
+int import_stream_open(import_stream **out, const import_ctx *ctx, const char *path,
+                       char *errbuf, size_t errlen)
 {
     *out = NULL;
     import_stream *s = calloc(1, sizeof *s);
@@ -195,7 +208,9 @@ int import_stream_open(import_stream **out, const char *path, char *errbuf, size
     }
     s->in = in;
     s->fd = -1;
-    const int piped = input_pipe_open(&s->pipe, path, errbuf, errlen);
+    s->cancel = ctx != NULL && ctx->run != NULL ? ctx->run->opt.cancel : NULL;
+    input_sources *const srcs = ctx != NULL && ctx->run != NULL ? &ctx->run->sources : NULL;
+    const int piped = input_pipe_open(&s->pipe, srcs, path, errbuf, errlen);
     if (piped < 0) {
         goto fail;
     }
@@ -282,7 +297,7 @@ static long stream_read_direct(import_stream *s, unsigned char *buf, size_t n)
     }
     const ssize_t r = fd_read(s, buf, n);
     if (r < 0) {
-        return stream_fail(s, "Failed to read: %s", strerror(errno));
+        return read_failed(s);
     }
     if (r == 0) {
         s->eof = true;
@@ -366,6 +381,9 @@ long import_stream_read(import_stream *s, void *buf, size_t n)
 {
     if (s->err[0] != '\0') {
         return -1;
+    }
+    if (s->cancel != NULL && atomic_load_explicit(s->cancel, memory_order_relaxed) != 0) {
+        return stream_fail(s, "Import cancelled");
     }
     long got;
     switch (s->kind) {

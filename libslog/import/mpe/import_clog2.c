@@ -7,7 +7,7 @@
  * checks the whole file, so a damaged file fails before anything is
  * written; pass 2 reads it again and converts (clog2_decode.c) while
  * import_mpe.c writes.  Memory: one block plus what is open.
- * Tools layer: public libslog API and the slog-import helpers.
+ * Import library, mpe: public libslog API and the import core (importer.h).
  */
 #include <stdio.h>
 
@@ -42,7 +42,7 @@ static int pass_open(import_ctx *ctx, const char *path, pass *p, mpe_err *e)
     char err[256];
     p->s = NULL;
     p->r = NULL;
-    if (import_stream_open(&p->s, path, err, sizeof err) != 0) {
+    if (import_stream_open(&p->s, ctx, path, err, sizeof err) != 0) {
         return import_fail(ctx, 0, 0, UINT64_MAX, "%s", err);
     }
     p->in.read = mpe_stream_read;
@@ -163,4 +163,4 @@ static int clog2_run(import_ctx *ctx, const char *path)
     return rc;
 }
 
-const importer import_clog2 = {"clog2", clog2_probe_fn, clog2_run, NULL};
+const importer import_clog2 = {"clog2", clog2_probe_fn, clog2_run, NULL, false};

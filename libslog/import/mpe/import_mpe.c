@@ -4,7 +4,7 @@
  * and SLOG-2 importers.  Timelines and categories are created on first use,
  * so only what carries drawables appears (as in SLOG-2, which drops unused
  * categories), and both importers create the same set.
- * Tools layer: public libslog API only.
+ * Import library, mpe: public libslog API only.
  */
 #include "import_mpe.h"
 
@@ -194,24 +194,51 @@ static int line_timeline(mpe_out *o, uint32_t line_id, uint64_t offset, uint32_t
 
 /* ---- categories ----------------------------------------------------- */
 
-/* Categories made for earlier MPE inputs of the same run (same writer):
+/* Categories made for earlier MPE inputs of the same import (one writer):
  * an input reuses one of the same kind and name, so the legend lists
- * MPI_Send once when several logs go into one file.  Reachable until exit. */
+ * MPI_Send once when several logs go into one file.  Attached to the
+ * import (import_attach), freed when it ends. */
 typedef struct shared_cat {
-    const slog_writer *w;
     slog_kind kind;
     char *name;
     uint32_t id;
 } shared_cat;
 
-static shared_cat *shared_cats;
-static size_t nshared, capshared;
+typedef struct shared_cats {
+    shared_cat *v;
+    size_t n, cap;
+} shared_cats;
 
-static bool shared_find(const slog_writer *w, slog_kind kind, const char *name, uint32_t *id)
+static const char shared_key = 0; /* import_attach key of the MPE categories */
+
+static void shared_destroy(void *p)
 {
-    for (size_t i = 0; i < nshared; i++) {
-        const shared_cat *c = &shared_cats[i];
-        if (c->w == w && c->kind == kind && strcmp(c->name, name) == 0) {
+    shared_cats *const sc = p;
+    for (size_t i = 0; i < sc->n; i++) {
+        free(sc->v[i].name);
+    }
+    free(sc->v);
+    free(sc);
+}
+
+/* The import's shared categories, made on first use (NULL: no memory, then
+ * categories are simply not shared). */
+static shared_cats *shared_of(import_ctx *ctx)
+{
+    shared_cats *sc = import_attached(ctx, &shared_key);
+    if (sc == NULL && (sc = calloc(1, sizeof *sc)) != NULL &&
+        import_attach(ctx, &shared_key, sc, shared_destroy) != 0) {
+        free(sc);
+        sc = NULL;
+    }
+    return sc;
+}
+
+static bool shared_find(const shared_cats *sc, slog_kind kind, const char *name, uint32_t *id)
+{
+    for (size_t i = 0; sc != NULL && i < sc->n; i++) {
+        const shared_cat *c = &sc->v[i];
+        if (c->kind == kind && strcmp(c->name, name) == 0) {
             *id = c->id;
             return true;
         }
@@ -219,24 +246,26 @@ static bool shared_find(const slog_writer *w, slog_kind kind, const char *name, 
     return false;
 }
 
-static void shared_add(const slog_writer *w, slog_kind kind, const char *name, uint32_t id)
+static void shared_add(shared_cats *sc, slog_kind kind, const char *name, uint32_t id)
 {
-    if (nshared == capshared) {
-        const size_t cap = capshared == 0 ? 64 : capshared * 2;
-        shared_cat *nc = realloc(shared_cats, cap * sizeof *nc);
+    if (sc == NULL) {
+        return;
+    }
+    if (sc->n == sc->cap) {
+        const size_t cap = sc->cap == 0 ? 64 : sc->cap * 2;
+        shared_cat *nc = realloc(sc->v, cap * sizeof *nc);
         if (nc == NULL) {
             return; /* only sharing is lost */
         }
-        shared_cats = nc;
-        capshared = cap;
+        sc->v = nc;
+        sc->cap = cap;
     }
     char *copy = malloc(strlen(name) + 1);
     if (copy == NULL) {
         return;
     }
     memcpy(copy, name, strlen(name) + 1);
-    const shared_cat c = {w, kind, copy, id};
-    shared_cats[nshared++] = c;
+    sc->v[sc->n++] = (shared_cat){kind, copy, id};
 }
 
 static int category_of(mpe_out *o, uint32_t slot, uint64_t offset, cat_out **out)
@@ -258,12 +287,13 @@ static int category_of(mpe_out *o, uint32_t slot, uint64_t offset, cat_out **out
     }
     const mpe_category *mc = o->category(o->src, slot);
     const slog_kind kind = (slog_kind)mc->kind;
-    if (!shared_find(o->w, kind, mc->name, &c->id)) {
+    shared_cats *const shared = shared_of(o->ctx);
+    if (!shared_find(shared, kind, mc->name, &c->id)) {
         slog_error e;
         if (slog_writer_add_category(o->w, kind, mc->name, mc->rgba, NULL, &c->id, &e) != SLOG_OK) {
             return write_failed(o, offset, &e, "a category");
         }
-        shared_add(o->w, kind, mc->name, c->id);
+        shared_add(shared, kind, mc->name, c->id);
     }
     for (uint32_t i = 0; i < mc->fmt.ntypes; i++) {
         mpe_fmt_arg_key(&mc->fmt, i, c->keys[i], sizeof c->keys[i]);
@@ -367,7 +397,9 @@ int mpe_out_emit(void *out, const mpe_drawable *d)
         return 1;
     }
     if (++o->emitted % PROGRESS_EVERY == 0 && o->stream != NULL) {
-        import_progress(o->ctx, import_stream_pos(o->stream), import_stream_size(o->stream));
+        /* a cancel shows as the stream's next read failing */
+        (void)import_progress(o->ctx, import_stream_pos(o->stream),
+                              import_stream_size(o->stream));
     }
     return 0;
 }

@@ -6,7 +6,7 @@
  * the file; pass 2 reads the input again and emits the real drawables of
  * every node through import_mpe.c.  SLOG-2's preview shadows are checked
  * and counted as skipped: libslog computes its own previews.
- * Tools layer: public libslog API and the slog-import helpers.
+ * Import library, mpe: public libslog API and the import core (importer.h).
  */
 #include <stdio.h>
 
@@ -33,7 +33,7 @@ static void line_cb(const void *src, uint32_t line_id, mpe_line *out)
 static int open_input(import_ctx *ctx, const char *path, import_stream **s, mpe_in *in)
 {
     char err[256];
-    if (import_stream_open(s, path, err, sizeof err) != 0) {
+    if (import_stream_open(s, ctx, path, err, sizeof err) != 0) {
         return import_fail(ctx, 0, 0, UINT64_MAX, "%s", err);
     }
     in->read = mpe_stream_read;
@@ -115,4 +115,4 @@ static int slog2_run(import_ctx *ctx, const char *path)
     return rc;
 }
 
-const importer import_slog2 = {"slog2", slog2_probe_fn, slog2_run, NULL};
+const importer import_slog2 = {"slog2", slog2_probe_fn, slog2_run, NULL, false};

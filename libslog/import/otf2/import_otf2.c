@@ -18,9 +18,15 @@
  * Every event record type has a callback: mapped, turned into an event, or
  * counted as skipped -- never dropped silently.  Ticks become ns exactly
  * (otf2_ticks_to_ns).  The mapping is documented in doc/IMPORT-OTF2.md.
+ * libotf2 reports errors through one process-wide callback: it is
+ * registered once and hands each message to the import running on the
+ * calling thread (a thread-local pointer), so parallel imports keep their
+ * own messages.  Opening the archive and reading its definitions run under
+ * import_guard (a bounded wait, cancellable), because libotf2 never returns
+ * from some damaged archives.
+ * Import library, otf2: public libslog headers, libotf2, pthreads.
  */
 #include <dirent.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,9 +117,12 @@ static int otf2_run(import_ctx *ctx, const char *path)
 #else /* SLOG_HAVE_OTF2 */
 
 #    include <inttypes.h>
+#    include <pthread.h>
 #    include <stdarg.h>
 
+#    include "import_guard.h"
 #    include "otf2_defs.h"
+#    include "path_bytes.h"
 #    include "otf2_match.h"
 
 /* Record kinds, for the summary: OTF2 record names as otf2-print spells
@@ -277,6 +286,9 @@ static OTF2_ErrorCode otf2_error_hook(void *ud, const char *file, uint64_t line,
                          OTF2_ErrorCode code, const char *fmt, va_list va)
     __attribute__((format(printf, 6, 0)));
 // NOLINTNEXTLINE(readability-function-size): OTF2 fixes the parameters
+/* The import libotf2 works for on this thread (NULL: none). */
+static _Thread_local otf2_imp *hook_imp;
+
 static OTF2_ErrorCode otf2_error_hook(void *ud,
                                       const char *file,
                                       uint64_t line,
@@ -285,8 +297,8 @@ static OTF2_ErrorCode otf2_error_hook(void *ud,
                                       const char *fmt,
                                       va_list va)
 {
-    otf2_imp *const imp = ud;
-    (void)file, (void)line, (void)function;
+    otf2_imp *const imp = hook_imp;
+    (void)ud, (void)file, (void)line, (void)function;
     if (imp) {
         char msg[384];
         (void)vsnprintf(msg, sizeof msg, fmt, va);
@@ -663,8 +675,10 @@ static otf2_def_loc *event_loc(otf2_imp *imp, int rec, uint64_t loc, uint64_t t,
         l->last_time = *ns;
     }
     l->seen++;
-    if ((++imp->events_seen & 0xffff) == 0) {
-        import_progress(imp->ctx, imp->events_seen, imp->events_total);
+    if ((++imp->events_seen & 0xffff) == 0 &&
+        import_progress(imp->ctx, imp->events_seen, imp->events_total) != 0) {
+        imp_error(imp, "Import cancelled");
+        return NULL;
     }
     return l;
 }
@@ -2020,67 +2034,144 @@ static char *resolve_anchor(import_ctx *ctx, const char *path)
 }
 
 /* libotf2 3.0.2 loops forever on some damaged anchor files (otf2-print
- * too).  Opening and reading the definitions run under a watchdog: when it
- * fires, slog-import says so and exits 1, leaving the output incomplete. */
-static char watchdog_msg[512];
-static size_t watchdog_len;
+ * too).  Opening the archive and reading its definitions run as a job under
+ * import_guard: on a private otf2_imp (no import_ctx: the job may outlive
+ * the import), handed over when the job returns in time. */
+typedef struct defs_job {
+    otf2_imp *imp; /* private: trace_dir, defs, messages */
+    char *anchor;
+    OTF2_Reader *rd;
+    bool ok;       /* definitions read and checked */
+} defs_job;
 
-static void watchdog_fire(int sig)
+static void defs_job_main(void *arg)
 {
-    (void)sig;
-    if (write(STDERR_FILENO, watchdog_msg, watchdog_len) < 0) {
-        _exit(1);
+    defs_job *const j = arg;
+    hook_imp = j->imp;
+    j->rd = OTF2_Reader_Open(j->anchor);
+    if (!j->rd) {
+        otf2_failed(j->imp, OTF2_ERROR_FILE_INTERACTION, j->anchor);
+    } else if (OTF2_Reader_SetSerialCollectiveCallbacks(j->rd) != OTF2_SUCCESS) {
+        otf2_failed(j->imp, OTF2_ERROR_FILE_INTERACTION, j->anchor);
+    } else {
+        j->ok = read_definitions(j->imp, j->rd, j->anchor) == 0;
     }
-    _exit(1);
+    hook_imp = NULL;
 }
 
-static void watchdog_arm(const char *anchor)
+static void defs_job_free(void *arg)
 {
-    const char *const env = getenv("SLOG_OTF2_DEFS_TIMEOUT");
-    const long secs = env != NULL && atol(env) > 0 ? atol(env) : 60;
-    const int n = snprintf(watchdog_msg, sizeof watchdog_msg,
-                           "slog-import: %s: libotf2 did not finish reading the archive's "
-                           "definitions in %ld s: the anchor or a definition file is probably "
-                           "damaged; output left incomplete\n",
-                           anchor, secs);
-    watchdog_len = n > 0 && (size_t)n < sizeof watchdog_msg ? (size_t)n : sizeof watchdog_msg - 1;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = watchdog_fire;
-    (void)sigaction(SIGALRM, &sa, NULL);
-    (void)alarm((unsigned)secs);
+    defs_job *const j = arg;
+    if (!j) {
+        return;
+    }
+    if (j->rd) {
+        OTF2_Reader_Close(j->rd);
+    }
+    if (j->imp) {
+        otf2_defs_free(&j->imp->defs);
+    }
+    free(j->imp);
+    free(j->anchor);
+    free(j);
 }
 
-static void watchdog_disarm(void)
+/* The job's results into @p imp; the job is freed. */
+static OTF2_Reader *defs_take(otf2_imp *imp, defs_job *j)
 {
-    (void)alarm(0);
+    OTF2_Reader *const rd = j->rd;
+    imp->defs = j->imp->defs;
+    memcpy(imp->err, j->imp->err, sizeof imp->err);
+    memcpy(imp->otf2_msg, j->imp->otf2_msg, sizeof imp->otf2_msg);
+    const bool ok = j->ok;
+    j->rd = NULL;
+    memset(&j->imp->defs, 0, sizeof j->imp->defs);
+    defs_job_free(j);
+    if (!ok && rd) {
+        OTF2_Reader_Close(rd);
+    }
+    return ok ? rd : NULL;
 }
 
+/* Open @p anchor and read its definitions into imp->defs, in bounded time.
+ * The reader, or NULL with the reason reported (import_fail). */
+static OTF2_Reader *open_guarded(otf2_imp *imp, const char *anchor)
+{
+    defs_job *const j = calloc(1, sizeof *j);
+    if (!j || !(j->imp = calloc(1, sizeof *j->imp)) || !(j->anchor = strdup(anchor))) {
+        defs_job_free(j);
+        import_fail_code(imp->ctx, SLOG_ENOMEM, UINT64_MAX, "out of memory");
+        return NULL;
+    }
+    memcpy(j->imp->trace_dir, imp->trace_dir, sizeof imp->trace_dir);
+    const uint32_t ms = import_options(imp->ctx)->otf2_definitions_timeout_ms;
+    switch (import_guard_run(defs_job_main, defs_job_free, j, ms, import_options(imp->ctx)->cancel)) {
+    case IMPORT_GUARD_DONE: {
+        OTF2_Reader *const rd = defs_take(imp, j);
+        if (!rd) {
+            import_fail(imp->ctx, 0, 0, UINT64_MAX, "%s", imp->err);
+        }
+        return rd;
+    }
+    case IMPORT_GUARD_TIMEOUT:
+        import_fail_code(imp->ctx, SLOG_EINTR, UINT64_MAX,
+                         "libotf2 did not finish reading the archive's definitions in %u %s: "
+                         "the anchor or a definition file is probably damaged",
+                         ms % 1000 == 0 ? ms / 1000 : ms, ms % 1000 == 0 ? "s" : "ms");
+        return NULL;
+    case IMPORT_GUARD_CANCELLED:
+        import_fail_code(imp->ctx, SLOG_EINTR, UINT64_MAX, "Import cancelled");
+        return NULL;
+    case IMPORT_GUARD_NO_THREAD:
+    default:
+        defs_job_free(j);
+        import_fail_code(imp->ctx, SLOG_ENOMEM, UINT64_MAX, "Cannot start a thread");
+        return NULL;
+    }
+}
+
+/* 0 ok; -1 failed, already reported through import_fail. */
 static int import_archive(otf2_imp *imp, const char *anchor)
 {
-    watchdog_arm(anchor);
-    OTF2_Reader *const rd = OTF2_Reader_Open(anchor);
+    OTF2_Reader *const rd = open_guarded(imp, anchor);
     if (!rd) {
-        watchdog_disarm();
-        otf2_failed(imp, OTF2_ERROR_FILE_INTERACTION, anchor);
         return -1;
     }
     int rc = -1;
-    const int defs_ok = OTF2_Reader_SetSerialCollectiveCallbacks(rd) == OTF2_SUCCESS;
-    const int defs_read = defs_ok && read_definitions(imp, rd, anchor) == 0;
-    watchdog_disarm();
-    if (!defs_ok) {
-        otf2_failed(imp, OTF2_ERROR_FILE_INTERACTION, anchor);
-    } else if (defs_read && define_timelines(imp) == 0 &&
-               add_category(imp, SLOG_KIND_ARROW, "MPI message", "MPI/point2point",
-                            &imp->arrow_category) == 0 &&
-               prepare_locations(imp, rd) == 0 && read_events(imp, rd, anchor) == 0 &&
-               close_open_frames(imp) == 0) {
+    if (define_timelines(imp) == 0 &&
+        add_category(imp, SLOG_KIND_ARROW, "MPI message", "MPI/point2point",
+                     &imp->arrow_category) == 0 &&
+        prepare_locations(imp, rd) == 0 && read_events(imp, rd, anchor) == 0 &&
+        close_open_frames(imp) == 0) {
         rc = 0;
     }
     OTF2_Reader_CloseEvtFiles(rd);
     OTF2_Reader_Close(rd);
+    if (rc != 0) {
+        import_fail(imp->ctx, 0, 0, UINT64_MAX, "%s", imp->err);
+    }
     return rc;
+}
+
+/* libotf2's error callback is process-wide: set it once; otf2_error_hook
+ * routes by thread. */
+static pthread_once_t hook_once = PTHREAD_ONCE_INIT;
+
+static void hook_register(void)
+{
+    (void)OTF2_Error_RegisterCallback(otf2_error_hook, NULL);
+}
+
+/* The archive's bytes: anchor, global definitions and the event folder. */
+static uint64_t archive_bytes(const otf2_imp *imp, const char *anchor)
+{
+    char def[4200];
+    (void)snprintf(def, sizeof def, "%s.def", imp->trace_dir);
+    uint64_t n = path_bytes(anchor) + path_bytes(def);
+    if (strcmp(imp->trace_dir, anchor) != 0) {
+        n += path_bytes(imp->trace_dir);
+    }
+    return n;
 }
 
 static int otf2_run(import_ctx *ctx, const char *path)
@@ -2105,14 +2196,13 @@ static int otf2_run(import_ctx *ctx, const char *path)
     if (!ends_with(anchor, ".otf2")) {
         (void)snprintf(imp->trace_dir, sizeof imp->trace_dir, "%s", anchor);
     }
-    void *const old_ud = NULL;
-    const OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2_error_hook, imp);
-    int rc = import_archive(imp, anchor);
-    OTF2_Error_RegisterCallback(old, old_ud);
+    (void)pthread_once(&hook_once, hook_register);
+    import_input_bytes(ctx, archive_bytes(imp, anchor));
+    hook_imp = imp;
+    int rc = import_archive(imp, anchor) == 0 ? 0 : 1;
+    hook_imp = NULL;
     if (rc == 0) {
         report(imp);
-    } else {
-        rc = import_fail(ctx, 0, 0, UINT64_MAX, "%s", imp->err);
     }
     otf2_match_destroy(imp->match);
     otf2_idmap_free(&imp->scoped);
@@ -2125,4 +2215,4 @@ static int otf2_run(import_ctx *ctx, const char *path)
 
 #endif /* SLOG_HAVE_OTF2 */
 
-const importer import_otf2 = {"otf2", otf2_probe, otf2_run, NULL};
+const importer import_otf2 = {"otf2", otf2_probe, otf2_run, NULL, true};

@@ -41,7 +41,8 @@ static void hook_progress(void *user, uint64_t done)
 {
     (void)done;
     const glue *g = user;
-    import_progress(g->ctx, import_stream_pos(g->in), import_stream_size(g->in));
+    /* a cancel shows as the stream's next read failing */
+    (void)import_progress(g->ctx, import_stream_pos(g->in), import_stream_size(g->in));
 }
 
 static const char *hook_read_error(void *user)
@@ -54,7 +55,7 @@ static int perfetto_run(import_ctx *ctx, const char *path)
 {
     char why[256];
     import_stream *in = NULL;
-    if (import_stream_open(&in, path, why, sizeof why) != 0) {
+    if (import_stream_open(&in, ctx, path, why, sizeof why) != 0) {
         return import_fail(ctx, 0, 0, UINT64_MAX, "%s", why);
     }
     glue g = {ctx, in};
@@ -74,4 +75,4 @@ static int perfetto_probe_entry(const char *path, const unsigned char *head, siz
     return perfetto_probe(head, n);
 }
 
-const importer import_perfetto = {"perfetto", perfetto_probe_entry, perfetto_run, NULL};
+const importer import_perfetto = {"perfetto", perfetto_probe_entry, perfetto_run, NULL, false};

@@ -16,8 +16,8 @@
  * lies after the latest start seen; a record leaves the heap once no later
  * record can end before it.  A heap over the ranks then yields records in
  * nondecreasing end time, the writer's best case.  When the decoded
- * timestamps of all ranks would exceed MERGE_BYTES (or the byte count in
- * SLOG_RECORDER_MERGE_BYTES), ranks are streamed one after another instead
+ * timestamps of all ranks would exceed slog_import_options.recorder_merge_bytes
+ * (1 GiB by default), ranks are streamed one after another instead
  * (the writer places late drawables correctly).
  *
  * Times: epoch ns = start_ts (rank 0's start, the only absolute time in
@@ -31,14 +31,14 @@
 #include <sys/stat.h>
 
 #include "importer.h"
+#include "path_bytes.h"
 #include "recorder_decode.h"
 
-#define MERGE_BYTES  (UINT64_C(1) << 30)
 #define MAX_ARGS     256u
 #define MAX_BARRIERS 65536u /* world barriers kept per rank for alignment */
 
 /* `return FAIL(ctx, ...)`: report through import_fail and yield 1, visibly
- * to static analysis (import_fail lives in main.c). */
+ * to static analysis. */
 #define FAIL(...) (import_fail(__VA_ARGS__), 1)
 
 /* ------------------------------------------------------------------ */
@@ -146,25 +146,33 @@ static void cat_map_free(cat_map *m)
     memset(m, 0, sizeof *m);
 }
 
-/* Categories outlive one input: all inputs of a run go into one writer,
- * and a function keeps one legend entry across Recorder folders. */
-static struct {
-    const slog_writer *writer;
-    cat_map map;
-} shared_cats;
+/* Categories outlive one input: all inputs of an import go into one
+ * writer, and a function keeps one legend entry across Recorder folders.
+ * The map is attached to the import (import_attach), freed when it ends. */
+static const char shared_cats_key = 0;
 
-/* The category map for this input's writer, with per-input state reset:
- * function ids differ between Recorder versions, counts are per input. */
-static cat_map *cats_for(const import_ctx *ctx)
+static void cats_destroy(void *p)
 {
-    cat_map *const m = &shared_cats.map;
-    if (shared_cats.writer != ctx->writer || m->slots == NULL) {
-        cat_map_free(m);
-        if (cat_map_init(m) != 0) {
-            cat_map_free(m);
+    cat_map_free(p);
+    free(p);
+}
+
+/* The import's category map (made on first use), with per-input state
+ * reset: function ids differ between Recorder versions, counts are per
+ * input.  NULL when out of memory. */
+static cat_map *cats_for(import_ctx *ctx)
+{
+    cat_map *m = import_attached(ctx, &shared_cats_key);
+    if (m == NULL) {
+        m = calloc(1, sizeof *m);
+        if (m == NULL || cat_map_init(m) != 0 ||
+            import_attach(ctx, &shared_cats_key, m, cats_destroy) != 0) {
+            if (m != NULL) {
+                cat_map_free(m);
+            }
+            free(m);
             return NULL;
         }
-        shared_cats.writer = ctx->writer;
     }
     for (size_t i = 0; i < 256; i++) {
         m->by_func[i] = -1;
@@ -598,8 +606,8 @@ static int emit(rec_import *im, rank_src *s, const pending *p)
     }
     cat->counts[IMPORT_IMPORTED]++;
     im->done++;
-    if ((im->done & 0xffff) == 0) {
-        import_progress(im->ctx, im->done, im->total);
+    if ((im->done & 0xffff) == 0 && import_progress(im->ctx, im->done, im->total) != 0) {
+        return FAIL(im->ctx, 0, 0, UINT64_MAX, "Import cancelled");
     }
     return 0;
 }
@@ -784,8 +792,7 @@ static int64_t barrier_shift(const rank_src *r0, const rank_src *rr, uint32_t n)
 
 static void align_clocks(rec_import *im)
 {
-    const char *const mode = getenv("SLOG_RECORDER_ALIGN");
-    if (mode != NULL && strcmp(mode, "none") == 0) {
+    if (import_options(im->ctx)->flags & SLOG_IMPORT_RECORDER_RAW) {
         return;
     }
     uint32_t n = UINT32_MAX;
@@ -864,18 +871,6 @@ static void report_counts(rec_import *im)
     }
 }
 
-/* Bytes of decoded timestamps that may be held for the merge across ranks. */
-static uint64_t merge_limit(void)
-{
-    const char *const text = getenv("SLOG_RECORDER_MERGE_BYTES");
-    if (text == NULL || text[0] < '0' || text[0] > '9') {
-        return MERGE_BYTES;
-    }
-    errno = 0;
-    char *end = NULL;
-    const unsigned long long v = strtoull(text, &end, 10);
-    return errno == 0 && *end == '\0' ? (uint64_t)v : MERGE_BYTES;
-}
 
 static int import_records(rec_import *im)
 {
@@ -889,7 +884,7 @@ static int import_records(rec_import *im)
     if (rc != 0) {
         return rc;
     }
-    if (ts_bytes <= merge_limit()) {
+    if (ts_bytes <= import_options(im->ctx)->recorder_merge_bytes) {
         rc = merge_ranks(im, 0, im->nranks);
     } else {
         for (uint32_t r = 0; r < im->nranks && rc == 0; r++) {
@@ -897,7 +892,7 @@ static int import_records(rec_import *im)
         }
     }
     if (rc == 0) {
-        import_progress(im->ctx, im->done, im->total);
+        (void)import_progress(im->ctx, im->done, im->total);
         report_counts(im);
     }
     return rc;
@@ -916,6 +911,7 @@ static int recorder_run(import_ctx *ctx, const char *path)
                     "VERSION / recorder.mt file)");
     }
     im.dir = dir;
+    import_input_bytes(ctx, path_bytes(dir));
     slog_error err;
     int rc = 0;
     if (rec_trace_open(&im.t, dir, &err) != SLOG_OK) {
@@ -955,4 +951,4 @@ out:
     return rc;
 }
 
-const importer import_recorder = {"recorder", recorder_probe, recorder_run, NULL};
+const importer import_recorder = {"recorder", recorder_probe, recorder_run, NULL, true};

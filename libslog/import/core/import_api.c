@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * import_api.c - slog_import_into and slog_import_file: one import from
+ * options and inputs to the summary.  Steps: load the options and set up
+ * the run (import_run.c); find each input's format (forced, or detected:
+ * import_detect.c) before any output exists; import the inputs, those of one
+ * mergeable format together (run_many), the others one by one; finish the
+ * file (slog_import_file only); turn the run into the summary.  The first
+ * error is the call's result; nothing is printed, nothing exits.
+ * Import library, core: public libslog headers.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "import_detect.h"
+#include "import_run.h"
+
+#define CREATOR "libslog-import " SLOG_VERSION_STRING
+
+/* One call: the run and each input's importer. */
+typedef struct import_call {
+    import_run run;
+    const slog_import_input *inputs;
+    size_t n;
+    const importer **imp;
+    double t0;
+    bool ready; /* run set up: call_end frees it */
+    bool output_created;
+} import_call;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    (void)clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int oom(slog_error *err)
+{
+    if (err != NULL) {
+        memset(err, 0, sizeof *err);
+        err->code = SLOG_ENOMEM;
+        err->offset = UINT64_MAX;
+        (void)strcpy(err->message, "Out of memory");
+    }
+    return SLOG_ENOMEM;
+}
+
+/* Set up the run and check the options and inputs. */
+static int call_begin(import_call *c, const slog_import_input *inputs, size_t n,
+                      const slog_import_options *opts, slog_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->t0 = now_seconds();
+    c->inputs = inputs;
+    c->n = n;
+    const int rc = import_run_init(&c->run, inputs, n, opts, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    c->ready = true;
+    if ((c->imp = calloc(n > 0 ? n : 1, sizeof *c->imp)) == NULL) {
+        return import_run_fail(&c->run, SLOG_ENOMEM, "", "Out of memory");
+    }
+    const char *const fmt = c->run.opt.format;
+    if (fmt != NULL && strcmp(fmt, "auto") != 0 && import_find(fmt) == NULL) {
+        return import_run_fail(&c->run, SLOG_EINVAL, "", "Unknown format '%s'", fmt);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (inputs[i].name == NULL || (inputs[i].read != NULL && inputs[i].data != NULL)) {
+            return import_run_fail(&c->run, SLOG_EINVAL, "",
+                                   "Input %zu: a name and at most one of read and data", i);
+        }
+    }
+    return n == 0 ? import_run_fail(&c->run, SLOG_EINVAL, "", "No input given") : SLOG_OK;
+}
+
+/* Every input's importer, before any output is made. */
+static int call_resolve(import_call *c)
+{
+    const char *const fmt = c->run.opt.format;
+    const importer *const forced = fmt != NULL && strcmp(fmt, "auto") != 0 ? import_find(fmt)
+                                                                            : NULL;
+    for (size_t i = 0; i < c->n; i++) {
+        const char *const name = c->inputs[i].name;
+        import_ctx ctx = {NULL, (uint32_t)i, (uint32_t)c->n, name, &c->run};
+        struct stat st;
+        int rc = SLOG_OK;
+        if (forced != NULL) {
+            c->imp[i] = forced;
+            if (input_sources_find(&c->run.sources, name) == NULL &&
+                input_path_stat(name, &st) == 0 && S_ISREG(st.st_mode)) {
+                c->run.input_bytes[i] = (uint64_t)st.st_size;
+            }
+        } else {
+            rc = import_detect_one(&ctx, name, &c->imp[i], &c->run.input_bytes[i]);
+        }
+        if (rc == SLOG_OK && c->imp[i]->needs_path &&
+            input_sources_find(&c->run.sources, name) != NULL) {
+            rc = import_run_fail(&c->run, SLOG_EINVAL, name,
+                                 "The %s format needs a path (its importer reads the files "
+                                 "itself), not a callback or memory input",
+                                 c->imp[i]->name);
+        }
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+    }
+    return SLOG_OK;
+}
+
+/* Import every input; groups of one run_many format go together. */
+static int call_import(import_call *c, slog_writer *w)
+{
+    bool *done = calloc(c->n, sizeof *done);
+    const char **group = calloc(c->n, sizeof *group);
+    int rc = done == NULL || group == NULL ? 1 : 0;
+    for (size_t i = 0; rc == 0 && i < c->n; i++) {
+        if (done[i]) {
+            continue;
+        }
+        size_t ng = 0;
+        const importer *const imp = c->imp[i];
+        for (size_t j = i; j < c->n; j++) {
+            if (!done[j] && c->imp[j] == imp && (imp->run_many != NULL || j == i)) {
+                group[ng++] = c->inputs[j].name;
+                done[j] = true;
+            }
+        }
+        import_ctx ctx = {w, (uint32_t)i, (uint32_t)c->n, c->inputs[i].name, &c->run};
+        rc = ng > 1 ? imp->run_many(&ctx, group, ng) : imp->run(&ctx, c->inputs[i].name);
+    }
+    const bool no_memory = done == NULL || group == NULL;
+    free(done);
+    free((void *)group);
+    if (no_memory) {
+        return import_run_fail(&c->run, SLOG_ENOMEM, "", "Out of memory");
+    }
+    if (rc != 0 && !c->run.failed) { /* an importer that returned 1 without saying why */
+        return import_run_fail(&c->run, SLOG_EPARSE, c->inputs[0].name, "Import failed");
+    }
+    return rc != 0 ? c->run.err.code : SLOG_OK;
+}
+
+/* The summary of the call (NULL when out of memory). */
+static slog_import_summary *call_summary(import_call *c)
+{
+    slog_import_summary *s = calloc(1, sizeof *s);
+    const char **formats = calloc(c->n > 0 ? c->n : 1, sizeof *formats);
+    if (s == NULL || formats == NULL) {
+        free(s);
+        free((void *)formats);
+        return NULL;
+    }
+    for (size_t i = 0; i < c->n && c->imp != NULL; i++) {
+        formats[i] = c->imp[i] != NULL ? c->imp[i]->name : NULL;
+    }
+    s->complete = !c->run.failed;
+    s->output_created = c->output_created;
+    s->ninputs = c->n;
+    s->formats = formats;
+    s->counts = c->run.rows; /* the rows and their strings move to the summary */
+    s->ncounts = c->run.nrows;
+    c->run.rows = NULL;
+    c->run.nrows = c->run.caprows = 0;
+    for (size_t i = 0; i < s->ncounts; i++) {
+        s->imported += s->counts[i].imported;
+        s->skipped += s->counts[i].skipped;
+        s->repaired += s->counts[i].repaired;
+    }
+    s->warnings = c->run.warnings;
+    s->input_bytes = import_run_bytes(&c->run);
+    s->seconds = now_seconds() - c->t0;
+    return s;
+}
+
+/* Hand out the summary and error, free the call; returns rc. */
+static int call_end(import_call *c, int rc, slog_import_summary **summary, slog_error *err)
+{
+    if (rc != SLOG_OK && c->run.failed && err != NULL) {
+        *err = c->run.err;
+    }
+    if (summary != NULL) {
+        *summary = call_summary(c);
+        if (*summary == NULL && rc == SLOG_OK) {
+            rc = oom(err);
+        }
+    }
+    free((void *)c->imp);
+    import_run_destroy(&c->run);
+    return rc;
+}
+
+int slog_import_into(slog_import_summary **summary, slog_writer *w,
+                     const slog_import_input *inputs, size_t n,
+                     const slog_import_options *opts, slog_error *err)
+{
+    if (summary != NULL) {
+        *summary = NULL;
+    }
+    import_call c;
+    int rc = call_begin(&c, inputs, n, opts, err);
+    if (!c.ready) {
+        return rc; /* bad options or no memory: no run was set up */
+    }
+    c.output_created = true;
+    rc = rc == SLOG_OK ? call_resolve(&c) : rc;
+    rc = rc == SLOG_OK ? call_import(&c, w) : rc;
+    return call_end(&c, rc, summary, err);
+}
+
+/* The output's writer, or NULL (reported). */
+static slog_writer *create_writer(import_call *c, const char *output)
+{
+    slog_writer_options wo = SLOG_WRITER_OPTIONS_INIT;
+    if (c->run.opt.writer != NULL) {
+        const size_t have = c->run.opt.writer->struct_size;
+        memcpy(&wo, c->run.opt.writer, have > 0 && have < sizeof wo ? have : sizeof wo);
+        wo.struct_size = have > 0 && have < sizeof wo ? (uint32_t)have : (uint32_t)sizeof wo;
+    } else {
+        wo.creator = CREATOR;
+        wo.flags = SLOG_WRITER_TIME_BINS; /* imported traces are for viewing */
+    }
+    wo.ticks_per_second = 1000000000u; /* importers write nanoseconds */
+    slog_writer *w = NULL;
+    slog_error e;
+    const int rc = slog_writer_create(&w, output, &wo, &e);
+    if (rc != SLOG_OK) {
+        (void)import_run_fail(&c->run, rc, output, "Cannot create: %s", e.message);
+        return NULL;
+    }
+    c->output_created = true;
+    return w;
+}
+
+int slog_import_file(slog_import_summary **summary, const char *output,
+                     const slog_import_input *inputs, size_t n,
+                     const slog_import_options *opts, slog_error *err)
+{
+    if (summary != NULL) {
+        *summary = NULL;
+    }
+    import_call c;
+    int rc = call_begin(&c, inputs, n, opts, err);
+    if (!c.ready) {
+        return rc;
+    }
+    rc = rc == SLOG_OK ? call_resolve(&c) : rc;
+    slog_writer *const w = rc == SLOG_OK ? create_writer(&c, output) : NULL;
+    rc = rc == SLOG_OK && w == NULL ? c.run.err.code : rc;
+    rc = rc == SLOG_OK ? call_import(&c, w) : rc;
+    slog_error e;
+    if (rc == SLOG_OK && (rc = slog_writer_finish(w, &e)) != SLOG_OK) {
+        (void)import_run_fail(&c.run, rc, output, "Failed to finish: %s", e.message);
+    }
+    slog_writer_destroy(w); /* without finish: the file stays marked incomplete */
+    return call_end(&c, rc, summary, err);
+}
+
+/* The summary owns what its const members point to. */
+static void free_owned(const void *p)
+{
+    free((void *)(uintptr_t)p);
+}
+
+void slog_import_summary_destroy(slog_import_summary *summary)
+{
+    if (summary == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < summary->ncounts; i++) {
+        free_owned(summary->counts[i].what);
+    }
+    free_owned(summary->counts);
+    free_owned(summary->formats);
+    free(summary);
+}
