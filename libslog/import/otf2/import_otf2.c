@@ -255,6 +255,7 @@ typedef struct otf2_imp {
     otf2_args scratch; /* args of one event */
     uint64_t events_seen, events_total;
     char otf2_msg[512]; /* last message from libotf2's error handler */
+    bool no_clock;      /* no CLOCK_PROPERTIES: ticks taken as ns (warned) */
     char err[768];      /* why the import stops, "" while fine */
 } otf2_imp;
 
@@ -1801,7 +1802,7 @@ static void otf2_failed(otf2_imp *imp, OTF2_ErrorCode code, const char *what)
               imp->otf2_msg[0] ? imp->otf2_msg : OTF2_Error_GetDescription(code));
 }
 
-static int read_definitions(otf2_imp *imp, OTF2_Reader *rd, const char *anchor)
+static int read_definitions(otf2_imp *imp, OTF2_Reader *rd)
 {
     char where[4200];
     (void)snprintf(where, sizeof where, "%s.def", imp->trace_dir);
@@ -1828,8 +1829,10 @@ static int read_definitions(otf2_imp *imp, OTF2_Reader *rd, const char *anchor)
         return -1;
     }
     if (!imp->defs.have_clock) {
-        imp_error(imp, "%s: no CLOCK_PROPERTIES definition (anchor %s)", where, anchor);
-        return -1;
+        /* older writers, libotf2's own test archives: ticks taken as given */
+        imp->defs.resolution = 1000000000u;
+        imp->defs.offset = 0;
+        imp->no_clock = true;
     }
     if (otf2_defs_check(&imp->defs) != 0) {
         imp_error(imp, "%s: %s", where, imp->defs.error);
@@ -2054,7 +2057,7 @@ static void defs_job_main(void *arg)
     } else if (OTF2_Reader_SetSerialCollectiveCallbacks(j->rd) != OTF2_SUCCESS) {
         otf2_failed(j->imp, OTF2_ERROR_FILE_INTERACTION, j->anchor);
     } else {
-        j->ok = read_definitions(j->imp, j->rd, j->anchor) == 0;
+        j->ok = read_definitions(j->imp, j->rd) == 0;
     }
     hook_imp = NULL;
 }
@@ -2083,6 +2086,7 @@ static OTF2_Reader *defs_take(otf2_imp *imp, defs_job *j)
     imp->defs = j->imp->defs;
     memcpy(imp->err, j->imp->err, sizeof imp->err);
     memcpy(imp->otf2_msg, j->imp->otf2_msg, sizeof imp->otf2_msg);
+    imp->no_clock = j->imp->no_clock;
     const bool ok = j->ok;
     j->rd = NULL;
     memset(&j->imp->defs, 0, sizeof j->imp->defs);
@@ -2110,6 +2114,12 @@ static OTF2_Reader *open_guarded(otf2_imp *imp, const char *anchor)
         OTF2_Reader *const rd = defs_take(imp, j);
         if (!rd) {
             import_fail(imp->ctx, 0, 0, UINT64_MAX, "%s", imp->err);
+        } else if (imp->no_clock) {
+            import_warn(imp->ctx, 0, 0, UINT64_MAX,
+                        "%s.def: no CLOCK_PROPERTIES definition: timestamps taken as nanoseconds "
+                        "(timer resolution 1 GHz, global offset 0)",
+                        imp->trace_dir);
+            import_count(imp->ctx, "CLOCK_PROPERTIES missing (ticks as ns)", IMPORT_REPAIRED, 1);
         }
         return rd;
     }
