@@ -4,11 +4,13 @@
  * half-written report: the page goes to a temporary file in the output's
  * directory (so the rename cannot cross file systems), is flushed and
  * synced, takes the mode a new file would get, and only then is renamed
- * over the output.  On any error the temporary file is removed and the
- * output is left as it was.
+ * over the output.  On any error, or SIGINT/SIGTERM/SIGHUP while it is
+ * written, the temporary file is removed and the output is left as it was.
  * Tools layer: libc and POSIX.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,39 +53,69 @@ static int write_page(const report *rp, FILE *f, const char *tmp)
     return 0;
 }
 
+/* The temporary file while it exists, for the signal handler: an
+ * interrupted run removes it and exits 128 + signal (130 for SIGINT). */
+static char pending[4096];
+static volatile sig_atomic_t pending_set;
+
+static void on_signal(int sig)
+{
+    if (pending_set) {
+        (void)unlink(pending);
+    }
+    _exit(128 + sig);
+}
+
+static void watch_signals(bool on)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on ? on_signal : SIG_DFL;
+    (void)sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        (void)sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* Close, then rename over @p path or remove the temporary file. */
+static int finish(FILE *f, int status, const char *path)
+{
+    if (fclose(f) != 0 && status == 0) {
+        status = fail("Failed to write", pending, errno);
+    }
+    if (status == 0 && rename(pending, path) != 0) {
+        status = fail("Cannot replace", path, errno);
+    }
+    if (status != 0) {
+        (void)unlink(pending);
+    }
+    pending_set = 0;
+    watch_signals(false);
+    return status;
+}
+
 int report_output(const report *rp, const char *path)
 {
-    const size_t len = strlen(path) + sizeof ".tmp-XXXXXX";
-    char *tmp = malloc(len);
-    if (tmp == NULL) {
-        (void)fprintf(stderr, REPORT_PROG ": out of memory\n");
-        return EXIT_FAILURE;
+    if ((size_t)snprintf(pending, sizeof pending, "%s.tmp-XXXXXX", path) >= sizeof pending) {
+        return fail("Cannot create", path, ENAMETOOLONG);
     }
-    (void)snprintf(tmp, len, "%s.tmp-XXXXXX", path);
-    const int fd = mkstemp(tmp);
+    watch_signals(true);
+    const int fd = mkstemp(pending);
+    pending_set = fd >= 0;
     if (fd < 0) {
         const int e = errno;
-        free(tmp);
+        watch_signals(false);
         return fail("Cannot create", path, e);
     }
     FILE *f = fdopen(fd, "w");
     if (f == NULL) {
         const int e = errno;
         (void)close(fd);
-        (void)unlink(tmp);
-        free(tmp);
+        (void)unlink(pending);
+        pending_set = 0;
+        watch_signals(false);
         return fail("Cannot write", path, e);
     }
-    int status = write_page(rp, f, tmp);
-    if (fclose(f) != 0 && status == 0) {
-        status = fail("Failed to write", tmp, errno);
-    }
-    if (status == 0 && rename(tmp, path) != 0) {
-        status = fail("Cannot replace", path, errno);
-    }
-    if (status != 0) {
-        (void)unlink(tmp);
-    }
-    free(tmp);
-    return status;
+    return finish(f, write_page(rp, f, pending), path);
 }
