@@ -240,7 +240,7 @@ export class TimelineRows {
         }
         const p = this.parent[id];
         if (fold === 1) {
-            return p >= 0 && p !== id ? p : id;
+            return p >= 0 && p !== id && p < this.count ? p : id;
         }
         const top = this.topAncestor(id);
         return fold === 2 ? top : top >>> (fold - 2);

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+//
+// modules_test.mjs - the viewer's DOM-free modules under node (TAP; no
+// browser needed): id lists and URL fragments round trip and reject
+// damage, the binary window decoder reads a crafted answer column by
+// column and refuses short or foreign buffers, and the row model lays out,
+// collapses, finds visible rows and fold groups as slog_reader_fold_row.
+//
+//   node modules_test.mjs WEB_DIR
+
+import {join} from 'node:path';
+import {pathToFileURL} from 'node:url';
+
+import {tap} from './harness.mjs';
+
+const web = process.argv[2];
+const load = (name) => import(pathToFileURL(join(web, name)).href);
+const t = tap();
+
+function testIdLists(f)
+{
+    t.ok(f.formatIdList([7, 0, 3, 8, 9, 12, 10]) === '0,3,7-10,12', 'ids to ranges');
+    t.ok(JSON.stringify(f.parseIdList('0,3,7-10,12')) === '[0,3,7,8,9,10,12]', 'ranges to ids');
+    t.ok(JSON.stringify(f.parseIdList('1,x,-3,4-2,5')) === '[1,5]', 'bad parts skipped');
+    t.ok(f.formatTicks(1500000, 1e9) === '1.5 ms' && f.formatTicks(250, 1e9) === '250 ns', 'units');
+    t.ok(JSON.stringify(f.parseRgba('#ff800080')) === JSON.stringify([255, 128, 0, 128 / 255]), 'rgba');
+}
+
+function testUrlState(u)
+{
+    const s = {f: 1, view: {t0: 10, t1: 2000}, expanded: [3, 4, 5, 9], hidden: [2], scrollTop: 40,
+               selection: {t0: 100, t1: 200}, pick: {kind: 0, timeline: 4, category: 2, start: 120, end: 180, depth: 1}};
+    const back = u.decodeUrlState(u.encodeUrlState(s));
+    t.ok(JSON.stringify(back) === JSON.stringify({f: 1, view: s.view, expanded: s.expanded, hidden: s.hidden,
+                                                  scrollTop: 40, selection: s.selection, pick: s.pick}),
+         'URL state round trip', JSON.stringify(back));
+    const bad = u.decodeUrlState('#f=x&t=5,3&sel=1&pick=1,2,3&y=-4&x=1-2');
+    t.ok(JSON.stringify(bad) === '{"expanded":[1,2]}', 'damaged fragment: only what is spelt right', JSON.stringify(bad));
+}
+
+/** A window answer of n items: item i has start i*10, timeline i, kind i % 6. */
+function craft(n)
+{
+    const align = (x) => (x + 7) & ~7;
+    let size = 32;
+    for (const bytes of [8, 8, 8, 8, 8, 4, 4, 4, 4, 1, 1]) {
+        size = align(size) + n * bytes;
+    }
+    const buf = new ArrayBuffer(size);
+    const dv = new DataView(buf);
+    dv.setUint32(0, 0x31574c53, true);
+    dv.setUint32(4, n, true);
+    dv.setUint32(8, 1, true);
+    dv.setFloat64(16, 5, true);
+    dv.setFloat64(24, 900, true);
+    let off = 32;
+    const col = (bytes, set) => {
+        off = align(off);
+        for (let i = 0; i < n; i++) {
+            set(off + i * bytes, i);
+        }
+        off += n * bytes;
+    };
+    col(8, (o, i) => dv.setFloat64(o, i * 10, true));
+    col(8, (o, i) => dv.setFloat64(o, i * 10 + 5, true));
+    for (let k = 0; k < 3; k++) {
+        col(8, (o) => dv.setFloat64(o, 1, true));
+    }
+    col(4, (o, i) => dv.setUint32(o, i, true));
+    for (let k = 0; k < 3; k++) {
+        col(4, (o) => dv.setUint32(o, 0, true));
+    }
+    col(1, (o, i) => dv.setUint8(o, i % 6));
+    col(1, (o) => dv.setUint8(o, 0));
+    return buf;
+}
+
+function testDecode(api)
+{
+    const w = api.decodeWindow(craft(7));
+    t.ok(w.n === 7 && w.cut && !w.incomplete && w.t0 === 5 && w.t1 === 900, 'header');
+    t.ok(w.start[6] === 60 && w.end[3] === 35 && w.timeline[5] === 5 && w.kind[5] === 5, 'columns at their offsets');
+    const throws = (buf) => {
+        try {
+            api.decodeWindow(buf);
+            return false;
+        } catch (e) {
+            return /window answer/.test(e.message);
+        }
+    };
+    t.ok(throws(new ArrayBuffer(10)), 'short header refused');
+    t.ok(throws(craft(7).slice(0, 200)), 'truncated columns refused');
+    const foreign = craft(1);
+    new DataView(foreign).setUint32(0, 0x12345678, true);
+    t.ok(throws(foreign), 'foreign magic refused');
+    t.ok(api.decodeWindow(craft(0)).n === 0, 'empty answer');
+}
+
+function testRows(TimelineRows)
+{
+    // 0 process (children 2, 1 by sort key), 3 process (child 4), 5 orphan with a bad parent
+    const rows = new TimelineRows({id: [0, 1, 2, 3, 4, 5], parent: [-1, 0, 0, -1, 3, 99],
+                                   kind: [2, 3, 3, 2, 3, 0], name: ['p0', 't1', 't2', 'p3', 't4', 'x'],
+                                   sort_key: [0, 5, 1, 1, 0, 2]});
+    t.ok(JSON.stringify([...rows.shown]) === '[0,2,1,3,4,5]', 'preorder by sort key, bad parent at top');
+    rows.toggle(0);
+    t.ok(JSON.stringify([...rows.shown]) === '[0,3,4,5]' && rows.rowOf[1] === 0 && rows.rowOf[2] === 0,
+         'collapsed row hides and stands for its children');
+    t.ok(JSON.stringify(rows.queryIds(0, 1).sort()) === '[0,1,2]', 'a collapsed row queries its descendants');
+    const h = rows.totalHeight;
+    t.ok(rows.fitDepth(4, 3) && !rows.fitDepth(4, 1), 'lanes only grow');
+    rows.layout();
+    t.ok(rows.totalHeight === h + 3 * 16, 'a deeper state grows its row by lanes');
+    const [a, b] = rows.visibleRange(rows.top[1] + 1, rows.top[2] + 1);
+    t.ok(a === 1 && b === 3, `visible rows from a band (${a}, ${b})`);
+    t.ok(rows.foldRow(4, 0) === 4 && rows.foldRow(4, 1) === 3 && rows.foldRow(4, 2) === 3 &&
+         rows.foldRow(4, 3) === 1 && rows.foldRow(0, 1) === 0, 'fold rows as slog_reader_fold_row');
+    t.ok(rows.groupSize(1, 0) === 3 && rows.groupSize(3, 1) === 2, 'group sizes');
+    t.ok(rows.path(4) === 'p3 / t4', 'path');
+}
+
+const [f, u, api, tr] = await Promise.all([load('format.js'), load('url_state.js'), load('api.js'),
+                                           load('timeline_rows.js')]);
+testIdLists(f);
+testUrlState(u);
+testDecode(api);
+testRows(tr.TimelineRows);
+process.exit(t.done());
