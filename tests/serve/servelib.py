@@ -5,6 +5,7 @@
 # URL it prints, GET a path (status, headers, body), decode the binary window
 # encoding of doc/VIEWER.md, and stop the server checking its exit status.
 # Python 3 standard library only.
+import atexit
 import http.client
 import json
 import os
@@ -36,6 +37,7 @@ class Server:
     def __init__(self, exe, files, extra=()):
         self.proc = subprocess.Popen([exe, *files, "--port", "0", *extra],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        atexit.register(self.kill)  # a failed check must not leave the server running
         line = self.proc.stdout.readline()
         if not line.startswith("slog-serve: http://"):
             self.proc.kill()
@@ -43,6 +45,11 @@ class Server:
         self.url = line.split(" ", 1)[1].strip()
         parsed = urllib.parse.urlparse(self.url)
         self.host, self.port = parsed.hostname, parsed.port
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
 
     def conn(self, timeout=30):
         return http.client.HTTPConnection(self.host, self.port, timeout=timeout)

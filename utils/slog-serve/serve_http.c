@@ -17,6 +17,7 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,25 @@ struct serve_http {
     uint16_t port;
 };
 
-/* Markers kept in a request's state between libmicrohttpd's calls. */
-static int headers_seen, body_seen;
+/* Markers kept in a request's state between libmicrohttpd's calls: a new
+ * request (NULL, or raw_nul when its raw URL holds "%00"), headers checked,
+ * an unannounced body seen. */
+static int raw_nul, headers_seen, body_seen;
+
+/* Called with the raw URL before libmicrohttpd decodes it (a decoded path
+ * ends at a NUL, so "/index.html%00.js" would look like "/index.html"); the
+ * result is the request's first state. */
+static void *on_raw_url(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    (void)conn;
+    for (const char *p = strchr(uri, '%'); p != NULL; p = strchr(p + 1, '%')) {
+        if (p[1] == '0' && p[2] == '0') {
+            return &raw_nul;
+        }
+    }
+    return NULL;
+}
 
 int serve_http_is_loopback(const char *bind)
 {
@@ -58,7 +76,7 @@ static int host_allowed(const serve_http *h, struct MHD_Connection *conn)
     }
     const char *const host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
     if (host == NULL) {
-        return 1; /* HTTP/1.0 (libmicrohttpd rejects HTTP/1.1 without Host) */
+        return 1; /* HTTP/1.0 (answer() refuses HTTP/1.1 without Host) */
     }
     const char *const end = host[0] == '[' ? strchr(host, ']') : strchr(host, ':');
     const size_t len = end == NULL ? strlen(host) : (size_t)(end - host) + (host[0] == '[');
@@ -172,8 +190,13 @@ static void answer_static(const char *url, serve_response *res)
     res->cacheable = true;
 }
 
-static enum MHD_Result answer(serve_http *h, struct MHD_Connection *conn, const char *url)
+static enum MHD_Result
+answer(serve_http *h, struct MHD_Connection *conn, const char *url, const char *version)
 {
+    if (strcmp(version, MHD_HTTP_VERSION_1_0) != 0 &&
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST) == NULL) {
+        return send_error(conn, SERVE_HTTP_BAD_REQUEST, "Host: missing (HTTP/1.1 needs it)");
+    }
     param_check pc = {.n = 0, .problem = NULL};
     (void)MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, check_param, &pc);
     if (pc.problem != NULL) {
@@ -212,10 +235,13 @@ static enum MHD_Result on_request(void *cls,
                                   size_t *upload_size,
                                   void **state)
 {
-    (void)version;
     (void)upload_data;
-    if (*state == NULL) {
+    if (*state == NULL || *state == &raw_nul) {
+        const bool nul = *state == &raw_nul;
         *state = &headers_seen;
+        if (nul) {
+            return send_error(conn, SERVE_HTTP_BAD_REQUEST, "the URL contains %00");
+        }
         if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
             return send_error(conn, SERVE_HTTP_NOT_ALLOWED, "only GET and HEAD are served");
         }
@@ -232,7 +258,7 @@ static enum MHD_Result on_request(void *cls,
     if (*state == &body_seen) {
         return send_error(conn, SERVE_HTTP_TOO_LARGE, "a request must not have a body");
     }
-    return answer(cls, conn, url);
+    return answer(cls, conn, url, version);
 }
 
 /* The listening address, or -1 when bind is not a numeric address. */
@@ -275,11 +301,12 @@ int serve_http_start(
     (void)snprintf(h->bind, sizeof h->bind, "%s", o->bind);
     h->loopback = serve_http_is_loopback(o->bind);
     const unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | (v6 ? MHD_USE_IPv6 : 0u);
-    h->daemon = MHD_start_daemon(
-        flags, o->port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads, MHD_OPTION_CONNECTION_LIMIT,
-        SERVE_CONN_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_s,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_CONN_MEMORY, MHD_OPTION_END);
+    h->daemon = MHD_start_daemon(flags, o->port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
+                                 (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
+                                 (unsigned)o->threads, MHD_OPTION_CONNECTION_LIMIT,
+                                 SERVE_CONN_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_s,
+                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_CONN_MEMORY,
+                                 MHD_OPTION_URI_LOG_CALLBACK, on_raw_url, NULL, MHD_OPTION_END);
     if (h->daemon == NULL) {
         (void)snprintf(why, why_len,
                        "Cannot listen on %s port %u (in use, or not an address "
