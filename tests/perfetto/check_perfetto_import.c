@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <slog/slog_import.h>
+#include <unistd.h>
+
 #include "pf_craft.h"
 #include "pf_harness.h"
 
@@ -553,6 +556,50 @@ START_TEST(test_perfetto_read_error_names_offset)
 }
 END_TEST
 
+/* Through the public import API: detected as "perfetto" (also gzipped),
+ * imported from memory with its summary rows. */
+START_TEST(test_perfetto_public_api_detects_and_imports)
+{
+    pbe e = {0};
+    pk_track(&e, 101, 0, "main", 10, 11, 0, 0);
+    pk_event(&e, 1, 1000, T_BEGIN, 101, "work");
+    pk_event(&e, 1, 2000, T_END, 101, NULL);
+    bool listed = false;
+    for (const char *const *f = slog_import_formats(); *f != NULL; f++) {
+        listed |= strcmp(*f, "perfetto") == 0;
+    }
+    ck_assert(listed);
+    const char *format = NULL;
+    ck_assert_int_eq(slog_import_detect(&format, "t.pftrace", e.data, e.len), SLOG_OK);
+    ck_assert_ptr_nonnull(format);
+    ck_assert_str_eq(format, "perfetto");
+    char path[] = "/tmp/pf_api_XXXXXX";
+    const int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    (void)close(fd);
+    const slog_import_input in = {"t.pftrace", NULL, NULL, e.data, e.len};
+    slog_import_summary *sum = NULL;
+    ck_assert_int_eq(slog_import_file(&sum, path, &in, 1, NULL, NULL), SLOG_OK);
+    ck_assert_ptr_nonnull(sum);
+    ck_assert(sum->complete);
+    ck_assert_str_eq(sum->formats[0], "perfetto");
+    uint64_t slices = 0;
+    for (size_t i = 0; i < sum->ncounts; i++) {
+        if (strcmp(sum->counts[i].what, "slice begin/end -> state") == 0) {
+            slices = sum->counts[i].imported;
+        }
+    }
+    ck_assert_uint_eq(slices, 1);
+    slog_import_summary_destroy(sum);
+    slog_reader *r = NULL;
+    ck_assert_int_eq(slog_reader_open(&r, path, NULL, NULL), SLOG_OK);
+    ck_assert_uint_eq(slog_reader_info(r)->states, 1);
+    slog_reader_destroy(r);
+    (void)unlink(path);
+    pbe_free(&e);
+}
+END_TEST
+
 static Suite *import_suite(void)
 {
     Suite *s = suite_create("perfetto_import");
@@ -570,6 +617,7 @@ static Suite *import_suite(void)
     tcase_add_loop_test(tc, test_perfetto_not_a_trace_is_a_clear_error, 0,
                         (int)(sizeof bad_inputs / sizeof bad_inputs[0]));
     tcase_add_test(tc, test_perfetto_read_error_names_offset);
+    tcase_add_test(tc, test_perfetto_public_api_detects_and_imports);
     suite_add_tcase(s, tc);
     return s;
 }
