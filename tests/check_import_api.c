@@ -255,6 +255,40 @@ START_TEST(test_import_api_path_formats_refuse_memory)
 }
 END_TEST
 
+/* A directory of one DFTracer run imports like its .pfw files given one by
+ * one; a directory with none fails without suggesting --format. */
+START_TEST(test_import_api_pfw_directory_is_its_files)
+{
+    char cmd[512];
+    (void)snprintf(cmd, sizeof cmd,
+                   "mkdir %s/run %s/none && cp %s %s/run/a.pfw && cp %s %s/run/b.pfw && "
+                   "touch %s/run/notes.txt",
+                   g_dir, g_dir, PFW_FILE, g_dir, DATA("chrome/y_lines_escapes.pfw"), g_dir,
+                   g_dir);
+    ck_assert_int_eq(system(cmd), 0);
+    char dir[128], a[128], b[128];
+    (void)snprintf(dir, sizeof dir, "%s/run", g_dir);
+    (void)snprintf(a, sizeof a, "%s/run/a.pfw", g_dir);
+    (void)snprintf(b, sizeof b, "%s/run/b.pfw", g_dir);
+    const slog_import_input files[2] = {{.name = a}, {.name = b}};
+    ck_assert_int_eq(slog_import_file(NULL, out_path("files.slog"), files, 2, NULL, NULL),
+                     SLOG_OK);
+    const slog_import_input din = {.name = dir};
+    slog_import_summary *s = NULL;
+    ck_assert_int_eq(import_one(&din, out_path("dir.slog"), NULL, &s), SLOG_OK);
+    ck_assert_str_eq(s->formats[0], "pfw");
+    slog_import_summary_destroy(s);
+    assert_same(file_digest(out_path("dir.slog")), file_digest(out_path("files.slog")));
+    (void)snprintf(dir, sizeof dir, "%s/none", g_dir);
+    slog_error err;
+    const slog_import_input none = {.name = dir};
+    ck_assert_int_eq(slog_import_file(NULL, out_path("none.slog"), &none, 1, NULL, &err),
+                     SLOG_EPARSE);
+    ck_assert_ptr_nonnull(strstr(err.message, "Cannot recognise the directory"));
+    ck_assert_ptr_null(strstr(err.message, "--format"));
+}
+END_TEST
+
 /* ---- options -------------------------------------------------------------- */
 
 START_TEST(test_import_api_options_struct_size_rule)
@@ -422,6 +456,7 @@ static Suite *import_api_suite(void)
     tcase_add_test(tc, test_import_api_detect_from_bytes);
     tcase_add_test(tc, test_import_api_memory_and_callback_equal_path);
     tcase_add_test(tc, test_import_api_path_formats_refuse_memory);
+    tcase_add_test(tc, test_import_api_pfw_directory_is_its_files);
     tcase_add_test(tc, test_import_api_options_struct_size_rule);
     tcase_add_test(tc, test_import_api_error_says_where);
     tcase_add_test(tc, test_import_api_cancel_flag_stops_with_eintr);

@@ -16,7 +16,9 @@
 #include <time.h>
 
 #include "import_detect.h"
+#include "import_dir.h"
 #include "import_run.h"
+#include "path_bytes.h"
 
 #define CREATOR "libslog-import " SLOG_VERSION_STRING
 
@@ -26,6 +28,7 @@ typedef struct import_call {
     const slog_import_input *inputs;
     size_t n;
     const importer **imp;
+    import_file_list *dirs; /* per input: a directory's DFTracer files, or none */
     double t0;
     bool ready; /* run set up: call_end frees it */
     bool output_created;
@@ -62,7 +65,8 @@ static int call_begin(import_call *c, const slog_import_input *inputs, size_t n,
         return rc;
     }
     c->ready = true;
-    if ((c->imp = calloc(n > 0 ? n : 1, sizeof *c->imp)) == NULL) {
+    c->dirs = calloc(n > 0 ? n : 1, sizeof *c->dirs);
+    if ((c->imp = calloc(n > 0 ? n : 1, sizeof *c->imp)) == NULL || c->dirs == NULL) {
         return import_run_fail(&c->run, SLOG_ENOMEM, "", "Out of memory");
     }
     const char *const fmt = c->run.opt.format;
@@ -76,6 +80,35 @@ static int call_begin(import_call *c, const slog_import_input *inputs, size_t n,
         }
     }
     return n == 0 ? import_run_fail(&c->run, SLOG_EINVAL, "", "No input given") : SLOG_OK;
+}
+
+static bool is_dir(const import_call *c, const char *name)
+{
+    struct stat st;
+    return input_sources_find(&c->run.sources, name) == NULL && stat(name, &st) == 0 &&
+           S_ISDIR(st.st_mode);
+}
+
+/* A directory of one DFTracer run: its .pfw/.pfw.gz files, merged. */
+static int resolve_directory(import_call *c, size_t i)
+{
+    const char *const name = c->inputs[i].name;
+    import_file_list *const l = &c->dirs[i];
+    if (import_dir_pfw(name, l) != 0) {
+        return import_run_fail(&c->run, SLOG_ENOMEM, name, "Out of memory");
+    }
+    if (l->n == 0) {
+        return import_run_fail(&c->run, SLOG_EPARSE, name,
+                               "Cannot recognise the directory: it holds no OTF2 archive "
+                               "(*.otf2), Recorder trace (VERSION, recorder.mt) or DFTracer "
+                               "files (*.pfw, *.pfw.gz)");
+    }
+    c->imp[i] = import_find("pfw");
+    c->run.input_bytes[i] = 0;
+    for (size_t k = 0; k < l->n; k++) {
+        c->run.input_bytes[i] += path_bytes(l->v[k]);
+    }
+    return SLOG_OK;
 }
 
 /* Every input's importer, before any output is made. */
@@ -98,6 +131,10 @@ static int call_resolve(import_call *c)
         } else {
             rc = import_detect_one(&ctx, name, &c->imp[i], &c->run.input_bytes[i]);
         }
+        const bool text_format = forced != NULL && forced->run_many != NULL;
+        if (rc == SLOG_OK && (c->imp[i] == NULL || (text_format && is_dir(c, name)))) {
+            rc = resolve_directory(c, i);
+        }
         if (rc == SLOG_OK && c->imp[i]->needs_path &&
             input_sources_find(&c->run.sources, name) != NULL) {
             rc = import_run_fail(&c->run, SLOG_EINVAL, name,
@@ -112,26 +149,45 @@ static int call_resolve(import_call *c)
     return SLOG_OK;
 }
 
+/* The names imported with input i: it and the later inputs of its format
+ * when that format merges (run_many), a directory as its files. */
+static size_t group_of(const import_call *c, size_t i, bool *done, const char **group)
+{
+    size_t ng = 0;
+    const importer *const imp = c->imp[i];
+    for (size_t j = i; j < c->n; j++) {
+        if (done[j] || c->imp[j] != imp || (imp->run_many == NULL && j != i)) {
+            continue;
+        }
+        done[j] = true;
+        for (size_t k = 0; k < c->dirs[j].n; k++) {
+            group[ng++] = c->dirs[j].v[k];
+        }
+        if (c->dirs[j].n == 0) {
+            group[ng++] = c->inputs[j].name;
+        }
+    }
+    return ng;
+}
+
 /* Import every input; groups of one run_many format go together. */
 static int call_import(import_call *c, slog_writer *w)
 {
+    size_t names = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        names += c->dirs[i].n > 0 ? c->dirs[i].n : 1;
+    }
     bool *done = calloc(c->n, sizeof *done);
-    const char **group = calloc(c->n, sizeof *group);
+    const char **group = calloc(names, sizeof *group);
     int rc = done == NULL || group == NULL ? 1 : 0;
     for (size_t i = 0; rc == 0 && i < c->n; i++) {
         if (done[i]) {
             continue;
         }
-        size_t ng = 0;
         const importer *const imp = c->imp[i];
-        for (size_t j = i; j < c->n; j++) {
-            if (!done[j] && c->imp[j] == imp && (imp->run_many != NULL || j == i)) {
-                group[ng++] = c->inputs[j].name;
-                done[j] = true;
-            }
-        }
+        const size_t ng = group_of(c, i, done, group);
         import_ctx ctx = {w, (uint32_t)i, (uint32_t)c->n, c->inputs[i].name, &c->run};
-        rc = ng > 1 ? imp->run_many(&ctx, group, ng) : imp->run(&ctx, c->inputs[i].name);
+        rc = ng > 1 ? imp->run_many(&ctx, group, ng) : imp->run(&ctx, group[0]);
     }
     const bool no_memory = done == NULL || group == NULL;
     free(done);
@@ -189,6 +245,10 @@ static int call_end(import_call *c, int rc, slog_import_summary **summary, slog_
             rc = oom(err);
         }
     }
+    for (size_t i = 0; c->dirs != NULL && i < c->n; i++) {
+        import_file_list_free(&c->dirs[i]);
+    }
+    free(c->dirs);
     free((void *)c->imp);
     import_run_destroy(&c->run);
     return rc;

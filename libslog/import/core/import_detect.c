@@ -146,6 +146,9 @@ int import_detect_one(import_ctx *ctx, const char *path, const importer **out, u
     }
     *out = probe_all(path, head, n);
     free(head);
+    if (*out == NULL && dir == 1) {
+        return SLOG_OK; /* the caller looks for DFTracer files in it */
+    }
     if (*out == NULL && why[0] != '\0') {
         return import_run_fail(ctx->run, SLOG_EIO, path, "Cannot read: %s", why);
     }

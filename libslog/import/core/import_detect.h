@@ -12,7 +12,8 @@
 const importer *import_find(const char *name);
 /* The format of input @p path of ctx's run; *bytes gets the file size of a
  * regular file (0 otherwise).  SLOG_OK, or an error already reported
- * through import_run_fail. */
+ * through import_run_fail.  A directory no probe claims gives SLOG_OK with
+ * *out NULL. */
 int import_detect_one(import_ctx *ctx, const char *path, const importer **out, uint64_t *bytes);
 
 #endif
