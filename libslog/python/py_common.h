@@ -156,4 +156,14 @@ extern PyTypeObject py_writer_type;
  *  value, timeline_to) from numpy arrays (py_writer_bulk.c). */
 PyObject *py_writer_append_columns(PyObject *self, PyObject *args, PyObject *kwargs);
 
+/* ---- import (py_import.c, when the import library is built) ------------ */
+
+#ifdef SLOG_PY_HAVE_IMPORT
+/** _slog.import_trace(inputs, output, format, sort_window, time_unit, flags)
+ *  -> the summary dict. */
+PyObject *py_import_trace(PyObject *mod, PyObject *args, PyObject *kwargs);
+/** _slog.import_formats() -> list of format names. */
+PyObject *py_import_formats(PyObject *mod, PyObject *unused);
+#endif
+
 #endif /* SLOG_PY_COMMON_H */

@@ -45,11 +45,21 @@ static PyModuleDef_Slot module_slots[] = {
     {0, NULL},
 };
 
+static PyMethodDef module_methods[] = {
+#ifdef SLOG_PY_HAVE_IMPORT
+    {"import_trace", (PyCFunction)(void (*)(void))py_import_trace, METH_VARARGS | METH_KEYWORDS,
+     "Import inputs into a new libslog file; returns the summary dict."},
+    {"import_formats", py_import_formats, METH_NOARGS, "Formats the import library reads."},
+#endif
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     .m_name = "slog._slog",
     .m_doc = "C core of the slog package: libslog readers and writers over numpy columns.",
     .m_size = 0,
+    .m_methods = module_methods,
     .m_slots = module_slots,
 };
 

@@ -16,11 +16,14 @@
     import slog.dask                    # many files -> one dask DataFrame
     ddf = slog.dask.read("run/*.slog")
 
+    slog.import_trace(["a.pfw.gz", "b.pfw.gz"], "run.slog")  # -> summary dict
+
 Errors raise slog.Error subclasses with the library's message (file,
 byte, what was expected): FormatError, CorruptError, VersionError,
 FileError (an OSError), ArgumentError (a ValueError), StateError.
 See doc/PYTHON.md.
 """
+from . import _slog
 from ._slog import (  # noqa: F401
     ArgumentError,
     CorruptError,
@@ -37,6 +40,9 @@ from . import units  # noqa: F401
 from ._reader import Reader, open  # noqa: F401
 from .units import WindowError  # noqa: F401
 from .writer import Writer  # noqa: F401
+
+if hasattr(_slog, "import_trace"):  # built with the import library
+    from ._import import formats as import_formats, import_trace  # noqa: F401
 
 __version__ = library_version
 __all__ = [
