@@ -48,18 +48,32 @@ static PyObject *arg_value(const slog_arg *a)
     return Py_NewRef(Py_None);
 }
 
+int py_list_append_new(PyObject *list, PyObject *item)
+{
+    const int rc = item != NULL ? PyList_Append(list, item) : -1;
+    Py_XDECREF(item);
+    return rc;
+}
+
+/* d[key] = value of @p a.  0 or -1. */
+static int set_arg(PyObject *d, const slog_arg *a)
+{
+    PyObject *key = PyUnicode_DecodeUTF8(a->key, (Py_ssize_t)strlen(a->key), "replace");
+    PyObject *v = key != NULL ? arg_value(a) : NULL;
+    const int rc = v != NULL ? PyDict_SetItem(d, key, v) : -1;
+    Py_XDECREF(key);
+    Py_XDECREF(v);
+    return rc;
+}
+
 PyObject *py_args_to_dict(const slog_arg *args, uint32_t n)
 {
     PyObject *d = PyDict_New();
     for (uint32_t i = 0; d != NULL && i < n; i++) {
-        PyObject *key = PyUnicode_DecodeUTF8(args[i].key, (Py_ssize_t)strlen(args[i].key),
-                                             "replace");
-        PyObject *v = key != NULL ? arg_value(&args[i]) : NULL;
-        if (v == NULL || PyDict_SetItem(d, key, v) < 0) {
-            Py_CLEAR(d);
+        if (set_arg(d, &args[i]) < 0) {
+            Py_DECREF(d);
+            return NULL;
         }
-        Py_XDECREF(key);
-        Py_XDECREF(v);
     }
     return d;
 }

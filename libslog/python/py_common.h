@@ -111,6 +111,10 @@ typedef struct py_args {
     PyObject *keep; /* list of the objects the strings live in */
 } py_args;
 
+/** Append @p item to @p list and drop the reference to it (NULL item: the
+ *  error that made it).  0, or -1 with an exception. */
+int py_list_append_new(PyObject *list, PyObject *item);
+
 /** Fill @p out from @p dict (None: no args).  0, or -1 with TypeError or
  *  ValueError set (a key that is no str, a value of another type). */
 int py_args_from_dict(PyObject *dict, py_args *out);
@@ -125,17 +129,17 @@ extern PyTypeObject py_reader_type;
 
 /** Reader.window_columns(t0, t1, resolution, kinds, timelines, categories,
  *  columns, details, args) -> dict of numpy arrays (py_window.c). */
-PyObject *py_reader_window(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_reader_window(PyObject *obj, PyObject *args, PyObject *kwargs);
 
 /** The detail pass over the same query with slog_query_next: preview and
  *  run summaries and args, into @p dict (py_details.c).  0 or -1. */
-int py_window_details(py_reader *self, slog_reader *r, const slog_query_options *q, size_t n,
+int py_window_details(py_reader *self, slog_reader *r, const slog_query_options *opts, size_t n,
                       bool args, bool summary, PyObject *dict);
 
 /** Reader.stats / find / top (py_analysis.c). */
-PyObject *py_reader_stats(PyObject *self, PyObject *args, PyObject *kwargs);
-PyObject *py_reader_find(PyObject *self, PyObject *args, PyObject *kwargs);
-PyObject *py_reader_top(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_reader_stats(PyObject *obj, PyObject *args, PyObject *kwargs);
+PyObject *py_reader_find(PyObject *obj, PyObject *args, PyObject *kwargs);
+PyObject *py_reader_top(PyObject *obj, PyObject *args, PyObject *kwargs);
 
 /** A uint32 id list from None or a sequence of ints: a malloc'd array in
  *  @p ids (NULL for None; free it), its length in @p n.  0, or -1 with an
@@ -154,7 +158,7 @@ extern PyTypeObject py_writer_type;
 
 /** Writer.append_columns(kind, timeline, category, start, end, depth,
  *  value, timeline_to) from numpy arrays (py_writer_bulk.c). */
-PyObject *py_writer_append_columns(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_writer_append_columns(PyObject *obj, PyObject *args, PyObject *kwargs);
 
 /* ---- import (py_import.c, when the import library is built) ------------ */
 

@@ -68,10 +68,10 @@ static PyObject *diag_list(const diag_log *log)
                                     "source", k->source, "line", (unsigned long long)k->line,
                                     "column", (unsigned long long)k->column, "offset", o,
                                     "message", k->message);
-        if (d == NULL || PyList_Append(list, d) < 0) {
-            Py_CLEAR(list);
+        if (py_list_append_new(list, d) < 0) {
+            Py_DECREF(list);
+            return NULL;
         }
-        Py_XDECREF(d);
     }
     return list;
 }
@@ -85,10 +85,10 @@ static PyObject *count_list(const slog_import_summary *s)
                                     (unsigned long long)c->imported, "skipped",
                                     (unsigned long long)c->skipped, "repaired",
                                     (unsigned long long)c->repaired);
-        if (d == NULL || PyList_Append(list, d) < 0) {
-            Py_CLEAR(list);
+        if (py_list_append_new(list, d) < 0) {
+            Py_DECREF(list);
+            return NULL;
         }
-        Py_XDECREF(d);
     }
     return list;
 }
@@ -210,11 +210,10 @@ PyObject *py_import_formats(PyObject *mod, PyObject *unused)
     (void)unused;
     PyObject *list = PyList_New(0);
     for (const char *const *f = slog_import_formats(); list != NULL && *f != NULL; f++) {
-        PyObject *s = PyUnicode_FromString(*f);
-        if (s == NULL || PyList_Append(list, s) < 0) {
-            Py_CLEAR(list);
+        if (py_list_append_new(list, PyUnicode_FromString(*f)) < 0) {
+            Py_DECREF(list);
+            return NULL;
         }
-        Py_XDECREF(s);
     }
     return list;
 }

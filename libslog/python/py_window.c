@@ -56,7 +56,12 @@ int py_id_list(PyObject *obj, uint32_t **ids, uint32_t *n)
     const npy_intp len = PyArray_SIZE(a);
     const int64_t *v = (const int64_t *)PyArray_DATA(a);
     *ids = malloc(((size_t)len + 1) * sizeof **ids);
-    for (npy_intp i = 0; *ids != NULL && i < len; i++) {
+    if (*ids == NULL) {
+        Py_DECREF(a);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (npy_intp i = 0; i < len; i++) {
         if (v[i] < 0 || v[i] > (int64_t)UINT32_MAX - 1) {
             PyErr_Format(PyExc_ValueError, "id %lld is out of range", (long long)v[i]);
             free(*ids);
@@ -67,10 +72,6 @@ int py_id_list(PyObject *obj, uint32_t **ids, uint32_t *n)
         (*ids)[i] = (uint32_t)v[i];
     }
     Py_DECREF(a);
-    if (*ids == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
     *n = (uint32_t)len;
     return 0;
 }
@@ -157,7 +158,7 @@ static void convert_times(py_column *cols, size_t n, uint64_t tps, bool to_ns)
     int64_t *dur = cols[C_DUR].elem ? cols[C_DUR].data : NULL;
     if (to_ns && tps != 1000000000u) {
         for (size_t i = 0; i < n; i++) {
-            if (start != NULL) {
+            if (start != NULL && end != NULL) {
                 start[i] = py_ticks_to_ns(start[i], tps);
                 end[i] = py_ticks_to_ns(end[i], tps);
             }
@@ -166,13 +167,14 @@ static void convert_times(py_column *cols, size_t n, uint64_t tps, bool to_ns)
             }
         }
     }
-    for (size_t i = 0; dur != NULL && i < n; i++) {
+    for (size_t i = 0; dur != NULL && start != NULL && end != NULL && i < n; i++) {
         dur[i] = end[i] - start[i];
     }
 }
 
 typedef struct window_request {
     slog_query_options q;
+    uint32_t *tids, *cids; /* owned id lists behind q.timelines, q.categories */
     PyObject *columns;
     int details, args, to_ns;
 } window_request;
@@ -193,21 +195,20 @@ static int parse_request(PyObject *args, PyObject *kwargs, window_request *w)
         return -1;
     }
     w->q.kinds = kinds;
-    uint32_t *tids = NULL, *cids = NULL;
-    if (py_id_list(tl, &tids, &w->q.ntimelines) < 0 ||
-        py_id_list(cat, &cids, &w->q.ncategories) < 0) {
-        free(tids);
+    if (py_id_list(tl, &w->tids, &w->q.ntimelines) < 0 ||
+        py_id_list(cat, &w->cids, &w->q.ncategories) < 0) {
+        free(w->tids);
         return -1;
     }
-    w->q.timelines = tids;
-    w->q.categories = cids;
+    w->q.timelines = w->tids;
+    w->q.categories = w->cids;
     return 0;
 }
 
 static void free_request(window_request *w)
 {
-    free((void *)(uintptr_t)w->q.timelines);
-    free((void *)(uintptr_t)w->q.categories);
+    free(w->tids);
+    free(w->cids);
 }
 
 /* Run the batch read under the reader's lock; fills @p cols and @p n. */

@@ -46,8 +46,16 @@ static int bulk_convert(PyObject **objs, bulk *b)
             bulk_free(b);
             return -1;
         }
-        if (i > 0 && PyArray_SIZE(b->a[i]) != PyArray_SIZE(b->a[B_KIND])) {
+        if (i > 0 && b->a[B_KIND] != NULL && PyArray_SIZE(b->a[i]) != PyArray_SIZE(b->a[B_KIND])) {
             PyErr_SetString(PyExc_ValueError, "append_columns: columns differ in length");
+            bulk_free(b);
+            return -1;
+        }
+    }
+    for (int i = B_KIND; i <= B_START; i++) {
+        if (b->a[i] == NULL) {
+            PyErr_SetString(PyExc_ValueError,
+                            "append_columns: kind, timeline, category and start are required");
             bulk_free(b);
             return -1;
         }
@@ -56,18 +64,25 @@ static int bulk_convert(PyObject **objs, bulk *b)
     return 0;
 }
 
-#define COL(b, i, T) ((b)->a[i] != NULL ? (const T *)PyArray_DATA((b)->a[i]) : NULL)
+/* Entry @p i of column @p c, or @p dflt when the column was not given. */
+static uint32_t u32_at(const bulk *b, int c, npy_intp i, uint32_t dflt)
+{
+    return b->a[c] != NULL ? ((const uint32_t *)PyArray_DATA(b->a[c]))[i] : dflt;
+}
+
+static int64_t i64_at(const bulk *b, int c, npy_intp i, int64_t dflt)
+{
+    return b->a[c] != NULL ? ((const int64_t *)PyArray_DATA(b->a[c]))[i] : dflt;
+}
 
 static int append_row(slog_writer *w, const bulk *b, npy_intp i, slog_error *err)
 {
-    const int8_t kind = COL(b, B_KIND, int8_t)[i];
-    const uint32_t tl = COL(b, B_TIMELINE, uint32_t)[i], cat = COL(b, B_CATEGORY, uint32_t)[i];
-    const int64_t start = COL(b, B_START, int64_t)[i];
-    const int64_t end = COL(b, B_END, int64_t) != NULL ? COL(b, B_END, int64_t)[i] : start;
+    const int8_t kind = ((const int8_t *)PyArray_DATA(b->a[B_KIND]))[i];
+    const uint32_t tl = u32_at(b, B_TIMELINE, i, 0), cat = u32_at(b, B_CATEGORY, i, 0);
+    const int64_t start = i64_at(b, B_START, i, 0), end = i64_at(b, B_END, i, start);
     switch (kind) {
     case SLOG_KIND_STATE: {
-        const uint32_t *depth = COL(b, B_DEPTH, uint32_t);
-        const slog_state s = {tl, cat, start, end, depth != NULL ? depth[i] : 0, 0, NULL};
+        const slog_state s = {tl, cat, start, end, u32_at(b, B_DEPTH, i, 0), 0, NULL};
         return slog_writer_append_state(w, &s, err);
     }
     case SLOG_KIND_EVENT: {
@@ -75,13 +90,13 @@ static int append_row(slog_writer *w, const bulk *b, npy_intp i, slog_error *err
         return slog_writer_append_event(w, &e, err);
     }
     case SLOG_KIND_ARROW: {
-        const uint32_t *to = COL(b, B_TO, uint32_t);
-        const slog_arrow a = {cat, tl, to != NULL ? to[i] : tl, start, end, 0, NULL};
+        const slog_arrow a = {cat, tl, u32_at(b, B_TO, i, tl), start, end, 0, NULL};
         return slog_writer_append_arrow(w, &a, err);
     }
     case SLOG_KIND_COUNTER: {
-        const double *value = COL(b, B_VALUE, double);
-        const slog_counter c = {tl, cat, start, value != NULL ? value[i] : 0.0};
+        const double v = b->a[B_VALUE] != NULL ? ((const double *)PyArray_DATA(b->a[B_VALUE]))[i]
+                                               : 0.0;
+        const slog_counter c = {tl, cat, start, v};
         return slog_writer_append_counter(w, &c, err);
     }
     default:

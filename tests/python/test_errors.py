@@ -81,6 +81,10 @@ def test_writer_errors_are_exceptions(tmp_path):
             w.append(timeline=[t, t], category=[c, c], start=[0, 10], end=[5, 3])
         with pytest.raises(TypeError):
             w.state(t, c, 0, 1, args={"x": object()})
+        with pytest.raises(ValueError, match="required"):
+            w._w.append_columns([0], None, [c], [0])  # no timeline column
+        with pytest.raises(ValueError, match="differ in length"):
+            w.append(timeline=[t, t], category=[c], start=[0, 1])
     with pytest.raises(slog.FileError):
         slog.Writer(tmp_path / "no" / "dir" / "x.slog")
 
