@@ -41,6 +41,7 @@ export class Navigation {
         this.mouseX = null;
         this.drag = null;
         canvas.addEventListener('wheel', (e) => this.onWheel(e, canvas), {passive: false});
+        ruler.addEventListener('wheel', (e) => this.onWheel(e, ruler), {passive: false});
         for (const el of [canvas, ruler]) {
             el.addEventListener('mousedown', (e) => this.onDown(e, el, el === ruler));
             el.addEventListener('mousemove', (e) => {
