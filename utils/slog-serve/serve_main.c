@@ -21,9 +21,11 @@
 #include <slog/slog.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "serve.h"
 #include "serve_files.h"
 #include "serve_http.h"
+#include "serve_import.h"
 #include "units.h"
 
 #ifndef SLOG_TOOL_VERSION
@@ -31,6 +33,9 @@
 #endif
 
 #define PROG "slog-serve"
+
+#define SERVE_DEFAULT_CACHE    (UINT64_C(256) << 20)
+#define SERVE_MIN_READER_CACHE (UINT64_C(8) << 20)
 
 extern char **environ;
 
@@ -57,7 +62,8 @@ static void usage(FILE *f)
         "      --threads N        worker threads answering requests (default 4, 1..64)\n"
         "      --max-items N      most items of one window answer (default %u); a window\n"
         "                         with more is cut and says so\n"
-        "      --cache SIZE       node cache of each reader (default 64MiB)\n"
+        "      --cache SIZE       node caches of all readers together (default 256MiB; each\n"
+        "                         file keeps up to one reader per thread, at least 8MiB each)\n"
         "  -h, --help             this help\n"
         "  -V, --version          tool and library versions\n"
         "\n"
@@ -173,9 +179,19 @@ static void open_browser(const char *url)
 static int serve(const serve_opts *o, const sigset_t *stop)
 {
     char why[512];
+    char **paths = NULL;
+    if (serve_import_resolve(o->files, o->nfiles, progress_default_enabled(false, false), &paths) !=
+        0) {
+        return EXIT_FAILURE;
+    }
     serve_files *files = NULL;
-    if (serve_files_create(&files, o->files, o->nfiles, o->http.threads, o->cache_bytes, why,
-                           sizeof why) != 0) {
+    /* --cache is the budget of all readers: each file keeps up to one per thread */
+    uint64_t per_reader = o->cache_bytes / ((uint64_t)o->nfiles * o->http.threads);
+    per_reader = per_reader < SERVE_MIN_READER_CACHE ? SERVE_MIN_READER_CACHE : per_reader;
+    const int made =
+        serve_files_create(&files, paths, o->nfiles, o->http.threads, per_reader, why, sizeof why);
+    serve_import_free(paths, o->nfiles);
+    if (made != 0) {
         (void)fprintf(stderr, PROG ": %s\n", why);
         return EXIT_FAILURE;
     }
@@ -205,7 +221,9 @@ static int serve(const serve_opts *o, const sigset_t *stop)
 
 int main(int argc, char **argv)
 {
-    serve_opts o = {.http = {"127.0.0.1", 0, 4, 15}, .max_items = SERVE_DEFAULT_MAX_ITEMS};
+    serve_opts o = {.http = {"127.0.0.1", 0, 4, 15},
+                    .max_items = SERVE_DEFAULT_MAX_ITEMS,
+                    .cache_bytes = SERVE_DEFAULT_CACHE};
     const int status = parse_args(argc, argv, &o);
     if (status != -2) {
         return status;

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+#
+# serve_import.py - slog-serve given a trace that is not a .slog: it is
+# imported once into SOURCE.slog (the same drawables as slog-import makes),
+# reused by the next run while newer than the source, imported again when
+# the source changes; an input that is no trace is an error (exit 1)
+# leaving no cache behind.
+# Usage: serve_import.py SLOG_SERVE SLOG_IMPORT SLOG_INFO CHROME_JSON
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from servelib import Server, fail, temp_folder
+
+
+def serve_once(serve_tool, src):
+    srv = Server(serve_tool, [src])
+    info = srv.json("/api/info?f=0")
+    err = srv.stop()
+    return info, err
+
+
+def main():
+    serve_tool, import_tool, info_tool, demo = sys.argv[1:5]
+    with temp_folder() as tmp:
+        src = os.path.join(tmp, "trace.json")
+        shutil.copy(demo, src)
+        ref = os.path.join(tmp, "ref.slog")
+        subprocess.run([import_tool, src, "-o", ref, "-q"], check=True)
+        want = json.loads(subprocess.run([info_tool, "--json", ref], check=True,
+                                         capture_output=True, text=True).stdout)
+        info, err = serve_once(serve_tool, src)
+        if "importing" not in err or not os.path.exists(src + ".slog"):
+            fail(f"first run: no import into trace.json.slog: {err!r}")
+        for key in ("states", "events", "arrows", "counters", "timelines", "categories"):
+            if info[key] != want[key]:
+                fail(f"imported {key}: {info[key]}, slog-import gives {want[key]}")
+        _, err = serve_once(serve_tool, src)
+        if "imported before" not in err or "importing" in err:
+            fail(f"second run: the cache was not reused: {err!r}")
+        later = time.time() + 5
+        os.utime(src, (later, later))
+        _, err = serve_once(serve_tool, src)
+        if "importing" not in err:
+            fail(f"a newer source was not imported again: {err!r}")
+        bad = os.path.join(tmp, "bad.txt")
+        with open(bad, "w") as f:
+            f.write("hello, this is not a trace\n")
+        p = subprocess.run([serve_tool, bad, "--port", "0"], capture_output=True, text=True,
+                           timeout=60)
+        if p.returncode != 1 or "Cannot import" not in p.stderr or p.stdout:
+            fail(f"damaged input: exit {p.returncode}, stderr {p.stderr!r}")
+        if os.path.exists(bad + ".slog"):
+            fail("a failed import left a cache file")
+    print("serve_import: ok")
+
+
+if __name__ == "__main__":
+    main()

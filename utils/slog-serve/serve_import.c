@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * serve_import.c - other trace formats imported into cached .slog files
+ * (serve_import.h).  A file starting with the HDF5 signature is taken as a
+ * .slog; anything else goes through slog_import_file.  The cache is
+ * "SOURCE.slog" beside the source when its folder is writable, else
+ * $XDG_CACHE_HOME/slog-serve (or ~/.cache/slog-serve) with the source's
+ * name and a hash of its full path.  A cached file is reused when it is
+ * newer than the source and complete; an import writes to a temporary name
+ * and renames it when finished, so a killed import never leaves a cache
+ * that looks valid.  Imports run before the server listens.
+ * Tools layer (slog-serve): public libslog headers and utils/common.
+ */
+#include "serve_import.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <slog/slog.h>
+#include <slog/slog_import.h>
+
+#include "progress.h"
+
+#define PROG "slog-serve"
+
+static bool is_hdf5(const char *path)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char head[8];
+    const int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        return false;
+    }
+    const ssize_t got = read(fd, head, sizeof head);
+    (void)close(fd);
+    return got == (ssize_t)sizeof head && memcmp(head, sig, sizeof sig) == 0;
+}
+
+/* FNV-1a of the source's full path: cache names of equal base names differ. */
+static unsigned long long path_hash(const char *path)
+{
+    char full[PATH_MAX];
+    const char *const p = realpath(path, full) != NULL ? full : path;
+    unsigned long long h = 1469598103934665603ull;
+    for (const unsigned char *c = (const unsigned char *)p; *c != '\0'; c++) {
+        h = (h ^ *c) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* The cache path of src (malloc'd), beside it or in the cache folder. */
+static char *cache_path(const char *src)
+{
+    char buf[PATH_MAX + 64];
+    char dir[PATH_MAX];
+    (void)snprintf(dir, sizeof dir, "%s", src);
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/') {
+        dir[--len] = '\0';
+    }
+    const char *const slash = strrchr(dir, '/');
+    const char *const base = slash != NULL ? slash + 1 : dir;
+    char folder[PATH_MAX];
+    (void)snprintf(folder, sizeof folder, "%.*s", slash != NULL ? (int)(slash - dir) + 1 : 1,
+                   slash != NULL ? dir : ".");
+    if (access(folder, W_OK) == 0) {
+        (void)snprintf(buf, sizeof buf, "%s.slog", dir);
+        return strdup(buf);
+    }
+    const char *const xdg = getenv("XDG_CACHE_HOME");
+    const char *const home = getenv("HOME");
+    (void)snprintf(folder, sizeof folder, "%s%s/slog-serve", xdg != NULL ? xdg : home,
+                   xdg != NULL ? "" : "/.cache");
+    if (xdg == NULL && home == NULL) {
+        return NULL;
+    }
+    (void)mkdir(folder, 0700); /* its parent may be missing too: then the import fails */
+    (void)snprintf(buf, sizeof buf, "%s/%s-%016llx.slog", folder, base, path_hash(src));
+    return strdup(buf);
+}
+
+/* The cache is newer than the source and a complete .slog. */
+static bool cache_valid(const char *cache, const char *src)
+{
+    struct stat sc, ss;
+    if (stat(cache, &sc) != 0 || stat(src, &ss) != 0 ||
+        (sc.st_mtim.tv_sec < ss.st_mtim.tv_sec ||
+         (sc.st_mtim.tv_sec == ss.st_mtim.tv_sec && sc.st_mtim.tv_nsec < ss.st_mtim.tv_nsec))) {
+        return false;
+    }
+    slog_reader *r = NULL;
+    const bool ok =
+        slog_reader_open(&r, cache, NULL, NULL) == SLOG_OK && slog_reader_info(r)->complete;
+    slog_reader_destroy(r);
+    return ok;
+}
+
+static void on_progress(const char *input, uint64_t done, uint64_t total, void *user)
+{
+    (void)input;
+    progress_update(user, done, total);
+}
+
+/* Import src into cache (through a temporary file); 0 or -1 (printed). */
+static int import_one(const char *src, const char *cache, bool show_progress)
+{
+    char tmp[PATH_MAX + 32];
+    (void)snprintf(tmp, sizeof tmp, "%s.tmp-%ld", cache, (long)getpid());
+    (void)fprintf(stderr, PROG ": importing %s into %s\n", src, cache);
+    progress bar;
+    progress_init(&bar, stderr, show_progress);
+    progress_label(&bar, "importing");
+    slog_import_options o = SLOG_IMPORT_OPTIONS_INIT;
+    o.progress = on_progress;
+    o.user = &bar;
+    const slog_import_input in = {.name = src};
+    slog_import_summary *sum = NULL;
+    slog_error err;
+    memset(&err, 0, sizeof err);
+    const int rc = slog_import_file(&sum, tmp, &in, 1, &o, &err);
+    progress_end(&bar);
+    int status = 0;
+    if (rc != SLOG_OK) {
+        (void)fprintf(stderr, PROG ": %s: Cannot import: %s (%s)\n", src,
+                      err.message[0] != '\0' ? err.message : "unknown error", slog_status_name(rc));
+        status = -1;
+    } else if (rename(tmp, cache) != 0) {
+        (void)fprintf(stderr, PROG ": Cannot rename %s to %s: %s\n", tmp, cache, strerror(errno));
+        status = -1;
+    } else {
+        (void)fprintf(stderr, PROG ": imported %s: %llu records in %.1f s\n", src,
+                      (unsigned long long)(sum != NULL ? sum->imported : 0),
+                      sum != NULL ? sum->seconds : 0.0);
+    }
+    if (status != 0) {
+        (void)unlink(tmp);
+    }
+    slog_import_summary_destroy(sum);
+    return status;
+}
+
+/* The path to serve for one argument (malloc'd), or NULL (printed). */
+static char *resolve_one(const char *arg, bool show_progress)
+{
+    if (is_hdf5(arg) || access(arg, R_OK) != 0) {
+        return strdup(arg); /* a .slog, or a missing file the reader will name */
+    }
+    char *const cache = cache_path(arg);
+    if (cache == NULL) {
+        (void)fprintf(stderr, PROG ": %s: no folder to cache its import in (set HOME)\n", arg);
+        return NULL;
+    }
+    if (cache_valid(cache, arg)) {
+        (void)fprintf(stderr, PROG ": %s: using %s (imported before)\n", arg, cache);
+        return cache;
+    }
+    if (import_one(arg, cache, show_progress) != 0) {
+        free(cache);
+        return NULL;
+    }
+    return cache;
+}
+
+int serve_import_resolve(char *const *args, size_t n, bool show_progress, char ***out)
+{
+    char **const paths = calloc(n > 0 ? n : 1, sizeof *paths);
+    *out = NULL;
+    if (paths == NULL) {
+        (void)fprintf(stderr, PROG ": out of memory\n");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        paths[i] = resolve_one(args[i], show_progress);
+        if (paths[i] == NULL) {
+            serve_import_free(paths, i);
+            return -1;
+        }
+    }
+    *out = paths;
+    return 0;
+}
+
+void serve_import_free(char **paths, size_t n)
+{
+    if (paths == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(paths[i]);
+    }
+    free(paths);
+}
