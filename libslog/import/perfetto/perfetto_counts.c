@@ -244,6 +244,7 @@ void pf_warn(pf_importer *pf, uint64_t offset, const char *fmt, ...)
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above; analyzer false positive
     (void)vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     pf->hooks.warn(pf->hooks.user, offset, msg);
@@ -256,6 +257,7 @@ int pf_fail(pf_importer *pf, int code, uint64_t offset, const char *fmt, ...)
         pf->err->offset = offset;
         va_list ap;
         va_start(ap, fmt);
+        // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above; false positive
         (void)vsnprintf(pf->err->message, sizeof pf->err->message, fmt, ap);
         va_end(ap);
     }
