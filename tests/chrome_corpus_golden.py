@@ -51,11 +51,12 @@ def outputs(tools, root, name, paths, tmp):
     except ValueError:
         got['summary'] = digest(r.stdout)
     if r.returncode == 0:
-        q = subprocess.run([query, out, '--format', 'jsonl'], capture_output=True, check=True)
-        got['drawables'] = digest(q.stdout)
-        i = subprocess.run([info, out], capture_output=True, text=True, check=True)
+        q = subprocess.run([query, out, '--format', 'jsonl'], capture_output=True)
+        got['drawables'] = digest(q.stdout) if q.returncode == 0 else 'exit %d' % q.returncode
+        i = subprocess.run([info, out], capture_output=True, text=True)
         got['info'] = digest('\n'.join(ln for ln in i.stdout.splitlines()
                                        if not ln.startswith('file:')))
+        got['info'] = got['info'] if i.returncode == 0 else 'exit %d' % i.returncode
     if os.path.exists(out):
         os.unlink(out)
     return got

@@ -13,6 +13,9 @@
 # The import library (libslog/import/**) uses only the public API: its files
 # include public <slog/...> headers and headers of libslog/import/, never a
 # libslog/ core header, <hdf5.h> or <lz4*.h>.
+# libslog/shared/ (shared internal utilities, doc/DESIGN.md) may be included
+# by every part and itself includes only its own shared_*.h headers and the
+# C library: no <slog/...>, no libslog/ header, no third-party library.
 #
 # Usage: layering.sh [SOURCE_ROOT]      check a tree (default: this repo)
 #        layering.sh --self-test        prove the checker catches violations
@@ -166,6 +169,7 @@ check_tree() {
         rm -f "${TMPDIR:-/tmp}/layering.$$"
     done
     check_import "$root" || bad=1
+    check_shared "$root" || bad=1
     return $bad
 }
 
@@ -213,6 +217,32 @@ check_import() {
     return $ibad
 }
 
+# libslog/shared/: its own headers and the C library (and POSIX) only.
+check_shared() {
+    shared="$1/libslog/shared"
+    [ -d "$shared" ] || return 0
+    sbad=0
+    for f in "$shared"/*.c "$shared"/*.h; do
+        [ -e "$f" ] || continue
+        while read -r how name; do
+            case "$how $name" in
+            "quote shared_"*.h | "angle shared_"*.h) ;;
+            angle\ slog/* | angle\ hdf5* | angle\ H5* | angle\ lz4* | angle\ yajl* | angle\ otf2* | angle\ zlib.h)
+                echo "libslog/shared/$(basename "$f"): includes <$name>; shared utilities use the C library only"
+                sbad=1
+                ;;
+            quote\ *)
+                echo "libslog/shared/$(basename "$f"): includes \"$name\", which is not a shared_*.h header"
+                sbad=1
+                ;;
+            esac
+        done <<EOF2
+$(includes_of "$f")
+EOF2
+    done
+    return $sbad
+}
+
 self_test() {
     t=$(mktemp -d "${TMPDIR:-/tmp}/layering_self.XXXXXX") || exit 2
     fails=0
@@ -257,6 +287,11 @@ self_test() {
     mk; printf '#include "../../util_buf.h"\n' >> "$t/r/libslog/import/core/run.c"; expect fail "import library includes ../../util_buf.h"
     mk; printf '#include <hdf5.h>\n' >> "$t/r/libslog/import/core/run.c"; expect fail "import library includes hdf5.h"
     mk; printf '#include <slog/internal.h>\n' >> "$t/r/libslog/import/core/run.c"; expect fail "import library includes a non-public slog header"
+    mk; mkdir -p "$t/r/libslog/shared"; printf '#include <stdlib.h>\n' > "$t/r/libslog/shared/shared_grow.h"
+    printf '#include <shared_grow.h>\n' >> "$t/r/utils/tool/main.c"; expect pass "tool includes a shared utility"
+    printf '#include "util_buf.h"\n' >> "$t/r/libslog/shared/shared_grow.h"; expect fail "shared includes a libslog header"
+    mk; mkdir -p "$t/r/libslog/shared"; printf '#include <slog/slog.h>\n' > "$t/r/libslog/shared/shared_map.c"
+    expect fail "shared includes a public slog header"
     rm -rf "$t"
     [ $fails -eq 0 ] && echo "layering self-test: ok"
     return $fails

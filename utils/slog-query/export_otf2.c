@@ -26,6 +26,7 @@
 #include "export_otf2.h"
 
 #include <otf2/otf2.h>
+#include <shared_grow.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -109,27 +110,6 @@ static void strtab_free(strtab *t)
     }
     free(t->v);
     free(t->slots);
-}
-
-/* Grow *pv (a T*) to hold need elements of size elem. */
-static int grow(void *pv, uint32_t *cap, uint32_t need, size_t elem)
-{
-    if (need <= *cap) {
-        return 0;
-    }
-    uint32_t ncap = *cap ? *cap : 16;
-    while (ncap < need) {
-        ncap *= 2;
-    }
-    void *p;
-    memcpy(&p, pv, sizeof p);
-    void *const q = realloc(p, (size_t)ncap * elem);
-    if (!q) {
-        return -1;
-    }
-    memcpy(pv, &q, sizeof q);
-    *cap = ncap;
-    return 0;
 }
 
 /* ---- collected window ------------------------------------------------------ */
@@ -259,7 +239,7 @@ static int add_args(exporter *x, const slog_arg *a, uint32_t na, uint32_t *off, 
     if (na == 0) {
         return 0;
     }
-    if (grow(&x->args, &x->capargs, x->nargs + na, sizeof *x->args) != 0) {
+    if (shared_grow32(&x->args, &x->capargs, x->nargs + na, sizeof *x->args) != 0) {
         return fail(x, "out of memory");
     }
     for (uint32_t i = 0; i < na; i++) {
@@ -304,7 +284,7 @@ static int add_args(exporter *x, const slog_arg *a, uint32_t na, uint32_t *off, 
 static xpoint *add_point(exporter *x, uint32_t tl, int64_t t, uint8_t kind)
 {
     xloc *const l = &x->locs[tl];
-    if (grow(&l->points, &l->cappoints, l->npoints + 1, sizeof *l->points) != 0) {
+    if (shared_grow32(&l->points, &l->cappoints, l->npoints + 1, sizeof *l->points) != 0) {
         fail(x, "out of memory");
         return NULL;
     }
@@ -395,7 +375,7 @@ static int collect_state(exporter *x, const slog_state *s)
     const uint32_t region = category_ref(x, s->category);
     xloc *const l = &x->locs[s->timeline];
     if (region == UINT32_MAX ||
-        grow(&l->states, &l->capstates, l->nstates + 1, sizeof *l->states) != 0) {
+        shared_grow32(&l->states, &l->capstates, l->nstates + 1, sizeof *l->states) != 0) {
         return fail(x, "out of memory or unknown category %u", s->category);
     }
     xstate *const xs = &l->states[l->nstates++];

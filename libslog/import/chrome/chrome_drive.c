@@ -238,7 +238,8 @@ static int input_open(input *in, feeder *f, uint32_t no)
         return import_fail(&f->ctx, 0, 0, UINT64_MAX, "%s", err);
     }
     const chrome_sink sink = {in, input_sink_event, input_sink_frame};
-    if (chrome_parser_create(&in->p, &f->ctx, f->mode, no, &f->seq, &sink, f->pool) != 0) {
+    const chrome_parser_input pin = {f->mode, no, &f->seq, f->pool};
+    if (chrome_parser_create(&in->p, &f->ctx, &pin, &sink) != 0) {
         return import_fail(&f->ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
     return 0;
@@ -435,36 +436,58 @@ static void *feeder_main(void *arg)
     return NULL;
 }
 
-/* Consumer loop: records in feeder order until the feeder is done. */
-static int consume_queue(queue *q, chrome_run *r)
+/* Wait for the next batch (faulting in pool slabs for the feeder while
+ * there is nothing to do); false when the feeder is done and the queue
+ * empty, *rc then the feeder's result. */
+static bool queue_take(queue *q, qrec **b, size_t *n, int *rc)
 {
-    int rc = 0;
-    for (;;) {
+    pthread_mutex_lock(&q->mu);
+    while (q->count == 0 && !q->done) {
+        pthread_mutex_unlock(&q->mu);
+        const bool reserved = chrome_pool_reserve(q->f->pool);
         pthread_mutex_lock(&q->mu);
-        while (q->count == 0 && !q->done) {
-            pthread_mutex_unlock(&q->mu);
-            const bool reserved = chrome_pool_reserve(q->f->pool);
-            pthread_mutex_lock(&q->mu);
-            if (reserved) {
-                continue; /* look again before sleeping */
-            }
-            q->consumer_waits = true;
-            pthread_cond_wait(&q->nonempty, &q->mu);
-            q->consumer_waits = false;
+        if (reserved) {
+            continue; /* look again before sleeping */
         }
-        if (q->count == 0) {
-            rc = rc != 0 ? rc : q->feeder_rc;
-            pthread_mutex_unlock(&q->mu);
-            return rc;
-        }
-        qrec *b = q->slot[q->head];
-        const size_t n = q->slot_n[q->head];
+        q->consumer_waits = true;
+        pthread_cond_wait(&q->nonempty, &q->mu);
+        q->consumer_waits = false;
+    }
+    const bool got = q->count > 0;
+    if (got) {
+        *b = q->slot[q->head];
+        *n = q->slot_n[q->head];
         q->head = (q->head + 1) % QSLOTS;
         q->count--;
         if (q->feeder_waits && q->count <= QRESUME) {
             pthread_cond_signal(&q->nonfull);
         }
+    } else {
+        *rc = q->feeder_rc;
+    }
+    pthread_mutex_unlock(&q->mu);
+    return got;
+}
+
+/* The consumer failed: the feeder stops at its next batch. */
+static void queue_stop(queue *q)
+{
+    if (!atomic_load(&q->stop)) {
+        pthread_mutex_lock(&q->mu);
+        atomic_store(&q->stop, true);
+        pthread_cond_broadcast(&q->nonfull);
         pthread_mutex_unlock(&q->mu);
+    }
+}
+
+/* Consumer loop: records in feeder order until the feeder is done. */
+static int consume_queue(queue *q, chrome_run *r)
+{
+    int rc = 0;
+    qrec *b = NULL;
+    size_t n = 0;
+    int feeder_rc = 0;
+    while (queue_take(q, &b, &n, &feeder_rc)) {
         size_t i = 0;
         for (; rc == 0 && i < n; i++) {
             rc = consume(r, &b[i]);
@@ -473,13 +496,11 @@ static int consume_queue(queue *q, chrome_run *r)
             chrome_event_free(b[i].ev); /* after a failure: drop the rest */
         }
         free(b);
-        if (rc != 0 && !atomic_load(&q->stop)) {
-            pthread_mutex_lock(&q->mu);
-            atomic_store(&q->stop, true);
-            pthread_cond_broadcast(&q->nonfull);
-            pthread_mutex_unlock(&q->mu);
+        if (rc != 0) {
+            queue_stop(q);
         }
     }
+    return rc != 0 ? rc : feeder_rc;
 }
 
 /* ------------------------------------------------------------------ API */
@@ -515,6 +536,39 @@ static void feeder_teardown(feeder *f)
     chrome_pool_destroy(f->pool);
 }
 
+/* The feeder on a thread of its own, the calling thread consuming. */
+static int feed_threaded(feeder *f, chrome_run *r, import_ctx *ctx)
+{
+    queue q;
+    memset(&q, 0, sizeof q);
+    q.f = f;
+    atomic_init(&q.stop, false);
+    f->emit = queue_emit;
+    f->emit_user = &q;
+    f->stop = &q.stop;
+    int rc;
+    pthread_t th;
+    if (pthread_mutex_init(&q.mu, NULL) != 0 || pthread_cond_init(&q.nonempty, NULL) != 0 ||
+        pthread_cond_init(&q.nonfull, NULL) != 0 ||
+        pthread_create(&th, NULL, feeder_main, &q) != 0) {
+        rc = import_fail(ctx, 0, 0, UINT64_MAX, "Failed to start the reader thread");
+    } else {
+        rc = consume_queue(&q, r);
+        (void)pthread_join(th, NULL);
+        while (q.count > 0) { /* left behind after a failure */
+            free_batch(q.slot[q.head], q.slot_n[q.head]);
+            q.head = (q.head + 1) % QSLOTS;
+            q.count--;
+        }
+    }
+    pthread_cond_destroy(&q.nonfull);
+    pthread_cond_destroy(&q.nonempty);
+    pthread_mutex_destroy(&q.mu);
+    f->stop = NULL; /* q is gone */
+    f->emit_user = NULL;
+    return rc;
+}
+
 int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mode mode,
                   const chrome_out *out, bool threaded)
 {
@@ -529,31 +583,7 @@ int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mo
     if (rc == 0 && !threaded) {
         rc = feed_all(&f);
     } else if (rc == 0) {
-        queue q;
-        memset(&q, 0, sizeof q);
-        q.f = &f;
-        atomic_init(&q.stop, false);
-        f.emit = queue_emit;
-        f.emit_user = &q;
-        f.stop = &q.stop;
-        pthread_t th;
-        if (pthread_mutex_init(&q.mu, NULL) != 0 || pthread_cond_init(&q.nonempty, NULL) != 0 ||
-            pthread_cond_init(&q.nonfull, NULL) != 0) {
-            rc = import_fail(ctx, 0, 0, UINT64_MAX, "Failed to start the reader thread");
-        } else if (pthread_create(&th, NULL, feeder_main, &q) != 0) {
-            rc = import_fail(ctx, 0, 0, UINT64_MAX, "Failed to start the reader thread");
-        } else {
-            rc = consume_queue(&q, &r);
-            (void)pthread_join(th, NULL);
-            while (q.count > 0) { /* left behind after a failure */
-                free_batch(q.slot[q.head], q.slot_n[q.head]);
-                q.head = (q.head + 1) % QSLOTS;
-                q.count--;
-            }
-        }
-        pthread_cond_destroy(&q.nonfull);
-        pthread_cond_destroy(&q.nonempty);
-        pthread_mutex_destroy(&q.mu);
+        rc = feed_threaded(&f, &r, ctx);
     }
     if (rc == 0) {
         rc = run_finish(&r);
@@ -577,7 +607,8 @@ int chrome_import_buffer(import_ctx *ctx, const unsigned char *data, size_t len,
     memset(&in, 0, sizeof in);
     in.f = &f;
     const chrome_sink sink = {&in, input_sink_event, input_sink_frame};
-    if (rc == 0 && chrome_parser_create(&in.p, &f.ctx, mode, 0, &f.seq, &sink, f.pool) != 0) {
+    const chrome_parser_input pin = {mode, 0, &f.seq, f.pool};
+    if (rc == 0 && chrome_parser_create(&in.p, &f.ctx, &pin, &sink) != 0) {
         rc = import_fail(ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
     if (chunk == 0) {

@@ -39,7 +39,6 @@
 #include "chrome_scan.h"
 #include "text_lines.h"
 
-#define NO_OFF SIZE_MAX
 #define MAX_FRAMES 16
 #define MAX_CAPTURE_DEPTH 4096
 #define MAX_LINE_JOINS 64
@@ -72,34 +71,6 @@ typedef enum slot {
     SLOT_SYS_EVENTS,
 } slot;
 
-typedef struct barg {
-    size_t key;
-    slog_arg_type type;
-    union {
-        size_t s;
-        int64_t i;
-        uint64_t u;
-        double d;
-        bool b;
-    } v;
-} barg;
-
-/* The event being read: strings live in `arena` (offsets, NO_OFF = absent). */
-typedef struct builder {
-    char *arena;
-    size_t alen, acap;
-    barg *args;
-    size_t nargs, capargs;
-    size_t name, cat, ph, pid, tid, id, scope, bp, s, sf, bind_id;
-    char id_kind;
-    int64_t ts, dur, tdur, tts;
-    uint32_t flags;
-    uint32_t nkeys;
-    unsigned char len1_name, len1_cat, len1_pid, len1_tid; /* chrome_event's */
-    uint64_t line, col, offset;
-    size_t key;      /* current key (arena offset) in args / extras */
-} builder;
-
 struct chrome_parser {
     import_ctx *ctx;
     chrome_mode mode;
@@ -128,7 +99,7 @@ struct chrome_parser {
     /* skipping a value we only count */
     int skip_depth;
 
-    builder b;
+    chrome_builder b;
     char topkey[64];
     char *tmp;                  /* UTF-8 repair buffer */
     size_t tmpcap;
@@ -209,191 +180,26 @@ static int pfail_at(chrome_parser *p, uint64_t off, const char *fmt, ...)
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    (void)vsnprintf(msg, sizeof msg, fmt, ap);
+    const int len = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (len < 0) {
+        msg[0] = '\0';
+    }
     uint64_t line = 0, col = 0;
     locate(p, off, &line, &col);
     p->failed = true;
     return import_fail(p->ctx, line, col, off, "%s", msg);
 }
 
-/* --------------------------------------------------------------- builder */
-
-static int arena_reserve(builder *b, size_t n)
-{
-    if (b->alen + n <= b->acap) {
-        return 0;
-    }
-    size_t cap = b->acap ? b->acap : 1024;
-    while (cap < b->alen + n) {
-        cap *= 2;
-    }
-    char *a = realloc(b->arena, cap);
-    if (a == NULL) {
-        return -1;
-    }
-    b->arena = a;
-    b->acap = cap;
-    return 0;
-}
-
-static int arena_put(builder *b, const void *s, size_t n)
-{
-    if (arena_reserve(b, n) != 0) {
-        return -1;
-    }
-    memcpy(b->arena + b->alen, s, n);
-    b->alen += n;
-    return 0;
-}
-
-/* Store a NUL-terminated copy; returns its offset or NO_OFF (no memory). */
-static size_t arena_str(builder *b, const void *s, size_t n)
-{
-    const size_t off = b->alen;
-    if (arena_reserve(b, n + 1) != 0) {
-        return NO_OFF;
-    }
-    memcpy(b->arena + off, s, n);
-    b->arena[off + n] = '\0';
-    b->alen += n + 1;
-    return off;
-}
-
-static void builder_reset(builder *b)
-{
-    b->alen = 0;
-    b->nargs = 0;
-    b->name = b->cat = b->ph = b->pid = b->tid = b->id = NO_OFF;
-    b->len1_name = b->len1_cat = b->len1_pid = b->len1_tid = 0;
-    b->scope = b->bp = b->s = b->sf = b->bind_id = NO_OFF;
-    b->id_kind = 0;
-    b->ts = b->dur = b->tdur = b->tts = 0;
-    b->flags = 0;
-    b->nkeys = 0;
-    b->key = NO_OFF;
-}
-
-static barg *builder_arg(builder *b)
-{
-    if (b->nargs == b->capargs) {
-        const size_t cap = b->capargs ? b->capargs * 2 : 16;
-        barg *a = realloc(b->args, cap * sizeof *a);
-        if (a == NULL) {
-            return NULL;
-        }
-        b->args = a;
-        b->capargs = cap;
-    }
-    barg *a = &b->args[b->nargs++];
-    a->key = b->key;
-    return a;
-}
-
-/* Pack the builder into one allocation.  Later duplicates of an args key
- * win (as in most JSON readers). */
-static chrome_event *builder_pack(const builder *b, chrome_pool *pool)
-{
-    const size_t keep = b->nargs; /* upper bound: duplicates are dropped below */
-    const size_t bytes = sizeof(chrome_event) + keep * sizeof(slog_arg) + b->alen;
-    chrome_event *ev = chrome_event_alloc(pool, bytes);
-    if (ev == NULL) {
-        return NULL;
-    }
-    chrome_pool *const owner = ev->pool; /* NULL for big records (malloc) */
-    const unsigned char pool_class = ev->pool_class;
-    memset(ev, 0, sizeof *ev);
-    ev->pool = owner;
-    ev->pool_class = pool_class;
-    ev->bytes = bytes;
-    ev->args = (slog_arg *)(void *)(ev + 1);
-    char *strs = (char *)(ev->args + keep);
-    if (b->alen > 0) {
-        memcpy(strs, b->arena, b->alen);
-    }
-#define PTR(off) ((off) == NO_OFF ? NULL : strs + (off))
-    uint32_t n = 0;
-    for (size_t i = 0; i < b->nargs; i++) {
-        const barg *a = &b->args[i];
-        bool dup = false;
-        for (size_t j = i + 1; j < b->nargs && !dup; j++) {
-            dup = strcmp(b->arena + a->key, b->arena + b->args[j].key) == 0;
-        }
-        if (dup) {
-            continue;
-        }
-        slog_arg *o = &ev->args[n++];
-        o->key = PTR(a->key);
-        o->type = a->type;
-        switch (a->type) {
-        case SLOG_ARG_STRING:
-        case SLOG_ARG_JSON:
-            o->v.s = PTR(a->v.s);
-            break;
-        case SLOG_ARG_INT:
-            o->v.i = a->v.i;
-            break;
-        case SLOG_ARG_UINT:
-            o->v.u = a->v.u;
-            break;
-        case SLOG_ARG_DOUBLE:
-            o->v.d = a->v.d;
-            break;
-        case SLOG_ARG_BOOL:
-        default:
-            o->v.b = a->v.b;
-            break;
-        }
-    }
-    ev->nargs = n;
-    ev->name = PTR(b->name);
-    ev->cat = PTR(b->cat);
-    ev->pid = PTR(b->pid);
-    ev->tid = PTR(b->tid);
-    ev->len1_name = b->len1_name;
-    ev->len1_cat = b->len1_cat;
-    ev->len1_pid = b->len1_pid;
-    ev->len1_tid = b->len1_tid;
-    ev->id = PTR(b->id);
-    ev->scope = PTR(b->scope);
-    ev->bp = PTR(b->bp);
-    ev->s = PTR(b->s);
-    ev->sf = PTR(b->sf);
-    ev->bind_id = PTR(b->bind_id);
-    if (b->ph != NO_OFF) {
-        const char *ph = strs + b->ph;
-        size_t i = 0;
-        for (; i + 1 < sizeof ev->ph && ph[i] != '\0'; i++) {
-            ev->ph[i] = ph[i];
-        }
-        ev->ph[i] = '\0';
-    }
-#undef PTR
-    ev->id_kind = b->id_kind;
-    ev->ts = b->ts;
-    ev->dur = b->dur;
-    ev->tdur = b->tdur;
-    ev->tts = b->tts;
-    ev->flags = b->flags | (b->nkeys == 0 ? CEV_EMPTY : 0u);
-    ev->line = b->line;
-    ev->col = b->col;
-    ev->offset = b->offset;
-    return ev;
-}
-
 /* ---------------------------------------------------------------- UTF-8 */
 
-/* Validate; on bad bytes build a repaired copy in p->tmp.  With @p no_nul
- * a NUL (JSON's \u0000, decoded by yajl) is a bad byte too: the string is
- * stored as a C string, which would end at it and lose the rest.  Returns
- * the text to use (s itself when valid) and sets *n; NULL on no memory. */
-static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, size_t *n,
-                                     bool no_nul)
+/* The length of the valid prefix of @p s: UTF-8, and with @p no_nul no NUL
+ * (ASCII without NUL is checked eight bytes at a time). */
+static size_t utf8_valid_len(const unsigned char *s, size_t len, bool no_nul)
 {
     const uint64_t ones = no_nul ? 0x0101010101010101ull : 0;
     size_t i = 0;
-    const size_t len = *n;
-    for (uint64_t w; i + 8 <= len; i += 8) { /* ASCII without NUL, eight bytes at a time */
+    for (uint64_t w; i + 8 <= len; i += 8) {
         memcpy(&w, s + i, 8);
         if ((w | ((w - ones) & ~w)) & 0x8080808080808080ull) {
             break;
@@ -410,7 +216,45 @@ static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, s
         }
         i += k;
     }
-    if (i == len) {
+    return i;
+}
+
+enum { UTF8_BAD = 1, UTF8_NUL = 2 };
+
+/* Copy @p s to @p out (room for 3 bytes per byte) with each bad byte (and
+ * with @p no_nul each NUL) replaced by U+FFFD; returns the length, *what
+ * says which were found. */
+static size_t utf8_repair(const unsigned char *s, size_t len, bool no_nul, char *out,
+                          unsigned *what)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        const size_t k = s[i] == 0    ? (no_nul ? 0 : 1)
+                         : s[i] < 0x80 ? 1
+                                       : chrome_utf8_seq(s + i, len - i);
+        if (k == 0) {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            *what |= s[i] != 0 ? UTF8_BAD : UTF8_NUL;
+            i++;
+        } else {
+            memcpy(out + o, s + i, k);
+            o += k;
+            i += k;
+        }
+    }
+    return o;
+}
+
+/* Validate; on bad bytes build a repaired copy in p->tmp.  With @p no_nul
+ * a NUL (JSON's \u0000, decoded by yajl) is a bad byte too: the string is
+ * stored as a C string, which would end at it and lose the rest.  Returns
+ * the text to use (s itself when valid) and sets *n; NULL on no memory. */
+static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, size_t *n,
+                                     bool no_nul)
+{
+    const size_t len = *n;
+    if (utf8_valid_len(s, len, no_nul) == len) {
         return s;
     }
     if (p->tmpcap < len * 3 + 1) {
@@ -421,42 +265,25 @@ static const unsigned char *utf8_fix(chrome_parser *p, const unsigned char *s, s
         p->tmp = t;
         p->tmpcap = len * 3 + 1;
     }
-    size_t o = 0;
-    bool bad_utf8 = false, nul = false;
-    for (i = 0; i < len;) {
-        const size_t k = s[i] == 0    ? (no_nul ? 0 : 1)
-                         : s[i] < 0x80 ? 1
-                                       : chrome_utf8_seq(s + i, len - i);
-        if (k == 0) {
-            memcpy(p->tmp + o, "\xef\xbf\xbd", 3);
-            o += 3;
-            bad_utf8 |= s[i] != 0;
-            nul |= s[i] == 0;
-            i++;
-        } else {
-            memcpy(p->tmp + o, s + i, k);
-            o += k;
-            i += k;
-        }
-    }
-    if (bad_utf8) {
+    unsigned what = 0;
+    *n = utf8_repair(s, len, no_nul, p->tmp, &what);
+    if (what & UTF8_BAD) {
         p->n_utf8++;
         pwarn_at(p, cur_offset(p), "invalid UTF-8 in a string (replaced by U+FFFD)");
     }
-    if (nul) {
+    if (what & UTF8_NUL) {
         p->n_nul++;
         pwarn_at(p, cur_offset(p), "\\u0000 in a string (replaced by U+FFFD: text is stored "
                                    "NUL-terminated)");
     }
-    *n = o;
     return (const unsigned char *)p->tmp;
 }
 
 /* --------------------------------------------------------- JSON capture */
 
-static int cap_json_string(builder *b, const unsigned char *s, size_t n)
+static int cap_json_string(chrome_builder *b, const unsigned char *s, size_t n)
 {
-    if (arena_put(b, "\"", 1) != 0) {
+    if (chrome_builder_put(b, "\"", 1) != 0) {
         return -1;
     }
     size_t run = 0;
@@ -465,7 +292,7 @@ static int cap_json_string(builder *b, const unsigned char *s, size_t n)
         if (c >= 0x20 && c != '"' && c != '\\') {
             continue;
         }
-        if (arena_put(b, s + run, i - run) != 0) {
+        if (chrome_builder_put(b, s + run, i - run) != 0) {
             return -1;
         }
         char esc[8];
@@ -480,12 +307,12 @@ static int cap_json_string(builder *b, const unsigned char *s, size_t n)
         } else {
             (void)snprintf(esc, sizeof esc, "\\u%04x", c);
         }
-        if (arena_put(b, esc, strlen(esc)) != 0) {
+        if (chrome_builder_put(b, esc, strlen(esc)) != 0) {
             return -1;
         }
         run = i + 1;
     }
-    if (arena_put(b, s + run, n - run) != 0 || arena_put(b, "\"", 1) != 0) {
+    if (chrome_builder_put(b, s + run, n - run) != 0 || chrome_builder_put(b, "\"", 1) != 0) {
         return -1;
     }
     return 0;
@@ -499,7 +326,7 @@ static int cap_prefix(chrome_parser *p)
     }
     if (p->cap_depth > 0) {
         unsigned char *c = &p->cap_comma[p->cap_depth];
-        if (*c && arena_put(&p->b, ",", 1) != 0) {
+        if (*c && chrome_builder_put(&p->b, ",", 1) != 0) {
             return -1;
         }
         *c = 1;
@@ -517,7 +344,7 @@ static int cap_open(chrome_parser *p, char ch)
     }
     p->cap_depth++;
     p->cap_comma[p->cap_depth] = 0;
-    return arena_put(&p->b, &ch, 1);
+    return chrome_builder_put(&p->b, &ch, 1);
 }
 
 /* ------------------------------------------------------------ dispatch */
@@ -555,7 +382,7 @@ static frame_kind top_frame(const chrome_parser *p)
 
 static void start_event(chrome_parser *p, events_kind ek)
 {
-    builder_reset(&p->b);
+    chrome_builder_reset(&p->b);
     p->b.offset = cur_offset(p) - 1;
     locate(p, p->b.offset, &p->b.line, &p->b.col);
     if (ek == EV_SAMPLES) {
@@ -565,7 +392,7 @@ static void start_event(chrome_parser *p, events_kind ek)
 
 static int finish_event(chrome_parser *p)
 {
-    chrome_event *ev = builder_pack(&p->b, p->pool);
+    chrome_event *ev = chrome_builder_pack(&p->b, p->pool);
     if (ev == NULL) {
         return pfail_at(p, p->b.offset, "Out of memory");
     }
@@ -703,14 +530,14 @@ static int set_time(chrome_parser *p, const char *t, size_t n, int64_t *dst, uin
 
 /* Length + 1 of the string just stored at @p off (the arena's last), or 0
  * when 254 or more: chrome_event's len1_* (saves the key ids a strlen). */
-static unsigned char len1_last(const builder *b, size_t off)
+static unsigned char len1_last(const chrome_builder *b, size_t off)
 {
     const size_t len = b->alen - off - 1;
     return len < 254 ? (unsigned char)(len + 1) : 0;
 }
 
 /* An id-like value: integers (number or string) in canonical form. */
-static size_t store_idlike(builder *b, const char *t, size_t n)
+static size_t store_idlike(chrome_builder *b, const char *t, size_t n)
 {
     /* already canonical: digits without a leading zero (the usual pid) */
     bool plain = n > 0 && n < 40 && (t[0] != '0' || n == 1);
@@ -718,65 +545,85 @@ static size_t store_idlike(builder *b, const char *t, size_t n)
         plain = t[i] >= '0' && t[i] <= '9';
     }
     if (plain) {
-        return arena_str(b, t, n);
+        return chrome_builder_str(b, t, n);
     }
     char canon[48];
     if (chrome_int_canon(t, n, canon, sizeof canon)) {
-        return arena_str(b, canon, strlen(canon));
+        return chrome_builder_str(b, canon, strlen(canon));
     }
-    return arena_str(b, t, n);
+    return chrome_builder_str(b, t, n);
 }
 
-static int typed_number_arg(barg *a, builder *b, const char *t, size_t n)
+static bool integer_text(const char *t, size_t n)
 {
-    char buf[64];
-    bool integer = n > 0;
     for (size_t i = 0; i < n; i++) {
         const char c = t[i];
         if (!((c >= '0' && c <= '9') || (i == 0 && c == '-'))) {
-            integer = false;
-            break;
+            return false;
         }
     }
+    return n > 0;
+}
+
+/* The number text kept as JSON text (exact), e.g. beyond 64 bits. */
+static int json_text_arg(chrome_barg *a, chrome_builder *b, const char *t, size_t n)
+{
+    a->type = SLOG_ARG_JSON;
+    a->v.s = chrome_builder_str(b, t, n);
+    return a->v.s == CHROME_NO_OFF ? -1 : 0;
+}
+
+/* An integer of up to 18 digits: fits int64 whatever the digits, no strtoll. */
+static void small_int_arg(chrome_barg *a, const char *t, size_t n)
+{
+    const bool neg = t[0] == '-';
+    int64_t v = 0;
+    for (size_t i = neg ? 1u : 0u; i < n; i++) {
+        v = v * 10 + (t[i] - '0');
+    }
+    a->type = SLOG_ARG_INT;
+    a->v.i = neg ? -v : v;
+}
+
+/* A longer integer as int64 or uint64; false beyond 64 bits. */
+static bool big_int_arg(chrome_barg *a, const char *buf)
+{
+    char *end = NULL;
+    errno = 0;
+    const long long v = strtoll(buf, &end, 10);
+    if (errno == 0 && *end == '\0') {
+        a->type = SLOG_ARG_INT;
+        a->v.i = v;
+        return true;
+    }
+    if (buf[0] == '-') {
+        return false;
+    }
+    errno = 0;
+    const unsigned long long u = strtoull(buf, &end, 10);
+    if (errno == 0 && *end == '\0') {
+        a->type = SLOG_ARG_UINT;
+        a->v.u = u;
+        return true;
+    }
+    return false;
+}
+
+static int typed_number_arg(chrome_barg *a, chrome_builder *b, const char *t, size_t n)
+{
+    char buf[64];
+    const bool integer = integer_text(t, n);
     if (n >= sizeof buf) {
-        a->type = SLOG_ARG_JSON; /* very long numbers keep their text */
-        a->v.s = arena_str(b, t, n);
-        return a->v.s == NO_OFF ? -1 : 0;
+        return json_text_arg(a, b, t, n); /* very long numbers keep their text */
     }
     if (integer && n <= 18 && (t[0] != '-' || n > 1)) {
-        /* fits int64 whatever the digits: no strtoll */
-        const bool neg = t[0] == '-';
-        int64_t v = 0;
-        for (size_t i = neg ? 1u : 0u; i < n; i++) {
-            v = v * 10 + (t[i] - '0');
-        }
-        a->type = SLOG_ARG_INT;
-        a->v.i = neg ? -v : v;
+        small_int_arg(a, t, n);
         return 0;
     }
     memcpy(buf, t, n);
     buf[n] = '\0';
     if (integer) {
-        char *end = NULL;
-        errno = 0;
-        const long long v = strtoll(buf, &end, 10);
-        if (errno == 0 && *end == '\0') {
-            a->type = SLOG_ARG_INT;
-            a->v.i = v;
-            return 0;
-        }
-        if (buf[0] != '-') {
-            errno = 0;
-            const unsigned long long u = strtoull(buf, &end, 10);
-            if (errno == 0 && *end == '\0') {
-                a->type = SLOG_ARG_UINT;
-                a->v.u = u;
-                return 0;
-            }
-        }
-        a->type = SLOG_ARG_JSON; /* beyond 64 bits: exact text */
-        a->v.s = arena_str(b, t, n);
-        return a->v.s == NO_OFF ? -1 : 0;
+        return big_int_arg(a, buf) ? 0 : json_text_arg(a, b, t, n);
     }
     a->type = SLOG_ARG_DOUBLE;
     a->v.d = strtod(buf, NULL);
@@ -785,16 +632,16 @@ static int typed_number_arg(barg *a, builder *b, const char *t, size_t n)
 
 static int scalar_arg(chrome_parser *p, scalar_kind k, const char *t, size_t n, bool bv)
 {
-    builder *b = &p->b;
-    barg *a = builder_arg(b);
+    chrome_builder *b = &p->b;
+    chrome_barg *a = chrome_builder_arg(b);
     if (a == NULL) {
         return -1;
     }
     switch (k) {
     case SC_STRING:
         a->type = SLOG_ARG_STRING;
-        a->v.s = arena_str(b, t, n);
-        return a->v.s == NO_OFF ? -1 : 0;
+        a->v.s = chrome_builder_str(b, t, n);
+        return a->v.s == CHROME_NO_OFF ? -1 : 0;
     case SC_NUMBER:
         return typed_number_arg(a, b, t, n);
     case SC_BOOL:
@@ -804,90 +651,188 @@ static int scalar_arg(chrome_parser *p, scalar_kind k, const char *t, size_t n, 
     case SC_NULL:
     default:
         a->type = SLOG_ARG_JSON;
-        a->v.s = arena_str(b, "null", 4);
-        return a->v.s == NO_OFF ? -1 : 0;
+        a->v.s = chrome_builder_str(b, "null", 4);
+        return a->v.s == CHROME_NO_OFF ? -1 : 0;
     }
+}
+
+/* Where a string field of the event goes, NULL when @p s is not one. */
+static size_t *string_field(chrome_builder *b, slot s)
+{
+    switch (s) {
+    case SLOT_NAME:
+        return &b->name;
+    case SLOT_CAT:
+        return &b->cat;
+    case SLOT_PH:
+        return &b->ph;
+    case SLOT_SCOPE:
+        return &b->scope;
+    case SLOT_BP:
+        return &b->bp;
+    case SLOT_S:
+        return &b->s;
+    default:
+        return NULL;
+    }
+}
+
+static int set_string_field(chrome_builder *b, slot s, size_t *dst, const char *t, size_t n)
+{
+    *dst = chrome_builder_str(b, t, n);
+    if (*dst == CHROME_NO_OFF) {
+        return -1;
+    }
+    if (s == SLOT_NAME) {
+        b->len1_name = len1_last(b, *dst);
+    } else if (s == SLOT_CAT) {
+        b->len1_cat = len1_last(b, *dst);
+    }
+    return 0;
+}
+
+/* Where a time field goes (and its flag), NULL when @p s is not one. */
+static int64_t *time_field(chrome_builder *b, slot s, uint32_t *flag)
+{
+    switch (s) {
+    case SLOT_TS:
+        *flag = CEV_HAS_TS;
+        return &b->ts;
+    case SLOT_DUR:
+        *flag = CEV_HAS_DUR;
+        return &b->dur;
+    case SLOT_TDUR:
+        *flag = CEV_HAS_TDUR;
+        return &b->tdur;
+    case SLOT_TTS:
+        *flag = CEV_HAS_TTS;
+        return &b->tts;
+    default:
+        return NULL;
+    }
+}
+
+/* pid, tid, sf, bind_id and the ids: canonical integer text or the string. */
+static int set_id_field(chrome_builder *b, slot s, const char *t, size_t n)
+{
+    const size_t off = store_idlike(b, t, n);
+    if (off == CHROME_NO_OFF) {
+        return -1;
+    }
+    switch (s) {
+    case SLOT_PID:
+        b->pid = off;
+        b->len1_pid = len1_last(b, off);
+        break;
+    case SLOT_TID:
+        b->tid = off;
+        b->len1_tid = len1_last(b, off);
+        break;
+    case SLOT_SF:
+        b->sf = off;
+        break;
+    case SLOT_BIND:
+        b->bind_id = off;
+        break;
+    default:
+        b->id = off;
+        b->id_kind = (char)(s == SLOT_ID ? 'i' : s == SLOT_ID2_LOCAL ? 'l' : 'g');
+        break;
+    }
+    return 0;
 }
 
 static int scalar_event_field(chrome_parser *p, slot s, scalar_kind k, const char *t, size_t n,
                               bool bv)
 {
-    builder *b = &p->b;
+    chrome_builder *b = &p->b;
     const bool text = k == SC_STRING || k == SC_NUMBER;
-    size_t *dst = NULL;
+    size_t *const str = string_field(b, s);
+    if (str != NULL) {
+        return text ? set_string_field(b, s, str, t, n) : 0;
+    }
+    uint32_t flag = 0;
+    int64_t *const time = time_field(b, s, &flag);
+    if (time != NULL) {
+        return text ? set_time(p, t, n, time, flag) : 0;
+    }
     switch (s) {
-    case SLOT_NAME: dst = &b->name; break;
-    case SLOT_CAT: dst = &b->cat; break;
-    case SLOT_PH: dst = &b->ph; break;
-    case SLOT_SCOPE: dst = &b->scope; break;
-    case SLOT_BP: dst = &b->bp; break;
-    case SLOT_S: dst = &b->s; break;
-    case SLOT_TS:
-        return text ? set_time(p, t, n, &b->ts, CEV_HAS_TS) : 0;
-    case SLOT_DUR:
-        return text ? set_time(p, t, n, &b->dur, CEV_HAS_DUR) : 0;
-    case SLOT_TDUR:
-        return text ? set_time(p, t, n, &b->tdur, CEV_HAS_TDUR) : 0;
-    case SLOT_TTS:
-        return text ? set_time(p, t, n, &b->tts, CEV_HAS_TTS) : 0;
     case SLOT_PID:
     case SLOT_TID:
     case SLOT_SF:
     case SLOT_BIND:
     case SLOT_ID:
     case SLOT_ID2_LOCAL:
-    case SLOT_ID2_GLOBAL: {
-        if (!text) {
-            return 0;
-        }
-        const size_t off = store_idlike(b, t, n);
-        if (off == NO_OFF) {
-            return -1;
-        }
-        if (s == SLOT_PID) {
-            b->pid = off;
-            b->len1_pid = len1_last(b, off);
-        } else if (s == SLOT_TID) {
-            b->tid = off;
-            b->len1_tid = len1_last(b, off);
-        } else if (s == SLOT_SF) {
-            b->sf = off;
-        } else if (s == SLOT_BIND) {
-            b->bind_id = off;
-        } else {
-            b->id = off;
-            b->id_kind = s == SLOT_ID ? 'i' : s == SLOT_ID2_LOCAL ? 'l' : 'g';
-        }
-        return 0;
-    }
+    case SLOT_ID2_GLOBAL:
+        return text ? set_id_field(b, s, t, n) : 0;
     case SLOT_FLOW_IN:
-        b->flags |= (k == SC_BOOL && bv) ? CEV_FLOW_IN : 0u;
-        return 0;
     case SLOT_FLOW_OUT:
-        b->flags |= (k == SC_BOOL && bv) ? CEV_FLOW_OUT : 0u;
+        b->flags |= (k == SC_BOOL && bv) ? (s == SLOT_FLOW_IN ? CEV_FLOW_IN : CEV_FLOW_OUT) : 0u;
         return 0;
     case SLOT_ARGS:
-        b->key = arena_str(b, "@args", 5);
-        if (b->key == NO_OFF) {
-            return -1;
-        }
-        return scalar_arg(p, k, t, n, bv);
+        b->key = chrome_builder_str(b, "@args", 5);
+        return b->key == CHROME_NO_OFF ? -1 : scalar_arg(p, k, t, n, bv);
     case SLOT_EXTRA:
     case SLOT_ARG:
         return scalar_arg(p, k, t, n, bv);
     default:
         return 0;
     }
-    if (text) {
-        *dst = arena_str(b, t, n);
-        if (*dst == NO_OFF) {
-            return -1;
-        }
-        if (s == SLOT_NAME) {
-            b->len1_name = len1_last(b, *dst);
-        } else if (s == SLOT_CAT) {
-            b->len1_cat = len1_last(b, *dst);
-        }
+}
+
+/* A scalar inside a captured value: appended as JSON text. */
+static int cap_scalar(chrome_parser *p, scalar_kind k, const char *t, size_t n, bool bv)
+{
+    if (cap_prefix(p) != 0) {
+        return -1;
+    }
+    switch (k) {
+    case SC_STRING:
+        return cap_json_string(&p->b, (const unsigned char *)t, n);
+    case SC_NUMBER:
+        return chrome_builder_put(&p->b, t, n);
+    case SC_BOOL:
+        return bv ? chrome_builder_put(&p->b, "true", 4) : chrome_builder_put(&p->b, "false", 5);
+    case SC_NULL:
+    default:
+        return chrome_builder_put(&p->b, "null", 4);
+    }
+}
+
+static int events_scalar(chrome_parser *p)
+{
+    if (p->evk[p->nfr - 1] == EV_SYSTEM) {
+        p->n_system++;
+    } else {
+        p->n_nonobj++;
+        pwarn_at(p, cur_offset(p), "an events array element that is not an object (skipped)");
+    }
+    return 0;
+}
+
+/* name and parent of a stackFrames entry (the parent id kept in the cat slot). */
+static int frame_scalar(chrome_parser *p, slot s, scalar_kind k, const char *t, size_t n)
+{
+    if ((s != SLOT_FRAME_NAME && s != SLOT_FRAME_PARENT) || (k != SC_STRING && k != SC_NUMBER)) {
+        return 0;
+    }
+    const bool name = s == SLOT_FRAME_NAME;
+    const size_t off = name ? chrome_builder_str(&p->b, t, n) : store_idlike(&p->b, t, n);
+    if (off == CHROME_NO_OFF) {
+        return -1;
+    }
+    *(name ? &p->b.name : &p->b.cat) = off;
+    return 0;
+}
+
+static int root_scalar(chrome_parser *p, slot s)
+{
+    if (s == SLOT_TOP_SYSTEM) {
+        p->n_topkey[4]++;
+    } else if (s == SLOT_TOP_EVENTS || s == SLOT_TOP_SAMPLES || s == SLOT_TOP_FRAMES) {
+        p->n_topkey[5]++;
+    } else {
+        count_top_other(p);
     }
     return 0;
 }
@@ -898,20 +843,7 @@ static int on_scalar(chrome_parser *p, scalar_kind k, const char *t, size_t n, b
         return 0;
     }
     if (p->cap_depth > 0) {
-        if (cap_prefix(p) != 0) {
-            return -1;
-        }
-        switch (k) {
-        case SC_STRING:
-            return cap_json_string(&p->b, (const unsigned char *)t, n);
-        case SC_NUMBER:
-            return arena_put(&p->b, t, n);
-        case SC_BOOL:
-            return bv ? arena_put(&p->b, "true", 4) : arena_put(&p->b, "false", 5);
-        case SC_NULL:
-        default:
-            return arena_put(&p->b, "null", 4);
-        }
+        return cap_scalar(p, k, t, n, bv);
     }
     if (p->nfr == 0) {
         return -3; /* a scalar as the whole document */
@@ -920,40 +852,15 @@ static int on_scalar(chrome_parser *p, scalar_kind k, const char *t, size_t n, b
     p->pending = SLOT_IGNORE;
     switch (top_frame(p)) {
     case FR_EVENTS:
-        if (p->evk[p->nfr - 1] == EV_SYSTEM) {
-            p->n_system++;
-        } else {
-            p->n_nonobj++;
-            pwarn_at(p, cur_offset(p), "an events array element that is not an object (skipped)");
-        }
-        return 0;
+        return events_scalar(p);
     case FR_EVENT:
     case FR_ARGS:
     case FR_ID2:
         return scalar_event_field(p, s, k, t, n, bv);
     case FR_FRAME:
-        if ((s == SLOT_FRAME_NAME || s == SLOT_FRAME_PARENT) && (k == SC_STRING || k == SC_NUMBER)) {
-            const size_t off = s == SLOT_FRAME_NAME ? arena_str(&p->b, t, n)
-                                                    : store_idlike(&p->b, t, n);
-            if (off == NO_OFF) {
-                return -1;
-            }
-            if (s == SLOT_FRAME_NAME) {
-                p->b.name = off;
-            } else {
-                p->b.cat = off; /* parent id kept in the cat slot */
-            }
-        }
-        return 0;
+        return frame_scalar(p, s, k, t, n);
     case FR_ROOTOBJ:
-        if (s == SLOT_TOP_SYSTEM) {
-            p->n_topkey[4]++;
-        } else if (s == SLOT_TOP_EVENTS || s == SLOT_TOP_SAMPLES || s == SLOT_TOP_FRAMES) {
-            p->n_topkey[5]++;
-        } else {
-            count_top_other(p);
-        }
-        return 0;
+        return root_scalar(p, s);
     case FR_FRAMES:
     case FR_SYSOBJ:
     default:
@@ -1031,6 +938,104 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
     CB_RESULT(on_scalar(p, SC_STRING, (const char *)t, n, false));
 }
 
+/* Capture a nested value as JSON text into a new arg. */
+static int capture_value(chrome_parser *p, bool is_map)
+{
+    chrome_barg *a = chrome_builder_arg(&p->b);
+    if (a == NULL) {
+        return -1;
+    }
+    a->type = SLOG_ARG_JSON;
+    p->cap_start = p->b.alen;
+    p->cap_after_key = false;
+    p->cap_depth = 0;
+    return cap_open(p, is_map ? '{' : '[');
+}
+
+static int skip_value(chrome_parser *p)
+{
+    p->skip_depth = 1;
+    return 0;
+}
+
+/* Under the root object: the events (or samples) array, stackFrames,
+ * systemTraceEvents; anything else is counted and skipped. */
+static int open_in_root(chrome_parser *p, slot s, bool is_map)
+{
+    if ((s == SLOT_TOP_EVENTS || s == SLOT_TOP_SAMPLES) && !is_map) {
+        push_frame(p, FR_EVENTS, s == SLOT_TOP_EVENTS ? EV_TRACE : EV_SAMPLES);
+        return fast_offer(p, false);
+    }
+    if (s == SLOT_TOP_FRAMES && is_map) {
+        push_frame(p, FR_FRAMES, EV_TRACE);
+        return 0;
+    }
+    if (s == SLOT_TOP_SYSTEM) {
+        push_frame(p, is_map ? FR_SYSOBJ : FR_EVENTS, EV_SYSTEM);
+        return 0;
+    }
+    if (s == SLOT_TOP_EVENTS) {
+        p->n_topkey[5]++;
+    } else {
+        count_top_other(p);
+    }
+    return skip_value(p);
+}
+
+/* An element of an events array: an event when it is an object. */
+static int open_in_events(chrome_parser *p, bool is_map)
+{
+    const events_kind ek = p->evk[p->nfr - 1];
+    if (ek == EV_SYSTEM) {
+        p->n_system++;
+        return skip_value(p);
+    }
+    if (!is_map) {
+        p->n_nonobj++;
+        pwarn_at(p, cur_offset(p) - 1, "an events array element that is not an object (skipped)");
+        return skip_value(p);
+    }
+    start_event(p, ek);
+    push_frame(p, FR_EVENT, ek);
+    return 0;
+}
+
+static int open_in_frames(chrome_parser *p, bool is_map)
+{
+    if (!is_map) {
+        return skip_value(p);
+    }
+    push_frame(p, FR_FRAME, EV_TRACE);
+    p->b.name = CHROME_NO_OFF;
+    p->b.cat = CHROME_NO_OFF;
+    return 0;
+}
+
+/* A container as an event field: args and id2 objects are read; an array
+ * as args and unknown fields are kept as JSON text; else skipped. */
+static int open_in_event(chrome_parser *p, slot s, bool is_map)
+{
+    if ((s == SLOT_ARGS || s == SLOT_ID2) && is_map) {
+        push_frame(p, s == SLOT_ARGS ? FR_ARGS : FR_ID2, EV_TRACE);
+        return 0;
+    }
+    if (s == SLOT_ARGS) {
+        p->b.key = chrome_builder_str(&p->b, "@args", 5);
+        return p->b.key == CHROME_NO_OFF ? -1 : capture_value(p, is_map);
+    }
+    if (s == SLOT_EXTRA) {
+        return capture_value(p, is_map);
+    }
+    return skip_value(p); /* a container where a scalar field belongs */
+}
+
+static int open_root(chrome_parser *p, bool is_map)
+{
+    p->root_seen = true;
+    push_frame(p, is_map ? FR_ROOTOBJ : FR_EVENTS, EV_TRACE);
+    return is_map ? 0 : fast_offer(p, false);
+}
+
 /* A container starts: decide its frame from the pending slot. */
 static int open_container(chrome_parser *p, bool is_map)
 {
@@ -1042,9 +1047,7 @@ static int open_container(chrome_parser *p, bool is_map)
         return cap_open(p, is_map ? '{' : '[');
     }
     if (p->nfr == 0) {
-        p->root_seen = true;
-        push_frame(p, is_map ? FR_ROOTOBJ : FR_EVENTS, EV_TRACE);
-        return is_map ? 0 : fast_offer(p, false);
+        return open_root(p, is_map);
     }
     if (p->nfr >= MAX_FRAMES - 1) {
         return -2;
@@ -1053,97 +1056,52 @@ static int open_container(chrome_parser *p, bool is_map)
     p->pending = SLOT_IGNORE;
     switch (top_frame(p)) {
     case FR_ROOTOBJ:
-        if ((s == SLOT_TOP_EVENTS || s == SLOT_TOP_SAMPLES) && !is_map) {
-            push_frame(p, FR_EVENTS, s == SLOT_TOP_EVENTS ? EV_TRACE : EV_SAMPLES);
-            return fast_offer(p, false);
-        }
-        if (s == SLOT_TOP_FRAMES && is_map) {
-            push_frame(p, FR_FRAMES, EV_TRACE);
-        } else if (s == SLOT_TOP_SYSTEM) {
-            if (is_map) {
-                push_frame(p, FR_SYSOBJ, EV_SYSTEM);
-            } else {
-                push_frame(p, FR_EVENTS, EV_SYSTEM);
-            }
-        } else {
-            if (s == SLOT_TOP_EVENTS) {
-                p->n_topkey[5]++;
-            } else {
-                count_top_other(p);
-            }
-            p->skip_depth = 1;
-        }
-        return 0;
+        return open_in_root(p, s, is_map);
     case FR_SYSOBJ:
         if (s == SLOT_SYS_EVENTS && !is_map) {
             push_frame(p, FR_EVENTS, EV_SYSTEM);
-        } else {
-            p->skip_depth = 1;
+            return 0;
         }
-        return 0;
-    case FR_EVENTS: {
-        const events_kind ek = p->evk[p->nfr - 1];
-        if (ek == EV_SYSTEM) {
-            p->n_system++;
-            p->skip_depth = 1;
-        } else if (!is_map) {
-            p->n_nonobj++;
-            pwarn_at(p, cur_offset(p) - 1, "an events array element that is not an object (skipped)");
-            p->skip_depth = 1;
-        } else {
-            start_event(p, ek);
-            push_frame(p, FR_EVENT, ek);
-        }
-        return 0;
-    }
+        return skip_value(p);
+    case FR_EVENTS:
+        return open_in_events(p, is_map);
     case FR_FRAMES:
-        if (is_map) {
-            push_frame(p, FR_FRAME, EV_TRACE);
-            p->b.name = NO_OFF;
-            p->b.cat = NO_OFF;
-        } else {
-            p->skip_depth = 1;
-        }
-        return 0;
+        return open_in_frames(p, is_map);
     case FR_EVENT:
-        if (s == SLOT_ARGS && is_map) {
-            push_frame(p, FR_ARGS, EV_TRACE);
-            return 0;
-        }
-        if (s == SLOT_ID2 && is_map) {
-            push_frame(p, FR_ID2, EV_TRACE);
-            return 0;
-        }
-        if (s == SLOT_ARGS) {
-            p->b.key = arena_str(&p->b, "@args", 5);
-            if (p->b.key == NO_OFF) {
-                return -1;
-            }
-            break; /* an array as args: captured as JSON text */
-        }
-        if (s == SLOT_EXTRA) {
-            break; /* captured as JSON text */
-        }
-        p->skip_depth = 1; /* a container where a scalar field belongs */
-        return 0;
+        return open_in_event(p, s, is_map);
     case FR_ARGS:
-        break;
+        return capture_value(p, is_map);
     case FR_ID2:
     case FR_FRAME:
     default:
-        p->skip_depth = 1;
-        return 0;
+        return skip_value(p);
     }
-    /* capture a nested value as JSON text into a new arg */
-    barg *a = builder_arg(&p->b);
-    if (a == NULL) {
+}
+
+/* The end of a captured container; the outermost ends the arg's text. */
+static int cap_close(chrome_parser *p, bool is_map)
+{
+    const char ch = is_map ? '}' : ']';
+    if (chrome_builder_put(&p->b, &ch, 1) != 0) {
         return -1;
     }
-    a->type = SLOG_ARG_JSON;
-    p->cap_start = p->b.alen;
-    p->cap_after_key = false;
-    p->cap_depth = 0;
-    return cap_open(p, is_map ? '{' : '[');
+    p->cap_depth--;
+    if (p->cap_depth == 0) {
+        if (chrome_builder_put(&p->b, "", 1) != 0) { /* NUL-terminate the text */
+            return -1;
+        }
+        p->b.args[p->b.nargs - 1].v.s = p->cap_start;
+    }
+    return 0;
+}
+
+static int finish_frame(chrome_parser *p)
+{
+    p->n_frames++;
+    const char *name = p->b.name == CHROME_NO_OFF ? "" : p->b.arena + p->b.name;
+    const char *parent = p->b.cat == CHROME_NO_OFF ? NULL : p->b.arena + p->b.cat;
+    const int rc = p->sink.frame(p->sink.user, p->input, p->b.arena + p->b.key, name, parent);
+    return rc != 0 ? 1 : 0;
 }
 
 static int close_container(chrome_parser *p, bool is_map)
@@ -1153,18 +1111,7 @@ static int close_container(chrome_parser *p, bool is_map)
         return 0;
     }
     if (p->cap_depth > 0) {
-        const char ch = is_map ? '}' : ']';
-        if (arena_put(&p->b, &ch, 1) != 0) {
-            return -1;
-        }
-        p->cap_depth--;
-        if (p->cap_depth == 0) {
-            if (arena_put(&p->b, "", 1) != 0) { /* NUL-terminate the text */
-                return -1;
-            }
-            p->b.args[p->b.nargs - 1].v.s = p->cap_start;
-        }
-        return 0;
+        return cap_close(p, is_map);
     }
     if (p->nfr == 0) {
         return 0;
@@ -1179,11 +1126,7 @@ static int close_container(chrome_parser *p, bool is_map)
         return rc == 0 ? fast_offer(p, true) : rc;
     }
     if (k == FR_FRAME && p->sink.frame != NULL) {
-        p->n_frames++;
-        const char *name = p->b.name == NO_OFF ? "" : p->b.arena + p->b.name;
-        const char *parent = p->b.cat == NO_OFF ? NULL : p->b.arena + p->b.cat;
-        const int rc = p->sink.frame(p->sink.user, p->input, p->b.arena + p->b.key, name, parent);
-        return rc != 0 ? 1 : 0;
+        return finish_frame(p);
     }
     return 0;
 }
@@ -1224,22 +1167,74 @@ static int cb_end_array(void *ctx)
     CB_RESULT(close_container(p, false));
 }
 
+static bool key_is(const char *key, size_t n, const char *want)
+{
+    return n == strlen(want) && memcmp(key, want, n) == 0;
+}
+
+/* A key inside a captured value: appended as JSON text. */
+static int cap_key(chrome_parser *p, const unsigned char *k, size_t n)
+{
+    unsigned char *c = &p->cap_comma[p->cap_depth];
+    if (*c && chrome_builder_put(&p->b, ",", 1) != 0) {
+        return -1;
+    }
+    *c = 1;
+    p->cap_after_key = true;
+    if (cap_json_string(&p->b, k, n) != 0 || chrome_builder_put(&p->b, ":", 1) != 0) {
+        return -1;
+    }
+    return 0;
+}
+
+/* A key of the event: known fields have a slot, others become "@key" args. */
+static int event_key(chrome_parser *p, const char *key, size_t n)
+{
+    p->b.nkeys++;
+    p->pending = event_key_slot(key, n);
+    if (p->pending != SLOT_EXTRA) {
+        return 0;
+    }
+    p->b.key = p->b.alen;
+    if (chrome_builder_put(&p->b, "@", 1) != 0 ||
+        chrome_builder_str(&p->b, key, n) == CHROME_NO_OFF) {
+        return -1;
+    }
+    return 0;
+}
+
+/* The key of an args member, or of a stackFrames entry (which reuse the
+ * builder's arena, one entry at a time). */
+static int store_key(chrome_parser *p, const char *key, size_t n, bool restart)
+{
+    if (restart) {
+        p->b.alen = 0;
+    }
+    p->b.key = chrome_builder_str(&p->b, key, n);
+    return p->b.key == CHROME_NO_OFF ? -1 : 0;
+}
+
+static slot id2_key_slot(const char *key, size_t n)
+{
+    return key_is(key, n, "local")    ? SLOT_ID2_LOCAL
+           : key_is(key, n, "global") ? SLOT_ID2_GLOBAL
+                                      : SLOT_IGNORE;
+}
+
+static slot frame_key_slot(const char *key, size_t n)
+{
+    return key_is(key, n, "name")     ? SLOT_FRAME_NAME
+           : key_is(key, n, "parent") ? SLOT_FRAME_PARENT
+                                      : SLOT_IGNORE;
+}
+
 static int on_key(chrome_parser *p, const unsigned char *k, size_t n)
 {
     if (p->skip_depth > 0) {
         return 0;
     }
     if (p->cap_depth > 0) {
-        unsigned char *c = &p->cap_comma[p->cap_depth];
-        if (*c && arena_put(&p->b, ",", 1) != 0) {
-            return -1;
-        }
-        *c = 1;
-        p->cap_after_key = true;
-        if (cap_json_string(&p->b, k, n) != 0 || arena_put(&p->b, ":", 1) != 0) {
-            return -1;
-        }
-        return 0;
+        return cap_key(p, k, n);
     }
     const char *key = (const char *)k;
     switch (top_frame(p)) {
@@ -1247,35 +1242,20 @@ static int on_key(chrome_parser *p, const unsigned char *k, size_t n)
         p->pending = top_key_slot(p, key, n);
         return 0;
     case FR_SYSOBJ:
-        p->pending = (n == 6 && memcmp(key, "events", 6) == 0) ? SLOT_SYS_EVENTS : SLOT_IGNORE;
+        p->pending = key_is(key, n, "events") ? SLOT_SYS_EVENTS : SLOT_IGNORE;
         return 0;
     case FR_EVENT:
-        p->b.nkeys++;
-        p->pending = event_key_slot(key, n);
-        if (p->pending == SLOT_EXTRA) {
-            p->b.key = p->b.alen;
-            if (arena_put(&p->b, "@", 1) != 0 || arena_str(&p->b, key, n) == NO_OFF) {
-                return -1;
-            }
-        }
-        return 0;
+        return event_key(p, key, n);
     case FR_ARGS:
         p->pending = SLOT_ARG;
-        p->b.key = arena_str(&p->b, key, n);
-        return p->b.key == NO_OFF ? -1 : 0;
+        return store_key(p, key, n, false);
     case FR_ID2:
-        p->pending = (n == 5 && memcmp(key, "local", 5) == 0)    ? SLOT_ID2_LOCAL
-                     : (n == 6 && memcmp(key, "global", 6) == 0) ? SLOT_ID2_GLOBAL
-                                                                 : SLOT_IGNORE;
+        p->pending = id2_key_slot(key, n);
         return 0;
     case FR_FRAMES:
-        p->b.alen = 0; /* frames reuse the builder arena */
-        p->b.key = arena_str(&p->b, key, n);
-        return p->b.key == NO_OFF ? -1 : 0;
+        return store_key(p, key, n, true);
     case FR_FRAME:
-        p->pending = (n == 4 && memcmp(key, "name", 4) == 0)     ? SLOT_FRAME_NAME
-                     : (n == 6 && memcmp(key, "parent", 6) == 0) ? SLOT_FRAME_PARENT
-                                                                 : SLOT_IGNORE;
+        p->pending = frame_key_slot(key, n);
         return 0;
     case FR_EVENTS:
     default:
@@ -1336,10 +1316,9 @@ static int restart_handle(chrome_parser *p, bool after_elem)
     char prefix[MAX_FRAMES * 8 + 2];
     size_t n = 0;
     for (int i = 0; i < p->nfr; i++) {
-        const char *piece = p->fr[i] == FR_EVENTS ? "[" : "{\"k\":";
-        const size_t l = strlen(piece);
-        memcpy(prefix + n, piece, l);
-        n += l;
+        for (const char *c = p->fr[i] == FR_EVENTS ? "[" : "{\"k\":"; *c != '\0'; c++) {
+            prefix[n++] = *c;
+        }
     }
     if (after_elem) {
         prefix[n++] = '{';
@@ -1381,46 +1360,44 @@ static bool top_frame_is_inside_event(const chrome_parser *p)
     return k == FR_EVENT || k == FR_ARGS || k == FR_ID2 || p->cap_depth > 0;
 }
 
-/* yajl stopped at chunk[at-1]; repair between events or fail. */
-static int json_error(chrome_parser *p, const unsigned char *buf, size_t len, size_t *at)
+/* Between two events, a '{' (a missing ',') or a ']' (after a trailing
+ * ',') is repaired: a fresh handle is primed to the open containers and
+ * reads on from that byte.  False when the error is not one of those. */
+static bool repair_between(chrome_parser *p, unsigned char c, uint64_t off, int *rc)
 {
-    const size_t consumed = yajl_get_bytes_consumed(p->h);
-    size_t end = p->chunk_pos + consumed;
-    if (end > len) {
-        end = len;
-    }
-    const size_t bad = end > 0 ? end - 1 : 0;
-    const uint64_t off = p->lines.base + bad;
     const bool between = p->nfr > 0 && top_frame(p) == FR_EVENTS && p->cap_depth == 0 &&
                          p->skip_depth == 0;
-    if (between && len > 0 && (buf[bad] == '{' || buf[bad] == ']')) {
-        if (buf[bad] == '{') {
-            p->n_missing_comma++;
-            pwarn_at(p, off, "missing ',' between events (inserted)");
-        } else {
-            p->n_trailing_comma++;
-            pwarn_at(p, off, "trailing ',' before ']' (ignored)");
-        }
-        if (restart_handle(p, false) != 0) {
-            return pfail_at(p, off, "Out of memory");
-        }
-        *at = bad;
-        return 0;
+    if (!between || (c != '{' && c != ']')) {
+        return false;
     }
-    if (p->failed) {
-        return 1; /* a callback reported already */
+    if (c == '{') {
+        p->n_missing_comma++;
+        pwarn_at(p, off, "missing ',' between events (inserted)");
+    } else {
+        p->n_trailing_comma++;
+        pwarn_at(p, off, "trailing ',' before ']' (ignored)");
     }
+    *rc = restart_handle(p, false) != 0 ? pfail_at(p, off, "Out of memory") : 0;
+    return true;
+}
+
+/* yajl's message, first line only. */
+static void yajl_message(chrome_parser *p, char *out, size_t size)
+{
     unsigned char *msg = yajl_get_error(p->h, 0, NULL, 0);
-    char yajl_msg[160];
-    (void)snprintf(yajl_msg, sizeof yajl_msg, "%s", msg != NULL ? (const char *)msg : "");
+    (void)snprintf(out, size, "%s", msg != NULL ? (const char *)msg : "");
     yajl_free_error(p->h, msg);
-    char *nl = strchr(yajl_msg, '\n');
+    char *nl = strchr(out, '\n');
     if (nl != NULL) {
         *nl = '\0';
     }
-    if (len == 0 || bad >= len) {
-        return pfail_at(p, off, "expected %s", expected_here(p));
-    }
+}
+
+/* A syntax error at byte @p c: what was expected there, what was found. */
+static int syntax_error(chrome_parser *p, unsigned char c, uint64_t off)
+{
+    char yajl_msg[160];
+    yajl_message(p, yajl_msg, sizeof yajl_msg);
     /* yajl's own expectation ("... I expect ',' or '}'") is the most precise */
     const char *want = strstr(yajl_msg, "I expect ");
     char expected[200];
@@ -1429,11 +1406,31 @@ static int json_error(chrome_parser *p, const unsigned char *buf, size_t len, si
     } else {
         (void)snprintf(expected, sizeof expected, "%s", expected_here(p));
     }
-    const unsigned char c = buf[bad];
     if (c >= 0x20 && c < 0x7f) {
         return pfail_at(p, off, "expected %s, found '%c' (%s)", expected, c, yajl_msg);
     }
     return pfail_at(p, off, "expected %s, found byte 0x%02x (%s)", expected, c, yajl_msg);
+}
+
+/* yajl stopped at chunk[at-1]; repair between events or fail. */
+static int json_error(chrome_parser *p, const unsigned char *buf, size_t len, size_t *at)
+{
+    const size_t consumed = yajl_get_bytes_consumed(p->h);
+    const size_t end = p->chunk_pos + consumed < len ? p->chunk_pos + consumed : len;
+    const size_t bad = end > 0 ? end - 1 : 0;
+    const uint64_t off = p->lines.base + bad;
+    int rc = 0;
+    if (len > 0 && repair_between(p, buf[bad], off, &rc)) {
+        *at = bad;
+        return rc;
+    }
+    if (p->failed) {
+        return 1; /* a callback reported already */
+    }
+    if (len == 0 || bad >= len) {
+        return pfail_at(p, off, "expected %s", expected_here(p));
+    }
+    return syntax_error(p, buf[bad], off);
 }
 
 /* ------------------------------------------------------------ fast path */
@@ -1566,20 +1563,43 @@ static size_t fast_events(chrome_parser *p, const unsigned char *buf, size_t len
     return i;
 }
 
+/* The scanner's turn from *at: -1 failed, 1 the chunk is all read (the next
+ * starts with the scanner), 0 yajl reads on from *at (primed again). */
+static int fast_turn(chrome_parser *p, const unsigned char *buf, size_t len, size_t *at)
+{
+    *at = fast_events(p, buf, len, *at);
+    if (p->failed) {
+        return -1;
+    }
+    if (p->fast_ready) {
+        return 1;
+    }
+    if (restart_handle(p, p->fast_after_elem) != 0) {
+        (void)pfail_at(p, p->lines.base + *at, "Out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* A handler stopped yajl between two events for the scanner. */
+static bool handed_to_fast(chrome_parser *p, yajl_status st)
+{
+    if (st != yajl_status_client_canceled || !p->fast_switch || p->failed) {
+        return false;
+    }
+    p->fast_switch = false;
+    p->fast_ready = true;
+    return true;
+}
+
 static int json_feed(chrome_parser *p, const unsigned char *buf, size_t len, size_t at)
 {
     p->chunk = buf;
     while (at < len) {
         if (p->fast_ready) {
-            at = fast_events(p, buf, len, at);
-            if (p->failed) {
-                return 1;
-            }
-            if (p->fast_ready) {
-                return 0; /* all read; the next chunk starts with the scanner */
-            }
-            if (restart_handle(p, p->fast_after_elem) != 0) {
-                return pfail_at(p, p->lines.base + at, "Out of memory");
+            const int turn = fast_turn(p, buf, len, &at);
+            if (turn != 0) {
+                return turn < 0 ? 1 : 0;
             }
         }
         p->chunk_pos = at;
@@ -1587,43 +1607,24 @@ static int json_feed(chrome_parser *p, const unsigned char *buf, size_t len, siz
         if (st == yajl_status_ok) {
             return 0;
         }
-        if (st == yajl_status_client_canceled && p->fast_switch && !p->failed) {
-            p->fast_switch = false;
-            p->fast_ready = true;
+        if (handed_to_fast(p, st)) {
             at += yajl_get_bytes_consumed(p->h);
             continue;
         }
-        if (st == yajl_status_client_canceled || p->failed) {
-            return 1;
-        }
-        if (json_error(p, buf, len, &at) != 0) {
+        if (st == yajl_status_client_canceled || p->failed || json_error(p, buf, len, &at) != 0) {
             return 1;
         }
     }
     return 0;
 }
 
-static int json_finish(chrome_parser *p)
+/* The input ended inside the trace: keep what was read. */
+static int json_truncated(chrome_parser *p, uint64_t end)
 {
-    p->chunk = NULL;
-    const uint64_t end = p->lines.base + p->lines.len;
-    if (!p->root_seen && p->nfr == 0) {
-        return pfail_at(p, end, "expected '[' or '{': the input holds no trace");
-    }
-    if (p->root_done) {
-        const yajl_status st = yajl_complete_parse(p->h);
-        if (st != yajl_status_ok && !p->failed) {
-            return pfail_at(p, end, "expected end of input after the trace");
-        }
-        return p->failed ? 1 : 0;
-    }
-    /* Truncated: keep what was read. */
     bool dropped = false;
     while (p->nfr > 0 && top_frame(p) != FR_EVENTS) {
         const frame_kind k = top_frame(p);
-        if (k == FR_EVENT || k == FR_ARGS || k == FR_ID2) {
-            dropped = true;
-        }
+        dropped |= k == FR_EVENT || k == FR_ARGS || k == FR_ID2;
         if (k == FR_ROOTOBJ) {
             break;
         }
@@ -1637,6 +1638,23 @@ static int json_finish(chrome_parser *p)
     pwarn_at(p, end, "input ends before the closing '%s' (events read so far are kept)",
              p->nfr > 0 && top_frame(p) == FR_EVENTS ? "]" : "}");
     return 0;
+}
+
+static int json_finish(chrome_parser *p)
+{
+    p->chunk = NULL;
+    const uint64_t end = p->lines.base + p->lines.len;
+    if (!p->root_seen && p->nfr == 0) {
+        return pfail_at(p, end, "expected '[' or '{': the input holds no trace");
+    }
+    if (!p->root_done) {
+        return json_truncated(p, end);
+    }
+    const yajl_status st = yajl_complete_parse(p->h);
+    if (st != yajl_status_ok && !p->failed) {
+        return pfail_at(p, end, "expected end of input after the trace");
+    }
+    return p->failed ? 1 : 0;
 }
 
 /* ----------------------------------------------------------- lines mode */
@@ -1666,6 +1684,23 @@ static bool is_ws(char c)
 
 /* Parse one event line (already trimmed).  0 ok, 1 failed, 2 incomplete
  * (ends inside a string: the caller joins the next line). */
+/* The scanner's try at a line: true when it read the line (*rc set). */
+static bool lines_fast(chrome_parser *p, const char *s, size_t n, uint64_t base, int *rc)
+{
+    if (!p->fast_enabled || n == 0 || s[0] != '{') {
+        return false;
+    }
+    if (p->fast_cooldown > 0) {
+        p->fast_cooldown--;
+        return false;
+    }
+    const size_t r = fast_event(p, (const unsigned char *)s, n, base, true);
+    *rc = r == SIZE_MAX ? 1 : 0;
+    return r != 0;
+}
+
+/* One line (or lines joined) with yajl: 0 ok, 1 failed (reported), 2 it
+ * ends inside a string or an object (to be joined with the next line). */
 static int lines_parse(chrome_parser *p, const char *s, size_t n, uint64_t base)
 {
     p->cur_line_base = base;
@@ -1673,15 +1708,9 @@ static int lines_parse(chrome_parser *p, const char *s, size_t n, uint64_t base)
     push_frame(p, FR_EVENTS, EV_TRACE);
     p->cap_depth = 0;
     p->skip_depth = 0;
-    if (p->fast_enabled && n > 0 && s[0] == '{') {
-        if (p->fast_cooldown > 0) {
-            p->fast_cooldown--;
-        } else {
-            const size_t r = fast_event(p, (const unsigned char *)s, n, base, true);
-            if (r != 0) {
-                return r == SIZE_MAX ? 1 : 0;
-            }
-        }
+    int rc = 0;
+    if (lines_fast(p, s, n, base, &rc)) {
+        return rc;
     }
     if (new_handle(p) != 0) {
         return pfail_at(p, base, "Out of memory");
@@ -1852,8 +1881,8 @@ static int lines_feed(chrome_parser *p, const unsigned char *buf, size_t len)
 
 /* ------------------------------------------------------------------ API */
 
-int chrome_parser_create(chrome_parser **out, import_ctx *ctx, chrome_mode mode, uint32_t input,
-                         uint64_t *seq, const chrome_sink *sink, chrome_pool *pool)
+int chrome_parser_create(chrome_parser **out, import_ctx *ctx, const chrome_parser_input *in,
+                         const chrome_sink *sink)
 {
     chrome_parser *p = calloc(1, sizeof *p);
     if (p == NULL) {
@@ -1865,11 +1894,11 @@ int chrome_parser_create(chrome_parser **out, import_ctx *ctx, chrome_mode mode,
         return -1;
     }
     p->ctx = ctx;
-    p->mode = mode;
-    p->input = input;
-    p->seq = seq;
+    p->mode = in->mode;
+    p->input = in->input;
+    p->seq = in->seq;
     p->sink = *sink;
-    p->pool = pool;
+    p->pool = in->pool;
     p->cb.yajl_null = cb_null;
     p->cb.yajl_boolean = cb_bool;
     p->cb.yajl_number = cb_number;
@@ -1882,7 +1911,7 @@ int chrome_parser_create(chrome_parser **out, import_ctx *ctx, chrome_mode mode,
     p->fast_enabled = (import_options(ctx)->flags & SLOG_IMPORT_NO_FAST_SCAN) == 0;
     p->time_unit = import_options(ctx)->time_unit;
     text_lines_init(&p->lines);
-    builder_reset(&p->b);
+    chrome_builder_reset(&p->b);
     if (new_handle(p) != 0) {
         chrome_parser_destroy(p);
         return -1;
@@ -1991,8 +2020,7 @@ void chrome_parser_destroy(chrome_parser *p)
     if (p->h != NULL) {
         yajl_free(p->h);
     }
-    free(p->b.arena);
-    free(p->b.args);
+    chrome_builder_free(&p->b);
     free(p->cap_comma);
     chrome_scan_free(&p->scan);
     free(p->tmp);
@@ -2040,23 +2068,34 @@ static size_t skip_ws(const unsigned char *s, size_t n, size_t i)
     return i;
 }
 
-int chrome_probe_lines(const unsigned char *head, size_t n)
+/* Blanks of a line (not its newline). */
+static size_t skip_blanks(const unsigned char *s, size_t n, size_t j)
 {
-    size_t i = 0;
-    if (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf) {
-        i = 3;
+    while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r')) {
+        j++;
     }
+    return j;
+}
+
+/* Past a BOM, whitespace and a "[" alone on its line; n (no reading) when
+ * the "[" is followed by more on its line: "[{...}, {...}]" is a document. */
+static size_t lines_start(const unsigned char *head, size_t n)
+{
+    size_t i = n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf ? 3 : 0;
     i = skip_ws(head, n, i);
     if (i < n && head[i] == '[') {
-        size_t j = i + 1;
-        while (j < n && (head[j] == ' ' || head[j] == '\t' || head[j] == '\r')) {
-            j++;
-        }
+        const size_t j = skip_blanks(head, n, i + 1);
         if (j < n && head[j] != '\n') {
-            return 0; /* "[{...}, {...}]" on one line: a document */
+            return n;
         }
         i = skip_ws(head, n, j);
     }
+    return i;
+}
+
+int chrome_probe_lines(const unsigned char *head, size_t n)
+{
+    const size_t i = lines_start(head, n);
     if (i >= n || head[i] != '{') {
         return 0;
     }
@@ -2064,15 +2103,9 @@ int chrome_probe_lines(const unsigned char *head, size_t n)
     if (e == 0) {
         return 0;
     }
-    size_t j = i + e;
-    while (j < n && (head[j] == ' ' || head[j] == '\t' || head[j] == '\r')) {
-        j++;
-    }
-    if (j < n && head[j] == ',') {
-        return 0; /* one event per line with commas: a document parses faster */
-    }
+    size_t j = skip_blanks(head, n, i + e);
     if (j < n && head[j] != '\n') {
-        return 0;
+        return 0; /* "{...}," (one event per line with commas: a document parses faster) */
     }
     j = skip_ws(head, n, j);
     return j < n && head[j] == '{' ? 90 : 0;

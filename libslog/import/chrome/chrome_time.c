@@ -58,6 +58,45 @@ static void decimal_digit(decimal *d, int digit, int *kept, bool fraction)
     }
 }
 
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* The digits from s[*i] into d; returns how many. */
+static size_t decimal_digits(decimal *d, const char *s, size_t len, size_t *i, int *kept,
+                             bool fraction)
+{
+    size_t n = 0;
+    for (; *i < len && is_digit(s[*i]); (*i)++, n++) {
+        decimal_digit(d, s[*i] - '0', kept, fraction);
+    }
+    return n;
+}
+
+/* An exponent "e[+-]digits" at s[*i] (if any) into d; -1 when it has no digit. */
+static int decimal_exponent(decimal *d, const char *s, size_t len, size_t *i)
+{
+    if (*i >= len || (s[*i] != 'e' && s[*i] != 'E')) {
+        return 0;
+    }
+    (*i)++;
+    const bool eneg = *i < len && s[*i] == '-';
+    *i += *i < len && (s[*i] == '-' || s[*i] == '+') ? 1u : 0u;
+    int64_t e = 0;
+    size_t edigits = 0;
+    for (; *i < len && is_digit(s[*i]); (*i)++, edigits++) {
+        if (e < 100000) {
+            e = e * 10 + (s[*i] - '0');
+        }
+    }
+    if (edigits == 0) {
+        return -1;
+    }
+    d->exp10 += eneg ? -e : e;
+    return 0;
+}
+
 /* Returns 0 or -1 (syntax). */
 static int decimal_scan(const char *s, size_t len, decimal *d)
 {
@@ -75,39 +114,32 @@ static int decimal_scan(const char *s, size_t len, decimal *d)
         i++;
     }
     int kept = 0;
-    size_t digits = 0;
-    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
-        decimal_digit(d, s[i] - '0', &kept, false);
-    }
+    size_t digits = decimal_digits(d, s, len, &i, &kept, false);
     if (i < len && s[i] == '.') {
         i++;
-        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
-            decimal_digit(d, s[i] - '0', &kept, true);
-        }
+        digits += decimal_digits(d, s, len, &i, &kept, true);
     }
-    if (digits == 0) {
+    if (digits == 0 || decimal_exponent(d, s, len, &i) != 0) {
         return -1;
     }
-    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        bool eneg = false;
-        if (i < len && (s[i] == '-' || s[i] == '+')) {
-            eneg = s[i] == '-';
-            i++;
-        }
-        int64_t e = 0;
-        size_t edigits = 0;
-        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, edigits++) {
-            if (e < 100000) {
-                e = e * 10 + (s[i] - '0');
-            }
-        }
-        if (edigits == 0) {
-            return -1;
-        }
-        d->exp10 += eneg ? -e : e;
-    }
     return i == len ? 0 : -1;
+}
+
+/* A magnitude with its sign as int64; false when out of range. */
+static bool signed_ns(uint64_t mag, bool neg, int64_t *ns)
+{
+    if (neg) {
+        if (mag > (uint64_t)INT64_MAX + 1u) {
+            return false;
+        }
+        *ns = mag == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)mag;
+        return true;
+    }
+    if (mag > (uint64_t)INT64_MAX) {
+        return false;
+    }
+    *ns = (int64_t)mag;
+    return true;
 }
 
 /* The common shape, "[-]digits[.d[d[d]]]" with at most 16 integer digits:
@@ -115,14 +147,12 @@ static int decimal_scan(const char *s, size_t len, decimal *d)
  * uint64.  Returns false to leave anything else to the general path. */
 static bool time_fast(const char *s, size_t len, int64_t *ns)
 {
-    size_t i = 0;
     const bool neg = len > 0 && s[0] == '-';
-    i += neg ? 1u : 0u;
+    size_t i = neg ? 1u : 0u;
     const size_t int_start = i;
     uint64_t mag = 0;
-    while (i < len && s[i] >= '0' && s[i] <= '9') {
+    for (; i < len && is_digit(s[i]); i++) {
         mag = mag * 10u + (uint64_t)(s[i] - '0');
-        i++;
     }
     const size_t nint = i - int_start;
     if (nint == 0 || nint > 16) {
@@ -131,31 +161,41 @@ static bool time_fast(const char *s, size_t len, int64_t *ns)
     uint64_t frac = 0;
     size_t nfrac = 0;
     if (i < len && s[i] == '.') {
-        i++;
-        while (i < len && nfrac < 4 && s[i] >= '0' && s[i] <= '9') {
+        for (i++; i < len && nfrac < 4 && is_digit(s[i]); i++, nfrac++) {
             frac = frac * 10u + (uint64_t)(s[i] - '0');
-            i++;
-            nfrac++;
         }
         if (nfrac == 0 || nfrac > 3) {
             return false;
         }
     }
-    if (i != len) {
-        return false;
-    }
     static const uint64_t scale[4] = {1000u, 100u, 10u, 1u};
-    mag = mag * 1000u + frac * scale[nfrac];
-    if (neg) {
-        if (mag > (uint64_t)INT64_MAX + 1u) {
+    return i == len && signed_ns(mag * 1000u + frac * scale[nfrac], neg, ns);
+}
+
+/* The magnitude in ns of d (in microseconds), rounded half away from zero;
+ * false when it overflows. */
+static bool decimal_ns(const decimal *d, uint64_t *mag, bool *rounded)
+{
+    const int64_t k = d->exp10 + 3; /* microseconds -> nanoseconds */
+    if (d->mant == 0) {
+        *mag = 0;
+        *rounded = d->first_dropped > 0 || d->sticky;
+    } else if (k >= 0) {
+        if (k > 19 || d->mant > UINT64_MAX / pow10_u64[k]) {
             return false;
         }
-        *ns = mag == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)mag;
+        *mag = d->mant * pow10_u64[k];
+        /* dropped digits only survive at k == 0 (else it overflowed) */
+        *rounded = d->first_dropped > 0 || d->sticky;
+        *mag += d->first_dropped >= 5 ? 1u : 0u;
+    } else if (k < -19) {
+        *mag = 0;
+        *rounded = true;
     } else {
-        if (mag > (uint64_t)INT64_MAX) {
-            return false;
-        }
-        *ns = (int64_t)mag;
+        const uint64_t div = pow10_u64[-k];
+        const uint64_t rem = d->mant % div;
+        *mag = d->mant / div + (rem >= div - rem ? 1u : 0u); /* half away from zero */
+        *rounded = rem != 0 || d->first_dropped > 0 || d->sticky;
     }
     return true;
 }
@@ -170,45 +210,9 @@ int chrome_time_parse(const char *text, size_t len, int64_t *ns, bool *rounded)
     if (decimal_scan(text, len, &d) != 0) {
         return -1;
     }
-    const int64_t k = d.exp10 + 3; /* microseconds -> nanoseconds */
     uint64_t mag = 0;
-    if (d.mant == 0) {
-        mag = 0;
-        *rounded = d.first_dropped > 0 || d.sticky;
-    } else if (k >= 0) {
-        if (k > 19 || d.mant > UINT64_MAX / pow10_u64[k]) {
-            return -2;
-        }
-        mag = d.mant * pow10_u64[k];
-        if (d.first_dropped >= 0) {
-            /* dropped digits only survive at k == 0 (else it overflowed) */
-            *rounded = d.first_dropped > 0 || d.sticky;
-            if (d.first_dropped >= 5) {
-                mag++;
-            }
-        }
-    } else if (k < -19) {
-        mag = 0;
-        *rounded = true;
-    } else {
-        const uint64_t div = pow10_u64[-k];
-        mag = d.mant / div;
-        const uint64_t rem = d.mant % div;
-        *rounded = rem != 0 || d.first_dropped > 0 || d.sticky;
-        if (rem >= div - rem) {
-            mag++; /* half away from zero */
-        }
-    }
-    if (d.neg) {
-        if (mag > (uint64_t)INT64_MAX + 1u) {
-            return -2;
-        }
-        *ns = mag == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)mag;
-    } else {
-        if (mag > (uint64_t)INT64_MAX) {
-            return -2;
-        }
-        *ns = (int64_t)mag;
+    if (!decimal_ns(&d, &mag, rounded) || !signed_ns(mag, d.neg, ns)) {
+        return -2;
     }
     return 0;
 }

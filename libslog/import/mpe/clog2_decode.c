@@ -13,6 +13,7 @@
 #include "clog2_decode.h"
 
 #include <math.h>
+#include <shared_grow.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -484,28 +485,10 @@ struct clog2_conv {
     clog2_conv_stats st;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) {
-        return 0;
-    }
-    size_t ncap = *cap == 0 ? 8 : *cap * 2;
-    while (ncap < need) {
-        ncap *= 2;
-    }
-    void *np = realloc(*p, ncap * elem);
-    if (np == NULL) {
-        return -1;
-    }
-    *p = np;
-    *cap = ncap;
-    return 0;
-}
-
 static int add_category(clog2_conv *c, mpe_kind kind, const char *name)
 {
     size_t cap = c->capcats;
-    if (grow((void **)&c->cats, &cap, (size_t)c->ncats + 1, sizeof *c->cats) != 0) {
+    if (shared_grow(&c->cats, &cap, (size_t)c->ncats + 1, sizeof *c->cats) != 0) {
         return -1;
     }
     c->capcats = (uint32_t)cap;
@@ -716,7 +699,7 @@ static line_rec *line_get(clog2_conv *c, uint32_t id)
     if (mpe_map_get(&c->lines, id, 0, &ix)) {
         return &c->line_v[ix];
     }
-    if (grow((void **)&c->line_v, &c->caplines, c->nlines + 1, sizeof *c->line_v) != 0 ||
+    if (shared_grow(&c->line_v, &c->caplines, c->nlines + 1, sizeof *c->line_v) != 0 ||
         mpe_map_put(&c->lines, id, 0, (uint32_t)c->nlines) != 0) {
         return NULL;
     }
@@ -729,7 +712,7 @@ static int
 state_start(clog2_conv *c, const clog2_record *rec, uint32_t slot, uint32_t line, mpe_err *e)
 {
     line_rec *l = line_get(c, line);
-    if (l == NULL || grow((void **)&l->open, &l->cap, l->n + 1, sizeof *l->open) != 0) {
+    if (l == NULL || shared_grow(&l->open, &l->cap, l->n + 1, sizeof *l->open) != 0) {
         return mpe_fail(e, rec->offset, "out of memory");
     }
     open_state *s = &l->open[l->n];
@@ -799,7 +782,7 @@ static msg_queue *queue_get(clog2_conv *c, int32_t tag, uint64_t pair)
     if (mpe_map_get(&c->msgq, (uint64_t)(uint32_t)tag, pair, &ix)) {
         return &c->q[ix];
     }
-    if (grow((void **)&c->q, &c->capq, c->nq + 1, sizeof *c->q) != 0 ||
+    if (shared_grow(&c->q, &c->capq, c->nq + 1, sizeof *c->q) != 0 ||
         mpe_map_put(&c->msgq, (uint64_t)(uint32_t)tag, pair, (uint32_t)c->nq) != 0) {
         return NULL;
     }
@@ -817,7 +800,7 @@ static int queue_push(msg_queue *q, int side, const pending_msg *m)
         memmove(q->v, q->v + q->head, q->n * sizeof *q->v);
         q->head = 0;
     }
-    if (grow((void **)&q->v, &q->cap, q->head + q->n + 1, sizeof *q->v) != 0) {
+    if (shared_grow(&q->v, &q->cap, q->head + q->n + 1, sizeof *q->v) != 0) {
         return -1;
     }
     q->v[q->head + q->n] = *m;

@@ -17,6 +17,7 @@
 #include "slog2_decode.h"
 
 #include <math.h>
+#include <shared_grow.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,24 +132,6 @@ struct slog2_file {
     size_t nopen, capopen;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) {
-        return 0;
-    }
-    size_t ncap = *cap == 0 ? 16 : *cap * 2;
-    while (ncap < need) {
-        ncap *= 2;
-    }
-    void *np = realloc(*p, ncap * elem);
-    if (np == NULL) {
-        return -1;
-    }
-    *p = np;
-    *cap = ncap;
-    return 0;
-}
-
 /* ---- objects -------------------------------------------------------- */
 
 typedef struct prim {
@@ -238,7 +221,7 @@ static int count_found(slog2_file *f, int32_t cat, uint64_t off, mpe_err *e)
 static int keep_inner(walk *w, const prim *p, mpe_err *e)
 {
     slog2_file *f = w->f;
-    if (grow((void **)&f->inner, &f->capinner, f->ninner + 1, sizeof *f->inner) != 0) {
+    if (shared_grow(&f->inner, &f->capinner, f->ninner + 1, sizeof *f->inner) != 0) {
         return mpe_fail(e, p->offset, "out of memory");
     }
     const inner_state s = {p->line[0], w->depth, w->xpos, p->t[0], p->t[1]};
@@ -304,7 +287,7 @@ static int node_depth(slog2_file *f, uint32_t line, double start, double end, ui
         f->open[keep++] = o;
     }
     f->nopen = keep;
-    if (grow((void **)&f->open, &f->capopen, f->nopen + 1, sizeof *f->open) != 0) {
+    if (shared_grow(&f->open, &f->capopen, f->nopen + 1, sizeof *f->open) != 0) {
         return -1;
     }
     const open_ref o = {end, line};
@@ -498,7 +481,7 @@ static int read_node(slog2_file *f, mpe_in *in, mpe_buf *buf, node_ref *ref, mpe
     if (!(t0 <= t1) || ref->depth < 0 || ref->depth > f->h.max_depth || ref->xpos < 0) {
         return mpe_fail(e, at, "tree node with bad time box or position");
     }
-    if (grow((void **)&buf->p, &buf->cap, NODE_HEADER, 1) != 0) {
+    if (shared_grow(&buf->p, &buf->cap, NODE_HEADER, 1) != 0) {
         return mpe_fail(e, at, "out of memory");
     }
     memcpy(buf->p, hb, sizeof hb);
@@ -516,7 +499,7 @@ static int walk_nodes(slog2_file *f, mpe_in *in, walk *w, mpe_err *e)
         const uint64_t at = in->pos;
         rc = read_node(f, in, &buf, &ref, e);
         if (rc == 0 && !w->emit_pass) {
-            rc = grow((void **)&f->nodes, &f->capnodes, f->nnodes + 1, sizeof *f->nodes);
+            rc = shared_grow(&f->nodes, &f->capnodes, f->nnodes + 1, sizeof *f->nodes);
             if (rc == 0) {
                 f->nodes[f->nnodes++] = ref;
             } else {

@@ -10,6 +10,7 @@
 #include "otf2_defs.h"
 
 #include <inttypes.h>
+#include <shared_grow.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,28 +95,6 @@ void otf2_idmap_free(otf2_idmap *m)
 
 /* ---- tables ------------------------------------------------------------ */
 
-/* Grow the array behind *pv (a T*) to hold need elements. */
-static int table_grow(void *pv, uint32_t *cap, uint32_t need, size_t elem)
-{
-    if (need <= *cap) {
-        return 0;
-    }
-    uint32_t ncap = *cap ? *cap : 16;
-    while (ncap < need) {
-        ncap *= 2;
-    }
-    void *p;
-    memcpy(&p, pv, sizeof p);
-    void *const q = realloc(p, (size_t)ncap * elem);
-    if (!q) {
-        return -1;
-    }
-    memset((char *)q + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
-    memcpy(pv, &q, sizeof q);
-    *cap = ncap;
-    return 0;
-}
-
 static void defs_error(otf2_defs *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void defs_error(otf2_defs *d, const char *fmt, ...)
 {
@@ -135,7 +114,7 @@ static void defs_error(otf2_defs *d, const char *fmt, ...)
         (out) = NULL;                                                                              \
         if (otf2_idmap_get(&(t).map, (idv)) != OTF2_NO_INDEX) {                                    \
             defs_error((d), "%s %" PRIu64 " is defined twice", (what), (uint64_t)(idv));           \
-        } else if (table_grow(&(t).v, &(t).cap, (t).n + 1, sizeof *(t).v) != 0 ||                  \
+        } else if (shared_grow32(&(t).v, &(t).cap, (t).n + 1, sizeof *(t).v) != 0 ||                  \
                    otf2_idmap_put(&(t).map, (idv), (t).n) != 0) {                                  \
             (d)->oom = true;                                                                       \
             defs_error((d), "out of memory reading %s definitions", (what));                       \
