@@ -15,7 +15,7 @@
 
 static inline uint64_t codec_zigzag(int64_t v)
 {
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    return ((uint64_t)v << 1) ^ (0 - ((uint64_t)v >> 63)); /* no signed shift */
 }
 
 static inline int64_t codec_unzigzag(uint64_t v)

@@ -142,9 +142,9 @@ static int dispatch_point(chrome_map *m, chrome_event *ev, char ph)
     case 'i':
     case 'I':
     case 'R': {
-        const char sc = ev->s != NULL ? ev->s[0] : (char)'t';
+        const char *const sc = ev->s != NULL ? ev->s : "t"; /* scope: g, p or t */
         m->counts[K_INSTANT]++;
-        return map_instant(m, ev, sc == 'g', sc == 'p');
+        return map_instant(m, ev, sc[0] == 'g', sc[0] == 'p');
     }
     case 'c':
         m->counts[K_CLOCK]++;

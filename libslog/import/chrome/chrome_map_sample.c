@@ -113,7 +113,9 @@ static void series_remember(counter_ref *ref, uint32_t i, const char *key, uint3
     char *const copy = strdup(key);
     if (copy != NULL) {
         free(ref->s[i].key);
-        ref->s[i] = (series_ref){copy, tl, cat};
+        ref->s[i].key = copy;
+        ref->s[i].tl = tl;
+        ref->s[i].cat = cat;
     }
 }
 
@@ -135,21 +137,26 @@ static bool counter_value(const slog_arg *a, double *v)
     }
 }
 
+/* Where a series goes: its counter timeline and category. */
+typedef struct series_at {
+    uint32_t tl, cat;
+} series_at;
+
 /* Timeline and category of series @p i of @p ev (cached or looked up). */
 static int counter_series(chrome_map *m, const chrome_event *ev, const process *p,
-                          counter_ref *ref, uint32_t i, uint32_t *tl, uint32_t *cat)
+                          counter_ref *ref, uint32_t i, series_at *at)
 {
     const char *const key = ev->args[i].key;
     const series_ref *known = series_known(ref, i, key);
     if (known != NULL) {
-        *tl = known->tl;
-        *cat = known->cat;
+        at->tl = known->tl;
+        at->cat = known->cat;
         return 0;
     }
-    if (series_lookup(m, ev, p, key, tl, cat) != 0) {
+    if (series_lookup(m, ev, p, key, &at->tl, &at->cat) != 0) {
         return -1;
     }
-    series_remember(ref, i, key, *tl, *cat);
+    series_remember(ref, i, key, at->tl, at->cat);
     return 0;
 }
 
@@ -171,9 +178,8 @@ int map_counter(chrome_map *m, chrome_event *ev)
             continue;
         }
         nseries++;
-        uint32_t tl = 0, cat = 0;
-        if (counter_series(m, ev, p, ref, i, &tl, &cat) != 0 ||
-            put_counter(m, ev, tl, cat, v) != 0) {
+        series_at at = {0, 0};
+        if (counter_series(m, ev, p, ref, i, &at) != 0 || put_counter(m, ev, at.tl, at.cat, v) != 0) {
             return -1;
         }
     }

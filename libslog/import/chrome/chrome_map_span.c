@@ -155,9 +155,9 @@ static int lane_get(chrome_map *m, process *p, uint32_t *lane)
             return 0;
         }
     }
-    size_t cap = p->nlanes, cap_busy = p->nlanes;
-    if (shared_grow(&p->lanes, &cap, p->nlanes + 1, sizeof *p->lanes) != 0 ||
-        shared_grow(&p->lane_busy, &cap_busy, p->nlanes + 1, sizeof *p->lane_busy) != 0) {
+    size_t cap[2] = {p->nlanes, p->nlanes}; /* both arrays hold exactly nlanes */
+    if (shared_grow(&p->lanes, &cap[0], p->nlanes + 1, sizeof *p->lanes) != 0 ||
+        shared_grow(&p->lane_busy, &cap[1], p->nlanes + 1, sizeof *p->lane_busy) != 0) {
         return -1;
     }
     char name[48];

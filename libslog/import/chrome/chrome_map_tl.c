@@ -48,7 +48,10 @@ int kb_addu(kbuf *k, uint64_t v)
 
 int kb_add_id_kind(kbuf *k, const chrome_event *ev)
 {
-    const char kind[2] = {ev->id_kind != 0 ? ev->id_kind : (char)'-', '\0'};
+    char kind[2] = {'-', '\0'};
+    if (ev->id_kind != 0) {
+        kind[0] = ev->id_kind;
+    }
     return kb_add(k, kind);
 }
 
