@@ -66,7 +66,7 @@ static int call_begin(import_call *c, const slog_import_input *inputs, size_t n,
     }
     c->ready = true;
     c->dirs = calloc(n > 0 ? n : 1, sizeof *c->dirs);
-    if ((c->imp = calloc(n > 0 ? n : 1, sizeof *c->imp)) == NULL || c->dirs == NULL) {
+    if ((c->imp = calloc(n > 0 ? n : 1, sizeof(const importer *))) == NULL || c->dirs == NULL) {
         return import_run_fail(&c->run, SLOG_ENOMEM, "", "Out of memory");
     }
     const char *const fmt = c->run.opt.format;
@@ -80,6 +80,17 @@ static int call_begin(import_call *c, const slog_import_input *inputs, size_t n,
         }
     }
     return n == 0 ? import_run_fail(&c->run, SLOG_EINVAL, "", "No input given") : SLOG_OK;
+}
+
+/* The size of a regular file named by a path input, else 0. */
+static uint64_t file_size(const import_call *c, const char *name)
+{
+    struct stat st;
+    if (input_sources_find(&c->run.sources, name) == NULL && input_path_stat(name, &st) == 0 &&
+        S_ISREG(st.st_mode)) {
+        return (uint64_t)st.st_size;
+    }
+    return 0;
 }
 
 static bool is_dir(const import_call *c, const char *name)
@@ -120,14 +131,10 @@ static int call_resolve(import_call *c)
     for (size_t i = 0; i < c->n; i++) {
         const char *const name = c->inputs[i].name;
         import_ctx ctx = {NULL, (uint32_t)i, (uint32_t)c->n, name, &c->run};
-        struct stat st;
         int rc = SLOG_OK;
         if (forced != NULL) {
             c->imp[i] = forced;
-            if (input_sources_find(&c->run.sources, name) == NULL &&
-                input_path_stat(name, &st) == 0 && S_ISREG(st.st_mode)) {
-                c->run.input_bytes[i] = (uint64_t)st.st_size;
-            }
+            c->run.input_bytes[i] = file_size(c, name);
         } else {
             rc = import_detect_one(&ctx, name, &c->imp[i], &c->run.input_bytes[i]);
         }
@@ -177,8 +184,8 @@ static int call_import(import_call *c, slog_writer *w)
     for (size_t i = 0; i < c->n; i++) {
         names += c->dirs[i].n > 0 ? c->dirs[i].n : 1;
     }
-    bool *done = calloc(c->n, sizeof *done);
-    const char **group = calloc(names, sizeof *group);
+    bool *done = calloc(c->n > 0 ? c->n : 1, sizeof *done);
+    const char **group = calloc(names > 0 ? names : 1, sizeof(const char *));
     int rc = done == NULL || group == NULL ? 1 : 0;
     for (size_t i = 0; rc == 0 && i < c->n; i++) {
         if (done[i]) {
@@ -320,10 +327,12 @@ int slog_import_file(slog_import_summary **summary, const char *output,
     return call_end(&c, rc, summary, err);
 }
 
-/* The summary owns what its const members point to. */
+/* The summary owns what its const members point to (copied out, not cast). */
 static void free_owned(const void *p)
 {
-    free((void *)(uintptr_t)p);
+    void *owned;
+    memcpy(&owned, &p, sizeof owned);
+    free(owned);
 }
 
 void slog_import_summary_destroy(slog_import_summary *summary)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#define ZLIB_CONST /* next_in is const: the head is only read */
 #include <zlib.h>
 
 #include "import_detect.h"
@@ -56,7 +57,7 @@ static size_t gunzip_head(const unsigned char *head, size_t n, unsigned char *ou
     if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
         return 0;
     }
-    z.next_in = (unsigned char *)(uintptr_t)head; /* zlib does not write it */
+    z.next_in = head;
     z.avail_in = (uInt)(n < UINT32_MAX ? n : UINT32_MAX);
     z.next_out = out;
     z.avail_out = PROBE_BYTES;

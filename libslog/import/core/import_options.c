@@ -25,6 +25,7 @@
     (SLOG_IMPORT_NO_REORDER | SLOG_IMPORT_NO_FAST_SCAN | SLOG_IMPORT_RECORDER_RAW |                \
      SLOG_IMPORT_RECORDER_STREAM)
 
+/* NOLINTBEGIN(bugprone-sizeof-expression): the members are pointers, on purpose */
 static const size_t import_ends[] = {
     END_OF(slog_import_options, struct_size), /* 0.3 */
     END_OF(slog_import_options, flags),
@@ -40,6 +41,7 @@ static const size_t import_ends[] = {
     END_OF(slog_import_options, count),
     END_OF(slog_import_options, user),
 };
+/* NOLINTEND(bugprone-sizeof-expression) */
 _Static_assert(sizeof(slog_import_options) - END_OF(slog_import_options, user) <
                    alignof(slog_import_options),
                "a slog_import_options member is missing from import_ends");

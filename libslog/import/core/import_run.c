@@ -55,7 +55,9 @@ void import_run_destroy(import_run *run)
     }
     free(run->att);
     for (size_t i = 0; i < run->nrows; i++) {
-        free((void *)(uintptr_t)run->rows[i].what); /* owned, const for the summary */
+        void *what; /* owned, const for the summary */
+        memcpy(&what, &run->rows[i].what, sizeof what);
+        free(what);
     }
     free(run->rows);
     free(run->input_bytes);
@@ -160,23 +162,26 @@ void import_warn(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, 
 }
 
 /* Record an error: the first one is the run's result. */
-static void record_failure(import_run *run, int code, const char *source, uint64_t line,
-                           uint64_t col, uint64_t offset, const char *fmt, const char *msg)
+static void record_failure(import_run *run, int code, const slog_import_diagnostic *d)
 {
-    const slog_import_diagnostic d = {SLOG_IMPORT_ERROR, source != NULL ? source : "",
-                                      line,              col,
-                                      offset,            msg,
-                                      fmt};
     pthread_mutex_lock(&run->lock);
     if (!run->failed) {
         run->failed = true;
         run->err.code = code;
-        run->err.offset = offset;
-        (void)snprintf(run->err.source, sizeof run->err.source, "%s", d.source);
-        (void)snprintf(run->err.message, sizeof run->err.message, "%s", msg);
+        run->err.offset = d->offset;
+        (void)snprintf(run->err.source, sizeof run->err.source, "%s", d->source);
+        (void)snprintf(run->err.message, sizeof run->err.message, "%s", d->message);
     }
-    deliver(run, &d);
+    deliver(run, d);
     pthread_mutex_unlock(&run->lock);
+}
+
+static slog_import_diagnostic error_diag(const char *source, uint64_t line, uint64_t col,
+                                         uint64_t offset, const char *fmt, const char *msg)
+{
+    const slog_import_diagnostic d = {SLOG_IMPORT_ERROR, source != NULL ? source : "",
+                                      line, col, offset, msg, fmt};
+    return d;
 }
 
 static int failure_code(const import_ctx *ctx, int code)
@@ -191,8 +196,8 @@ int import_fail(import_ctx *ctx, uint64_t line, uint64_t col, uint64_t offset, c
     va_start(ap, fmt);
     (void)vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    record_failure(ctx->run, failure_code(ctx, SLOG_EPARSE), ctx->display_name, line, col,
-                   offset, fmt, msg);
+    const slog_import_diagnostic d = error_diag(ctx->display_name, line, col, offset, fmt, msg);
+    record_failure(ctx->run, failure_code(ctx, SLOG_EPARSE), &d);
     return 1;
 }
 
@@ -203,7 +208,8 @@ int import_fail_code(import_ctx *ctx, int code, uint64_t offset, const char *fmt
     va_start(ap, fmt);
     (void)vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    record_failure(ctx->run, failure_code(ctx, code), ctx->display_name, 0, 0, offset, fmt, msg);
+    const slog_import_diagnostic d = error_diag(ctx->display_name, 0, 0, offset, fmt, msg);
+    record_failure(ctx->run, failure_code(ctx, code), &d);
     return 1;
 }
 
@@ -219,7 +225,8 @@ int import_run_fail(import_run *run, int code, const char *source, const char *f
         code = SLOG_EINTR;
         (void)snprintf(msg, sizeof msg, "Import cancelled");
     }
-    record_failure(run, code, source, 0, 0, UINT64_MAX, fmt, msg);
+    const slog_import_diagnostic d = error_diag(source, 0, 0, UINT64_MAX, fmt, msg);
+    record_failure(run, code, &d);
     return code;
 }
 

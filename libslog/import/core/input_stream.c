@@ -194,6 +194,60 @@ static int zip_open_member(import_stream *s)
     return 0;
 }
 
+/* Open the file, or the pipe/callback/memory source; sets s->size.
+ * 0, or -1 with the message in errbuf. */
+static int stream_open_source(import_stream *s, input_sources *srcs, const char *path,
+                              char *errbuf, size_t errlen)
+{
+    const int piped = input_pipe_open(&s->pipe, srcs, path, errbuf, errlen);
+    if (piped != 0) {
+        return piped < 0 ? -1 : 0; /* a pipe: progress without a total */
+    }
+    /* "-" redirected from a file: a descriptor of its own, from the start */
+    const bool is_stdin = strcmp(path, "-") == 0;
+    struct stat st;
+    s->fd = is_stdin ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
+    if (s->fd < 0 || fstat(s->fd, &st) != 0 ||
+        (is_stdin && S_ISREG(st.st_mode) && lseek(s->fd, 0, SEEK_SET) != 0)) {
+        (void)snprintf(errbuf, errlen, "Cannot open: %s", strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        (void)snprintf(errbuf, errlen, "Cannot read: is a directory");
+        return -1;
+    }
+    s->size = (uint64_t)st.st_size;
+    return 0;
+}
+
+/* The container from the first bytes: gzip, single-member zip, or plain. */
+static int stream_open_container(import_stream *s, char *errbuf, size_t errlen)
+{
+    unsigned char magic[4] = {0, 0, 0, 0};
+    const ssize_t nm = s->pipe != NULL ? input_pipe_peek(s->pipe, magic, sizeof magic)
+                                       : pread(s->fd, magic, sizeof magic, 0);
+    s->kind = STREAM_PLAIN;
+    if (nm >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+        s->kind = STREAM_GZIP;
+        if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
+            (void)snprintf(errbuf, errlen, "Failed to start inflate");
+            return -1;
+        }
+        s->z_live = true;
+    } else if (nm == 4 && rd_le32(magic) == 0x04034b50u) {
+        if (s->pipe != NULL) {
+            (void)snprintf(errbuf, errlen, "Cannot read a zip archive from a pipe or standard "
+                                           "input (its directory is at the end): give the file");
+            return -1;
+        }
+        if (zip_open_member(s) != 0) {
+            (void)snprintf(errbuf, errlen, "%s", s->err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int import_stream_open(import_stream **out, const import_ctx *ctx, const char *path,
                        char *errbuf, size_t errlen)
 {
@@ -208,56 +262,15 @@ int import_stream_open(import_stream **out, const import_ctx *ctx, const char *p
     }
     s->in = in;
     s->fd = -1;
-    s->cancel = ctx != NULL && ctx->run != NULL ? ctx->run->opt.cancel : NULL;
-    input_sources *const srcs = ctx != NULL && ctx->run != NULL ? &ctx->run->sources : NULL;
-    const int piped = input_pipe_open(&s->pipe, srcs, path, errbuf, errlen);
-    if (piped < 0) {
-        goto fail;
-    }
-    struct stat st;
-    memset(&st, 0, sizeof st);
-    if (piped == 0) {
-        /* "-" redirected from a file: a descriptor of its own, from the start */
-        s->fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
-        if (s->fd < 0 || fstat(s->fd, &st) != 0 ||
-            (strcmp(path, "-") == 0 && S_ISREG(st.st_mode) && lseek(s->fd, 0, SEEK_SET) != 0)) {
-            (void)snprintf(errbuf, errlen, "Cannot open: %s", strerror(errno));
-            goto fail;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            (void)snprintf(errbuf, errlen, "Cannot read: is a directory");
-            goto fail;
-        }
-    }
-    s->size = (uint64_t)st.st_size; /* 0 for a pipe: progress without a total */
-    unsigned char magic[4] = {0, 0, 0, 0};
-    const ssize_t nm = s->pipe != NULL ? input_pipe_peek(s->pipe, magic, sizeof magic)
-                                       : pread(s->fd, magic, sizeof magic, 0);
-    if (nm >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-        s->kind = STREAM_GZIP;
-        if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
-            (void)snprintf(errbuf, errlen, "Failed to start inflate");
-            goto fail;
-        }
-        s->z_live = true;
-    } else if (nm == 4 && rd_le32(magic) == 0x04034b50u) {
-        if (s->pipe != NULL) {
-            (void)snprintf(errbuf, errlen, "Cannot read a zip archive from a pipe or standard "
-                                           "input (its directory is at the end): give the file");
-            goto fail;
-        }
-        if (zip_open_member(s) != 0) {
-            (void)snprintf(errbuf, errlen, "%s", s->err);
-            goto fail;
-        }
-    } else {
-        s->kind = STREAM_PLAIN;
+    const bool in_run = ctx != NULL && ctx->run != NULL;
+    s->cancel = in_run ? ctx->run->opt.cancel : NULL;
+    if (stream_open_source(s, in_run ? &ctx->run->sources : NULL, path, errbuf, errlen) != 0 ||
+        stream_open_container(s, errbuf, errlen) != 0) {
+        import_stream_close(s);
+        return -1;
     }
     *out = s;
     return 0;
-fail:
-    import_stream_close(s);
-    return -1;
 }
 
 static long stream_read_plain(import_stream *s, unsigned char *buf, size_t n, bool zip)
@@ -336,41 +349,68 @@ static int gzip_next_member(import_stream *s)
     }
 }
 
+/* After a deflate stream ended: 0 to go on with the next gzip member,
+ * 1 at the end of the data, -1 on error (set). */
+static int inflate_at_end(import_stream *s, bool zip)
+{
+    if (zip || gzip_next_member(s) != 0 || s->z_done || s->z.avail_in == 0) {
+        return !zip && s->err[0] != '\0' ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Give the inflater the next input bytes: 0, or -1 (error set). */
+static int inflate_refill(import_stream *s, bool zip)
+{
+    if (s->eof) {
+        return stream_fail(s, "Truncated %s data (ends inside a compressed stream)",
+                           zip ? "zip" : "gzip");
+    }
+    if (stream_fill(s, zip ? s->member_left : UINT64_MAX) != 0) {
+        return -1;
+    }
+    if (zip) {
+        s->member_left -= s->in_len;
+    }
+    s->z.next_in = s->in;
+    s->z.avail_in = (uInt)s->in_len;
+    return 0;
+}
+
+/* One step of inflating: 1 to go on, 0 at the end of the data, -1 on error. */
+static int inflate_step(import_stream *s, bool zip)
+{
+    if (s->z_done) {
+        const int end = inflate_at_end(s, zip);
+        if (end != 0) {
+            return end < 0 ? -1 : 0;
+        }
+    }
+    if (s->z.avail_in == 0) {
+        return inflate_refill(s, zip) != 0 ? -1 : 1;
+    }
+    const int rc = inflate(&s->z, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END) {
+        s->z_done = true;
+    } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        return stream_fail(s, "Corrupt %s data: %s", zip ? "zip" : "gzip",
+                           s->z.msg != NULL ? s->z.msg : "inflate failed");
+    }
+    return 1;
+}
+
 static long stream_read_inflate(import_stream *s, unsigned char *buf, size_t n)
 {
     const bool zip = s->kind == STREAM_ZIP_DEFLATE;
     s->z.next_out = buf;
     s->z.avail_out = (uInt)(n > 0x40000000u ? 0x40000000u : n);
     while (s->z.avail_out > 0) {
-        if (s->z_done) {
-            if (zip || gzip_next_member(s) != 0 || s->z_done || s->z.avail_in == 0) {
-                if (!zip && s->err[0] != '\0') {
-                    return -1;
-                }
-                break;
-            }
+        const int step = inflate_step(s, zip);
+        if (step < 0) {
+            return -1;
         }
-        if (s->z.avail_in == 0) {
-            if (s->eof) {
-                return stream_fail(s, "Truncated %s data (ends inside a compressed stream)",
-                                   zip ? "zip" : "gzip");
-            }
-            if (stream_fill(s, zip ? s->member_left : UINT64_MAX) != 0) {
-                return -1;
-            }
-            if (zip) {
-                s->member_left -= s->in_len;
-            }
-            s->z.next_in = s->in;
-            s->z.avail_in = (uInt)s->in_len;
-            continue;
-        }
-        const int rc = inflate(&s->z, Z_NO_FLUSH);
-        if (rc == Z_STREAM_END) {
-            s->z_done = true;
-        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-            return stream_fail(s, "Corrupt %s data: %s", zip ? "zip" : "gzip",
-                               s->z.msg != NULL ? s->z.msg : "inflate failed");
+        if (step == 0) {
+            break;
         }
     }
     const size_t got = n - s->z.avail_out;
