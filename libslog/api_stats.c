@@ -39,10 +39,11 @@ struct slog_stats {
     slog_stats_cost cost;
 };
 
-/* Per-state exclusive time of a decoded blob (format 2), NULL without. */
+/* Per-state exclusive time of a decoded blob (format 2 and later; resolved
+ * by decode_node), NULL without. */
 static const int64_t *state_excl(const fmt_decoded *d)
 {
-    return d->state_excl;
+    return d->excl_pending ? NULL : d->state_excl;
 }
 
 int stats_nomem(stats_ctx *c)
@@ -457,6 +458,9 @@ static int decode_node(stats_ctx *c, uint64_t node, int edge)
         return rc;
     }
     rc = check_drawables(c, node, &e->drawables);
+    if (rc == SLOG_OK && fmt_decoded_resolve_excl(&e->drawables) != 0) {
+        rc = stats_nomem(c);
+    }
     if (rc == SLOG_OK) {
         rc = add_states(c, &e->drawables, edge);
     }

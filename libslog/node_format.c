@@ -3,7 +3,7 @@
  * node_format.c - drawables of a node: in-memory records, the columnar
  * varint encoding (one column per field, so LZ4 finds the repetition of
  * each field) of the geometry blob and of the args blob, and their
- * bounds-checked decoders (geometry versions 1 and 2).  The writer keeps
+ * bounds-checked decoders (geometry versions 1, 2 and 3).  The writer keeps
  * fmt_node.encoded_bytes and args_bytes exact while appending, so leaves
  * close at their budget without trial encodings.
  * Layer 3: may use codec and util.
@@ -19,6 +19,7 @@
 void fmt_node_init(fmt_node *n)
 {
     memset(n, 0, sizeof *n);
+    fmt_nest_init(&n->nest);
     fmt_node_reset(n);
 }
 
@@ -35,10 +36,12 @@ void fmt_node_reset(fmt_node *n)
     n->with_args = 0;
     n->t0 = INT64_MAX;
     n->t1 = INT64_MIN;
+    fmt_nest_reset(&n->nest);
 }
 
 void fmt_node_free(fmt_node *n)
 {
+    fmt_nest_free(&n->nest);
     util_free(n->states);
     util_free(n->events);
     util_free(n->arrows);
@@ -92,21 +95,6 @@ static int add_args(fmt_node *n, const uint8_t *args, size_t len, uint32_t *off,
     return util_buf_append(&n->args, args, len);
 }
 
-/* The children-time column stores, tagged in bit 0, the smaller of a
- * state's children time (duration - exclusive, tag 0: 0 for a leaf state)
- * and its exclusive time (tag 1, only when 0 <= exclusive <= duration), so
- * leaf states and parents whose children fill them both take one byte or
- * two.  Values are in time units. */
-static uint64_t children_value(const fmt_state_rec *r, uint64_t unit)
-{
-    const uint64_t dur = (uint64_t)r->end - (uint64_t)r->start;
-    const uint64_t c = dur - (uint64_t)r->excl;
-    if (r->excl >= 0 && (uint64_t)r->excl <= dur && (uint64_t)r->excl < c) {
-        return (uint64_t)r->excl / unit * 2 + 1;
-    }
-    return c / unit * 2;
-}
-
 /* The args blob's share of one item: its length varint and its bytes. */
 static void count_args(fmt_node *n, size_t len)
 {
@@ -127,7 +115,7 @@ static void extend_box(fmt_node *n, int64_t t0, int64_t t1)
 int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args, size_t args_len)
 {
     void *arr = n->states;
-    if (reserve_kind(n, 0, &arr, sizeof *r) != 0) {
+    if (reserve_kind(n, 0, &arr, sizeof *r) != 0 || fmt_nest_reserve(&n->nest, 1) != 0) {
         return -1;
     }
     n->states = arr;
@@ -140,12 +128,14 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
     const uint64_t d = time_delta(n, 0, r->end);
     const uint64_t dur = (uint64_t)r->end - (uint64_t)r->start;
     if ((rec.excl < 0 || (uint64_t)rec.excl > dur) && dur - (uint64_t)rec.excl > INT64_MAX) {
-        rec.excl = (int64_t)dur; /* children beyond 2^63 ticks cannot be stored: none kept */
+        rec.excl = (int64_t)dur; /* children beyond 2^63 ticks: none kept (previews add them) */
     }
-    const uint64_t cv = children_value(&rec, 1);
+    const uint64_t shown = fmt_nest_next(&n->nest, r->timeline, r->depth, r->start, r->end);
+    rec.resid = (int64_t)(dur - (uint64_t)rec.excl - shown);
     n->encoded_bytes += codec_varint_len(r->timeline) + codec_varint_len(r->category) +
                         codec_varint_len(d) + codec_varint_len(dur) + codec_varint_len(r->depth) +
-                        (n->n[0] % 8 == 0) + (cv != 0 ? codec_varint_len(cv) : 0);
+                        (n->n[0] % 8 == 0) +
+                        (rec.resid != 0 ? codec_varint_len(codec_zigzag(rec.resid)) : 0);
     count_args(n, args_len);
     n->states[n->n[0]++] = rec;
     extend_box(n, r->start, r->end);
@@ -216,7 +206,7 @@ int fmt_node_add_counter(fmt_node *n, const fmt_counter_rec *r)
 
 typedef struct enc {
     uint8_t *p;
-    uint64_t unit; /* time unit: every time delta, duration, children time is a multiple */
+    uint64_t unit; /* time unit: every time delta, duration, children difference is a multiple */
 } enc;
 
 static void put(enc *e, uint64_t v)
@@ -265,24 +255,24 @@ static void put_duration_column(enc *e, const void *recs, size_t n, size_t strid
     }
 }
 
-/* Children time or exclusive time, tagged (see children_value): a bitmap
- * of the states whose value is not 0 (bit i % 8 of byte i / 8), then those
- * values.  Leaf states, most of a trace, cost one bit. */
-static void put_children_column(enc *e, const fmt_state_rec *v, size_t n)
+/* The children-time differences (fmt_state_rec.resid): a bitmap of the
+ * states whose difference is not 0 (bit i % 8 of byte i / 8), then those
+ * differences, zig-zag, in time units.  A state whose children all lie in
+ * its own node (every leaf state, most parents) costs one bit. */
+static void put_resid_column(enc *e, const fmt_state_rec *v, size_t n)
 {
     uint8_t *const bits = e->p;
     memset(bits, 0, (n + 7) / 8);
     e->p += (n + 7) / 8;
     for (size_t i = 0; i < n; i++) {
-        const uint64_t cv = children_value(&v[i], e->unit);
-        if (cv != 0) {
+        if (v[i].resid != 0) {
             bits[i / 8] |= (uint8_t)(1u << (i % 8));
-            put(e, cv);
+            put(e, codec_zigzag(v[i].resid / (int64_t)e->unit));
         }
     }
 }
 
-/* ---- the time unit: gcd of every time delta, duration and children time ---- */
+/* ---- the time unit: gcd of every time delta, duration and children difference ---- */
 
 static uint64_t gcd(uint64_t a, uint64_t b)
 {
@@ -321,7 +311,7 @@ static uint64_t time_unit(const fmt_node *n)
     for (size_t i = 0; i < n->n[0] && g != 1; i++) {
         const fmt_state_rec *const r = &n->states[i];
         const uint64_t dur = (uint64_t)r->end - (uint64_t)r->start;
-        g = gcd(gcd(g, dur), dur - (uint64_t)r->excl);
+        g = gcd(gcd(g, dur), magnitude(r->resid));
     }
     g = gcd_times(g, n->events, n->n[1], COLUMN(fmt_event_rec, time), n->base);
     g = gcd_times(g, n->arrows, n->n[2], COLUMN(fmt_arrow_rec, end), n->base);
@@ -342,7 +332,7 @@ static void encode_states(const fmt_node *n, enc *e)
     put_duration_column(e, v, c, sizeof *v, offsetof(fmt_state_rec, start),
                         offsetof(fmt_state_rec, end));
     put_u32_column(e, v, c, COLUMN(fmt_state_rec, depth));
-    put_children_column(e, v, c);
+    put_resid_column(e, v, c);
 }
 
 static void encode_events(const fmt_node *n, enc *e)
@@ -404,7 +394,7 @@ int fmt_node_encode(const fmt_node *n, util_buf *out)
     }
     enc e = {out->data + out->len, time_unit(n)};
     *e.p++ = FMT_BLOB_DRAWABLES;
-    *e.p++ = FMT_GEOMETRY_V2;
+    *e.p++ = FMT_GEOMETRY_V3;
     for (int k = 0; k < 4; k++) {
         put(&e, n->n[k]);
     }
@@ -587,7 +577,9 @@ static uint64_t get_scaled(dec *d)
     return v * d->unit;
 }
 
-/* Exclusive time from the tagged children-time column (children_value). */
+/* Exclusive time from the tagged v2 children-time column: bit 0 set, the
+ * rest is the exclusive time (at most the duration); clear, the children
+ * time (duration - exclusive). */
 static int64_t get_exclusive(dec *d, uint64_t dur)
 {
     const uint64_t v = get(d);
@@ -601,6 +593,18 @@ static int64_t get_exclusive(dec *d, uint64_t dur)
         return (int64_t)(m * d->unit);
     }
     return (int64_t)(dur - m * d->unit);
+}
+
+/* A v3 children difference: zig-zag, in time units, within int64. */
+static int64_t get_resid(dec *d)
+{
+    const int64_t m = codec_unzigzag(get(d));
+    const int64_t u = (int64_t)d->unit;
+    if (m > INT64_MAX / u || m < INT64_MIN / u) {
+        d->bad = 1;
+        return 0;
+    }
+    return m * u;
 }
 
 /* start = end - duration, rejecting durations that would wrap below INT64_MIN */
@@ -799,7 +803,11 @@ static void decode_state_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t 
     for (uint64_t i = 0; i < n; i++) {
         const uint64_t dur = (uint64_t)v[i].end - (uint64_t)v[i].start;
         const int set = (bits[i / 8] >> (i % 8)) & 1;
-        o->state_excl[i] = set ? get_exclusive(d, dur) : (int64_t)dur;
+        if (o->excl_pending) {
+            o->state_excl[i] = set ? get_resid(d) : 0; /* fmt_decoded_resolve_excl */
+        } else {
+            o->state_excl[i] = set ? get_exclusive(d, dur) : (int64_t)dur;
+        }
     }
 }
 
@@ -905,8 +913,8 @@ int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_de
 {
     memset(out, 0, sizeof *out);
     dec d = {raw, raw, raw + len, 0, 1};
-    if (len < 2 || raw[0] != FMT_BLOB_DRAWABLES ||
-        (raw[1] != FMT_GEOMETRY_V1 && raw[1] != FMT_GEOMETRY_V2)) {
+    if (len < 2 || raw[0] != FMT_BLOB_DRAWABLES || raw[1] < FMT_GEOMETRY_V1 ||
+        raw[1] > FMT_GEOMETRY_V3) {
         return decode_fail(out, &d, bad_offset);
     }
     const int version = raw[1];
@@ -915,7 +923,7 @@ int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_de
         return decode_fail(out, &d, bad_offset);
     }
     const int64_t base = codec_unzigzag(get(&d));
-    if (version == FMT_GEOMETRY_V2) {
+    if (version != FMT_GEOMETRY_V1) {
         d.unit = get(&d);
         if (d.bad || d.unit == 0 || d.unit > (uint64_t)INT64_MAX) {
             return decode_fail(out, &d, bad_offset);
@@ -931,6 +939,7 @@ int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_de
         fmt_decoded_free(out);
         return SLOG_ENOMEM;
     }
+    out->excl_pending = version == FMT_GEOMETRY_V3;
     uint64_t *const al = version == FMT_GEOMETRY_V1 ? alen : NULL;
     decode_state_columns(&d, out, base, al);
     decode_event_columns(&d, out, base, al ? al + out->n[0] : NULL);
@@ -945,11 +954,32 @@ int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_de
     if (d.bad) {
         return decode_fail(out, &d, bad_offset);
     }
-    if (version == FMT_GEOMETRY_V2) {
+    if (version != FMT_GEOMETRY_V1) {
         util_free(raw); /* nothing points into it */
         out->raw = NULL;
     }
     return SLOG_OK;
+}
+
+int fmt_decoded_resolve_excl(fmt_decoded *d)
+{
+    if (!d->excl_pending) {
+        return 0;
+    }
+    fmt_nest nest;
+    fmt_nest_init(&nest);
+    if (fmt_nest_reserve(&nest, (size_t)d->n[0]) != 0) {
+        return -1; /* nothing written yet: the differences are intact */
+    }
+    for (uint64_t i = 0; i < d->n[0]; i++) {
+        const slog_state *const s = &d->states[i];
+        const uint64_t dur = (uint64_t)s->end - (uint64_t)s->start;
+        const uint64_t shown = fmt_nest_next(&nest, s->timeline, s->depth, s->start, s->end);
+        d->state_excl[i] = (int64_t)(dur - shown - (uint64_t)d->state_excl[i]);
+    }
+    fmt_nest_free(&nest);
+    d->excl_pending = 0;
+    return 0;
 }
 
 static void clear_item_args(fmt_decoded *d)

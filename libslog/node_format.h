@@ -4,21 +4,24 @@
  * bytes (doc/FORMAT.md §10).  Format 2 stores a node's geometry and its
  * args in two blobs, so drawing never decodes args:
  *
- * Geometry blob ('D', version 2; version 1 is read too, see below):
+ * Geometry blob ('D', version 3; versions 1 and 2 are read too, see below):
  *   OFFSET  SIZE    MEANING
  *   0       1       'D' (0x44)
- *   1       1       blob version (2)
+ *   1       1       blob version (3)
  *   2       var     counts: states, events, arrows, counters (4 varints)
  *   .       var     base time (zig-zag varint); time deltas start from it
  *   .       var     time unit u >= 1 (varint): every time delta, duration and
- *                   children time below is stored divided by u (the gcd of
- *                   them all; 1000 for microsecond traces in ns)
+ *                   children difference below is stored divided by u (the
+ *                   gcd of them all; 1000 for microsecond traces in ns)
  *   .       var     state columns, each n varints: timeline, category,
  *                   end delta (zig-zag, from the previous state's end; the
  *                   writer's optimal order is by end time, so deltas are
- *                   small and non-negative), duration, depth, children time
- *                   (duration - exclusive, 0 for a leaf state); start =
+ *                   small and non-negative), duration, depth; start =
  *                   end - duration
+ *   .       var     children column: bitmap (n bits), then per set bit the
+ *                   zig-zag children difference: children time (duration -
+ *                   exclusive) minus what the node's own states show of it
+ *                   (node_format_nest.h); 0 for nearly every state
  *   .       var     event columns: timeline, category, time delta
  *   .       var     arrow columns: category, from, to, end delta, duration
  *   .       var     counter columns: timeline, category, time delta, then
@@ -33,9 +36,11 @@
  *                   0 = none), in item order
  *   .       var     args bytes of every item with args, in item order
  *
- * Version 1 geometry blobs (format 1 files) have an args-length column last
- * in each state/event/arrow column group, no children-time column, and the
- * args bytes after the counter columns.
+ * Version 2 geometry blobs (format 2 files) store in the children column the
+ * smaller of children time and exclusive time, tagged in bit 0.  Version 1
+ * blobs (format 1 files) have no time unit, an args-length column last in
+ * each state/event/arrow column group, no children column, and the args
+ * bytes after the counter columns.
  *
  * Args of one item: varint count, then per arg varint key (offset of the key
  * in /strings), u8 type, value: STRING/JSON inline = varint length, bytes,
@@ -47,6 +52,7 @@
 #ifndef NODE_FORMAT_H
 #define NODE_FORMAT_H
 
+#include "node_format_nest.h"
 #include "util_buf.h"
 
 #include <slog/slog_common.h>
@@ -55,15 +61,19 @@
 #define FMT_BLOB_ARGS      0x41
 #define FMT_GEOMETRY_V1    1 /* format 1: args inside the drawables blob */
 #define FMT_GEOMETRY_V2    2 /* format 2: geometry only, children-time column */
+#define FMT_GEOMETRY_V3    3 /* format 3: children time beyond what the node shows */
 #define FMT_ARGS_VERSION   1
 #define FMT_ARG_REF        0x10
 
 typedef struct fmt_state_rec {
     int64_t start, end;
-    int64_t excl;         /* exclusive time, for previews (not stored) */
+    int64_t excl;         /* exclusive time, for previews */
     uint32_t timeline, category, depth;
     uint32_t args_len;    /* 0 = no args */
     uint32_t args_off;    /* offset in fmt_node.args */
+    int64_t resid;        /* set by fmt_node_add_state: children time (end - start -
+                             excl) minus what the node's own states show of it
+                             (node_format_nest.h), modulo 2^64; stored */
 } fmt_state_rec;
 
 typedef struct fmt_event_rec {
@@ -98,6 +108,7 @@ typedef struct fmt_node {
     uint64_t args_bytes;     /* exact size of the args blob's length column + bytes */
     size_t with_args;        /* items that have args (0: no args blob) */
     int64_t t0, t1;          /* bounding box of the items */
+    fmt_nest nest;           /* the node-local children-time rule over the states */
 } fmt_node;
 
 void fmt_node_init(fmt_node *n);
@@ -112,7 +123,7 @@ int fmt_node_add_event(fmt_node *n, const fmt_event_rec *r, const uint8_t *args,
 int fmt_node_add_arrow(fmt_node *n, const fmt_arrow_rec *r, const uint8_t *args, size_t args_len);
 int fmt_node_add_counter(fmt_node *n, const fmt_counter_rec *r);
 
-/* Encode the node's geometry blob ('D' v2) into out (appending).
+/* Encode the node's geometry blob ('D' v3) into out (appending).
  * 0 or -1 (ENOMEM). */
 int fmt_node_encode(const fmt_node *n, util_buf *out);
 
@@ -144,7 +155,9 @@ typedef struct fmt_decoded {
     slog_arrow *arrows;
     slog_counter *counters;
     uint64_t n[4];
-    int64_t *state_excl;     /* v2: exclusive time of each state; NULL for v1 */
+    int64_t *state_excl;     /* v2, v3: exclusive time of each state (v3: once
+                                fmt_decoded_resolve_excl ran); NULL for v1 */
+    int excl_pending;        /* v3: state_excl holds the stored differences */
     int args_attached;       /* v1: always 1; v2: after fmt_args_attach */
     uint8_t *args_raw;       /* owned: the args blob bytes (v2) */
     slog_arg *args;
@@ -168,6 +181,11 @@ int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_de
 int fmt_args_attach(fmt_decoded *g, uint8_t *raw, size_t len, const fmt_strings *strings,
                     uint64_t *bad_offset);
 void fmt_decoded_free(fmt_decoded *d);
+
+/* Turn a decoded v3 blob's stored children-time differences into each
+ * state's exclusive time (node_format_nest.h); nothing to do for v1 and v2
+ * or when done before.  0, or -1 (out of memory; d unchanged). */
+int fmt_decoded_resolve_excl(fmt_decoded *d);
 
 /* Args encoding (writer side).  intern(user, text, len) returns the
  * string's offset in /strings, or UINT64_MAX to store the value inline.

@@ -47,7 +47,7 @@ static void fill_node(fixture *f, unsigned n)
          * children make the writer's children time exceed the duration) */
         const int64_t excl = i % 5 == 4 ? -(int64_t)i : (50 + (int64_t)i) / 2;
         const fmt_state_rec s = {(int64_t)i * 100, (int64_t)i * 100 + 50 + i, excl, i % 7, i % 5,
-                                 i % 3, 0, 0};
+                                 i % 3, 0, 0, 0};
         ck_assert_int_eq(fmt_node_add_state(&f->node, &s, args.data, args.len), 0);
         const fmt_event_rec e = {(int64_t)i * 100 + 1, i % 7, 9, 0, 0};
         ck_assert_int_eq(fmt_node_add_event(&f->node, &e, args.data, args.len), 0);
@@ -88,7 +88,7 @@ START_TEST(test_node_format_encoded_size_is_exact)
     /* no item with args: no args blob */
     fmt_node none;
     fmt_node_init(&none);
-    const fmt_state_rec s = {1, 2, 1, 0, 0, 0, 0, 0};
+    const fmt_state_rec s = {1, 2, 1, 0, 0, 0, 0, 0, 0};
     ck_assert_int_eq(fmt_node_add_state(&none, &s, NULL, 0), 0);
     util_buf b = {0};
     ck_assert_int_eq(fmt_node_encode_args(&none, &b), 0);
@@ -107,6 +107,7 @@ START_TEST(test_node_format_round_trip_every_field)
     fmt_decoded d;
     uint64_t bad = 0;
     ck_assert_int_eq(fmt_node_decode(copy_blob(&f.blob), f.blob.len, &fs, &d, &bad), SLOG_OK);
+    ck_assert_int_eq(fmt_decoded_resolve_excl(&d), 0);
     ck_assert_uint_eq(d.n[0], 300);
     ck_assert_uint_eq(d.n[3], 300);
     /* geometry only: no args until they are attached */
@@ -244,7 +245,7 @@ START_TEST(test_node_format_time_unit_round_trip)
     const int64_t s = scale[_i];
     for (int64_t i = 0; i < 200; i++) {
         const int64_t t0 = _i == 2 ? INT64_MIN / 2 + i * 7 * s : (1000 + i * 37) * s;
-        const fmt_state_rec st = {t0, t0 + (i % 9) * s, (i % 3) * s, 1, 2, 0, 0, 0};
+        const fmt_state_rec st = {t0, t0 + (i % 9) * s, (i % 3) * s, 1, 2, 0, 0, 0, 0};
         ck_assert_int_eq(fmt_node_add_state(&n, &st, NULL, 0), 0);
         const fmt_event_rec ev = {t0 + s * 3, 1, 3, 0, 0};
         ck_assert_int_eq(fmt_node_add_event(&n, &ev, NULL, 0), 0);
@@ -260,11 +261,56 @@ START_TEST(test_node_format_time_unit_round_trip)
     fmt_decoded d;
     uint64_t bad = 0;
     ck_assert_int_eq(fmt_node_decode(raw, b.len, NULL, &d, &bad), SLOG_OK);
+    ck_assert_int_eq(fmt_decoded_resolve_excl(&d), 0);
     for (size_t i = 0; i < 200; i++) {
         ck_assert_int_eq(d.states[i].start, n.states[i].start);
         ck_assert_int_eq(d.states[i].end, n.states[i].end);
         ck_assert_int_eq(d.state_excl[i], n.states[i].excl);
         ck_assert_int_eq(d.events[i].time, n.events[i].time);
+    }
+    fmt_decoded_free(&d);
+    util_buf_free(&b);
+    fmt_node_free(&n);
+}
+END_TEST
+
+/* Geometry v3: states whose children lie in the same node, appended
+ * children first with the writer's exclusive time, store no children
+ * value (one bitmap bit each); a parent whose children lie elsewhere
+ * stores the difference; decoding gives every exclusive time back. */
+START_TEST(test_node_format_children_in_node_cost_one_bit)
+{
+    fmt_node n;
+    fmt_node_init(&n);
+    for (int64_t k = 0; k < 100; k++) {
+        const int64_t t = k * 1000;
+        /* depth 2 [t+10, t+20], depth 1 [t+5, t+40] and [t+50, t+60], depth 0 [t, t+100] */
+        const fmt_state_rec v[] = {{t + 10, t + 20, 10, 3, 1, 2, 0, 0, 0},
+                                   {t + 5, t + 40, 25, 3, 1, 1, 0, 0, 0},
+                                   {t + 50, t + 60, 10, 3, 1, 1, 0, 0, 0},
+                                   {t, t + 100, 55, 3, 1, 0, 0, 0, 0}};
+        for (size_t i = 0; i < 4; i++) {
+            ck_assert_int_eq(fmt_node_add_state(&n, &v[i], NULL, 0), 0);
+        }
+    }
+    /* one more parent whose children went to another node: 30 ticks of them */
+    const fmt_state_rec lone = {200000, 200100, 70, 4, 1, 0, 0, 0, 0};
+    ck_assert_int_eq(fmt_node_add_state(&n, &lone, NULL, 0), 0);
+    for (size_t i = 0; i < 400; i++) {
+        ck_assert_int_eq(n.states[i].resid, 0);
+    }
+    ck_assert_int_eq(n.states[400].resid, 30);
+    util_buf b = {0};
+    ck_assert_int_eq(fmt_node_encode(&n, &b), 0);
+    uint8_t *const raw = util_malloc(b.len);
+    memcpy(raw, b.data, b.len);
+    fmt_decoded d;
+    uint64_t bad = 0;
+    ck_assert_int_eq(fmt_node_decode(raw, b.len, NULL, &d, &bad), SLOG_OK);
+    ck_assert_int_eq(d.excl_pending, 1);
+    ck_assert_int_eq(fmt_decoded_resolve_excl(&d), 0);
+    for (size_t i = 0; i < 401; i++) {
+        ck_assert_int_eq(d.state_excl[i], n.states[i].excl);
     }
     fmt_decoded_free(&d);
     util_buf_free(&b);
@@ -427,6 +473,7 @@ int main(void)
     tcase_add_test(tc, test_node_format_corrupt_bytes_are_rejected_in_bounds);
     tcase_add_test(tc, test_node_format_corrupt_args_blob_is_rejected_in_bounds);
     tcase_add_test(tc, test_node_format_version1_blob_decodes_with_args);
+    tcase_add_test(tc, test_node_format_children_in_node_cost_one_bit);
     tcase_add_loop_test(tc, test_node_format_time_unit_round_trip, 0, 3);
     tcase_add_test(tc, test_preview_round_trip_and_exact_sums);
     tcase_add_test(tc, test_preview_fold_fits_budget_and_keeps_totals);

@@ -512,8 +512,8 @@ START_TEST(test_stats_damage_is_an_error_naming_the_node)
 END_TEST
 
 /* With few timelines and categories the root's preview is exact: whole-trace
- * statistics read it and nothing else; a window decodes only a small part
- * of the nodes it touches. */
+ * statistics read it and nothing else; an 80 % window decodes under a third
+ * of the nodes (the edge paths: 8 of 31 with format 3's larger leaves). */
 START_TEST(test_stats_previews_answer_inside)
 {
     st_file f;
@@ -534,7 +534,7 @@ START_TEST(test_stats_previews_answer_inside)
     ck_assert_int_eq(slog_stats_compute(&s, f.reader, &o, NULL), SLOG_OK);
     slog_stats_cost_get(s, &c);
     const uint64_t nodes = slog_reader_info(f.reader)->nodes;
-    ck_assert_msg(c.previews_used > 0 && c.nodes_decoded * 4 < nodes,
+    ck_assert_msg(c.previews_used > 0 && c.nodes_decoded * 3 < nodes,
                   "80 %% window: %llu previews, %llu of %llu nodes decoded",
                   (unsigned long long)c.previews_used, (unsigned long long)c.nodes_decoded,
                   (unsigned long long)nodes);
