@@ -27,14 +27,17 @@ typedef struct item_row {
     double value;
 } item_row;
 
-#define GROW(field)                                                                                \
-    do {                                                                                           \
-        void *const p = realloc(c->b.field, cap * sizeof *c->b.field);                             \
-        if (p == NULL) {                                                                           \
-            return -1;                                                                             \
-        }                                                                                          \
-        c->b.field = p;                                                                            \
-    } while (0)
+/* old grown to cap entries of elem bytes; on failure old stays and *ok
+ * becomes false. */
+static void *grown(void *old, size_t cap, size_t elem, bool *ok)
+{
+    void *const p = realloc(old, cap * elem);
+    if (p == NULL) {
+        *ok = false;
+        return old;
+    }
+    return p;
+}
 
 int serve_columns_reserve(serve_columns *c, size_t want)
 {
@@ -45,18 +48,23 @@ int serve_columns_reserve(serve_columns *c, size_t want)
     while (cap < want) {
         cap *= 2;
     }
-    GROW(kind);
-    GROW(of);
-    GROW(timeline);
-    GROW(timeline_to);
-    GROW(category);
-    GROW(start);
-    GROW(end);
-    GROW(depth);
-    GROW(count);
-    GROW(inclusive);
-    GROW(value);
-    c->b.capacity = cap;
+    slog_batch *const b = &c->b;
+    bool ok = true;
+    b->kind = grown(b->kind, cap, sizeof *b->kind, &ok);
+    b->of = grown(b->of, cap, sizeof *b->of, &ok);
+    b->timeline = grown(b->timeline, cap, sizeof *b->timeline, &ok);
+    b->timeline_to = grown(b->timeline_to, cap, sizeof *b->timeline_to, &ok);
+    b->category = grown(b->category, cap, sizeof *b->category, &ok);
+    b->start = grown(b->start, cap, sizeof *b->start, &ok);
+    b->end = grown(b->end, cap, sizeof *b->end, &ok);
+    b->depth = grown(b->depth, cap, sizeof *b->depth, &ok);
+    b->count = grown(b->count, cap, sizeof *b->count, &ok);
+    b->inclusive = grown(b->inclusive, cap, sizeof *b->inclusive, &ok);
+    b->value = grown(b->value, cap, sizeof *b->value, &ok);
+    if (!ok) {
+        return -1; /* grown columns keep their data; capacity stays what all hold */
+    }
+    b->capacity = cap;
     return 0;
 }
 
@@ -169,7 +177,7 @@ static void put_header(unsigned char *buf, const serve_columns *c, const serve_w
 int serve_encode_window_bin(const serve_columns *c, const serve_window_meta *m, serve_response *res)
 {
     const size_t n = c->n;
-    const size_t bytes = BIN_HEADER_BYTES + 5 * 8 * n + 4 * align8(4 * n) + 2 * align8(n);
+    const size_t bytes = BIN_HEADER_BYTES + (size_t)40 * n + 4 * align8(4 * n) + 2 * align8(n);
     unsigned char *const buf = calloc(1, bytes);
     if (buf == NULL) {
         return serve_error(res, SERVE_HTTP_INTERNAL, "out of memory");

@@ -186,7 +186,8 @@ static int serve(const serve_opts *o, const sigset_t *stop)
     }
     serve_files *files = NULL;
     /* --cache is the budget of all readers: each file keeps up to one per thread */
-    uint64_t per_reader = o->cache_bytes / ((uint64_t)o->nfiles * o->http.threads);
+    const uint64_t readers = (uint64_t)o->nfiles * o->http.threads;
+    uint64_t per_reader = readers > 0 ? o->cache_bytes / readers : o->cache_bytes;
     per_reader = per_reader < SERVE_MIN_READER_CACHE ? SERVE_MIN_READER_CACHE : per_reader;
     const int made =
         serve_files_create(&files, paths, o->nfiles, o->http.threads, per_reader, why, sizeof why);
