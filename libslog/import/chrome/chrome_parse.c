@@ -42,6 +42,7 @@
 #define MAX_FRAMES 16
 #define MAX_CAPTURE_DEPTH 4096
 #define MAX_LINE_JOINS 64
+#define MAX_LINE_FIXES 16 /* trailing commas blanked in one line */
 
 typedef enum frame_kind {
     FR_ROOTOBJ,  /* the root object: keys choose what follows */
@@ -112,12 +113,15 @@ struct chrome_parser {
     uint64_t line_off;          /* stream offset of its first byte */
     uint64_t stream_off;        /* bytes fed so far */
     uint32_t joins;             /* raw newlines joined into `line` */
+    uint32_t fixes;             /* trailing commas blanked in the current line */
     uint64_t cur_line_base;     /* stream offset of line[0] while parsing it */
+    char *fix;                  /* a line with a trailing ',' blanked out */
+    size_t fix_cap;
+    uint64_t bad_line_no, bad_line_col, bad_off; /* the first line skipped (for the error) */
 
     /* the fast path (chrome_scan.c) between yajl's turns */
     chrome_scan scan;
     bool fast_enabled;          /* SLOG_IMPORT_NO_FAST_SCAN turns it off (tests compare) */
-    uint32_t time_unit;         /* slog_import_time_unit of ts/dur */
     bool fast_ready;            /* yajl stopped between two events: the scanner reads on */
     bool fast_switch;           /* a handler asked yajl to stop for the scanner */
     bool fast_after_elem;       /* an element precedes: the scanner expects ',' first */
@@ -125,11 +129,12 @@ struct chrome_parser {
     uint64_t fast_off;          /* stream offset just after the scanned event's '{' */
     uint32_t fast_run;          /* events scanned since yajl last handed over */
     uint32_t fast_backoff, fast_cooldown; /* events left to yajl after a decline */
+    uint32_t time_unit;         /* slog_import_time_unit of ts/dur */
 
     /* counts */
     uint64_t n_events, n_samples, n_frames, n_system, n_nonobj;
     uint64_t n_missing_comma, n_trailing_comma, n_missing_close, n_truncated, n_utf8, n_nul,
-        n_newline_joins, n_bad_time, n_rounded;
+        n_newline_joins, n_bad_time, n_rounded, n_inner_comma, n_bad_lines;
     uint64_t n_topkey[8];
 };
 
@@ -233,8 +238,9 @@ static size_t utf8_repair(const unsigned char *s, size_t len, bool no_nul, char 
                          : s[i] < 0x80 ? 1
                                        : chrome_utf8_seq(s + i, len - i);
         if (k == 0) {
-            memcpy(out + o, "\xef\xbf\xbd", 3);
-            o += 3;
+            out[o++] = (char)0xef; /* U+FFFD */
+            out[o++] = (char)0xbf;
+            out[o++] = (char)0xbd;
             *what |= s[i] != 0 ? UTF8_BAD : UTF8_NUL;
             i++;
         } else {
@@ -1699,6 +1705,59 @@ static bool lines_fast(chrome_parser *p, const char *s, size_t n, uint64_t base,
     return r != 0;
 }
 
+static int lines_parse(chrome_parser *p, const char *s, size_t n, uint64_t base);
+
+/* The ',' just before s[bad] (blanks between allowed), or SIZE_MAX. */
+static size_t comma_before(const char *s, size_t bad)
+{
+    size_t i = bad;
+    while (i > 0 && is_ws(s[i - 1])) {
+        i--;
+    }
+    return i > 0 && s[i - 1] == ',' ? i - 1 : SIZE_MAX;
+}
+
+/* The line again with its comma at @p at blanked (a space keeps every
+ * column where it was): DFTracer wrote "args":{"step":1,}. */
+static int lines_fix_comma(chrome_parser *p, const char *s, size_t n, uint64_t base, size_t at)
+{
+    if (s != p->fix) {
+        if (p->fix_cap < n) {
+            char *f = realloc(p->fix, n);
+            if (f == NULL) {
+                return pfail_at(p, base, "Out of memory");
+            }
+            p->fix = f;
+            p->fix_cap = n;
+        }
+        memcpy(p->fix, s, n);
+    }
+    p->fix[at] = ' ';
+    p->fixes++;
+    p->n_inner_comma++;
+    pwarn_at(p, base + at, "trailing ',' before '}' or ']' inside an event (removed)");
+    return lines_parse(p, p->fix, n, base);
+}
+
+/* A line yajl rejected at s[bad]: a trailing ',' before a closing '}' or
+ * ']' is removed and the line read again; any other error skips the line
+ * (counted, warned with its line:column), so that one bad line never loses
+ * the others. */
+static int lines_bad(chrome_parser *p, const char *s, size_t n, uint64_t base, size_t bad)
+{
+    const size_t comma = bad < n && (s[bad] == '}' || s[bad] == ']') ? comma_before(s, bad)
+                                                                      : SIZE_MAX;
+    if (comma != SIZE_MAX && p->fixes < MAX_LINE_FIXES) {
+        return lines_fix_comma(p, s, n, base, comma);
+    }
+    if (p->n_bad_lines++ == 0) {
+        p->bad_off = base + bad;
+        locate(p, p->bad_off, &p->bad_line_no, &p->bad_line_col);
+    }
+    pwarn_at(p, base + bad, "expected one JSON object per line (an event): line skipped");
+    return 0;
+}
+
 /* One line (or lines joined) with yajl: 0 ok, 1 failed (reported), 2 it
  * ends inside a string or an object (to be joined with the next line). */
 static int lines_parse(chrome_parser *p, const char *s, size_t n, uint64_t base)
@@ -1730,13 +1789,13 @@ static int lines_parse(chrome_parser *p, const char *s, size_t n, uint64_t base)
         return 2;
     }
     const size_t consumed = yajl_get_bytes_consumed(p->h);
-    const size_t bad = consumed > 0 ? consumed - 1 : 0;
-    return pfail_at(p, base + bad, "expected one JSON object per line (an event)");
+    return lines_bad(p, s, n, base, consumed > 0 ? consumed - 1 : 0);
 }
 
 static int lines_handle(chrome_parser *p, const char *s, size_t n, uint64_t base)
 {
     size_t i = 0;
+    p->fixes = 0;
     while (i < n && is_ws(s[i])) {
         i++;
     }
@@ -1967,6 +2026,16 @@ int chrome_parser_feed(chrome_parser *p, const unsigned char *buf, size_t len)
     return json_feed_chunk(p, buf, len, 0);
 }
 
+/* Every line was skipped: not a JSON-lines trace after all. */
+static int lines_none(chrome_parser *p)
+{
+    p->failed = true;
+    return import_fail(p->ctx, p->bad_line_no, p->bad_line_col, p->bad_off,
+                       "expected one JSON object per line (an event): no line is one "
+                       "(%llu skipped)",
+                       (unsigned long long)p->n_bad_lines);
+}
+
 int chrome_parser_finish(chrome_parser *p)
 {
     if (p->failed) {
@@ -1982,7 +2051,7 @@ int chrome_parser_finish(chrome_parser *p)
         if (p->n_events + p->n_samples == 0 && !p->started) {
             return pfail_at(p, p->stream_off, "expected a trace: the input is empty");
         }
-        return 0;
+        return p->n_events + p->n_samples == 0 && p->n_bad_lines > 0 ? lines_none(p) : 0;
     }
     if (!p->started) {
         return pfail_at(p, p->lines.base + p->lines.len,
@@ -2006,6 +2075,8 @@ void chrome_parser_report(chrome_parser *p)
     import_count(ctx, "invalid UTF-8 string", IMPORT_REPAIRED, p->n_utf8);
     import_count(ctx, "\\u0000 in a string", IMPORT_REPAIRED, p->n_nul);
     import_count(ctx, "raw newline in string", IMPORT_REPAIRED, p->n_newline_joins);
+    import_count(ctx, "trailing ',' inside an event", IMPORT_REPAIRED, p->n_inner_comma);
+    import_count(ctx, "line not an event (skipped)", IMPORT_SKIPPED, p->n_bad_lines);
     import_count(ctx, "time sub-ns digits rounded", IMPORT_REPAIRED, p->n_rounded);
     for (size_t i = 0; i < 8; i++) {
         import_count(ctx, topkey_names[i], IMPORT_SKIPPED, p->n_topkey[i]);
@@ -2025,6 +2096,7 @@ void chrome_parser_destroy(chrome_parser *p)
     chrome_scan_free(&p->scan);
     free(p->tmp);
     free(p->line);
+    free(p->fix);
     free(p);
 }
 
