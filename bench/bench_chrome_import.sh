@@ -12,6 +12,10 @@
 # import of the same trace gzip-compressed.
 #
 #   bench_chrome_import.sh SLOG_IMPORT YAJL_BARE CHROME_GEN [MB] [RUNS] [DIR]
+# Environment: BASE_IMPORT=PATH also runs another slog-import (a build from
+# before a change) in every round, right after the first, and reports its
+# ratio the same way: before and after in the same run.  QUICK=1 runs only
+# the yajl/import rounds (no python, gzip or disorder parts).
 set -eu
 IMPORT=$1 BARE=$2 GEN=$3
 MB=${4:-520} RUNS=${5:-3} DIR=${6:-/tmp}
@@ -22,7 +26,7 @@ TIMES=$DIR/bench_chrome_times.$$
 trap 'rm -f "$TIMES" "$OUT"' EXIT
 
 [ -s "$TRACE" ] || "$GEN" --mb "$MB" --threads 16 --seed 1 > "$TRACE"
-BYTES=$(stat -c %s "$TRACE")
+BYTES=$(stat -L -c %s "$TRACE")
 echo "# trace: $TRACE, $BYTES bytes; $RUNS runs; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # one measurement: label, then command; appends "label wall cpu maxrss_kb"
@@ -36,7 +40,12 @@ i=0
 while [ "$i" -lt "$RUNS" ]; do
     measure yajl "$BARE" "$TRACE"
     measure slog "$IMPORT" --quiet --no-progress -o "$OUT" "$TRACE"
-    measure python "$PY" -c "import json,sys; json.load(open(sys.argv[1]))" "$TRACE"
+    if [ -n "${BASE_IMPORT:-}" ]; then
+        measure base "$BASE_IMPORT" --quiet --no-progress -o "$OUT" "$TRACE"
+    fi
+    if [ -z "${QUICK:-}" ]; then
+        measure python "$PY" -c "import json,sys; json.load(open(sys.argv[1]))" "$TRACE"
+    fi
     i=$((i + 1))
 done
 
@@ -45,12 +54,12 @@ import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     p = line.split()
-    if len(p) == 5 and p[0] in ('yajl', 'slog', 'python'):
+    if len(p) == 5 and p[0] in ('yajl', 'slog', 'base', 'python'):
         rows.setdefault(p[0], []).append((float(p[1]), float(p[2]) + float(p[3]), int(p[4])))
 mb = int(sys.argv[2]) / 1e6
 med = {}
 print('%-8s %10s %10s %12s %12s %10s' % ('tool', 'wall s', 'cpu s', 'MB/s wall', 'MB/s cpu', 'RSS MiB'))
-for k in ('yajl', 'slog', 'python'):
+for k in ('yajl', 'slog', 'base', 'python'):
     r = rows.get(k, [])
     if not r:
         continue
@@ -70,10 +79,23 @@ if 'slog' in med and 'yajl' in med:
              min(x[0] for x in rows['slog']), max(x[0] for x in rows['slog'])))
     print('  per round, in order: ' + ' '.join('%.2f' % (y[0] / s[0])
                                               for y, s in zip(rows['yajl'], rows['slog'])))
+if 'base' in med and 'yajl' in med:
+    pairs = sorted(y[0] / s[0] for y, s in zip(rows['yajl'], rows['base']))
+    cpairs = sorted(y[1] / s[1] for y, s in zip(rows['yajl'], rows['base']))
+    spairs = sorted(y[1] / s[1] for y, s in zip(rows['yajl'], rows['slog']))
+    print('BASE_IMPORT / bare yajl throughput: wall %.2f, cpu %.2f; pair by pair: wall median %.2f '
+          'range %.2f-%.2f, cpu median %.2f range %.2f-%.2f'
+          % (med['yajl'][0] / med['base'][0], med['yajl'][1] / med['base'][1],
+             statistics.median(pairs), pairs[0], pairs[-1], statistics.median(cpairs), cpairs[0],
+             cpairs[-1]))
+    print('slog-import cpu pair by pair: median %.2f range %.2f-%.2f'
+          % (statistics.median(spairs), spairs[0], spairs[-1]))
 if 'slog' in med and 'python' in med:
     print('slog-import vs python json.load: wall %.1fx, cpu %.1fx faster (target >= 7)'
           % (med['python'][0] / med['slog'][0], med['python'][1] / med['slog'][1]))
 PYEOF
+
+[ -z "${QUICK:-}" ] || exit 0
 
 # ---- the same trace gzip-compressed (gzip -1): Kineto and DFTracer files
 # usually are; inflating runs on the reader thread, before parsing

@@ -58,7 +58,7 @@ void *shared_strmap_get(const shared_strmap *m, const char *key, size_t n)
 static int grow_buckets(shared_strmap *m)
 {
     const size_t nb = m->nb ? m->nb * 2 : 64;
-    shared_strmap_entry **b = calloc(nb, sizeof *b);
+    shared_strmap_entry **b = calloc(nb, sizeof(shared_strmap_entry *));
     if (b == NULL) {
         return -1;
     }
