@@ -13,10 +13,15 @@
  * per (pixel x timeline), and the 1-minute load average (/proc/loadavg)
  * before and after, since the machine is shared.  Then item 6: items/s of
  * slog_query_next against slog_query_next_batch (capacity 4096) over the
- * smallest file at full detail.
+ * smallest file at full detail.  With --cold, instead: every window with the
+ * file evicted from the page cache before each repetition
+ * (POSIX_FADV_DONTNEED, nothing else's cache touched): the bytes the kernel
+ * read from storage for the query (/proc/self/io read_bytes: readahead
+ * included, unlike bytes read), CPU and wall time: what scattered blob
+ * reads cost on a big file, independent of the machine's load.
  *
  *   bench_flat --query SLOG_QUERY --synth SLOG_SYNTH [--dir DIR] [--big]
- *              [--sizes 1e6,1e7,1e8] [--reps R] [--pixels P]
+ *              [--sizes 1e6,1e7,1e8] [--reps R] [--pixels P] [--cold]
  * Missing files are generated with slog-synth --states N --timelines 64.
  * Uses only the public API.
  */
@@ -27,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,6 +50,7 @@ typedef struct flat_opts {
     char sizes[MAX_SIZES][24]; /* as given: "1e6" -> DIR/s1e6.slog */
     int nsizes, reps;
     int64_t pixels;
+    int cold;
 } flat_opts;
 
 typedef struct window {
@@ -203,6 +210,85 @@ static int measure_window(const flat_opts *o, const char *size, const char *path
     return 0;
 }
 
+/* The file's pages out of the page cache (written back first). */
+static void evict(const char *path)
+{
+    const int fd = open(path, O_RDONLY);
+    if (fd >= 0) {
+        (void)fdatasync(fd);
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        (void)close(fd);
+    }
+}
+
+/* Bytes this process made the kernel fetch from storage, or -1. */
+static double io_read_bytes(void)
+{
+    double v = -1;
+    char line[128];
+    FILE *f = fopen("/proc/self/io", "r");
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, "read_bytes:", 11) == 0) {
+            v = strtod(line + 11, NULL);
+        }
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+    return v;
+}
+
+static double cpu_ms(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+/* The window's query with the file evicted first, o->reps times. */
+static int measure_cold(const flat_opts *o, const char *size, const char *path,
+                        const window *w)
+{
+    double rb[MAX_REPS], cpu[MAX_REPS], wall[MAX_REPS];
+    flat_run fr;
+    memset(&fr, 0, sizeof fr);
+    for (int i = 0; i < o->reps; i++) {
+        evict(path);
+        const double r0 = io_read_bytes(), c0 = cpu_ms();
+        if (query_once(path, w, o->pixels, &fr) != 0) {
+            return -1;
+        }
+        rb[i] = (io_read_bytes() - r0) / 1e3;
+        cpu[i] = cpu_ms() - c0;
+        wall[i] = fr.ms;
+    }
+    char a[64], b[64], c[64];
+    printf("| %s | %s | %s | %s | %s | %llu |\n", size, w->name, spread(rb, o->reps, a, sizeof a),
+           spread(cpu, o->reps, b, sizeof b), spread(wall, o->reps, c, sizeof c),
+           (unsigned long long)fr.st.bytes_read);
+    fflush(stdout);
+    return 0;
+}
+
+static int cold_table(const flat_opts *o, char paths[][512])
+{
+    printf("%lld pixels, %d repetitions, median [min..max]; cold page cache (the file evicted "
+           "before each repetition), in process:\n"
+           "| states | window | kernel read_bytes, KB | CPU ms | wall ms | bytes read |\n"
+           "|---|---|---|---|---|---|\n",
+           (long long)o->pixels, o->reps);
+    for (int i = 0; i < o->nsizes; i++) {
+        for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
+            if (measure_cold(o, o->sizes[i], paths[i], &windows[w]) != 0) {
+                fprintf(stderr, "bench_flat: cold %s %s failed\n", paths[i], windows[w].name);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 #define BATCH_CAP 4096
 
 /* Drain a query item by item (batch == 0) or by batches of BATCH_CAP. */
@@ -305,10 +391,13 @@ static int parse_args(int argc, char **argv, flat_opts *o)
         {"query", required_argument, NULL, 'q'}, {"synth", required_argument, NULL, 's'},
         {"dir", required_argument, NULL, 'd'},   {"big", no_argument, NULL, 'b'},
         {"sizes", required_argument, NULL, 'n'}, {"reps", required_argument, NULL, 'r'},
-        {"pixels", required_argument, NULL, 'p'}, {NULL, 0, NULL, 0}};
+        {"pixels", required_argument, NULL, 'p'}, {"cold", no_argument, NULL, 'c'},
+        {NULL, 0, NULL, 0}};
     int c, big = 0;
-    while ((c = getopt_long(argc, argv, "q:s:d:bn:r:p:", longs, NULL)) != -1) {
-        if (c == 'q' || c == 's' || c == 'd') {
+    while ((c = getopt_long(argc, argv, "q:s:d:bn:r:p:c", longs, NULL)) != -1) {
+        if (c == 'c') {
+            o->cold = 1;
+        } else if (c == 'q' || c == 's' || c == 'd') {
             *(c == 'q' ? &o->query : c == 's' ? &o->synth : &o->dir) = optarg;
         } else if (c == 'b') {
             big = 1;
@@ -338,10 +427,10 @@ static int parse_args(int argc, char **argv, flat_opts *o)
 
 int main(int argc, char **argv)
 {
-    flat_opts o = {NULL, NULL, "/tmp/flat", {"1e6", "1e7", "1e8"}, 3, 5, 1000};
+    flat_opts o = {NULL, NULL, "/tmp/flat", {"1e6", "1e7", "1e8"}, 3, 5, 1000, 0};
     if (parse_args(argc, argv, &o) != 0) {
         fprintf(stderr, "usage: bench_flat --query SLOG_QUERY --synth SLOG_SYNTH [--dir DIR] "
-                        "[--big] [--sizes 1e6,1e7,1e8] [--reps R] [--pixels P]\n");
+                        "[--big] [--sizes 1e6,1e7,1e8] [--reps R] [--pixels P] [--cold]\n");
         return 2;
     }
     (void)mkdir(o.dir, 0755);
@@ -353,6 +442,11 @@ int main(int argc, char **argv)
         }
     }
     const double load_before = load1();
+    if (o.cold) {
+        const int rc = cold_table(&o, paths);
+        printf("\nload average (1 min): %.2f before, %.2f after\n", load_before, load1());
+        return rc != 0;
+    }
     printf("%lld pixels, %d repetitions; times in ms, median [min..max]\n\n"
            "| states | window | process wall | in-process latency | bytes read | nodes read | "
            "items | items/(px x tl) |\n|---|---|---|---|---|---|---|---|\n",
