@@ -219,7 +219,7 @@ static void put(enc *e, uint64_t v)
 /* Columns: a field at byte `off` of each of n records `stride` bytes apart. */
 static void put_u32_column(enc *e, const void *recs, size_t n, size_t stride, size_t off)
 {
-    const uint8_t *p = (const uint8_t *)recs + off;
+    const uint8_t *p = n == 0 ? NULL : (const uint8_t *)recs + off; /* recs may be NULL */
     for (size_t i = 0; i < n; i++, p += stride) {
         uint32_t v;
         memcpy(&v, p, sizeof v);
@@ -231,7 +231,7 @@ static void put_u32_column(enc *e, const void *recs, size_t n, size_t stride, si
 static void put_time_column(enc *e, const void *recs, size_t n, size_t stride, size_t off,
                             int64_t base)
 {
-    const uint8_t *p = (const uint8_t *)recs + off;
+    const uint8_t *p = n == 0 ? NULL : (const uint8_t *)recs + off; /* recs may be NULL */
     int64_t prev = base;
     for (size_t i = 0; i < n; i++, p += stride) {
         int64_t t;
@@ -292,7 +292,7 @@ static uint64_t magnitude(int64_t d)
 static uint64_t gcd_times(uint64_t g, const void *recs, size_t n, size_t stride, size_t off,
                           int64_t base)
 {
-    const uint8_t *p = (const uint8_t *)recs + off;
+    const uint8_t *p = n == 0 ? NULL : (const uint8_t *)recs + off; /* recs may be NULL */
     int64_t prev = base;
     for (size_t i = 0; i < n && g != 1; i++, p += stride) {
         int64_t t;
