@@ -43,6 +43,27 @@ static unsigned char *read_file(const char *path, size_t *len)
     return data;
 }
 
+/* One line per imported drawable, in import order (--items). */
+static void print_items(const harness *h)
+{
+    static const char *const kn[] = {"state", "event", "arrow", "counter"};
+    for (size_t k = 0; k < h->nitems; k++) {
+        const h_item *it = &h->items[k];
+        const h_category *c = &h->cat[it->category];
+        (void)printf("%s tl=%s cat=%s/%s start=%lld end=%lld", kn[it->kind],
+                     h->tl[it->timeline].name, c->name, c->group ? c->group : "",
+                     (long long)it->start, (long long)it->end);
+        if (it->kind == SLOG_KIND_STATE) {
+            (void)printf(" depth=%u", it->depth);
+        } else if (it->kind == SLOG_KIND_ARROW) {
+            (void)printf(" to=%s", h->tl[it->to].name);
+        } else if (it->kind == SLOG_KIND_COUNTER) {
+            (void)printf(" value=%.17g", it->value);
+        }
+        (void)printf(" args={%s}\n", it->args ? it->args : "");
+    }
+}
+
 int main(int argc, char **argv)
 {
     bool items = false, warns = false, counts = false;
@@ -92,22 +113,7 @@ int main(int argc, char **argv)
         rc = harness_import(&h, (const char *const *)(argv + i), (size_t)(argc - i), mode);
     }
     if (items) {
-        static const char *const kn[] = {"state", "event", "arrow", "counter"};
-        for (size_t k = 0; k < h.nitems; k++) {
-            const h_item *it = &h.items[k];
-            const h_category *c = &h.cat[it->category];
-            (void)printf("%s tl=%s cat=%s/%s start=%lld end=%lld", kn[it->kind],
-                         h.tl[it->timeline].name, c->name, c->group ? c->group : "",
-                         (long long)it->start, (long long)it->end);
-            if (it->kind == SLOG_KIND_STATE) {
-                (void)printf(" depth=%u", it->depth);
-            } else if (it->kind == SLOG_KIND_ARROW) {
-                (void)printf(" to=%s", h.tl[it->to].name);
-            } else if (it->kind == SLOG_KIND_COUNTER) {
-                (void)printf(" value=%.17g", it->value);
-            }
-            (void)printf(" args={%s}\n", it->args ? it->args : "");
-        }
+        print_items(&h);
     }
     (void)printf("{\"ok\": %s, \"states\": %llu, \"events\": %llu, \"arrows\": %llu, "
                  "\"counters\": %llu, \"timelines\": %zu, \"categories\": %zu, \"warnings\": %llu}\n",
