@@ -123,39 +123,47 @@ uint64_t codec_lz4_decoded_size(const void *src, size_t n)
     return get_be64(src);
 }
 
-/* Decode one stored block of csize bytes into dst[0..len). */
-static int decode_block(const unsigned char *in, uint32_t csize, unsigned char *dst, size_t len)
+/* Decode one stored block of csize bytes into dst[0..len), or only its
+ * first `want` bytes (want <= len; LZ4 stops there). */
+static int decode_block(const unsigned char *in, uint32_t csize, unsigned char *dst, size_t len,
+                        size_t want)
 {
     if ((size_t)csize == len) {
-        memcpy(dst, in, len);
+        memcpy(dst, in, want);
         return 0;
     }
     if (csize == 0 || csize > (uint32_t)INT_MAX || len > (size_t)INT_MAX) {
         return -1;
     }
-    const int got = LZ4_decompress_safe((const char *)in, (char *)dst, (int)csize, (int)len);
-    return got >= 0 && (size_t)got == len ? 0 : -1;
+    const int got = want == len
+                        ? LZ4_decompress_safe((const char *)in, (char *)dst, (int)csize, (int)len)
+                        : LZ4_decompress_safe_partial((const char *)in, (char *)dst, (int)csize,
+                                                      (int)want, (int)want);
+    return got >= 0 && (size_t)got == want ? 0 : -1;
 }
 
-size_t codec_lz4_decode(const void *src, size_t n, void *dst, size_t cap)
+/* Decode the first `want` bytes of the chunk (all of it with want =
+ * SIZE_MAX): the decoded size on success, SIZE_MAX when corrupt. */
+static size_t decode_upto(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
+                          size_t want)
 {
-    if (src == NULL || n < HEADER_BYTES) {
+    if (in == NULL || n < HEADER_BYTES) {
         return SIZE_MAX;
     }
-    const unsigned char *const in = src;
     const uint64_t orig = get_be64(in);
     const uint32_t hdr_block = get_be32(in + 8);
     if (orig > (uint64_t)cap || orig >= (uint64_t)SIZE_MAX) {
         return SIZE_MAX;
     }
-    if (orig > 0 && (hdr_block == 0 || dst == NULL)) {
+    if (orig > 0 && (hdr_block == 0 || out == NULL)) {
         return SIZE_MAX;
     }
     const size_t total = (size_t)orig;
+    const size_t goal = want < total ? want : total;
     const size_t b = effective_block(total, hdr_block);
-    unsigned char *const out = dst;
     size_t pos = HEADER_BYTES;
-    for (size_t done = 0; done < total;) {
+    size_t done = 0;
+    while (done < goal) {
         if (n - pos < BLOCK_PREFIX_BYTES) {
             return SIZE_MAX;
         }
@@ -165,13 +173,27 @@ size_t codec_lz4_decode(const void *src, size_t n, void *dst, size_t cap)
             return SIZE_MAX;
         }
         const size_t len = total - done < b ? total - done : b;
-        if (decode_block(in + pos, csize, out + done, len) != 0) {
+        const size_t part = goal - done < len ? goal - done : len;
+        if (decode_block(in + pos, csize, out + done, len, part) != 0) {
             return SIZE_MAX;
         }
         pos += csize;
-        done += len;
+        done += part;
+    }
+    if (goal < total) {
+        return goal;
     }
     /* Every writer of this format stores exactly its blocks; trailing bytes
      * mean the sizes were tampered with. */
     return pos == n ? total : SIZE_MAX;
+}
+
+size_t codec_lz4_decode(const void *src, size_t n, void *dst, size_t cap)
+{
+    return decode_upto(src, n, dst, cap, SIZE_MAX);
+}
+
+size_t codec_lz4_decode_prefix(const void *src, size_t n, void *dst, size_t cap, size_t want)
+{
+    return decode_upto(src, n, dst, cap, want);
 }

@@ -35,4 +35,11 @@ uint64_t codec_lz4_decoded_size(const void *src, size_t n);
  * out of bounds). */
 size_t codec_lz4_decode(const void *src, size_t n, void *dst, size_t cap);
 
+/* Decode only the first `want` bytes of src[0..n) into dst (capacity cap),
+ * stopping there: a reader that needs the head of a chunk (a short blob in
+ * a zero-padded chunk) skips decoding the rest.  Returns `want` (the whole
+ * decoded size when that is smaller), or SIZE_MAX when what it decoded is
+ * corrupt; the part not decoded is not checked. */
+size_t codec_lz4_decode_prefix(const void *src, size_t n, void *dst, size_t cap, size_t want);
+
 #endif /* CODEC_LZ4_H */

@@ -1583,19 +1583,23 @@ static size_t fetch_chunk(store *s, uint64_t coff, uint32_t *mask, slog_error *e
     return (size_t)size;
 }
 
-/* Turn the fetched chunk (z bytes in zbuf) into cb decoded bytes at out. */
-static int
-decode_chunk(store *s, size_t z, uint32_t mask, uint64_t coff, unsigned char *out, slog_error *err)
+/* Turn the fetched chunk (z bytes in zbuf) into its first `want` decoded
+ * bytes at out (want <= cb: a blob ending inside the chunk does not pay for
+ * decoding the zero padding after it; its checksum covers what it uses). */
+static int decode_chunk(store *s, size_t z, uint32_t mask, uint64_t coff, unsigned char *out,
+                        size_t want, slog_error *err)
 {
     const size_t cb = s->chunk_bytes;
     const bool raw = s->mode == PAYLOAD_RAW || (mask & 1u) != 0;
-    if (raw ? z != cb : codec_lz4_decode(s->zbuf, z, out, cb) != cb) {
+    if (raw ? z != cb
+            : codec_lz4_decoded_size(s->zbuf, z) != cb ||
+                  codec_lz4_decode_prefix(s->zbuf, z, out, cb, want) != want) {
         return util_err(err, SLOG_ECORRUPT, coff, s->path,
                         "Corrupt /payload chunk at byte %" PRIu64 ": does not decode to %zu bytes",
                         coff, cb);
     }
     if (raw) {
-        memcpy(out, s->zbuf, cb);
+        memcpy(out, s->zbuf, want);
     }
     return SLOG_OK;
 }
@@ -1623,18 +1627,19 @@ static int read_one_chunk(store *s, uint64_t coff, const blob_req *r, slog_error
     }
     const uint64_t lo = coff > r->offset ? coff : r->offset;
     const uint64_t hi = coff + cb < r->end ? coff + cb : r->end;
-    const bool whole = lo == coff && hi == coff + cb;
-    unsigned char *const out = whole ? r->dst + (coff - r->offset) : s->cbuf;
-    const int rc = decode_chunk(s, z, mask, coff, out, err);
+    const bool head = lo == coff; /* the blob's bytes start the chunk: decode just them */
+    const size_t want = (size_t)(hi - coff);
+    unsigned char *const out = head ? r->dst + (coff - r->offset) : s->cbuf;
+    const int rc = decode_chunk(s, z, mask, coff, out, want, err);
     if (rc < 0) {
         return rc;
     }
-    if (!whole) {
+    if (!head) {
         memcpy(r->dst + (lo - r->offset), s->cbuf + (lo - coff), (size_t)(hi - lo));
     }
     if (r->io != NULL) {
         r->io->bytes_read += z;
-        r->io->bytes_decoded += cb;
+        r->io->bytes_decoded += want;
     }
     return SLOG_OK;
 }

@@ -24,7 +24,7 @@
  * TREE_READ_BLOCK_ROWS (one hyperslab read each), every row of a block is
  * verified when the block is loaded, and at most TREE_READ_BLOCK_SLOTS
  * blocks are kept (4 MiB of rows), whatever the file's size. */
-#define TREE_READ_BLOCK_ROWS 128u
+#define TREE_READ_BLOCK_ROWS 16u
 #define TREE_READ_BLOCK_SLOTS 256u
 
 typedef struct tree_read_block {

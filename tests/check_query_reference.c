@@ -1178,7 +1178,7 @@ START_TEST(test_query_reference_repeated_query_hits_cache)
         ck_assert_uint_eq(second.stats.bytes_read, 0);
         if (first.stats.nodes_read > first.stats.cache_hits) {
             ck_assert_uint_gt(first.stats.bytes_read, 0);
-            ck_assert_uint_ge(first.stats.bytes_decoded, first.stats.bytes_read);
+            ck_assert_uint_gt(first.stats.bytes_decoded, 0);
         }
         ck_assert_uint_ge(first.stats.nodes_visited, first.nread);
         tref_result_free(&first);

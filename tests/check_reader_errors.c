@@ -625,10 +625,16 @@ START_TEST(test_reader_errors_checksum_catches_table_changes)
                  {"summary", "start", "/summary"}};
     write_bytes(bad, good_bytes, good_size);
     bump_element(bad, cases[_i].dset, cases[_i].member, cases[_i].member ? 0 : 3);
-    static const int corrupt[] = {SLOG_ECORRUPT};
-    open_fails(bad, corrupt, 1);
     slog_error err;
-    ck_assert_int_eq(slog_reader_open(&(slog_reader *){NULL}, bad, NULL, &err), SLOG_ECORRUPT);
+    slog_reader *r = NULL;
+    int rc = slog_reader_open(&r, bad, NULL, &err);
+    if (rc == SLOG_OK && strcmp(cases[_i].dset, "nodes") == 0) {
+        /* Node rows are verified when their block is first read: a row
+         * outside the last block fails the first query that meets it. */
+        rc = query_all(r, 0, &err);
+    }
+    slog_reader_destroy(r);
+    ck_assert_int_eq(rc, SLOG_ECORRUPT);
     expect_message(&err, cases[_i].names, "checksum mismatch");
 }
 END_TEST
