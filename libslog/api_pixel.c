@@ -10,6 +10,7 @@
 #include "api_pixel.h"
 
 #include "util_alloc.h"
+#include "util_sat.h"
 
 #include <string.h>
 
@@ -275,12 +276,12 @@ static int add_to_cell(pix_cell *c, const slog_item *it, uint32_t cat, int64_t s
     }
     const int64_t d = e - s;
     sh->count++;
-    sh->inclusive += d;
+    sh->inclusive = util_sat_add_i64(sh->inclusive, d);
     sh->min = d < sh->min ? d : sh->min;
     sh->max = d > sh->max ? d : sh->max;
     slog_run *const r = &c->run;
     r->count++;
-    r->inclusive += d;
+    r->inclusive = util_sat_add_i64(r->inclusive, d);
     r->start = r->count == 1 || s < r->start ? s : r->start;
     r->end = r->count == 1 || e > r->end ? e : r->end;
     if (it->kind == SLOG_KIND_COUNTER) {

@@ -38,6 +38,17 @@ static int crc_mismatch(slog_reader *r, slog_error *err, const char *what, uint6
                     (unsigned long long)index);
 }
 
+/* Times relative to the start and durations must fit an int64: writers
+ * refuse a wider range, so a file that has one is damaged. */
+static int check_span(slog_reader *r, slog_error *err)
+{
+    int64_t span;
+    if (r->sum.start <= r->sum.end && __builtin_sub_overflow(r->sum.end, r->sum.start, &span)) {
+        return corrupt(r, err, "time range spans more than 2^63-1 ticks", 0);
+    }
+    return SLOG_OK;
+}
+
 /* The summary is rewritten at every flush: a live reader may catch it
  * half written, so a mismatch is retried a few times before it counts. */
 static int load_summary(slog_reader *r, slog_error *err)
@@ -45,7 +56,7 @@ static int load_summary(slog_reader *r, slog_error *err)
     for (int attempt = 0; attempt < 3; attempt++) {
         const int rc = store_read_summary(r->st, &r->sum, err);
         if (rc != SLOG_OK || !checksummed(r) || store_summary_crc(&r->sum) == r->sum.crc) {
-            return rc;
+            return rc == SLOG_OK ? check_span(r, err) : rc;
         }
     }
     return crc_mismatch(r, err, "/summary", 0);

@@ -24,6 +24,7 @@
 #include "api_stats_int.h"
 #include "tree_walk.h"
 #include "util_alloc.h"
+#include "util_sat.h"
 #include "util_error.h"
 
 #include <stdlib.h>
@@ -124,8 +125,8 @@ static void row_durations(slog_stats_row *r, uint64_t count, int64_t incl, int64
                           int64_t min, int64_t max)
 {
     r->count += count;
-    r->inclusive += incl;
-    r->exclusive += excl;
+    r->inclusive = util_sat_add_i64(r->inclusive, incl);
+    r->exclusive = util_sat_add_i64(r->exclusive, excl);
     r->min = min < r->min ? min : r->min;
     r->max = max > r->max ? max : r->max;
 }
@@ -915,6 +916,9 @@ static int make_result(stats_ctx *c, slog_stats *s)
             *r = c->groups[i].row;
             if (r->kind == SLOG_KIND_STATE) {
                 r->mean = (double)r->inclusive / (double)r->count;
+                if (r->inclusive == INT64_MAX && r->mean < (double)r->min) {
+                    r->mean = (double)r->min; /* saturated sum: a lower bound */
+                }
             } else {
                 r->min = r->max = 0;
                 r->mean = r->kind == SLOG_KIND_COUNTER ? r->vsum / (double)r->count : 0.0;

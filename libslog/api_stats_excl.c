@@ -17,6 +17,7 @@
 #include "api_stats_int.h"
 
 #include "util_alloc.h"
+#include "util_sat.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -224,7 +225,8 @@ void stats_credit(stats_ctx *c, uint32_t tl, int64_t start, int64_t excl)
 {
     stats_segs *const g = stats_segs_of(c, tl);
     if (g != NULL) {
-        g->sum[stats_segment_at(g, start)] += excl;
+        int64_t *const seg = &g->sum[stats_segment_at(g, start)];
+        *seg = util_sat_add_i64(*seg, excl);
     }
 }
 
@@ -242,7 +244,7 @@ static int64_t crossing_children(const stats_ctx *c, const stats_segs *g, size_t
     }
     for (uint32_t k = 0; g != NULL && k <= g->ncut; k++) {
         if (g->owner[k] == i) {
-            kids += g->sum[k];
+            kids = util_sat_add_i64(kids, g->sum[k]);
         }
     }
     return kids;

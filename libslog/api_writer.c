@@ -20,6 +20,7 @@
 #include "util_alloc.h"
 #include "util_error.h"
 #include "util_intern.h"
+#include "util_sat.h"
 
 #include <slog/slog_writer.h>
 #include <stdio.h>
@@ -361,14 +362,22 @@ static int encode_args(slog_writer *w, const slog_arg *args, uint32_t nargs, slo
     return SLOG_OK;
 }
 
-static void note_times(slog_writer *w, int64_t t0, int64_t t1)
+/* Widens the file's time range to hold [t0, t1], or refuses the drawable
+ * when the range would span more than INT64_MAX ticks: every duration and
+ * time relative to the start must fit an int64 (readers print them). */
+static int note_times(slog_writer *w, int64_t t0, int64_t t1, slog_error *err)
 {
-    if (t0 < w->t_min) {
-        w->t_min = t0;
+    const int64_t lo = t0 < w->t_min ? t0 : w->t_min;
+    const int64_t hi = t1 > w->t_max ? t1 : w->t_max;
+    int64_t span;
+    if (__builtin_sub_overflow(hi, lo, &span)) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, w->path,
+                        "Drawable at %lld..%lld ticks makes the trace span more than 2^63-1 ticks",
+                        (long long)t0, (long long)t1);
     }
-    if (t1 > w->t_max) {
-        w->t_max = t1;
-    }
+    w->t_min = lo;
+    w->t_max = hi;
+    return SLOG_OK;
 }
 
 static int flush_tables(slog_writer *w, uint32_t complete, slog_error *err);
@@ -416,7 +425,7 @@ static int64_t exclusive_time(slog_writer *w, uint32_t tl, uint32_t depth, int64
         self->lo = s;
         self->hi = e;
     }
-    self->sum += e - s;
+    self->sum = util_sat_add_i64(self->sum, e - s);
     self->lo = s < self->lo ? s : self->lo;
     self->hi = e > self->hi ? e : self->hi;
     return excl;
@@ -433,8 +442,11 @@ static int append_state_encoded(slog_writer *w, const slog_state *s, const uint8
     r.depth = s->depth;
     r.args_len = 0;
     r.args_off = 0;
+    const int rc = note_times(w, s->start, s->end, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
     r.excl = exclusive_time(w, s->timeline, s->depth, s->start, s->end);
-    note_times(w, s->start, s->end);
     return after_append(w, tree_build_add_state(w->tb, &r, args, args_len, err), err);
 }
 
@@ -484,7 +496,10 @@ int slog_writer_append_event(slog_writer *w, const slog_event *e, slog_error *er
         return rc;
     }
     const fmt_event_rec r = {e->time, e->timeline, e->category, 0, 0};
-    note_times(w, e->time, e->time);
+    rc = note_times(w, e->time, e->time, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
     return after_append(w, tree_build_add_event(w->tb, &r, w->argbuf.data, w->argbuf.len, err),
                         err);
 }
@@ -511,7 +526,10 @@ int slog_writer_append_arrow(slog_writer *w, const slog_arrow *a, slog_error *er
         return rc;
     }
     const fmt_arrow_rec r = {a->start, a->end, a->category, a->from, a->to, 0, 0};
-    note_times(w, a->start, a->end);
+    rc = note_times(w, a->start, a->end, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
     return after_append(w, tree_build_add_arrow(w->tb, &r, w->argbuf.data, w->argbuf.len, err),
                         err);
 }
@@ -529,7 +547,10 @@ int slog_writer_append_counter(slog_writer *w, const slog_counter *c, slog_error
         return rc;
     }
     const fmt_counter_rec r = {c->time, c->value, c->timeline, c->category};
-    note_times(w, c->time, c->time);
+    rc = note_times(w, c->time, c->time, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
     return after_append(w, tree_build_add_counter(w->tb, &r, err), err);
 }
 

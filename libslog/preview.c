@@ -10,6 +10,7 @@
 
 #include "codec_varint.h"
 #include "util_alloc.h"
+#include "util_sat.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -186,7 +187,7 @@ static pv_entry *lookup(pv_summary *s, uint8_t kind, uint32_t row, uint32_t row_
 static void add_duration(pv_entry *e, int64_t dur)
 {
     e->count++;
-    e->incl += dur;
+    e->incl = util_sat_add_i64(e->incl, dur);
     if (dur < e->min) {
         e->min = dur;
     }
@@ -204,7 +205,7 @@ int pv_add_state(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t ca
         return -1;
     }
     add_duration(e, dur);
-    e->excl += excl;
+    e->excl = util_sat_add_i64(e->excl, excl);
     return 0;
 }
 
@@ -279,8 +280,8 @@ void pv_entry_add(pv_entry *dst, const pv_entry *src)
         return;
     }
     dst->count += src->count;
-    dst->incl += src->incl;
-    dst->excl += src->excl;
+    dst->incl = util_sat_add_i64(dst->incl, src->incl);
+    dst->excl = util_sat_add_i64(dst->excl, src->excl);
     if (src->min < dst->min) {
         dst->min = src->min;
     }
@@ -390,7 +391,7 @@ int pv_bins_add_state(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32
         return -1;
     }
     add_duration(e, end - start);
-    e->excl += excl;
+    e->excl = util_sat_add_i64(e->excl, excl);
     return 0;
 }
 

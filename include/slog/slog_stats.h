@@ -15,6 +15,8 @@
  *  - its clipped duration is min(e, t1) - max(s, t0); inclusive time is the
  *    sum of clipped durations; min, max and mean are over clipped durations
  *    (mean = inclusive / count);
+ *  - sums that would pass INT64_MAX ticks stay at INT64_MAX (saturated:
+ *    "at least"); the mean of such a row is then at least its min.
  *  - its direct children are the states of the same timeline at depth + 1
  *    lying inside [s, e]; its exclusive time is its clipped duration minus
  *    the clipped durations of its direct children.  The writer records the

@@ -140,7 +140,9 @@ SLOG_API int slog_writer_add_category(slog_writer *w, slog_kind kind, const char
  * @param err  error details, or NULL
  * @retval SLOG_OK     appended
  * @retval SLOG_EINVAL unknown timeline or category, a category of another
- *                     kind, end < start, depth above 100000, bad args
+ *                     kind, end < start, depth above 100000, bad args, or
+ *                     times that would make the file span more than
+ *                     INT64_MAX ticks (every drawable kind)
  * @retval SLOG_EIO    writing a finished node failed (the writer fails)
  * @retval SLOG_ENOMEM out of memory (the writer fails when it was writing)
  * @retval SLOG_ESTATE the writer is finished or failed
