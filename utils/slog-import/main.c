@@ -9,6 +9,7 @@
  * struct is printed as text or JSON; SIGINT sets the cancel flag.
  * Exit codes: 0 ok, 1 failure (output left incomplete), 2 usage, 130 SIGINT.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 
 #include "diag.h"
 #include "json_out.h"
+#include "out_file.h"
 #include "progress.h"
 #include "units.h"
 
@@ -30,6 +32,7 @@
 
 typedef struct options {
     const char *output;
+    char temp[4096]; /* output + ".part" while it is written */
     const char *format; /* NULL or "auto" = detect */
     bool json;
     bool quiet;
@@ -213,6 +216,15 @@ static int parse_args(options *o, int argc, char **argv)
     if (o->output == NULL) {
         return usage_error("no output given (-o OUT.slog)");
     }
+    const size_t clash = out_file_input_clash(o->output, (const char *const *)(argv + optind),
+                                              (size_t)(argc - optind));
+    if (clash > 0) {
+        return usage_error("the output %s is the input %s: refusing to overwrite an input",
+                           o->output, argv[optind + (int)clash - 1]);
+    }
+    if (out_file_temp_name(o->temp, sizeof o->temp, o->output) != 0) {
+        return usage_error("the output %s is not a regular file, or its name is too long", o->output);
+    }
     return -1;
 }
 
@@ -344,8 +356,15 @@ static int run(const options *o, char **inputs, size_t n)
     io.user = &rep;
     options_from_env(&io);
     slog_import_summary *s = NULL;
-    const int rc = slog_import_file(&s, o->output, in, n, &io, NULL);
+    const int rc = slog_import_file(&s, o->temp, in, n, &io, NULL);
     progress_end(&rep.prog);
+    if (s != NULL && s->output_created && out_file_commit(o->temp, o->output) != 0) {
+        (void)fprintf(stderr, PROG ": Cannot rename %s to %s: %s\n", o->temp, o->output,
+                      strerror(errno));
+        slog_import_summary_destroy(s);
+        free(in);
+        return 1;
+    }
     if (s != NULL && s->output_created && o->json) {
         summary_json(s, o, inputs);
     } else if (s != NULL && s->output_created && (!o->quiet || !s->complete)) {
@@ -358,6 +377,7 @@ static int run(const options *o, char **inputs, size_t n)
 
 int main(int argc, char **argv)
 {
+    out_file_guard_stdout(PROG);
     options o;
     const int rc = parse_args(&o, argc, argv);
     if (rc >= 0) {

@@ -22,6 +22,7 @@
 #include "json_out.h"
 #include "timeline_tree.h"
 #include "units.h"
+#include "out_file.h"
 
 #ifndef SLOG_TOOL_VERSION
 #    define SLOG_TOOL_VERSION SLOG_VERSION_STRING
@@ -410,6 +411,7 @@ static int describe(const info_opts *o, slog_reader *r)
 
 int main(int argc, char **argv)
 {
+    out_file_guard_stdout(PROG);
     info_opts o = {0};
     const int pr = parse_args(argc, argv, &o);
     if (pr >= 0) {

@@ -25,6 +25,8 @@
  */
 #include "export_otf2.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <otf2/otf2.h>
 #include <shared_grow.h>
 #include <stdarg.h>
@@ -33,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- small tables ---------------------------------------------------------- */
 
@@ -898,9 +901,6 @@ static int check_target(exporter *x, const char *dir)
 
 static int write_archive(exporter *x, const char *dir)
 {
-    if (check_target(x, dir) != 0) {
-        return -1;
-    }
     OTF2_Archive *const ar =
         OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, (uint64_t)1 << 20, (uint64_t)4 << 20,
                           OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -1042,17 +1042,75 @@ static OTF2_ErrorCode otf2_error_keep(void *ud,
     return code;
 }
 
+/* The archive is written into DIR/.otf2-part-XXXXXX and moved into DIR
+ * when complete, its anchor traces.otf2 last: a reader (or a later export)
+ * never finds a half-written archive under DIR's names. */
+static const char *const archive_parts[] = {"traces.def", "traces", "traces.otf2"};
+
+static int make_part_dir(exporter *x, const char *dir, char *tmp, size_t cap)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        return fail(x, "cannot create the directory %s: %s", dir, strerror(errno));
+    }
+    if ((size_t)snprintf(tmp, cap, "%s/.otf2-part-XXXXXX", dir) >= cap || mkdtemp(tmp) == NULL) {
+        return fail(x, "cannot create a temporary directory in %s: %s", dir, strerror(errno));
+    }
+    return 0;
+}
+
+/* Removes what a failed export left in tmp (the files libotf2 writes). */
+static void remove_part_dir(const char *tmp)
+{
+    char path[4400];
+    (void)snprintf(path, sizeof path, "%s/traces", tmp);
+    DIR *const d = opendir(path);
+    for (const struct dirent *e = d ? readdir(d) : NULL; e != NULL; e = readdir(d)) {
+        char file[4800];
+        (void)snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        (void)unlink(file);
+    }
+    if (d != NULL) {
+        (void)closedir(d);
+    }
+    for (size_t i = 0; i < sizeof archive_parts / sizeof archive_parts[0]; i++) {
+        (void)snprintf(path, sizeof path, "%s/%s", tmp, archive_parts[i]);
+        (void)remove(path);
+    }
+    (void)rmdir(tmp);
+}
+
+static int move_archive(exporter *x, const char *tmp, const char *dir)
+{
+    for (size_t i = 0; i < sizeof archive_parts / sizeof archive_parts[0]; i++) {
+        char from[4400], to[4400];
+        (void)snprintf(from, sizeof from, "%s/%s", tmp, archive_parts[i]);
+        (void)snprintf(to, sizeof to, "%s/%s", dir, archive_parts[i]);
+        if (rename(from, to) != 0) {
+            return fail(x, "cannot move %s to %s: %s", from, to, strerror(errno));
+        }
+    }
+    return 0;
+}
+
 /* Write the archive with libotf2's messages captured into errbuf. */
 static int write_archive_quietly(exporter *x, const char *dir)
 {
+    char tmp[4200];
+    if (check_target(x, dir) != 0 || make_part_dir(x, dir, tmp, sizeof tmp) != 0) {
+        return -1;
+    }
     otf2_last_error[0] = '\0';
     const OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2_error_keep, NULL);
-    const int rc = write_archive(x, dir);
+    int rc = write_archive(x, tmp);
     OTF2_Error_RegisterCallback(old, NULL);
     if (rc != 0 && otf2_last_error[0] && x->err && x->errlen) {
         const size_t used = strlen(x->err);
         (void)snprintf(x->err + used, x->errlen - used, ": %s", otf2_last_error);
     }
+    if (rc == 0) {
+        rc = move_archive(x, tmp, dir);
+    }
+    remove_part_dir(tmp);
     return rc;
 }
 

@@ -29,6 +29,7 @@
 #include "timeline_spec.h"
 #include "timeline_tree.h"
 #include "units.h"
+#include "out_file.h"
 
 #ifdef SLOG_HAVE_OTF2
 #    include "export_otf2.h"
@@ -724,6 +725,11 @@ static int open_output(query_run *run)
         run->out = stdout;
         return 0;
     }
+    if (out_file_input_clash(run->o->output, &run->o->path, 1) != 0) {
+        (void)fprintf(stderr, PROG ": the output %s is the input: refusing to overwrite it\n",
+                      run->o->output);
+        return EXIT_FAILURE;
+    }
     run->out = fopen(run->o->output, "w");
     if (run->out == NULL) {
         (void)fprintf(stderr, PROG ": Cannot create %s: %s\n", run->o->output, strerror(errno));
@@ -793,6 +799,7 @@ static int run_query(query_run *run)
 
 int main(int argc, char **argv)
 {
+    out_file_guard_stdout(PROG);
     query_opts o;
     memset(&o, 0, sizeof o);
     int status = parse_args(argc, argv, &o);

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "report.h"
 #include "units.h"
+#include "out_file.h"
 
 #ifndef SLOG_TOOL_VERSION
 #    define SLOG_TOOL_VERSION SLOG_VERSION_STRING
@@ -149,6 +150,7 @@ static void print_summary(const report *rp)
 
 int main(int argc, char **argv)
 {
+    out_file_guard_stdout(REPORT_PROG);
     report rp;
     memset(&rp, 0, sizeof rp);
     rp.cfg.pixels = 1000;

@@ -100,6 +100,12 @@ int report_output(const report *rp, const char *path)
     if ((size_t)snprintf(pending, sizeof pending, "%s.tmp-XXXXXX", path) >= sizeof pending) {
         return fail("Cannot create", path, ENAMETOOLONG);
     }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a device (/dev/null): renaming over it, as root, would replace it */
+        (void)fprintf(stderr, REPORT_PROG ": Refusing to replace %s: not a regular file\n", path);
+        return EXIT_FAILURE;
+    }
     watch_signals(true);
     const int fd = mkstemp(pending);
     pending_set = fd >= 0;

@@ -27,6 +27,7 @@
 #include "serve_http.h"
 #include "serve_import.h"
 #include "units.h"
+#include "out_file.h"
 
 #ifndef SLOG_TOOL_VERSION
 #    define SLOG_TOOL_VERSION SLOG_VERSION_STRING
@@ -222,6 +223,7 @@ static int serve(const serve_opts *o, const sigset_t *stop)
 
 int main(int argc, char **argv)
 {
+    out_file_guard_stdout(PROG);
     serve_opts o = {.http = {"127.0.0.1", 0, 4, 15},
                     .max_items = SERVE_DEFAULT_MAX_ITEMS,
                     .cache_bytes = SERVE_DEFAULT_CACHE};

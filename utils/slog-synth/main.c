@@ -17,6 +17,7 @@
  * (no writer calls) to measure its own cost.
  */
 #include <assert.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -32,6 +33,7 @@
 
 #include "cli.h"
 #include "json_out.h"
+#include "out_file.h"
 #include "units.h"
 
 #ifndef SLOG_TOOL_VERSION
@@ -97,6 +99,7 @@ typedef struct synth {
     uint64_t checksum;
     int64_t t_first, t_last;
     uint64_t rng; /* global stream for cross-thread choices */
+    char temp[4096]; /* output + ".part" while it is written */
 } synth;
 
 static volatile sig_atomic_t interrupted;
@@ -907,7 +910,24 @@ static int open_writer(synth *s)
     wo.ticks_per_second = o->ticks_per_second;
     wo.creator = creator;
     wo.flags = o->time_bins ? SLOG_WRITER_TIME_BINS : 0;
-    return slog_writer_create(&s->w, o->output, &wo, &s->err);
+    if (out_file_temp_name(s->temp, sizeof s->temp, o->output) != 0) {
+        s->err.code = SLOG_EINVAL;
+        (void)snprintf(s->err.message, sizeof s->err.message, "not a regular file, or a name too long");
+        return SLOG_EINVAL;
+    }
+    return slog_writer_create(&s->w, s->temp, &wo, &s->err);
+}
+
+/* The written file (complete, or left incomplete by a failure) takes its
+ * name; 0, or -1 after saying why. */
+static int settle_output(synth *s)
+{
+    if (s->temp[0] == '\0' || out_file_commit(s->temp, s->o->output) == 0 || errno == ENOENT) {
+        return 0;
+    }
+    (void)fprintf(stderr, PROG ": Cannot rename %s to %s: %s\n", s->temp, s->o->output,
+                  strerror(errno));
+    return -1;
 }
 
 static void report(const synth *s, double secs)
@@ -954,6 +974,7 @@ static int fail_writer(synth *s, const char *what)
                   slog_status_name(s->err.code));
     slog_writer_destroy(s->w);
     s->w = NULL;
+    (void)settle_output(s);
     return EXIT_FAILURE;
 }
 
@@ -976,6 +997,7 @@ static int generate(synth *s)
         (void)fprintf(stderr, PROG ": interrupted; %s left incomplete\n",
                       s->o->dry_run ? "nothing" : s->o->output);
         slog_writer_destroy(s->w);
+        (void)settle_output(s);
         return EXIT_INTERRUPTED;
     }
     if (s->w != NULL && slog_writer_finish(s->w, &s->err) != 0) {
@@ -983,6 +1005,9 @@ static int generate(synth *s)
     }
     slog_writer_destroy(s->w);
     s->w = NULL;
+    if (settle_output(s) != 0) {
+        return EXIT_FAILURE;
+    }
     if (!s->o->quiet) {
         report(s, now_seconds() - t0);
     }
@@ -991,6 +1016,7 @@ static int generate(synth *s)
 
 int main(int argc, char **argv)
 {
+    out_file_guard_stdout(PROG);
     synth_opts o = {.timelines = 16, .seed = 1, .ticks_per_second = 1000000000, .args = true};
     const int pr = parse_args(argc, argv, &o);
     if (pr >= 0) {
@@ -1010,6 +1036,7 @@ int main(int argc, char **argv)
         (void)signal(SIGINT, on_sigint);
         rc = generate(&s);
     }
+
     free(s.threads);
     free(s.heap);
     free(s.proc_timeline);

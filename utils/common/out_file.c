@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * out_file.c - output safety shared by the tools (see out_file.h): the
+ * input clash test, the OUT.part temporary name and its rename, and the
+ * end-of-run check of a written stream.  Tools layer: libc only.
+ */
+#include "out_file.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int same_file(const struct stat *a, const char *path)
+{
+    struct stat b;
+    return stat(path, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
+}
+
+size_t out_file_input_clash(const char *out, const char *const *inputs, size_t n)
+{
+    struct stat st;
+    const int exists = stat(out, &st) == 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(inputs[i], "-") == 0) {
+            continue;
+        }
+        if (strcmp(inputs[i], out) == 0 || (exists && same_file(&st, inputs[i]))) {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+int out_file_temp_name(char *temp, size_t cap, const char *out)
+{
+    const size_t n = strlen(out);
+    struct stat st;
+    if (n + sizeof OUT_FILE_SUFFIX > cap || (stat(out, &st) == 0 && !S_ISREG(st.st_mode))) {
+        return -1;
+    }
+    memcpy(temp, out, n);
+    memcpy(temp + n, OUT_FILE_SUFFIX, sizeof OUT_FILE_SUFFIX);
+    return 0;
+}
+
+int out_file_commit(const char *temp, const char *out)
+{
+    return rename(temp, out) == 0 ? 0 : -1;
+}
+
+int out_file_check_stream(FILE *f, const char *prog, const char *what)
+{
+    errno = 0;
+    const int bad = fflush(f) != 0 || ferror(f);
+    if (!bad) {
+        return 0;
+    }
+    const int e = errno;
+    (void)fprintf(stderr, "%s: Failed to write %s: %s\n", prog, what,
+                  e != 0 ? strerror(e) : "write error");
+    return -1;
+}
+
+static const char *guard_prog = "";
+
+static void check_stdout_at_exit(void)
+{
+    if (out_file_check_stream(stdout, guard_prog, "standard output") != 0) {
+        _exit(1); /* allowed in an exit handler: the status must say it failed */
+    }
+}
+
+void out_file_guard_stdout(const char *prog)
+{
+    guard_prog = prog;
+    (void)atexit(check_stdout_at_exit);
+}
