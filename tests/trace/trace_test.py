@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""slog-trace end to end (TAP): trace_prog traced by slog-trace, its trace
+read back with slog-query --format jsonl and slog-info.
+
+    trace_test.py SLOG_TRACE TRACE_PROG SLOG_QUERY SLOG_INFO
+
+Checks: every known call of trace_prog appears, in order, with its args
+(file name, bytes, offsets, results, errno of a failing call); the two
+threads' calls on two thread timelines; the fork child's own file; the
+program's exit status (exit, _exit, not found) passes through; a program
+that crashes with SIGSEGV or is killed with SIGKILL leaves a file that
+opens, marked incomplete, with the calls made before the last flush (the
+test waits until a reader sees them, then crashes the program).
+"""
+import glob
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SLOG_TRACE, TRACE_PROG, SLOG_QUERY, SLOG_INFO = sys.argv[1:5]
+RESULTS = []
+
+
+def ok(cond, name, detail=""):
+    RESULTS.append(bool(cond))
+    print(f"{'ok' if cond else 'not ok'} {len(RESULTS)} - {name}")
+    if not cond and detail:
+        for line in str(detail).splitlines()[:40]:
+            print(f"# {line}")
+    return bool(cond)
+
+
+def records(path):
+    out = subprocess.run([SLOG_QUERY, "--format", "jsonl", path], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"slog-query {path}: {out.stderr.strip()}")
+    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+
+
+def complete(path):
+    out = subprocess.run([SLOG_INFO, path], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"slog-info {path}: {out.stderr.strip()}")
+    for line in out.stdout.splitlines():
+        if line.startswith("complete:"):
+            return line.split()[1] == "yes"
+    raise RuntimeError(f"slog-info {path}: no 'complete:' line")
+
+
+def trace_file(out, pid):
+    names = glob.glob(os.path.join(out, f"{socket.gethostname()}-{pid}.slog"))
+    return names[0] if names else None
+
+
+def expected_calls(d, fd, sfd):
+    p, s = f"{d}/posix.dat", f"{d}/stdio.dat"
+    flags = os.O_CREAT | os.O_RDWR | os.O_TRUNC
+    return [
+        ("open", {"path": p, "flags": flags, "mode": 0o644, "ret": fd}),
+        ("write", {"fd": fd, "path": p, "count": 4096, "ret": 4096}),
+        ("pwrite", {"fd": fd, "path": p, "count": 100, "offset": 8192, "ret": 100}),
+        ("lseek", {"fd": fd, "path": p, "offset": 0, "whence": 0, "ret": 0}),
+        ("read", {"fd": fd, "path": p, "count": 4096, "ret": 4096}),
+        ("pread", {"fd": fd, "path": p, "count": 100, "offset": 8192, "ret": 100}),
+        ("fsync", {"fd": fd, "path": p, "ret": 0}),
+        ("fdatasync", {"fd": fd, "path": p, "ret": 0}),
+        ("mmap", {"fd": fd, "path": p, "length": 4096, "offset": 0, "ret": 0}),
+        ("munmap", {"length": 4096, "ret": 0}),
+        ("fstat", {"fd": fd, "path": p, "ret": 0}),
+        ("stat", {"path": p, "ret": 0}),
+        ("lstat", {"path": p, "ret": 0}),
+        ("close", {"fd": fd, "path": p, "ret": 0}),
+        ("fopen", {"path": s, "mode": "w+", "ret": sfd}),
+        ("fwrite", {"fd": sfd, "path": s, "size": 1, "count": 1000, "ret": 1000}),
+        ("fseek", {"fd": sfd, "path": s, "offset": 0, "whence": 0, "ret": 0}),
+        ("fread", {"fd": sfd, "path": s, "size": 1, "count": 1000, "ret": 1000}),
+        ("fclose", {"fd": sfd, "path": s, "ret": 0}),
+        ("open", {"path": f"{d}/missing/none.dat", "ret": -1, "errno": 2}),
+    ]
+
+
+def find_in_order(recs, calls):
+    """Each expected call in order among the records; returns the misses."""
+    states = sorted((r for r in recs if r["kind"] == "state"), key=lambda r: r["start"])
+    i, missing = 0, []
+    for cat, args in calls:
+        j = i
+        while j < len(states) and not (states[j]["category"] == cat and
+                                       all(states[j]["args"].get(k) == v for k, v in args.items())):
+            j += 1
+        if j == len(states):
+            missing.append((cat, args))
+        else:
+            i = j + 1
+    return missing
+
+
+def parse_stdout(text):
+    vals = {}
+    for line in text.splitlines():
+        what, _, kv = line.partition(" ")
+        key, _, value = kv.partition("=")
+        vals[f"{what} {key}"] = int(value)
+    return vals
+
+
+def test_calls(tmp):
+    out, d = os.path.join(tmp, "calls.trace"), os.path.join(tmp, "calls")
+    os.mkdir(d)
+    p = subprocess.Popen([SLOG_TRACE, "-o", out, "--", TRACE_PROG, "calls", d],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stdout, stderr = p.communicate(timeout=120)
+    if not ok(p.returncode == 0, "calls: trace_prog exits 0 under slog-trace", stderr):
+        return
+    vals = parse_stdout(stdout)
+    main = trace_file(out, p.pid)
+    if not ok(main is not None and complete(main), "calls: the process's file is complete",
+              os.listdir(out)):
+        return
+    recs = records(main)
+    missing = find_in_order(recs, expected_calls(d, vals["posix fd"], vals["stdio fd"]))
+    ok(not missing, "calls: every POSIX and stdio call, in order, with its args",
+       "missing: " + json.dumps(missing) + "\nrecorded: " +
+       "\n".join(json.dumps([r["category"], r["args"]]) for r in recs[:80]))
+    check_threads(recs, d)
+    check_fork(out, recs, d, vals["child pid"])
+    manifest = [json.loads(x) for x in open(os.path.join(out, "manifest.jsonl"))]
+    ok({m["pid"] for m in manifest} >= {p.pid, vals["child pid"]},
+       "calls: the manifest lists the process and its child", manifest)
+
+
+def check_threads(recs, d):
+    lines = {}
+    for r in recs:
+        if r["category"] == "open" and r["args"].get("path", "").startswith(f"{d}/thread"):
+            lines[r["args"]["path"]] = r["timeline"]
+    ok(len(lines) == 2 and len(set(lines.values())) == 2 and
+       all(t.startswith("thread ") for t in lines.values()),
+       "calls: each thread's open on its own thread timeline", lines)
+
+
+def check_fork(out, recs, d, child):
+    forks = [r for r in recs if r["category"] == "fork"]
+    ok(len(forks) == 1 and forks[0]["args"].get("ret") == child,
+       "calls: fork recorded in the parent with the child's pid", forks)
+    f = trace_file(out, child)
+    if not ok(f is not None and complete(f), "calls: the fork child has its own complete file",
+              os.listdir(out)):
+        return
+    crecs = records(f)
+    p = f"{d}/child.dat"
+    missing = find_in_order(crecs, [("open", {"path": p}), ("write", {"path": p, "count": 5}),
+                                    ("close", {"path": p, "ret": 0})])
+    exits = [r for r in crecs if r["category"] == "_exit" and r["args"].get("status") == 0]
+    ok(not missing and len(exits) == 1, "calls: the child's calls and _exit(0) in its file",
+       json.dumps(missing) + "\n" + json.dumps(crecs[:20]))
+    ok(not any(r["args"].get("path") == p for r in recs),
+       "calls: the child's calls are not in the parent's file")
+
+
+def test_exit_status(tmp):
+    for mode, n in (("exit", 42), ("_exit", 7), ("exit", 0)):
+        out = os.path.join(tmp, f"{mode}{n}.trace")
+        p = subprocess.run([SLOG_TRACE, "-o", out, "--", TRACE_PROG, mode, str(n)],
+                           capture_output=True, text=True, timeout=120)
+        files = glob.glob(os.path.join(out, "*.slog"))
+        ok(p.returncode == n and len(files) == 1 and complete(files[0]),
+           f"exit status: {mode}({n}) passes through, the file is complete",
+           f"rc={p.returncode} files={files} {p.stderr}")
+    p = subprocess.run([SLOG_TRACE, "-o", os.path.join(tmp, "none.trace"), "--",
+                        os.path.join(tmp, "no-such-program")], capture_output=True, text=True)
+    ok(p.returncode == 127 and "no-such-program" in p.stderr,
+       "exit status: a program that does not exist gives 127", p.stderr)
+    p = subprocess.run([SLOG_TRACE, "-o", os.path.join(tmp, "x.trace")], capture_output=True)
+    ok(p.returncode == 2, "usage: no program is a usage error (2)")
+
+
+def wait_for_calls(out, pid, d, calls, limit=120.0):
+    """Poll the live file until a reader sees the calls (bounded)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        f = trace_file(out, pid)
+        try:
+            if f is not None and not find_in_order(records(f), calls):
+                return True
+        except RuntimeError:
+            pass
+        time.sleep(0.1)
+    return False
+
+
+def test_crash(tmp, mode, kill):
+    out, d = os.path.join(tmp, f"{mode}.trace"), os.path.join(tmp, mode)
+    os.mkdir(d)
+    p = subprocess.Popen([SLOG_TRACE, "-o", out, "--flush", "100", "--", TRACE_PROG, mode, d],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    line = p.stdout.readline() + p.stdout.readline()  # the program's fds, then it waits
+    vals = parse_stdout(line)
+    calls = expected_calls(d, vals.get("posix fd", -2), vals.get("stdio fd", -2))
+    seen = wait_for_calls(out, p.pid, d, calls)
+    if kill:
+        p.kill()
+        p.communicate(timeout=60)
+    else:
+        p.communicate("go\n", timeout=60)
+    sig = 9 if kill else 11
+    ok(seen and p.returncode == -sig, f"{mode}: the program dies of signal {sig}, as untraced",
+       f"seen={seen} rc={p.returncode}")
+    f = trace_file(out, p.pid)
+    ok(f is not None and not complete(f) and not find_in_order(records(f), calls),
+       f"{mode}: the trace opens, marked incomplete, with the calls made before the crash")
+
+
+def main():
+    print("1..18")
+    with tempfile.TemporaryDirectory(prefix="slog-trace-test-") as tmp:
+        test_calls(tmp)
+        test_exit_status(tmp)
+        test_crash(tmp, "crash", kill=False)
+        test_crash(tmp, "wait", kill=True)
+    return 0 if all(RESULTS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * slog-trace - run a program with the slog-trace preload library, which
+ * records its POSIX and stdio I/O (and MPI calls, through PMPI) into one
+ * libslog file per process in a directory:
+ *     slog-trace [-o DIR] [--flush MS] -- PROGRAM ARGS...
+ *     slog-trace merge DIR -o OUT.slog
+ * The launcher sets LD_PRELOAD, SLOG_TRACE_DIR and SLOG_TRACE_FLUSH_MS and
+ * execs the program in its own process, so the program's exit status or
+ * signal is the launcher's.  Exit status: the program's; 126/127 when it
+ * cannot be run; 2 bad arguments.  See doc/TRACE.md.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <slog/slog.h>
+
+#include "cli.h"
+#include "trace_merge.h"
+#include "trace_version.h"
+
+#define PROG "slog-trace"
+#define PRELOAD_NAME "libslog-trace.so"
+
+#ifndef SLOG_TRACE_LIBDIR
+#    define SLOG_TRACE_LIBDIR "/usr/local/lib"
+#endif
+
+static void print_help(void)
+{
+    (void)printf("usage: " PROG " [-o DIR] [--flush MS] -- PROGRAM [ARGS...]\n"
+                 "       " PROG " merge DIR -o OUT.slog\n\n"
+                 "Runs PROGRAM with its POSIX, stdio and MPI calls recorded: one libslog\n"
+                 "file per process, DIR/<host>-<pid>.slog, listed in DIR/manifest.jsonl.\n\n"
+                 "  -o, --output DIR  trace directory (default: ./<program>.trace)\n"
+                 "  -f, --flush MS    write out every MS milliseconds (default 1000;\n"
+                 "                    0: only at exit)\n"
+                 "  -h, --help        this help\n"
+                 "  -V, --version     versions of slog-trace and libslog\n\n"
+                 "merge joins the files of DIR into one, a timeline group per process\n"
+                 "(per MPI rank), MPI point-to-point messages as arrows.\n"
+                 "The exit status is the program's (126/127: it could not be run).\n");
+}
+
+/* mkdir -p of dir (absolute or relative). */
+static int make_dirs(const char *dir)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = buf + 1; *p != '\0'; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
+                return -1;
+            }
+            *p = '/';
+        }
+    }
+    return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* The preload library: $SLOG_TRACE_LIB, beside this executable (the build
+ * tree), else the install directory. */
+static int find_library(char *out, size_t size)
+{
+    const char *env = getenv("SLOG_TRACE_LIB");
+    if (env != NULL && env[0] != '\0') {
+        return snprintf(out, size, "%s", env) < (int)size && access(out, R_OK) == 0 ? 0 : -1;
+    }
+    char self[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash != NULL) {
+            *slash = '\0';
+            if (snprintf(out, size, "%s/%s", self, PRELOAD_NAME) < (int)size &&
+                access(out, R_OK) == 0) {
+                return 0;
+            }
+        }
+    }
+    return snprintf(out, size, "%s/%s", SLOG_TRACE_LIBDIR, PRELOAD_NAME) < (int)size &&
+                   access(out, R_OK) == 0
+               ? 0
+               : -1;
+}
+
+/* Set the environment the preload library reads. */
+static int set_environment(const char *dir, const char *flush)
+{
+    char lib[PATH_MAX];
+    if (find_library(lib, sizeof lib) != 0) {
+        (void)fprintf(stderr, PROG ": cannot find " PRELOAD_NAME " (set SLOG_TRACE_LIB)\n");
+        return -1;
+    }
+    const char *old = getenv("LD_PRELOAD");
+    char *preload = NULL;
+    /* a preloaded sanitizer runtime must stay first */
+    if (asprintf(&preload, "%s%s%s", old != NULL && old[0] != '\0' ? old : "",
+                 old != NULL && old[0] != '\0' ? ":" : "", lib) < 0) {
+        return -1;
+    }
+    char abs[PATH_MAX];
+    if (realpath(dir, abs) == NULL) {
+        (void)fprintf(stderr, PROG ": %s: %s\n", dir, strerror(errno));
+        free(preload);
+        return -1;
+    }
+    const int rc = setenv("LD_PRELOAD", preload, 1) | setenv("SLOG_TRACE_DIR", abs, 1) |
+                   setenv("SLOG_TRACE_FLUSH_MS", flush, 1);
+    free(preload);
+    return rc == 0 ? 0 : -1;
+}
+
+static int check_flush(const char *text)
+{
+    char *end = NULL;
+    errno = 0;
+    const long v = strtol(text, &end, 10);
+    return errno == 0 && end != text && *end == '\0' && v >= 0 && v <= 86400000 ? 0 : -1;
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'}, {"flush", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0}};
+    const char *dir = NULL;
+    const char *flush = "1000";
+    int c;
+    while ((c = getopt_long(argc, argv, "+o:f:hV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            dir = optarg;
+            break;
+        case 'f':
+            flush = optarg;
+            if (check_flush(flush) != 0) {
+                return cli_usage_error(PROG, "--flush: expected milliseconds 0..86400000, got '%s'",
+                                       flush);
+            }
+            break;
+        case 'h':
+            print_help();
+            return 0;
+        case 'V':
+            cli_print_version(PROG, TRACE_VERSION, SLOG_VERSION_NUMBER, SLOG_VERSION_STRING);
+            return 0;
+        default:
+            return cli_usage_error(PROG, "unknown option");
+        }
+    }
+    if (optind >= argc) {
+        return cli_usage_error(PROG, "expected a program to run after --");
+    }
+    char defdir[PATH_MAX];
+    if (dir == NULL) {
+        const char *base = strrchr(argv[optind], '/');
+        (void)snprintf(defdir, sizeof defdir, "%s.trace", base != NULL ? base + 1 : argv[optind]);
+        dir = defdir;
+    }
+    if (make_dirs(dir) != 0) {
+        (void)fprintf(stderr, PROG ": cannot create %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    if (set_environment(dir, flush) != 0) {
+        return 1;
+    }
+    execvp(argv[optind], argv + optind);
+    (void)fprintf(stderr, PROG ": cannot run %s: %s\n", argv[optind], strerror(errno));
+    return errno == ENOENT ? 127 : 126;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "merge") == 0) {
+        return trace_merge_main(argc - 1, argv + 1);
+    }
+    return run(argc, argv);
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * trace_fn.h - every call slog-trace records, as one list: the enum value
+ * of a function is its category id in the trace file (categories are
+ * defined in this order when a process's file is created), and the group
+ * says which family it belongs to ("posix", "stdio", "mpi", "process").
+ * Layer: slog-trace preload library.
+ */
+#ifndef SLOG_TRACE_FN_H
+#define SLOG_TRACE_FN_H
+
+#include <stdint.h>
+
+#include "trace_sink.h"
+
+/* X(enum name, category name, group, kind) */
+#define TRACE_FUNCTIONS(X)                                                                         \
+    X(OPEN, "open", "posix", STATE)                                                                \
+    X(OPENAT, "openat", "posix", STATE)                                                            \
+    X(CREAT, "creat", "posix", STATE)                                                              \
+    X(CLOSE, "close", "posix", STATE)                                                              \
+    X(READ, "read", "posix", STATE)                                                                \
+    X(WRITE, "write", "posix", STATE)                                                              \
+    X(PREAD, "pread", "posix", STATE)                                                              \
+    X(PWRITE, "pwrite", "posix", STATE)                                                            \
+    X(READV, "readv", "posix", STATE)                                                              \
+    X(WRITEV, "writev", "posix", STATE)                                                            \
+    X(LSEEK, "lseek", "posix", STATE)                                                              \
+    X(FSYNC, "fsync", "posix", STATE)                                                              \
+    X(FDATASYNC, "fdatasync", "posix", STATE)                                                      \
+    X(FTRUNCATE, "ftruncate", "posix", STATE)                                                      \
+    X(MMAP, "mmap", "posix", STATE)                                                                \
+    X(MUNMAP, "munmap", "posix", STATE)                                                            \
+    X(MSYNC, "msync", "posix", STATE)                                                              \
+    X(STAT, "stat", "posix", STATE)                                                                \
+    X(LSTAT, "lstat", "posix", STATE)                                                              \
+    X(FSTAT, "fstat", "posix", STATE)                                                              \
+    X(FSTATAT, "fstatat", "posix", STATE)                                                          \
+    X(STATX, "statx", "posix", STATE)                                                              \
+    X(DUP, "dup", "posix", STATE)                                                                  \
+    X(DUP2, "dup2", "posix", STATE)                                                                \
+    X(DUP3, "dup3", "posix", STATE)                                                                \
+    X(UNLINK, "unlink", "posix", STATE)                                                            \
+    X(FOPEN, "fopen", "stdio", STATE)                                                              \
+    X(FDOPEN, "fdopen", "stdio", STATE)                                                            \
+    X(FREOPEN, "freopen", "stdio", STATE)                                                          \
+    X(FCLOSE, "fclose", "stdio", STATE)                                                            \
+    X(FREAD, "fread", "stdio", STATE)                                                              \
+    X(FWRITE, "fwrite", "stdio", STATE)                                                            \
+    X(FSEEK, "fseek", "stdio", STATE)                                                              \
+    X(FTELL, "ftell", "stdio", STATE)                                                              \
+    X(FFLUSH, "fflush", "stdio", STATE)                                                            \
+    X(FGETS, "fgets", "stdio", STATE)                                                              \
+    X(FPUTS, "fputs", "stdio", STATE)                                                              \
+    X(FPRINTF, "fprintf", "stdio", STATE)                                                          \
+    X(FORK, "fork", "process", STATE)                                                              \
+    X(EXEC, "exec", "process", EVENT)                                                              \
+    X(EXIT, "_exit", "process", EVENT)                                                             \
+    X(MPI_INIT, "MPI_Init", "mpi", STATE)                                                          \
+    X(MPI_FINALIZE, "MPI_Finalize", "mpi", STATE)                                                  \
+    X(MPI_SEND, "MPI_Send", "mpi", STATE)                                                          \
+    X(MPI_SSEND, "MPI_Ssend", "mpi", STATE)                                                        \
+    X(MPI_ISEND, "MPI_Isend", "mpi", STATE)                                                        \
+    X(MPI_RECV, "MPI_Recv", "mpi", STATE)                                                          \
+    X(MPI_IRECV, "MPI_Irecv", "mpi", STATE)                                                        \
+    X(MPI_SENDRECV, "MPI_Sendrecv", "mpi", STATE)                                                  \
+    X(MPI_WAIT, "MPI_Wait", "mpi", STATE)                                                          \
+    X(MPI_WAITALL, "MPI_Waitall", "mpi", STATE)                                                    \
+    X(MPI_RECV_DONE, "MPI message received", "mpi", EVENT)                                         \
+    X(MPI_BARRIER, "MPI_Barrier", "mpi", STATE)                                                    \
+    X(MPI_BCAST, "MPI_Bcast", "mpi", STATE)                                                        \
+    X(MPI_REDUCE, "MPI_Reduce", "mpi", STATE)                                                      \
+    X(MPI_ALLREDUCE, "MPI_Allreduce", "mpi", STATE)                                                \
+    X(MPI_GATHER, "MPI_Gather", "mpi", STATE)                                                      \
+    X(MPI_ALLGATHER, "MPI_Allgather", "mpi", STATE)                                                \
+    X(MPI_SCATTER, "MPI_Scatter", "mpi", STATE)                                                    \
+    X(MPI_ALLTOALL, "MPI_Alltoall", "mpi", STATE)
+
+#define TRACE_FN_ENUM(e, n, g, k) TRACE_FN_##e,
+typedef enum trace_fn {
+    TRACE_FUNCTIONS(TRACE_FN_ENUM) TRACE_FN_COUNT
+} trace_fn;
+#undef TRACE_FN_ENUM
+
+/* The categories in enum order (trace_core.c passes them to sink_open). */
+extern const sink_category trace_fn_categories[TRACE_FN_COUNT];
+
+#endif /* SLOG_TRACE_FN_H */

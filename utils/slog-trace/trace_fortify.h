@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * trace_fortify.h - prototypes of the glibc entry points that programs
+ * built with _FORTIFY_SOURCE or large-file macros call instead of the
+ * plain names (__open_2, __read_chk, __fread_chk...): glibc declares them
+ * only inside its fortify headers, and the wrappers define them.
+ * Layer: slog-trace preload library.
+ */
+#ifndef SLOG_TRACE_FORTIFY_H
+#define SLOG_TRACE_FORTIFY_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen);
+ssize_t __pread_chk(int fd, void *buf, size_t count, off_t offset, size_t buflen);
+ssize_t __pread64_chk(int fd, void *buf, size_t count, off64_t offset, size_t buflen);
+size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *fp);
+char *__fgets_chk(char *s, size_t size, int n, FILE *fp);
+
+#endif /* SLOG_TRACE_FORTIFY_H */

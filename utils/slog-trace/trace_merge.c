@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * trace_merge.c - `slog-trace merge DIR -o OUT.slog`: every .slog file in DIR (a
+ * process's file, complete or cut short by a crash) is read whole through
+ * the reader API and written into one file: a top timeline per file
+ * ("rank R" when the process called MPI_Init, else its process name), the
+ * file's thread timelines under it, categories joined by (kind, name),
+ * args kept; MPI messages become arrows (trace_merge_msg.c).  Everything
+ * is held in memory and appended by end time: meant for the files of one
+ * job (issue 17's slog-merge streams large ones).
+ * Layer: slog-trace tool; public API only.
+ */
+#define _GNU_SOURCE
+#include "trace_merge.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slog/slog.h>
+
+#include "cli.h"
+#include "trace_merge_msg.h"
+
+#define PROG "slog-trace merge"
+
+typedef struct merge_item {
+    slog_kind kind;
+    uint32_t timeline, timeline_to, category, depth, nargs;
+    int64_t start, end;
+    double value;
+    slog_arg *args;
+} merge_item;
+
+typedef struct merge_cat {
+    slog_kind kind;
+    char *name;
+    uint32_t id;
+} merge_cat;
+
+typedef struct merge_ctx {
+    slog_writer *w;
+    merge_item *items;
+    size_t n, cap;
+    merge_cat *cats;
+    size_t ncats;
+    merge_msgs *msgs;
+    uint64_t ticks_per_second;
+} merge_ctx;
+
+static int fail(const char *path, const char *what, int rc, const slog_error *err)
+{
+    (void)fprintf(stderr, PROG ": %s: %s: %s (%s)\n", path, what,
+                  err != NULL && err->message[0] != '\0' ? err->message : "failed",
+                  slog_status_name(rc));
+    return 1;
+}
+
+/* The output category for input category c of reader r. */
+static int map_category(merge_ctx *m, slog_reader *r, uint32_t c, uint32_t *out)
+{
+    slog_category_info ci;
+    if (slog_reader_category(r, c, &ci) != SLOG_OK) {
+        return SLOG_EINVAL;
+    }
+    for (size_t i = 0; i < m->ncats; i++) {
+        if (m->cats[i].kind == ci.kind && strcmp(m->cats[i].name, ci.name) == 0) {
+            *out = m->cats[i].id;
+            return SLOG_OK;
+        }
+    }
+    merge_cat *cats = realloc(m->cats, (m->ncats + 1) * sizeof *cats);
+    if (cats == NULL) {
+        return SLOG_ENOMEM;
+    }
+    m->cats = cats;
+    merge_cat *nc = &cats[m->ncats];
+    nc->kind = ci.kind;
+    nc->name = strdup(ci.name);
+    if (nc->name == NULL) {
+        return SLOG_ENOMEM;
+    }
+    const int rc = slog_writer_add_category(m->w, ci.kind, ci.name, ci.rgba,
+                                            ci.group[0] != '\0' ? ci.group : NULL, &nc->id, NULL);
+    if (rc == SLOG_OK) {
+        m->ncats++;
+        *out = nc->id;
+    } else {
+        free(nc->name);
+    }
+    return rc;
+}
+
+static slog_arg *copy_args(const slog_arg *args, uint32_t n)
+{
+    if (n == 0) {
+        return NULL;
+    }
+    slog_arg *c = calloc(n, sizeof *c);
+    for (uint32_t i = 0; c != NULL && i < n; i++) {
+        c[i] = args[i];
+        c[i].key = strdup(args[i].key);
+        if (args[i].type == SLOG_ARG_STRING || args[i].type == SLOG_ARG_JSON) {
+            c[i].v.s = strdup(args[i].v.s);
+        }
+    }
+    return c;
+}
+
+static void free_args(slog_arg *args, uint32_t n)
+{
+    for (uint32_t i = 0; args != NULL && i < n; i++) {
+        free((void *)(uintptr_t)args[i].key);
+        if (args[i].type == SLOG_ARG_STRING || args[i].type == SLOG_ARG_JSON) {
+            free((void *)(uintptr_t)args[i].v.s);
+        }
+    }
+    free(args);
+}
+
+/* One query item as a merge_item (input timeline ids, output categories). */
+static int take_item(merge_ctx *m, slog_reader *r, const slog_item *it)
+{
+    merge_item x = {it->kind, 0, 0, 0, 0, 0, 0, 0, 0.0, NULL};
+    const slog_arg *args = NULL;
+    uint32_t cat = 0;
+    switch (it->kind) {
+    case SLOG_KIND_STATE:
+        x.timeline = x.timeline_to = it->u.state.timeline, cat = it->u.state.category;
+        x.start = it->u.state.start, x.end = it->u.state.end, x.depth = it->u.state.depth;
+        x.nargs = it->u.state.nargs, args = it->u.state.args;
+        break;
+    case SLOG_KIND_EVENT:
+        x.timeline = x.timeline_to = it->u.event.timeline, cat = it->u.event.category;
+        x.start = x.end = it->u.event.time, x.nargs = it->u.event.nargs, args = it->u.event.args;
+        break;
+    case SLOG_KIND_ARROW:
+        x.timeline = it->u.arrow.from, x.timeline_to = it->u.arrow.to, cat = it->u.arrow.category;
+        x.start = it->u.arrow.start, x.end = it->u.arrow.end;
+        x.nargs = it->u.arrow.nargs, args = it->u.arrow.args;
+        break;
+    case SLOG_KIND_COUNTER:
+        x.timeline = x.timeline_to = it->u.counter.timeline, cat = it->u.counter.category;
+        x.start = x.end = it->u.counter.time, x.value = it->u.counter.value;
+        break;
+    default:
+        return SLOG_OK;
+    }
+    int rc = map_category(m, r, cat, &x.category);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    x.args = copy_args(args, x.nargs);
+    if (x.nargs > 0 && x.args == NULL) {
+        return SLOG_ENOMEM;
+    }
+    if (m->n == m->cap) {
+        const size_t cap = m->cap == 0 ? 1024 : m->cap * 2;
+        merge_item *v = realloc(m->items, cap * sizeof *v);
+        if (v == NULL) {
+            free_args(x.args, x.nargs);
+            return SLOG_ENOMEM;
+        }
+        m->items = v, m->cap = cap;
+    }
+    m->items[m->n++] = x;
+    return SLOG_OK;
+}
+
+/* Every drawable of r, with args, into m->items. */
+static int read_all(merge_ctx *m, slog_reader *r, slog_error *err)
+{
+    const slog_file_info *info = slog_reader_info(r);
+    slog_query_options qo;
+    slog_query_options_init(&qo);
+    qo.t0 = info->start;
+    qo.t1 = info->end == INT64_MAX ? INT64_MAX : info->end + 1;
+    qo.kinds = 0xfu;
+    qo.flags = SLOG_QUERY_ARGS;
+    slog_query *q = NULL;
+    int rc = slog_query_create(&q, r, &qo, err);
+    const slog_item *it = NULL;
+    while (rc == SLOG_OK && (rc = slog_query_next(q, &it, err)) == SLOG_OK) {
+        rc = take_item(m, r, it);
+    }
+    slog_query_destroy(q);
+    return rc == SLOG_END ? SLOG_OK : rc;
+}
+
+/* The MPI rank the process recorded (MPI_Init's "rank" arg), or -1. */
+static int64_t find_rank(const merge_ctx *m, size_t first)
+{
+    for (size_t i = first; i < m->n; i++) {
+        for (uint32_t a = 0; a < m->items[i].nargs; a++) {
+            const slog_arg *g = &m->items[i].args[a];
+            if (strcmp(g->key, "world_rank") == 0 && g->type == SLOG_ARG_INT) {
+                return g->v.i;
+            }
+        }
+    }
+    return -1;
+}
+
+/* The file's timelines under one top timeline per file; map[i] is the
+ * output id of input timeline i. */
+static int define_timelines(merge_ctx *m, slog_reader *r, int64_t rank, size_t index,
+                            uint32_t *map)
+{
+    const uint32_t n = slog_reader_info(r)->timelines;
+    for (uint32_t i = 0; i < n; i++) {
+        slog_timeline_info ti;
+        int rc = slog_reader_timeline(r, i, &ti);
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+        uint32_t parent = ti.parent < i ? map[ti.parent] : SLOG_NO_PARENT;
+        char name[512];
+        slog_timeline_kind kind = ti.kind;
+        int64_t key = ti.sort_key;
+        if (parent == SLOG_NO_PARENT && rank >= 0) {
+            (void)snprintf(name, sizeof name, "rank %" PRId64 " (%s)", rank, ti.name);
+            kind = SLOG_TIMELINE_RANK, key = rank;
+        } else {
+            (void)snprintf(name, sizeof name, "%s", ti.name);
+            key = parent == SLOG_NO_PARENT ? (int64_t)(1000000 + index) : key;
+        }
+        rc = slog_writer_add_timeline(m->w, parent, kind, name, key, &map[i], NULL);
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+    }
+    return SLOG_OK;
+}
+
+static int merge_file(merge_ctx *m, const char *path, size_t index, slog_error *err)
+{
+    slog_reader *r = NULL;
+    int rc = slog_reader_open(&r, path, NULL, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    const slog_file_info *info = slog_reader_info(r);
+    if (m->ticks_per_second == 0) {
+        m->ticks_per_second = info->ticks_per_second;
+    }
+    const size_t first = m->n;
+    uint32_t *map = calloc(info->timelines + 1u, sizeof *map);
+    rc = map == NULL ? SLOG_ENOMEM : info->ticks_per_second != m->ticks_per_second ? SLOG_EINVAL
+                                                                                    : SLOG_OK;
+    if (rc == SLOG_OK && (rc = read_all(m, r, err)) == SLOG_OK) {
+        rc = define_timelines(m, r, find_rank(m, first), index, map);
+    }
+    for (size_t i = first; rc == SLOG_OK && i < m->n; i++) {
+        merge_item *x = &m->items[i];
+        x->timeline = map[x->timeline], x->timeline_to = map[x->timeline_to];
+        rc = merge_msgs_note(m->msgs, x->timeline, x->start, x->end, x->args, x->nargs) == 0
+                 ? SLOG_OK
+                 : SLOG_ENOMEM;
+    }
+    free(map);
+    slog_reader_destroy(r);
+    return rc;
+}
+
+static int cmp_item_end(const void *pa, const void *pb)
+{
+    const merge_item *a = pa;
+    const merge_item *b = pb;
+    return a->end < b->end ? -1 : a->end > b->end ? 1 : 0;
+}
+
+static int append_item(slog_writer *w, const merge_item *x, slog_error *err)
+{
+    switch (x->kind) {
+    case SLOG_KIND_STATE: {
+        const slog_state s = {x->timeline, x->category, x->start, x->end, x->depth, x->nargs,
+                              x->args};
+        return slog_writer_append_state(w, &s, err);
+    }
+    case SLOG_KIND_EVENT: {
+        const slog_event e = {x->timeline, x->category, x->start, x->nargs, x->args};
+        return slog_writer_append_event(w, &e, err);
+    }
+    case SLOG_KIND_ARROW: {
+        const slog_arrow a = {x->category, x->timeline, x->timeline_to, x->start, x->end,
+                              x->nargs,    x->args};
+        return slog_writer_append_arrow(w, &a, err);
+    }
+    default: {
+        const slog_counter c = {x->timeline, x->category, x->start, x->value};
+        return slog_writer_append_counter(w, &c, err);
+    }
+    }
+}
+
+/* Drawables by end time, then the matched messages; seal. */
+static int write_out(merge_ctx *m, const char *out, uint64_t *matched, uint64_t *unmatched,
+                     slog_error *err)
+{
+    qsort(m->items, m->n, sizeof *m->items, cmp_item_end);
+    int rc = SLOG_OK;
+    for (size_t i = 0; rc == SLOG_OK && i < m->n; i++) {
+        rc = append_item(m->w, &m->items[i], err);
+    }
+    uint32_t cat = 0;
+    if (rc == SLOG_OK) {
+        rc = slog_writer_add_category(m->w, SLOG_KIND_ARROW, "MPI message", 0, "mpi", &cat, err);
+    }
+    if (rc == SLOG_OK) {
+        rc = merge_msgs_write(m->msgs, m->w, cat, matched, unmatched, err);
+    }
+    (void)out;
+    return rc == SLOG_OK ? slog_writer_finish(m->w, err) : rc;
+}
+
+static int is_trace_file(const struct dirent *d)
+{
+    const size_t n = strlen(d->d_name);
+    return n > 5 && strcmp(d->d_name + n - 5, ".slog") == 0;
+}
+
+static void free_ctx(merge_ctx *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        free_args(m->items[i].args, m->items[i].nargs);
+    }
+    for (size_t i = 0; i < m->ncats; i++) {
+        free(m->cats[i].name);
+    }
+    free(m->items);
+    free(m->cats);
+    merge_msgs_destroy(m->msgs);
+    slog_writer_destroy(m->w);
+}
+
+static int merge_dir(const char *dir, const char *out)
+{
+    struct dirent **ents = NULL;
+    const int nents = scandir(dir, &ents, is_trace_file, alphasort);
+    if (nents < 0) {
+        (void)fprintf(stderr, PROG ": %s: cannot list the directory\n", dir);
+        return 1;
+    }
+    merge_ctx m = {0};
+    slog_error err = {0};
+    char path[4096];
+    int status = 0;
+    int rc = (m.msgs = merge_msgs_create()) == NULL ? SLOG_ENOMEM
+                                                      : slog_writer_create(&m.w, out, NULL, &err);
+    if (rc != SLOG_OK) {
+        status = fail(out, "cannot create", rc, &err);
+    }
+    for (int i = 0; status == 0 && i < nents; i++) {
+        (void)snprintf(path, sizeof path, "%s/%s", dir, ents[i]->d_name);
+        rc = merge_file(&m, path, (size_t)i, &err);
+        status = rc != SLOG_OK ? fail(path, "cannot merge", rc, &err) : 0;
+    }
+    uint64_t matched = 0, unmatched = 0;
+    if (status == 0 && (rc = write_out(&m, out, &matched, &unmatched, &err)) != SLOG_OK) {
+        status = fail(out, "cannot write", rc, &err);
+    }
+    if (status == 0) {
+        (void)fprintf(stderr, PROG ": %d files, %zu drawables, %" PRIu64 " messages matched, %" PRIu64
+                              " unmatched -> %s\n",
+                      nents, m.n, matched, unmatched, out);
+    }
+    for (int i = 0; i < nents; i++) {
+        free(ents[i]);
+    }
+    free(ents);
+    free_ctx(&m);
+    return status;
+}
+
+int trace_merge_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                              {"help", no_argument, NULL, 'h'},
+                                              {NULL, 0, NULL, 0}};
+    const char *out = NULL;
+    int c;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        if (c == 'o') {
+            out = optarg;
+        } else if (c == 'h') {
+            (void)printf("usage: " PROG " DIR -o OUT.slog\n");
+            return 0;
+        } else {
+            return cli_usage_error(PROG, "unknown option");
+        }
+    }
+    if (optind + 1 != argc || out == NULL) {
+        return cli_usage_error(PROG, "expected DIR and -o OUT.slog");
+    }
+    return merge_dir(argv[optind], out);
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * trace_merge_msg.c - matching MPI sends to receives across the files of a
+ * merge (see trace_merge_msg.h): both sides sorted by (comm, src, dst,
+ * tag, time), then walked together key by key.
+ * Layer: slog-trace tool; public API only.
+ */
+#include "trace_merge_msg.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct msg_end {
+    uint64_t comm;
+    int64_t src, dst, tag;
+    int64_t time;
+    int64_t bytes;
+    uint32_t timeline;
+} msg_end;
+
+typedef struct msg_list {
+    msg_end *v;
+    size_t n, cap;
+} msg_list;
+
+struct merge_msgs {
+    msg_list sends, recvs;
+};
+
+merge_msgs *merge_msgs_create(void)
+{
+    return calloc(1, sizeof(merge_msgs));
+}
+
+void merge_msgs_destroy(merge_msgs *m)
+{
+    if (m != NULL) {
+        free(m->sends.v);
+        free(m->recvs.v);
+        free(m);
+    }
+}
+
+static int push(msg_list *l, const msg_end *e)
+{
+    if (l->n == l->cap) {
+        const size_t cap = l->cap == 0 ? 256 : l->cap * 2;
+        msg_end *v = realloc(l->v, cap * sizeof *v);
+        if (v == NULL) {
+            return -1;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *e;
+    return 0;
+}
+
+static bool arg_int(const slog_arg *a, int64_t *out)
+{
+    if (a->type == SLOG_ARG_INT) {
+        *out = a->v.i;
+        return true;
+    }
+    if (a->type == SLOG_ARG_UINT) {
+        *out = (int64_t)a->v.u;
+        return true;
+    }
+    return false;
+}
+
+int merge_msgs_note(merge_msgs *m, uint32_t timeline, int64_t start, int64_t end,
+                    const slog_arg *args, uint32_t nargs)
+{
+    int side = 0; /* 1 send, 2 recv */
+    unsigned have = 0;
+    msg_end e = {0, 0, 0, 0, 0, 0, timeline};
+    for (uint32_t i = 0; i < nargs; i++) {
+        const slog_arg *a = &args[i];
+        int64_t v = 0;
+        if (strcmp(a->key, "msg") == 0 && a->type == SLOG_ARG_STRING) {
+            side = strcmp(a->v.s, "send") == 0 ? 1 : strcmp(a->v.s, "recv") == 0 ? 2 : 0;
+        } else if (!arg_int(a, &v)) {
+            continue;
+        } else if (strcmp(a->key, "comm") == 0) {
+            e.comm = (uint64_t)v, have |= 1;
+        } else if (strcmp(a->key, "src") == 0) {
+            e.src = v, have |= 2;
+        } else if (strcmp(a->key, "dst") == 0) {
+            e.dst = v, have |= 4;
+        } else if (strcmp(a->key, "tag") == 0) {
+            e.tag = v, have |= 8;
+        } else if (strcmp(a->key, "bytes") == 0) {
+            e.bytes = v;
+        }
+    }
+    if (side == 0 || have != 15) {
+        return 0;
+    }
+    e.time = side == 1 ? start : end;
+    return push(side == 1 ? &m->sends : &m->recvs, &e);
+}
+
+static int cmp_key(const msg_end *a, const msg_end *b)
+{
+    if (a->comm != b->comm) {
+        return a->comm < b->comm ? -1 : 1;
+    }
+    if (a->src != b->src) {
+        return a->src < b->src ? -1 : 1;
+    }
+    if (a->dst != b->dst) {
+        return a->dst < b->dst ? -1 : 1;
+    }
+    return a->tag < b->tag ? -1 : a->tag > b->tag ? 1 : 0;
+}
+
+static int cmp_end(const void *pa, const void *pb)
+{
+    const msg_end *a = pa;
+    const msg_end *b = pb;
+    const int k = cmp_key(a, b);
+    if (k != 0) {
+        return k;
+    }
+    return a->time < b->time ? -1 : a->time > b->time ? 1 : 0;
+}
+
+static int append_arrow(slog_writer *w, uint32_t cat, const msg_end *s, const msg_end *r,
+                        slog_error *err)
+{
+    slog_arg args[4] = {
+        {.key = "tag", .type = SLOG_ARG_INT, .v.i = s->tag},
+        {.key = "bytes", .type = SLOG_ARG_INT, .v.i = s->bytes},
+        {.key = "src", .type = SLOG_ARG_INT, .v.i = s->src},
+        {.key = "dst", .type = SLOG_ARG_INT, .v.i = s->dst},
+    };
+    /* a clock step between hosts must not make an arrow end before it starts */
+    const int64_t end = r->time < s->time ? s->time : r->time;
+    const slog_arrow a = {cat, s->timeline, r->timeline, s->time, end, 4, args};
+    return slog_writer_append_arrow(w, &a, err);
+}
+
+int merge_msgs_write(merge_msgs *m, slog_writer *w, uint32_t cat, uint64_t *matched,
+                     uint64_t *unmatched, slog_error *err)
+{
+    qsort(m->sends.v, m->sends.n, sizeof(msg_end), cmp_end);
+    qsort(m->recvs.v, m->recvs.n, sizeof(msg_end), cmp_end);
+    size_t i = 0, j = 0;
+    *matched = *unmatched = 0;
+    while (i < m->sends.n && j < m->recvs.n) {
+        const int k = cmp_key(&m->sends.v[i], &m->recvs.v[j]);
+        if (k < 0) {
+            i++, (*unmatched)++;
+        } else if (k > 0) {
+            j++, (*unmatched)++;
+        } else {
+            const int rc = append_arrow(w, cat, &m->sends.v[i++], &m->recvs.v[j++], err);
+            if (rc != SLOG_OK) {
+                return rc;
+            }
+            (*matched)++;
+        }
+    }
+    *unmatched += (m->sends.n - i) + (m->recvs.n - j);
+    return SLOG_OK;
+}

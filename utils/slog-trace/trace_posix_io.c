@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * trace_posix_io.c - wrappers of the calls that move bytes through a
+ * descriptor: read, write, pread, pwrite (with 64-bit and fortified entry
+ * points), readv, writev, lseek, fsync, fdatasync, ftruncate.  Each
+ * records fd, file name, the bytes asked for ("count"), the result
+ * ("ret", and "errno" on failure) and, where the call has one, the offset.
+ * Layer: slog-trace preload library.
+ */
+#define _GNU_SOURCE
+#undef _FILE_OFFSET_BITS
+#undef _FORTIFY_SOURCE
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "trace_fdcall.h"
+#include "trace_fortify.h"
+
+#define BYTES(n) FD_EXTRA(FD_NONE, n, FD_NONE, FD_NONE)
+#define BYTES_AT(n, off) FD_EXTRA(FD_NONE, n, off, FD_NONE)
+#define NOTHING FD_EXTRA(FD_NONE, FD_NONE, FD_NONE, FD_NONE)
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+    FD_CALL_BODY(ssize_t, TRACE_REAL(read), TRACE_FN_READ, fd, BYTES(n), fd, buf, n);
+}
+
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+    FD_CALL_BODY(ssize_t, TRACE_REAL(__read_chk), TRACE_FN_READ, fd, BYTES(n), fd, buf, n, buflen);
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+    FD_CALL_BODY(ssize_t, TRACE_REAL(write), TRACE_FN_WRITE, fd, BYTES(n), fd, buf, n);
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+    FD_CALL_BODY(ssize_t, TRACE_REAL(pread), TRACE_FN_PREAD, fd, BYTES_AT(n, off), fd, buf, n, off);
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+    FD_CALL_BODY(ssize_t, TRACE_REAL(pread64), TRACE_FN_PREAD, fd, BYTES_AT(n, off), fd, buf, n,
+                 off);
+}
+
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+    FD_CALL_BODY(ssize_t, TRACE_REAL(__pread_chk), TRACE_FN_PREAD, fd, BYTES_AT(n, off), fd, buf,
+                 n, off, buflen);
+}
+
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
+{
+    FD_CALL_BODY(ssize_t, TRACE_REAL(__pread64_chk), TRACE_FN_PREAD, fd, BYTES_AT(n, off), fd, buf,
+                 n, off, buflen);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+    FD_CALL_BODY(ssize_t, TRACE_REAL(pwrite), TRACE_FN_PWRITE, fd, BYTES_AT(n, off), fd, buf, n,
+                 off);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
+{
+    FD_CALL_BODY(ssize_t, TRACE_REAL(pwrite64), TRACE_FN_PWRITE, fd, BYTES_AT(n, off), fd, buf, n,
+                 off);
+}
+
+static int64_t iov_bytes(const struct iovec *iov, int n)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < n && iov != NULL; i++) {
+        total += iov[i].iov_len;
+    }
+    return (int64_t)total;
+}
+
+ssize_t readv(int fd, const struct iovec *iov, int n)
+{
+    FD_CALL_BODY(ssize_t, TRACE_REAL(readv), TRACE_FN_READV, fd, BYTES(iov_bytes(iov, n)), fd, iov,
+                 n);
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int n)
+{
+    FD_CALL_BODY(ssize_t, TRACE_REAL(writev), TRACE_FN_WRITEV, fd, BYTES(iov_bytes(iov, n)), fd,
+                 iov, n);
+}
+
+off_t lseek(int fd, off_t off, int whence)
+{
+    FD_CALL_BODY(off_t, TRACE_REAL(lseek), TRACE_FN_LSEEK, fd,
+                 FD_EXTRA(FD_NONE, FD_NONE, off, whence), fd, off, whence);
+}
+
+off64_t lseek64(int fd, off64_t off, int whence)
+{
+    FD_CALL_BODY(off64_t, TRACE_REAL(lseek64), TRACE_FN_LSEEK, fd,
+                 FD_EXTRA(FD_NONE, FD_NONE, off, whence), fd, off, whence);
+}
+
+int fsync(int fd)
+{
+    FD_CALL_BODY(int, TRACE_REAL(fsync), TRACE_FN_FSYNC, fd, NOTHING, fd);
+}
+
+int fdatasync(int fd)
+{
+    FD_CALL_BODY(int, TRACE_REAL(fdatasync), TRACE_FN_FDATASYNC, fd, NOTHING, fd);
+}
+
+int ftruncate(int fd, off_t len)
+{
+    FD_CALL_BODY(int, TRACE_REAL(ftruncate), TRACE_FN_FTRUNCATE, fd, BYTES(len), fd, len);
+}
+
+int ftruncate64(int fd, off64_t len)
+{
+    FD_CALL_BODY(int, TRACE_REAL(ftruncate64), TRACE_FN_FTRUNCATE, fd, BYTES(len), fd, len);
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * trace_posix_meta.c - wrappers of the calls about files rather than their
+ * bytes: the stat family (stat, lstat, fstat, fstatat with their 64-bit
+ * names, statx), memory maps (mmap, munmap, msync), descriptor copies
+ * (dup, dup2, dup3: the copy keeps the file name) and unlink.
+ * Layer: slog-trace preload library.
+ */
+#define _GNU_SOURCE
+#undef _FILE_OFFSET_BITS
+#undef _FORTIFY_SOURCE
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace_core.h"
+#include "trace_fdtab.h"
+
+/* A call on a path (dirfd AT_FDCWD: none) or on an fd (path NULL). */
+static void meta_done(const trace_call *c, trace_fn fn, int fd, const char *path, int64_t r,
+                      int err)
+{
+    if (path != NULL ? trace_path_own(path) : fdtab_own(fd)) {
+        trace_skip(c);
+        return;
+    }
+    trace_args a = {.n = 0};
+    if (path == NULL) {
+        targ_int(&a, "fd", fd);
+        path = fdtab_path(fd);
+    } else if (fd != AT_FDCWD) {
+        targ_int(&a, "dirfd", fd);
+    }
+    targ_str(&a, "path", path);
+    targ_result(&a, r, err);
+    trace_leave(c, fn, &a);
+    errno = err;
+}
+
+#define META_BODY(real, fn, fd, path, ...)                                                         \
+    trace_call c;                                                                                  \
+    if (!trace_enter(&c)) {                                                                        \
+        return real(__VA_ARGS__);                                                                  \
+    }                                                                                              \
+    const int r = real(__VA_ARGS__);                                                               \
+    meta_done(&c, fn, fd, path, r, errno);                                                         \
+    return r
+
+int stat(const char *path, struct stat *st)
+{
+    META_BODY(TRACE_REAL(stat), TRACE_FN_STAT, AT_FDCWD, path, path, st);
+}
+
+int stat64(const char *path, struct stat64 *st)
+{
+    META_BODY(TRACE_REAL(stat64), TRACE_FN_STAT, AT_FDCWD, path, path, st);
+}
+
+int lstat(const char *path, struct stat *st)
+{
+    META_BODY(TRACE_REAL(lstat), TRACE_FN_LSTAT, AT_FDCWD, path, path, st);
+}
+
+int lstat64(const char *path, struct stat64 *st)
+{
+    META_BODY(TRACE_REAL(lstat64), TRACE_FN_LSTAT, AT_FDCWD, path, path, st);
+}
+
+int fstat(int fd, struct stat *st)
+{
+    META_BODY(TRACE_REAL(fstat), TRACE_FN_FSTAT, fd, NULL, fd, st);
+}
+
+int fstat64(int fd, struct stat64 *st)
+{
+    META_BODY(TRACE_REAL(fstat64), TRACE_FN_FSTAT, fd, NULL, fd, st);
+}
+
+int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+    META_BODY(TRACE_REAL(fstatat), TRACE_FN_FSTATAT, dirfd, path, dirfd, path, st, flags);
+}
+
+int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+    META_BODY(TRACE_REAL(fstatat64), TRACE_FN_FSTATAT, dirfd, path, dirfd, path, st, flags);
+}
+
+int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *st)
+{
+    META_BODY(TRACE_REAL(statx), TRACE_FN_STATX, dirfd, path, dirfd, path, flags, mask, st);
+}
+
+int unlink(const char *path)
+{
+    META_BODY(TRACE_REAL(unlink), TRACE_FN_UNLINK, AT_FDCWD, path, path);
+}
+
+/* mmap: fd and file (none for anonymous maps), length, offset, prot, flags. */
+static void mmap_done(const trace_call *c, void *r, size_t len, int prot, int flags, int fd,
+                      int64_t off, int err)
+{
+    if (fd >= 0 && fdtab_own(fd)) {
+        trace_skip(c);
+        return;
+    }
+    trace_args a = {.n = 0};
+    targ_int(&a, "fd", fd);
+    targ_str(&a, "path", fd >= 0 ? fdtab_path(fd) : "");
+    targ_uint(&a, "length", len);
+    targ_int(&a, "offset", off);
+    targ_int(&a, "prot", prot);
+    targ_int(&a, "flags", flags);
+    targ_result(&a, r == MAP_FAILED ? -1 : 0, err);
+    trace_leave(c, TRACE_FN_MMAP, &a);
+    errno = err;
+}
+
+#define MMAP_BODY(real)                                                                            \
+    trace_call c;                                                                                  \
+    if (!trace_enter(&c)) {                                                                        \
+        return real(addr, len, prot, flags, fd, off);                                              \
+    }                                                                                              \
+    void *r = real(addr, len, prot, flags, fd, off);                                               \
+    mmap_done(&c, r, len, prot, flags, fd, off, errno);                                            \
+    return r
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    MMAP_BODY(TRACE_REAL(mmap));
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+    MMAP_BODY(TRACE_REAL(mmap64));
+}
+
+/* munmap, msync: the length and the result. */
+static void unmap_done(const trace_call *c, trace_fn fn, size_t len, int r, int err)
+{
+    trace_args a = {.n = 0};
+    targ_uint(&a, "length", len);
+    targ_result(&a, r, err);
+    trace_leave(c, fn, &a);
+    errno = err;
+}
+
+#define UNMAP_BODY(real, fn, ...)                                                                  \
+    trace_call c;                                                                                  \
+    if (!trace_enter(&c)) {                                                                        \
+        return real(__VA_ARGS__);                                                                  \
+    }                                                                                              \
+    const int r = real(__VA_ARGS__);                                                               \
+    unmap_done(&c, fn, len, r, errno);                                                             \
+    return r
+
+int munmap(void *addr, size_t len)
+{
+    UNMAP_BODY(TRACE_REAL(munmap), TRACE_FN_MUNMAP, addr, len);
+}
+
+int msync(void *addr, size_t len, int flags)
+{
+    UNMAP_BODY(TRACE_REAL(msync), TRACE_FN_MSYNC, addr, len, flags);
+}
+
+/* dup family: the new descriptor names the old one's file. */
+static int dup_done(const trace_call *c, bool traced, trace_fn fn, int oldfd, int r)
+{
+    const int err = errno;
+    if (r >= 0 && trace_self.guard == 0) {
+        fdtab_dup(oldfd, r);
+    }
+    if (traced) {
+        trace_args a = {.n = 0};
+        targ_int(&a, "fd", oldfd);
+        targ_str(&a, "path", fdtab_path(oldfd));
+        targ_result(&a, r, err);
+        trace_leave(c, fn, &a);
+    }
+    errno = err;
+    return r;
+}
+
+int dup(int fd)
+{
+    trace_call c;
+    const bool traced = trace_enter(&c);
+    return dup_done(&c, traced, TRACE_FN_DUP, fd, TRACE_REAL(dup)(fd));
+}
+
+int dup2(int fd, int newfd)
+{
+    trace_call c;
+    const bool traced = trace_enter(&c);
+    return dup_done(&c, traced, TRACE_FN_DUP2, fd, TRACE_REAL(dup2)(fd, newfd));
+}
+
+int dup3(int fd, int newfd, int flags)
+{
+    trace_call c;
+    const bool traced = trace_enter(&c);
+    return dup_done(&c, traced, TRACE_FN_DUP3, fd, TRACE_REAL(dup3)(fd, newfd, flags));
+}

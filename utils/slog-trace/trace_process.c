@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * trace_process.c - one trace file per process: started by the library's
+ * constructor (or, in a fork child, on its first traced call), named
+ * DIR/<host>-<pid>.slog (DIR/<host>-<pid>.<n>.slog when a file of that pid
+ * exists: after an exec), listed with one line in DIR/manifest.jsonl,
+ * flushed by a timer thread every SLOG_TRACE_FLUSH_MS (default 1000) and
+ * sealed at exit, before exec and in _exit.  After fork the child forgets
+ * the parent's writer and points the descriptors of the parent's file at
+ * /dev/null, so that nothing in the child (HDF5's exit handler included)
+ * can write the parent's file.
+ * Layer: slog-trace preload library; public API only.
+ */
+#define _GNU_SOURCE
+#undef _FILE_OFFSET_BITS
+#include "trace_core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace_fdtab.h"
+
+void trace_core_after_fork(void);
+
+#define OWN_FDS 8
+
+static struct {
+    char dir[PATH_MAX];
+    char path[PATH_MAX];  /* the current file */
+    char file[NAME_MAX + 1];
+    pid_t owner;          /* the process that writes path */
+    long flush_ms;
+    int own_fds[OWN_FDS]; /* descriptors the writer opened on path */
+    bool exit_hook;
+    bool timer_running;
+} proc;
+
+static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *trace_dir(void)
+{
+    return proc.dir;
+}
+
+void trace_note_own_open(const char *path, int fd)
+{
+    if (fd < 0 || path == NULL || strcmp(path, proc.path) != 0) {
+        return;
+    }
+    pthread_mutex_lock(&own_lock);
+    for (int i = 0; i < OWN_FDS; i++) {
+        if (proc.own_fds[i] < 0) {
+            proc.own_fds[i] = fd;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&own_lock);
+}
+
+void trace_note_own_close(int fd)
+{
+    pthread_mutex_lock(&own_lock);
+    for (int i = 0; i < OWN_FDS; i++) {
+        if (proc.own_fds[i] == fd) {
+            proc.own_fds[i] = -1;
+        }
+    }
+    pthread_mutex_unlock(&own_lock);
+}
+
+/* Reserve DIR/<host>-<pid>[.<n>].slog: the first name not taken. */
+static int reserve_file(void)
+{
+    char host[HOST_NAME_MAX + 1] = "host";
+    (void)gethostname(host, sizeof host);
+    host[HOST_NAME_MAX] = '\0';
+    for (int n = 0; n < 1000; n++) {
+        char suffix[16] = "";
+        if (n > 0) {
+            (void)snprintf(suffix, sizeof suffix, ".%d", n);
+        }
+        (void)snprintf(proc.file, sizeof proc.file, "%s-%ld%s.slog", host, (long)getpid(),
+                       suffix);
+        if (snprintf(proc.path, sizeof proc.path, "%s/%s", proc.dir, proc.file) >=
+            (int)sizeof proc.path) {
+            return -1;
+        }
+        const int fd = open(proc.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            (void)close(fd);
+            return 0;
+        }
+        if (errno != EEXIST) {
+            return -1;
+        }
+    }
+    return -1;
+}
+
+/* Copy s into out as the inside of a JSON string, cut to fit size bytes. */
+static void trace_json_escape(char *out, size_t size, const char *s)
+{
+    size_t o = 0;
+    for (; s != NULL && *s != '\0' && o + 7 < size; s++) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            out[o++] = '\\';
+            out[o++] = (char)c;
+        } else if (c < 0x20) {
+            o += (size_t)snprintf(out + o, size - o, "\\u%04x", c);
+        } else {
+            out[o++] = (char)c;
+        }
+    }
+    out[o < size ? o : size - 1] = '\0';
+}
+
+/* Append one JSON line about this file to DIR/manifest.jsonl. */
+static void write_manifest(int64_t start)
+{
+    char path[PATH_MAX + 32];
+    char prog[256];
+    char line[1024];
+    (void)snprintf(path, sizeof path, "%s/manifest.jsonl", proc.dir);
+    trace_json_escape(prog, sizeof prog, program_invocation_short_name);
+    const int n = snprintf(line, sizeof line,
+                           "{\"file\":\"%s\",\"pid\":%ld,\"ppid\":%ld,\"program\":\"%s\","
+                           "\"start_ns\":%lld}\n",
+                           proc.file, (long)getpid(), (long)getppid(), prog, (long long)start);
+    const int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        if (n > 0 && n < (int)sizeof line) {
+            (void)!write(fd, line, (size_t)n);
+        }
+        (void)close(fd);
+    }
+}
+
+static void *timer_main(void *unused)
+{
+    (void)unused;
+    trace_self.guard++; /* this thread never records */
+    const pid_t me = getpid();
+    const struct timespec period = {proc.flush_ms / 1000, (proc.flush_ms % 1000) * 1000000};
+    for (;;) {
+        (void)nanosleep(&period, NULL);
+        if (__atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) != TRACE_READY || proc.owner != me) {
+            break;
+        }
+        sink_flush();
+    }
+    proc.timer_running = false;
+    return NULL;
+}
+
+/* The flush timer, with every signal blocked (the program's signals never
+ * land on the tracer's thread). */
+static void start_timer(void)
+{
+    if (proc.flush_ms <= 0 || proc.timer_running) {
+        return;
+    }
+    sigset_t all, old;
+    (void)sigfillset(&all);
+    (void)pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t th;
+    pthread_attr_t attr;
+    (void)pthread_attr_init(&attr);
+    (void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    proc.timer_running = pthread_create(&th, &attr, timer_main, NULL) == 0;
+    (void)pthread_attr_destroy(&attr);
+    (void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void at_exit(void)
+{
+    trace_before_exit();
+}
+
+void trace_rename_process(const char *prefix)
+{
+    char name[512];
+    (void)snprintf(name, sizeof name, "%s%s pid %ld", prefix, program_invocation_short_name,
+                   (long)getpid());
+    trace_self.guard++;
+    sink_rename_process(name);
+    trace_self.guard--;
+}
+
+/* Open this process's file and start recording (guard held by the caller). */
+static void start_process(void)
+{
+    for (int i = 0; i < OWN_FDS; i++) {
+        proc.own_fds[i] = -1;
+    }
+    if (reserve_file() != 0) {
+        return;
+    }
+    const int64_t start = trace_now();
+    char name[512];
+    (void)snprintf(name, sizeof name, "%s pid %ld", program_invocation_short_name,
+                   (long)getpid());
+    if (sink_open(proc.path, name, trace_fn_categories, TRACE_FN_COUNT) != 0) {
+        return;
+    }
+    proc.owner = getpid();
+    write_manifest(start);
+    if (!proc.exit_hook) {
+        /* registered after HDF5's own exit handler, so it runs before it */
+        proc.exit_hook = atexit(at_exit) == 0;
+    }
+    __atomic_store_n(&trace_state, TRACE_READY, __ATOMIC_RELEASE);
+    start_timer();
+}
+
+static bool read_config(void)
+{
+    const char *dir = getenv("SLOG_TRACE_DIR");
+    if (dir == NULL || dir[0] == '\0' || strlen(dir) >= sizeof proc.dir - 64) {
+        return false;
+    }
+    (void)snprintf(proc.dir, sizeof proc.dir, "%s", dir);
+    const char *ms = getenv("SLOG_TRACE_FLUSH_MS");
+    proc.flush_ms = ms != NULL ? strtol(ms, NULL, 10) : 1000;
+    (void)mkdir(proc.dir, 0755);
+    return true;
+}
+
+static void fork_prepare(void)
+{
+    trace_self.guard++;
+    sink_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+    sink_fork_release();
+    trace_self.guard--;
+}
+
+/* The parent's file must never be written from here: its descriptors now
+ * point at /dev/null (HDF5 in this process still thinks it has it open). */
+static void fork_child(void)
+{
+    sink_fork_release();
+    if (__atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) == TRACE_READY) {
+        sink_forget_after_fork();
+        const int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        for (int i = 0; i < OWN_FDS && null_fd >= 0; i++) {
+            if (proc.own_fds[i] >= 0) {
+                (void)dup3(null_fd, proc.own_fds[i], O_CLOEXEC);
+                proc.own_fds[i] = -1;
+            }
+        }
+        if (null_fd >= 0) {
+            (void)close(null_fd);
+        }
+        proc.timer_running = false;
+        trace_core_after_fork();
+        __atomic_store_n(&trace_state, TRACE_CHILD, __ATOMIC_RELEASE);
+    }
+    (void)pthread_mutex_init(&own_lock, NULL);
+    trace_self.guard--;
+}
+
+bool trace_start_child(void)
+{
+    static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+    trace_self.guard++;
+    pthread_mutex_lock(&start_lock);
+    if (__atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) == TRACE_CHILD) {
+        __atomic_store_n(&trace_state, TRACE_OFF, __ATOMIC_RELEASE);
+        start_process();
+    }
+    pthread_mutex_unlock(&start_lock);
+    trace_self.guard--;
+    return __atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) == TRACE_READY;
+}
+
+/* Seal this process's file; a vfork child (same memory, other pid) must
+ * leave it alone. */
+static bool finish_if_owner(void)
+{
+    if (__atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) != TRACE_READY ||
+        proc.owner != getpid()) {
+        return false;
+    }
+    const int saved = errno;
+    trace_self.guard++;
+    __atomic_store_n(&trace_state, TRACE_OFF, __ATOMIC_RELEASE);
+    sink_finish();
+    trace_self.guard--;
+    errno = saved;
+    return true;
+}
+
+static __thread bool finished_for_exec __attribute__((tls_model("initial-exec")));
+
+void trace_before_exec(void)
+{
+    finished_for_exec = finish_if_owner();
+}
+
+void trace_after_failed_exec(void)
+{
+    if (finished_for_exec) {
+        const int saved = errno;
+        finished_for_exec = false;
+        trace_self.guard++;
+        start_process();
+        trace_self.guard--;
+        errno = saved;
+    }
+}
+
+void trace_before_exit(void)
+{
+    (void)finish_if_owner();
+}
+
+__attribute__((constructor)) static void trace_init(void)
+{
+    trace_self.guard++;
+    if (read_config()) {
+        (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
+        start_process();
+    }
+    trace_self.guard--;
+}

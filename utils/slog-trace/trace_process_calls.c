@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * trace_process_calls.c - wrappers of the calls that change the process:
+ * fork (recorded in the parent with the child's pid; the child starts its
+ * own file), the exec family (an "exec" event, then the file is sealed;
+ * when exec fails the process goes on in a new file), _exit and _Exit (an
+ * event, then the file is sealed: atexit handlers do not run there), and
+ * pthread_create (a thread created while the tracer runs, e.g. a writer's
+ * background thread, never records: its I/O is the tracer's own).
+ * Layer: slog-trace preload library.
+ */
+#define _GNU_SOURCE
+#undef _FILE_OFFSET_BITS
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "trace_core.h"
+
+pid_t fork(void)
+{
+    trace_call c;
+    const bool traced = trace_enter(&c);
+    const pid_t p = TRACE_REAL(fork)();
+    if (p != 0 && traced) {
+        const int err = errno;
+        trace_args a = {.n = 0};
+        targ_result(&a, p, err);
+        trace_leave(&c, TRACE_FN_FORK, &a);
+    }
+    return p;
+}
+
+static void exec_event(const char *path)
+{
+    trace_args a = {.n = 0};
+    targ_str(&a, "path", path);
+    trace_event(TRACE_FN_EXEC, &a);
+    trace_before_exec();
+}
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+    exec_event(path);
+    const int r = TRACE_REAL(execve)(path, argv, envp);
+    trace_after_failed_exec();
+    return r;
+}
+
+int execv(const char *path, char *const argv[])
+{
+    exec_event(path);
+    const int r = TRACE_REAL(execv)(path, argv);
+    trace_after_failed_exec();
+    return r;
+}
+
+int execvp(const char *file, char *const argv[])
+{
+    exec_event(file);
+    const int r = TRACE_REAL(execvp)(file, argv);
+    trace_after_failed_exec();
+    return r;
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    exec_event(file);
+    const int r = TRACE_REAL(execvpe)(file, argv, envp);
+    trace_after_failed_exec();
+    return r;
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    exec_event("");
+    const int r = TRACE_REAL(fexecve)(fd, argv, envp);
+    trace_after_failed_exec();
+    return r;
+}
+
+/* execl, execlp, execle: the list as an argv array (on the stack up to
+ * 127 args, else allocated), then the v form; envp is the execle's. */
+#define EXECL_MAX 128
+#define EXECL_BODY(call, first, with_env)                                                          \
+    va_list ap;                                                                                    \
+    size_t n = 1;                                                                                  \
+    va_start(ap, first);                                                                           \
+    while (va_arg(ap, char *) != NULL) {                                                           \
+        n++;                                                                                       \
+    }                                                                                              \
+    va_end(ap);                                                                                    \
+    char *small[EXECL_MAX];                                                                        \
+    char **argv = n < EXECL_MAX ? small : malloc((n + 1) * sizeof *argv);                          \
+    if (argv == NULL) {                                                                            \
+        errno = ENOMEM;                                                                            \
+        return -1;                                                                                 \
+    }                                                                                              \
+    char *const *envp = NULL;                                                                      \
+    va_start(ap, first);                                                                           \
+    argv[0] = (char *)(uintptr_t)(first);                                                          \
+    for (size_t i = 1; i <= n; i++) {                                                              \
+        argv[i] = va_arg(ap, char *);                                                              \
+    }                                                                                              \
+    if (with_env) {                                                                                \
+        envp = va_arg(ap, char *const *);                                                          \
+    }                                                                                              \
+    va_end(ap);                                                                                    \
+    (void)envp;                                                                                    \
+    const int r = (call);                                                                          \
+    const int err = errno;                                                                         \
+    if (argv != small) {                                                                           \
+        free(argv);                                                                                \
+    }                                                                                              \
+    errno = err;                                                                                   \
+    return r
+
+int execl(const char *path, const char *arg, ...)
+{
+    EXECL_BODY(execv(path, argv), arg, false);
+}
+
+int execlp(const char *file, const char *arg, ...)
+{
+    EXECL_BODY(execvp(file, argv), arg, false);
+}
+
+int execle(const char *path, const char *arg, ...)
+{
+    EXECL_BODY(execve(path, argv, envp), arg, true);
+}
+
+static void exit_event(int status)
+{
+    trace_args a = {.n = 0};
+    targ_int(&a, "status", status);
+    trace_event(TRACE_FN_EXIT, &a);
+    trace_before_exit();
+}
+
+void _exit(int status)
+{
+    exit_event(status);
+    TRACE_REAL(_exit)(status);
+    __builtin_unreachable();
+}
+
+void _Exit(int status)
+{
+    exit_event(status);
+    TRACE_REAL(_Exit)(status);
+    __builtin_unreachable();
+}
+
+typedef struct guarded_start {
+    void *(*fn)(void *);
+    void *arg;
+} guarded_start;
+
+static void *guarded_main(void *p)
+{
+    const guarded_start s = *(guarded_start *)p;
+    free(p);
+    trace_self.guard++;
+    return s.fn(s.arg);
+}
+
+typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+static pthread_create_fn *real_pthread_create(void)
+{
+    static pthread_create_fn *real;
+    pthread_create_fn *f = __atomic_load_n(&real, __ATOMIC_RELAXED);
+    if (f == NULL) {
+        void *p = dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.34");
+        f = __extension__(pthread_create_fn *)(p != NULL ? p : trace_resolve("pthread_create"));
+        __atomic_store_n(&real, f, __ATOMIC_RELAXED);
+    }
+    return f;
+}
+
+int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    if (trace_self.guard == 0) {
+        return real_pthread_create()(th, attr, fn, arg);
+    }
+    guarded_start *s = malloc(sizeof *s);
+    if (s == NULL) {
+        return EAGAIN;
+    }
+    s->fn = fn;
+    s->arg = arg;
+    const int r = real_pthread_create()(th, attr, guarded_main, s);
+    if (r != 0) {
+        free(s);
+    }
+    return r;
+}
