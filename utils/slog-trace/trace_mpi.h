@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * trace_mpi.h - what the MPI wrappers share: the PMPI entry points they
+ * call, referenced weakly (the preload library is loaded into programs
+ * without MPI too, where they stay unresolved and are never called), and
+ * the translation of a communicator's ranks to MPI_COMM_WORLD ranks with a
+ * key that names the communicator the same way in every rank's file.
+ * Layer: slog-trace preload library; Open MPI's mpi.h.
+ */
+#ifndef SLOG_TRACE_MPI_H
+#define SLOG_TRACE_MPI_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "trace_core.h"
+
+#define TRACE_WEAK(fn) extern __typeof__(fn) fn __attribute__((weak))
+
+TRACE_WEAK(PMPI_Init);
+TRACE_WEAK(PMPI_Init_thread);
+TRACE_WEAK(PMPI_Finalize);
+TRACE_WEAK(PMPI_Comm_rank);
+TRACE_WEAK(PMPI_Comm_size);
+TRACE_WEAK(PMPI_Comm_group);
+TRACE_WEAK(PMPI_Comm_free);
+TRACE_WEAK(PMPI_Comm_test_inter);
+TRACE_WEAK(PMPI_Group_translate_ranks);
+TRACE_WEAK(PMPI_Group_free);
+TRACE_WEAK(PMPI_Type_size);
+TRACE_WEAK(PMPI_Get_count);
+TRACE_WEAK(PMPI_Send);
+TRACE_WEAK(PMPI_Ssend);
+TRACE_WEAK(PMPI_Isend);
+TRACE_WEAK(PMPI_Recv);
+TRACE_WEAK(PMPI_Irecv);
+TRACE_WEAK(PMPI_Sendrecv);
+TRACE_WEAK(PMPI_Wait);
+TRACE_WEAK(PMPI_Waitall);
+TRACE_WEAK(PMPI_Barrier);
+TRACE_WEAK(PMPI_Bcast);
+TRACE_WEAK(PMPI_Reduce);
+TRACE_WEAK(PMPI_Allreduce);
+TRACE_WEAK(PMPI_Gather);
+TRACE_WEAK(PMPI_Allgather);
+TRACE_WEAK(PMPI_Scatter);
+TRACE_WEAK(PMPI_Alltoall);
+/* the objects behind Open MPI's predefined handles */
+TRACE_WEAK(ompi_mpi_comm_world);
+TRACE_WEAK(ompi_request_null);
+
+/* This process's rank in MPI_COMM_WORLD (-1 before MPI_Init). */
+extern int trace_mpi_rank;
+
+/* The MPI_COMM_WORLD rank of rank r of comm (r itself for MPI_ANY_SOURCE,
+ * MPI_PROC_NULL, an inter-communicator or a failed lookup) and the
+ * communicator's key (0: MPI_COMM_WORLD; else a hash of its members'
+ * world ranks, the same in every member's file). */
+int trace_mpi_world(MPI_Comm comm, int r, uint64_t *key);
+
+/* comm is about to be freed: forget what was cached about it. */
+void trace_mpi_forget(MPI_Comm comm);
+
+/* Bytes of count items of type (-1: unknown type). */
+int64_t trace_mpi_bytes(int count, MPI_Datatype type);
+
+/* Args of a send to dest of comm: msg="send", comm, src, dst, tag, bytes
+ * (nothing for MPI_PROC_NULL). */
+void trace_mpi_send_args(trace_args *a, int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm comm);
+
+/* Args of a completed receive (status st) of type on comm: msg="recv"... */
+void trace_mpi_recv_args(trace_args *a, MPI_Comm comm, MPI_Datatype type, const MPI_Status *st);
+
+#endif /* SLOG_TRACE_MPI_H */

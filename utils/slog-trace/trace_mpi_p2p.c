@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * trace_mpi_p2p.c - PMPI wrappers of MPI_Init/Finalize and point-to-point
+ * calls.  A send records msg="send" with comm (key), src, dst (world
+ * ranks), tag and bytes on its state; a blocking receive records
+ * msg="recv" with the source and tag its status gives; a receive posted
+ * with MPI_Irecv records msg="recv" on an "MPI message received" event
+ * when MPI_Wait/MPI_Waitall completes it.  `slog-trace merge` pairs sends
+ * with receives into arrows (trace_merge_msg.c).
+ * Layer: slog-trace preload library; Open MPI's mpi.h.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "trace_core.h"
+#include "trace_mpi.h"
+
+static int started(const trace_call *c, bool traced, trace_fn fn, int r)
+{
+    int rank = -1, size = 0;
+    if (r == MPI_SUCCESS && PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS) {
+        (void)PMPI_Comm_size(MPI_COMM_WORLD, &size);
+        trace_mpi_rank = rank;
+        char prefix[32];
+        (void)snprintf(prefix, sizeof prefix, "rank %d: ", rank);
+        trace_rename_process(prefix);
+    }
+    if (traced) {
+        trace_args a = {.n = 0};
+        targ_int(&a, "world_rank", rank);
+        targ_int(&a, "world_size", size);
+        targ_int(&a, "ret", r);
+        trace_leave(c, fn, &a);
+    }
+    return r;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    trace_call c;
+    const bool traced = trace_enter(&c);
+    return started(&c, traced, TRACE_FN_MPI_INIT, PMPI_Init(argc, argv));
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    trace_call c;
+    const bool traced = trace_enter(&c);
+    return started(&c, traced, TRACE_FN_MPI_INIT,
+                   PMPI_Init_thread(argc, argv, required, provided));
+}
+
+int MPI_Finalize(void)
+{
+    trace_call c;
+    if (!trace_enter(&c)) {
+        return PMPI_Finalize();
+    }
+    const int r = PMPI_Finalize();
+    trace_args a = {.n = 0};
+    targ_int(&a, "ret", r);
+    trace_leave(&c, TRACE_FN_MPI_FINALIZE, &a);
+    return r;
+}
+
+#define SEND_BODY(fn, call)                                                                        \
+    trace_call c;                                                                                  \
+    if (!trace_enter(&c)) {                                                                        \
+        return call;                                                                               \
+    }                                                                                              \
+    const int r = call;                                                                            \
+    trace_args a = {.n = 0};                                                                       \
+    trace_mpi_send_args(&a, count, type, dest, tag, comm);                                         \
+    targ_int(&a, "ret", r);                                                                        \
+    trace_leave(&c, fn, &a);                                                                       \
+    return r
+
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    SEND_BODY(TRACE_FN_MPI_SEND, PMPI_Send(buf, count, type, dest, tag, comm));
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    SEND_BODY(TRACE_FN_MPI_SSEND, PMPI_Ssend(buf, count, type, dest, tag, comm));
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+    SEND_BODY(TRACE_FN_MPI_ISEND, PMPI_Isend(buf, count, type, dest, tag, comm, req));
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
+{
+    trace_call c;
+    if (!trace_enter(&c)) {
+        return PMPI_Recv(buf, count, type, source, tag, comm, status);
+    }
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    const int r = PMPI_Recv(buf, count, type, source, tag, comm, st);
+    trace_args a = {.n = 0};
+    if (r == MPI_SUCCESS) {
+        trace_mpi_recv_args(&a, comm, type, st);
+    }
+    targ_int(&a, "ret", r);
+    trace_leave(&c, TRACE_FN_MPI_RECV, &a);
+    return r;
+}
+
+int MPI_Sendrecv(const void *sbuf, int count, MPI_Datatype type, int dest, int tag, void *rbuf,
+                 int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+                 MPI_Status *status)
+{
+    trace_call c;
+    if (!trace_enter(&c)) {
+        return PMPI_Sendrecv(sbuf, count, type, dest, tag, rbuf, rcount, rtype, source, rtag, comm,
+                             status);
+    }
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    const int r = PMPI_Sendrecv(sbuf, count, type, dest, tag, rbuf, rcount, rtype, source, rtag,
+                                comm, st);
+    if (r == MPI_SUCCESS) {
+        trace_args ra = {.n = 0};
+        trace_mpi_recv_args(&ra, comm, rtype, st);
+        trace_event(TRACE_FN_MPI_RECV_DONE, &ra);
+    }
+    trace_args a = {.n = 0};
+    trace_mpi_send_args(&a, count, type, dest, tag, comm);
+    targ_int(&a, "ret", r);
+    trace_leave(&c, TRACE_FN_MPI_SENDRECV, &a);
+    return r;
+}
