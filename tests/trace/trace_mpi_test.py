@@ -21,18 +21,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from trace_tap import all_passed, ok  # noqa: E402
+
 SLOG_TRACE, SLOG_QUERY, PINGPONG = sys.argv[1:4]
 RANKS, ROUNDS = 4, 10
-RESULTS = []
-
-
-def ok(cond, name, detail=""):
-    RESULTS.append(bool(cond))
-    print(f"{'ok' if cond else 'not ok'} {len(RESULTS)} - {name}")
-    if not cond and detail:
-        for line in str(detail).splitlines()[:40]:
-            print(f"# {line}")
-    return bool(cond)
 
 
 def records(path, *extra):
@@ -129,7 +122,7 @@ def main():
         if ok(m.returncode == 0 and " 0 unmatched" in m.stderr,
               "slog-trace merge: every message matched", m.stderr):
             check_merged(merged)
-    return 0 if all(RESULTS) else 1
+    return 0 if all_passed() else 1
 
 
 if __name__ == "__main__":

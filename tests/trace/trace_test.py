@@ -22,20 +22,13 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from trace_tap import all_passed, ok  # noqa: E402
+
 SLOG_TRACE, TRACE_PROG, SLOG_QUERY, SLOG_INFO = sys.argv[1:5]
-RESULTS = []
 # a sanitizer runtime that must be loaded first (the ASan build)
 PRELOAD = os.environ.get("SLOG_TRACE_TEST_PRELOAD", "")
 ENV = dict(os.environ, LD_PRELOAD=PRELOAD) if PRELOAD else None
-
-
-def ok(cond, name, detail=""):
-    RESULTS.append(bool(cond))
-    print(f"{'ok' if cond else 'not ok'} {len(RESULTS)} - {name}")
-    if not cond and detail:
-        for line in str(detail).splitlines()[:40]:
-            print(f"# {line}")
-    return bool(cond)
 
 
 def records(path):
@@ -237,7 +230,7 @@ def main():
         test_exit_status(tmp)
         test_crash(tmp, "crash", kill=False)
         test_crash(tmp, "wait", kill=True)
-    return 0 if all(RESULTS) else 1
+    return 0 if all_passed() else 1
 
 
 if __name__ == "__main__":

@@ -99,7 +99,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     if (!trace_enter(&c)) {
         return PMPI_Recv(buf, count, type, source, tag, comm, status);
     }
-    MPI_Status own;
+    MPI_Status own = {0};
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     const int r = PMPI_Recv(buf, count, type, source, tag, comm, st);
     trace_args a = {.n = 0};
@@ -120,7 +120,7 @@ int MPI_Sendrecv(const void *sbuf, int count, MPI_Datatype type, int dest, int t
         return PMPI_Sendrecv(sbuf, count, type, dest, tag, rbuf, rcount, rtype, source, rtag, comm,
                              status);
     }
-    MPI_Status own;
+    MPI_Status own = {0};
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     const int r = PMPI_Sendrecv(sbuf, count, type, dest, tag, rbuf, rcount, rtype, source, rtag,
                                 comm, st);

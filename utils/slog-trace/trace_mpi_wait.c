@@ -92,7 +92,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
     }
     pending_recv p;
     const bool is_recv = take_recv(*req, &p);
-    MPI_Status own;
+    MPI_Status own = {0};
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     const int r = PMPI_Wait(req, st);
     if (is_recv && r == MPI_SUCCESS) {
