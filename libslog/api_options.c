@@ -102,6 +102,18 @@ _Static_assert(sizeof(slog_search_options) - END_OF(slog_search_options, name_co
                    alignof(slog_search_options),
                "a slog_search_options member is missing from search_ends");
 
+static const size_t twriter_ends[] = {
+    END_OF(slog_twriter_options, struct_size), /* 0.3 */
+    END_OF(slog_twriter_options, buffer_bytes),
+    END_OF(slog_twriter_options, queue_bytes),
+    END_OF(slog_twriter_options, flags),
+    END_OF(slog_twriter_options, reserved),
+    END_OF(slog_twriter_options, writer),
+};
+_Static_assert(sizeof(slog_twriter_options) - END_OF(slog_twriter_options, writer) <
+                   alignof(slog_twriter_options),
+               "a slog_twriter_options member is missing from twriter_ends");
+
 static size_t whole_members(const options_layout *l, size_t n)
 {
     size_t known = 0;
@@ -214,6 +226,24 @@ int api_search_options_load(slog_search_options *dst, const slog_search_options 
                                      COUNT(search_ends)};
     const int rc = load(&l, dst, src, path, err);
     return must_be_zero(rc, dst->reserved, "slog_search_options.reserved", path, err);
+}
+
+int api_twriter_options_load(slog_twriter_options *dst, const slog_twriter_options *src,
+                             const char *path, slog_error *err)
+{
+    static const options_layout l = {"slog_twriter_options", sizeof *dst, twriter_ends,
+                                     COUNT(twriter_ends)};
+    int rc = load(&l, dst, src, path, err);
+    rc = must_be_zero(rc, dst->flags & ~SLOG_TWRITER_DROP, "slog_twriter_options.flags", path,
+                      err);
+    return must_be_zero(rc, dst->reserved, "slog_twriter_options.reserved", path, err);
+}
+
+void slog_twriter_options_init(slog_twriter_options *opts)
+{
+    assert(opts != NULL);
+    const slog_twriter_options init = SLOG_TWRITER_OPTIONS_INIT;
+    *opts = init;
 }
 
 void slog_reader_options_init(slog_reader_options *opts)

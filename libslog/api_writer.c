@@ -14,6 +14,7 @@
  * Layer 5: api.
  */
 #include "api_options.h"
+#include "api_thread.h"
 #include "node_format.h"
 #include "store.h"
 #include "tree_build.h"
@@ -751,4 +752,15 @@ void slog_writer_destroy(slog_writer *w)
     util_intern_free(&w->strings);
     util_buf_free(&w->argbuf);
     util_free(w);
+}
+
+/* In a child after fork (api_thread.h): the file is released without a
+ * write (store_forget_after_fork); the rest is the parent's copy, left as
+ * it is. */
+void api_writer_forget_after_fork(slog_writer *w)
+{
+    if (w != NULL) {
+        store_forget_after_fork(w->st);
+        w->st = NULL;
+    }
 }

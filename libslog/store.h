@@ -160,6 +160,10 @@ uint64_t store_file_bytes(const store *s);
 /* Close (NULL-safe).  Returns the first error of closing, if any. */
 int store_close(store *s, slog_error *err);
 
+/* In a child after fork(): release the parent's file without writing to it
+ * (its descriptor goes to /dev/null first).  NULL does nothing. */
+void store_forget_after_fork(store *s);
+
 /* Register libslog's LZ4 filter (32004) with HDF5 once per process; uses
  * LZ4_decompress_safe and wins over any plugin. */
 int store_register_lz4_filter(slog_error *err);

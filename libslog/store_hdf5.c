@@ -1690,3 +1690,40 @@ int store_close(store *s, slog_error *err)
     store_free(s);
     return rc;
 }
+
+/* ---- after fork ---------------------------------------------------------- */
+
+/* A child process forgets a file its parent writes: its copy of the file
+ * descriptor is pointed at /dev/null before the HDF5 objects are closed, so
+ * whatever HDF5 flushes now (or at the child's exit) lands nowhere and the
+ * parent's file is untouched.  Only HDF5's default sec2 driver hands out a
+ * descriptor; with another driver nothing is closed (the objects leak). */
+void store_forget_after_fork(store *s)
+{
+    if (s == NULL) {
+        return;
+    }
+    h5_guard g;
+    h5_enter(&g);
+    const hid_t fapl = H5Fget_access_plist(s->file);
+    void *handle = NULL;
+    int redirected = 0;
+    if (fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2 &&
+        H5Fget_vfd_handle(s->file, fapl, &handle) >= 0 && handle != NULL) {
+        const int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+        redirected = nul >= 0 && dup2(nul, *(const int *)handle) >= 0;
+        if (nul >= 0) {
+            (void)close(nul);
+        }
+    }
+    if (fapl >= 0) {
+        (void)H5Pclose(fapl);
+    }
+    if (redirected) {
+        (void)store_close_objects(s);
+    }
+    h5_leave(&g);
+    if (redirected) {
+        store_free(s);
+    }
+}

@@ -9,6 +9,7 @@
 #include <slog/slog_reader.h>
 #include <slog/slog_search.h>
 #include <slog/slog_stats.h>
+#include <slog/slog_thread.h>
 #include <slog/slog_writer.h>
 
 #endif /* SLOG_H */

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * api_thread.c - the threaded writer's lifecycle (slog_thread.h): create
+ * (file writer + background thread), the timeline and category
+ * definitions any thread may make (ids assigned here, densely, and replayed
+ * in the same order into the file writer by the background), locations
+ * (open, close), finish with locations still open, destroy, and the
+ * after-fork release.  The writer is reference counted (itself + each open
+ * location), so a location closed after destroy still finds its writer.
+ * Layer 5: api.
+ */
+#include "api_options.h"
+#include "api_thread.h"
+#include "util_alloc.h"
+#include "util_error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define DEFAULT_BUFFER_BYTES 65536u
+#define DEFAULT_QUEUE_BYTES  (64ull << 20)
+
+static int validate(slog_twriter_options *o, const char *path, slog_error *err)
+{
+    if (o->buffer_bytes == 0) {
+        o->buffer_bytes = DEFAULT_BUFFER_BYTES;
+    }
+    if (o->queue_bytes == 0) {
+        o->queue_bytes = DEFAULT_QUEUE_BYTES;
+    }
+    if (o->buffer_bytes < 4096 || o->buffer_bytes > (64u << 20)) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, path, "buffer_bytes %u outside 4096..64Mi",
+                        o->buffer_bytes);
+    }
+    if (o->queue_bytes < 2ull * o->buffer_bytes) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, path,
+                        "queue_bytes %llu below 2 x buffer_bytes (%u)",
+                        (unsigned long long)o->queue_bytes, o->buffer_bytes);
+    }
+    return SLOG_OK;
+}
+
+static void free_definitions(slog_twriter *tw)
+{
+    for (size_t i = 0; i < tw->ntl; i++) {
+        util_free(tw->tls[i].name);
+    }
+    for (size_t i = 0; i < tw->ncat; i++) {
+        util_free(tw->cats[i].name);
+    }
+    util_free(tw->tls);
+    util_free(tw->cats);
+}
+
+static void tw_free(slog_twriter *tw)
+{
+    free_definitions(tw);
+    while (tw->pool != NULL) {
+        tw_item *const it = tw->pool;
+        tw->pool = it->next;
+        tw_item_free(it);
+    }
+    for (size_t i = 0; i < tw->cap_bgtl; i++) {
+        util_free(tw->bgtl[i].open);
+    }
+    util_free(tw->bgtl);
+    util_free(tw->scratch);
+    (void)pthread_mutex_destroy(&tw->reg_mu);
+    (void)pthread_mutex_destroy(&tw->def_mu);
+    (void)pthread_mutex_destroy(&tw->qmu);
+    (void)pthread_cond_destroy(&tw->q_nonempty);
+    (void)pthread_cond_destroy(&tw->q_space);
+    util_free(tw);
+}
+
+void tw_unref(slog_twriter *tw)
+{
+    if (atomic_fetch_sub(&tw->refs, 1) == 1) {
+        tw_free(tw);
+    }
+}
+
+static slog_twriter *tw_alloc(const slog_twriter_options *o, const char *path)
+{
+    slog_twriter *const tw = util_calloc(1, sizeof *tw);
+    if (tw == NULL) {
+        return NULL;
+    }
+    tw->opts = *o;
+    (void)snprintf(tw->path, sizeof tw->path, "%s", path);
+    atomic_init(&tw->refs, 1);
+    atomic_init(&tw->finished, 0);
+    (void)pthread_mutex_init(&tw->reg_mu, NULL);
+    (void)pthread_mutex_init(&tw->def_mu, NULL);
+    (void)pthread_mutex_init(&tw->qmu, NULL);
+    (void)pthread_cond_init(&tw->q_nonempty, NULL);
+    (void)pthread_cond_init(&tw->q_space, NULL);
+    return tw;
+}
+
+int slog_twriter_create(slog_twriter **out, const char *path, const slog_twriter_options *opts,
+                        slog_error *err)
+{
+    *out = NULL;
+    slog_twriter_options o;
+    slog_writer_options wo;
+    int rc = api_twriter_options_load(&o, opts, path, err);
+    if (rc == SLOG_OK) {
+        rc = validate(&o, path, err);
+    }
+    if (rc == SLOG_OK) {
+        rc = api_writer_options_load(&wo, o.writer, path, err);
+    }
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    o.writer = NULL; /* copied into tw->wopts; the caller's may go */
+    slog_twriter *const tw = tw_alloc(&o, path);
+    if (tw == NULL) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, path, "Cannot allocate the writer");
+    }
+    tw->wopts = wo;
+    rc = slog_writer_create(&tw->w, path, &tw->wopts, err);
+    if (rc == SLOG_OK && pthread_create(&tw->bg, NULL, tw_background_main, tw) != 0) {
+        slog_writer_destroy(tw->w);
+        rc = util_err(err, SLOG_EIO, UINT64_MAX, path, "Cannot start the background thread");
+    }
+    if (rc != SLOG_OK) {
+        tw_free(tw);
+        return rc;
+    }
+    tw->bg_running = 1;
+    *out = tw;
+    return SLOG_OK;
+}
+
+/* ---- definitions ---- */
+
+static int define_timeline(slog_twriter *tw, uint32_t parent, slog_timeline_kind kind,
+                           const char *name, uint32_t *id_out, slog_error *err)
+{
+    if ((unsigned)kind > SLOG_TIMELINE_RANK) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, tw->path, "Bad timeline kind %d",
+                        (int)kind);
+    }
+    char *const copy = util_strdup(name != NULL ? name : "");
+    int rc = SLOG_OK;
+    (void)pthread_mutex_lock(&tw->def_mu);
+    void *p = tw->tls;
+    if (atomic_load(&tw->finished)) {
+        rc = util_err(err, SLOG_ESTATE, UINT64_MAX, tw->path, "Cannot change a finished writer");
+    } else if (parent != SLOG_NO_PARENT && parent >= tw->ntl) {
+        rc = util_err(err, SLOG_EINVAL, UINT64_MAX, tw->path, "Unknown parent timeline %u",
+                      parent);
+    } else if (copy == NULL || tw->ntl >= UINT32_MAX - 1 ||
+               util_grow(&p, &tw->cap_tl, tw->ntl + 1, sizeof *tw->tls) != 0) {
+        rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, tw->path, "Cannot add a timeline");
+    } else {
+        tw->tls = p;
+        const tw_def_timeline d = {parent, kind, copy};
+        tw->tls[tw->ntl] = d;
+        *id_out = (uint32_t)tw->ntl++;
+    }
+    (void)pthread_mutex_unlock(&tw->def_mu);
+    if (rc != SLOG_OK) {
+        util_free(copy);
+    }
+    return rc;
+}
+
+int slog_twriter_add_timeline(slog_twriter *tw, uint32_t parent, slog_timeline_kind kind,
+                              const char *name, uint32_t *id_out, slog_error *err)
+{
+    uint32_t id;
+    const int rc = define_timeline(tw, parent, kind, name, &id, err);
+    if (rc == SLOG_OK && id_out != NULL) {
+        *id_out = id;
+    }
+    return rc;
+}
+
+static int find_category(const slog_twriter *tw, slog_kind kind, const char *name, uint32_t *id)
+{
+    for (size_t i = 0; i < tw->ncat; i++) {
+        if (tw->cats[i].kind == kind && strcmp(tw->cats[i].name, name) == 0) {
+            *id = (uint32_t)i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int slog_twriter_category(slog_twriter *tw, slog_kind kind, const char *name, uint32_t *id_out,
+                          slog_error *err)
+{
+    if ((unsigned)kind > SLOG_KIND_COUNTER || name == NULL) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, tw->path, "Bad category kind %d or no name",
+                        (int)kind);
+    }
+    int rc = SLOG_OK;
+    (void)pthread_mutex_lock(&tw->def_mu);
+    void *p = tw->cats;
+    char *copy = NULL;
+    if (atomic_load(&tw->finished)) {
+        rc = util_err(err, SLOG_ESTATE, UINT64_MAX, tw->path, "Cannot change a finished writer");
+    } else if (find_category(tw, kind, name, id_out)) {
+        rc = SLOG_OK;
+    } else if ((copy = util_strdup(name)) == NULL || tw->ncat >= UINT32_MAX - 1 ||
+               util_grow(&p, &tw->cap_cat, tw->ncat + 1, sizeof *tw->cats) != 0) {
+        util_free(copy);
+        rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, tw->path, "Cannot add a category");
+    } else {
+        tw->cats = p;
+        const tw_def_category d = {kind, copy};
+        tw->cats[tw->ncat] = d;
+        *id_out = (uint32_t)tw->ncat++;
+    }
+    (void)pthread_mutex_unlock(&tw->def_mu);
+    return rc;
+}
+
+/* ---- locations ---- */
+
+int slog_twriter_open_location(slog_twriter *tw, uint32_t parent, slog_timeline_kind kind,
+                               const char *name, slog_location **out, slog_error *err)
+{
+    *out = NULL;
+    slog_location *const loc = util_calloc(1, sizeof *loc);
+    tw_item *const it = loc != NULL ? tw_item_new(tw->opts.buffer_bytes) : NULL;
+    if (it == NULL) {
+        util_free(loc);
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, tw->path, "Cannot open a location");
+    }
+    uint32_t id;
+    const int rc = define_timeline(tw, parent, kind, name, &id, err);
+    if (rc != SLOG_OK) {
+        tw_item_free(it);
+        util_free(loc);
+        return rc;
+    }
+    loc->tw = tw;
+    loc->item = it;
+    loc->buf = it->data;
+    loc->cap = it->cap;
+    atomic_init(&loc->pos, 0);
+    loc->last = INT64_MIN;
+    loc->timeline = id;
+    (void)pthread_mutex_init(&loc->mu, NULL);
+    atomic_fetch_add(&tw->refs, 1);
+    (void)pthread_mutex_lock(&tw->reg_mu);
+    loc->next = tw->locs;
+    if (tw->locs != NULL) {
+        tw->locs->prev = loc;
+    }
+    tw->locs = loc;
+    (void)pthread_mutex_unlock(&tw->reg_mu);
+    *out = loc;
+    return SLOG_OK;
+}
+
+static void unlink_location(slog_twriter *tw, slog_location *loc)
+{
+    (void)pthread_mutex_lock(&tw->reg_mu);
+    if (loc->prev != NULL) {
+        loc->prev->next = loc->next;
+    } else if (tw->locs == loc) {
+        tw->locs = loc->next;
+    }
+    if (loc->next != NULL) {
+        loc->next->prev = loc->prev;
+    }
+    loc->prev = loc->next = NULL;
+    (void)pthread_mutex_unlock(&tw->reg_mu);
+}
+
+/* Queue an item unless the background has stopped (then its records are
+ * counted as dropped and it is freed).  Never waits for room: used by
+ * close and finish, which must not block on a slow disk's queue. */
+static void enqueue_or_drop(slog_twriter *tw, tw_item *it)
+{
+    (void)pthread_mutex_lock(&tw->qmu);
+    const int stopped = tw->stop;
+    if (!stopped) {
+        tw_enqueue_locked(tw, it);
+    }
+    (void)pthread_mutex_unlock(&tw->qmu);
+    if (stopped) {
+        atomic_fetch_add_explicit(&tw->n_dropped, tw_count_records(it->data, it->len),
+                                  memory_order_relaxed);
+        tw_item_free(it);
+    }
+}
+
+void slog_location_close(slog_location *loc)
+{
+    if (loc == NULL) {
+        return;
+    }
+    slog_twriter *const tw = loc->tw;
+    unlink_location(tw, loc);
+    (void)pthread_mutex_lock(&loc->mu);
+    const size_t pos = atomic_load_explicit(&loc->pos, memory_order_relaxed);
+    tw_item *const it = loc->item;
+    loc->item = NULL;
+    if (!atomic_load(&tw->finished)) {
+        it->len = pos;
+        it->timeline = loc->timeline;
+        it->flags = TW_ITEM_CLOSE;
+        enqueue_or_drop(tw, it);
+    } else {
+        atomic_fetch_add_explicit(&tw->n_dropped, tw_count_records(it->data + loc->taken,
+                                                                   pos - loc->taken),
+                                  memory_order_relaxed);
+        tw_item_free(it);
+    }
+    (void)pthread_mutex_unlock(&loc->mu);
+    (void)pthread_mutex_destroy(&loc->mu);
+    util_free(loc);
+    tw_unref(tw);
+}

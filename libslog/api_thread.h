@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * api_thread.h - the layout of the threaded writer (slog_thread.h), shared by
+ * api_thread.c (create, definitions, locations, finish), api_thread_append.c
+ * (the calling thread's records and buffer handover) and api_thread_drain.c
+ * (the background thread that feeds the records to the file writer).
+ *
+ * Buffers hold records (tw_rec, 8-byte aligned, size in the header word).
+ * A location appends to its own buffer and publishes the end with a release
+ * store of `pos`; a full buffer goes to the queue under `qmu` and the
+ * background takes it in FIFO order, so one location's records reach the
+ * file writer in the order they were appended.  Lock order: reg_mu, then a
+ * location's mu, then def_mu or qmu.  Only the background thread (and
+ * finish/destroy after it stopped) touches the slog_writer.
+ * Layer 5: api.
+ */
+#ifndef API_THREAD_H
+#define API_THREAD_H
+
+#include <pthread.h>
+#include <slog/slog_thread.h>
+#include <stdatomic.h>
+
+enum { TW_BEGIN = 1, TW_END, TW_EVENT, TW_COUNTER, TW_ARROW, TW_GAP };
+#define TW_HAS_ARGS   0x80u   /* word: args follow the fixed part */
+#define TW_TYPE_MASK  0x7fu
+#define TW_SIZE_SHIFT 8u      /* word >> 8: record bytes / 8 */
+
+/* Every record starts with this; END uses only word and time. */
+typedef struct tw_rec {
+    uint32_t word;
+    uint32_t cat;
+    int64_t time;
+} tw_rec;
+
+typedef struct tw_arrow_rec {
+    tw_rec h;       /* h.time = start */
+    int64_t end;
+    uint32_t from, to;
+} tw_arrow_rec;
+
+typedef struct tw_counter_rec {
+    tw_rec h;
+    double value;
+} tw_counter_rec;
+
+/* A dropped stretch of a location: h.cat = the lowest open depth in it (the
+ * states below stay), h.time = the location's last time; the states open
+ * above that depth before it are ended at h.time, and `lost_begins` states
+ * begun in it (still open after it) are not written: their ends are skipped. */
+typedef struct tw_gap_rec {
+    tw_rec h;
+    uint32_t lost_begins, reserved;
+} tw_gap_rec;
+
+#define TW_ITEM_CLOSE 1u /* the location closed: end its open states */
+
+typedef struct tw_item {
+    struct tw_item *next;
+    uint8_t *data;
+    size_t len, cap;
+    uint32_t timeline;
+    uint32_t flags;
+} tw_item;
+
+typedef struct tw_def_timeline {
+    uint32_t parent;
+    slog_timeline_kind kind;
+    char *name;
+} tw_def_timeline;
+
+typedef struct tw_def_category {
+    slog_kind kind;
+    char *name;
+} tw_def_category;
+
+struct slog_location {
+    /* the owning thread's hot fields */
+    uint8_t *buf;
+    size_t cap;
+    _Atomic size_t pos;   /* bytes written; release-stored after each record */
+    int64_t last;
+    uint32_t depth;
+    uint32_t timeline;
+    uint32_t drop_min_depth;  /* lowest depth in the current buffer (drop mode) */
+    struct slog_twriter *tw;
+    tw_item *item;            /* the current buffer */
+    size_t taken;             /* bytes finish already took (under mu) */
+    pthread_mutex_t mu;
+    struct slog_location *prev, *next; /* the writer's list (reg_mu) */
+};
+
+/* Per open state of a timeline, as the location sees it: */
+enum { TW_OPEN_REJECTED = 0, TW_OPEN_WRITTEN = 1, TW_OPEN_LOST = 2 };
+
+typedef struct tw_bg_timeline {
+    uint8_t *open;     /* TW_OPEN_* per open state, innermost last */
+    size_t depth, cap;
+    int64_t last;
+} tw_bg_timeline;
+
+struct slog_twriter {
+    _Atomic int finished;     /* checked by appends; set first by finish/destroy */
+    _Atomic int refs;         /* 1 for the writer + 1 per open location */
+    slog_twriter_options opts;
+    slog_writer_options wopts;
+    char path[256];
+
+    pthread_mutex_t reg_mu;   /* the open locations' list */
+    slog_location *locs;
+
+    pthread_mutex_t def_mu;   /* timeline and category definitions */
+    tw_def_timeline *tls;
+    size_t ntl, cap_tl;
+    tw_def_category *cats;
+    size_t ncat, cap_cat;
+
+    pthread_mutex_t qmu;      /* the queue, the pool and the counters below */
+    pthread_cond_t q_nonempty, q_space;
+    tw_item *head, *tail, *pool;
+    uint64_t qbytes;          /* queued + pooled buffer bytes */
+    int stop;                 /* background: drain and exit */
+    pthread_t bg;
+    int bg_running;
+
+    /* background-only state */
+    slog_writer *w;
+    size_t synced_tl, synced_cat;
+    tw_bg_timeline *bgtl;
+    size_t cap_bgtl;
+    slog_arg *scratch;
+    size_t cap_scratch;
+    int failed;               /* the file writer failed (SLOG_EIO etc.) */
+    slog_error fail_err;
+
+    _Atomic uint64_t n_records, n_dropped, n_rejected, n_truncated, n_waits, n_buffers;
+    uint64_t peak_qbytes;     /* under qmu */
+};
+
+/* api_thread.c: drop one reference (the writer's or a location's); the last frees. */
+void tw_unref(slog_twriter *tw);
+
+/* api_thread_append.c */
+int tw_handover(slog_location *loc, size_t need);
+void tw_enqueue_locked(slog_twriter *tw, tw_item *it);
+tw_item *tw_item_new(size_t cap);
+void tw_item_free(tw_item *it);
+uint64_t tw_count_records(const uint8_t *p, size_t len);
+
+/* api_thread_drain.c */
+void *tw_background_main(void *arg);
+int tw_sync_definitions(slog_twriter *tw);
+void tw_process_item(slog_twriter *tw, tw_item *it);
+void tw_end_open_states(slog_twriter *tw, uint32_t timeline);
+
+/* api_writer.c: a child after fork releases the parent's file writer. */
+void api_writer_forget_after_fork(slog_writer *w);
+
+#endif /* API_THREAD_H */
