@@ -8,6 +8,7 @@
  */
 #define SLOG_PY_NUMPY_MAIN 1
 #include "py_common.h"
+#include "py_trace.h"
 
 static int add_type(PyObject *m, PyTypeObject *t, const char *name)
 {
@@ -34,7 +35,8 @@ static int module_exec(PyObject *m)
         return -1;
     }
     if (py_error_init(m) < 0 || add_type(m, &py_reader_type, "Reader") < 0 ||
-        add_type(m, &py_writer_type, "Writer") < 0 || add_constants(m) < 0) {
+        add_type(m, &py_writer_type, "Writer") < 0 || add_constants(m) < 0 ||
+        py_trace_init(m) < 0) {
         return -1;
     }
     return 0;

@@ -67,6 +67,10 @@ static void make_thread_key(void)
 static sink_thread *this_thread(void)
 {
     trace_tls *const t = &trace_self;
+    if (t->thread != NULL && sink_thread_stale(t->thread)) {
+        sink_thread_close(t->thread); /* a handle of an earlier file */
+        t->thread = NULL;
+    }
     if (t->thread == NULL) {
         char name[64];
         const long tid = syscall(SYS_gettid);

@@ -144,4 +144,8 @@ void trace_rename_process(const char *prefix);
 void trace_note_own_open(const char *path, int fd);
 void trace_note_own_close(int fd);
 
+/* True when fd is the tracer's own file (a program that closes every
+ * descriptor must not close the trace: that close is skipped). */
+bool trace_own_fd(int fd);
+
 #endif /* SLOG_TRACE_CORE_H */

@@ -65,6 +65,17 @@ void trace_note_own_open(const char *path, int fd)
     pthread_mutex_unlock(&own_lock);
 }
 
+bool trace_own_fd(int fd)
+{
+    bool own = false;
+    pthread_mutex_lock(&own_lock);
+    for (int i = 0; i < OWN_FDS && fd >= 0; i++) {
+        own = own || proc.own_fds[i] == fd;
+    }
+    pthread_mutex_unlock(&own_lock);
+    return own;
+}
+
 void trace_note_own_close(int fd)
 {
     pthread_mutex_lock(&own_lock);
@@ -274,6 +285,7 @@ static void fork_child(void)
 bool trace_start_child(void)
 {
     static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+    const int saved = errno;
     trace_self.guard++;
     pthread_mutex_lock(&start_lock);
     if (__atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) == TRACE_CHILD) {
@@ -282,6 +294,7 @@ bool trace_start_child(void)
     }
     pthread_mutex_unlock(&start_lock);
     trace_self.guard--;
+    errno = saved;
     return __atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) == TRACE_READY;
 }
 
@@ -326,10 +339,26 @@ void trace_before_exit(void)
     (void)finish_if_owner();
 }
 
+/* The names of the descriptors the process starts with (0, 1, 2: a
+ * terminal, a pipe, a file...). */
+static void name_inherited_fds(void)
+{
+    for (int fd = 0; fd < 3; fd++) {
+        char link[32], target[PATH_MAX];
+        (void)snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        const ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n > 0) {
+            target[n] = '\0';
+            fdtab_opened(fd, target);
+        }
+    }
+}
+
 __attribute__((constructor)) static void trace_init(void)
 {
     trace_self.guard++;
     if (read_config()) {
+        name_inherited_fds();
         (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
         start_process();
     }

@@ -62,7 +62,7 @@ int sink_open(const char *path, const char *process_name, const sink_category *c
         sink.w = NULL;
         rc = -1;
     }
-    sink.generation++;
+    __atomic_store_n(&sink.generation, sink.generation + 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&sink.lock);
     return rc;
 }
@@ -89,6 +89,11 @@ sink_thread *sink_thread_open(const char *name)
     }
     pthread_mutex_unlock(&sink.lock);
     return t;
+}
+
+bool sink_thread_stale(const sink_thread *t)
+{
+    return t->generation != __atomic_load_n(&sink.generation, __ATOMIC_RELAXED);
 }
 
 void sink_thread_close(sink_thread *t)
@@ -186,7 +191,7 @@ void sink_forget_after_fork(void)
         }
     }
     sink.w = NULL; /* the parent's: not ours to free or flush */
-    sink.generation++;
+    __atomic_store_n(&sink.generation, sink.generation + 1, __ATOMIC_RELAXED);
 }
 
 void sink_fork_prepare(void)

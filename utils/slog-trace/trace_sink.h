@@ -36,6 +36,10 @@ int sink_open(const char *path, const char *process_name, const sink_category *c
  * when the sink is not open or out of memory. */
 sink_thread *sink_thread_open(const char *name);
 
+/* True when t belongs to an earlier file (after exec failed, or fork):
+ * the thread needs a new handle. */
+bool sink_thread_stale(const sink_thread *t);
+
 /* The thread ended (its pthread key destructor): its data stays. */
 void sink_thread_close(sink_thread *t);
 

@@ -18,6 +18,10 @@
 
     slog.import_trace(["a.pfw.gz", "b.pfw.gz"], "run.slog")  # -> summary dict
 
+    @slog.trace                         # tracing Python code (slog.tracing)
+    def step(): ...
+    with slog.region("load", file="a.h5") as r: r.annotate(bytes=n)
+
 Errors raise slog.Error subclasses with the library's message (file,
 byte, what was expected): FormatError, CorruptError, VersionError,
 FileError (an OSError), ArgumentError (a ValueError), StateError.
@@ -40,6 +44,9 @@ from . import units  # noqa: F401
 from ._reader import Reader, open  # noqa: F401
 from .units import WindowError  # noqa: F401
 from .writer import Writer  # noqa: F401
+from .tracing import (  # noqa: F401
+    annotate, region, trace, trace_file, trace_start, trace_stop,
+)
 
 if hasattr(_slog, "import_trace"):  # built with the import library
     from ._import import formats as import_formats, import_trace  # noqa: F401
@@ -48,4 +55,5 @@ __version__ = library_version
 __all__ = [
     "open", "Reader", "Writer", "units", "WindowError", "Error", "FormatError", "CorruptError",
     "VersionError", "ParseError", "StateError", "FileError", "ArgumentError", "OutOfMemoryError",
+    "trace", "region", "annotate", "trace_start", "trace_stop", "trace_file",
 ]

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * py_trace.c - tracing Python code into a libslog file (slog.trace,
+ * slog.region, slog.annotate; slog/tracing.py): one file per process with
+ * a timeline per Python thread; a region is begun and ended on the calling
+ * thread's stack of open regions and written as one state when it ends,
+ * its depth the number of regions open around it and its args those given
+ * at begin plus every annotation.  Every writer call runs with the GIL
+ * held and never releases it, so the one-thread writer needs no other
+ * lock.  The file is flushed when a region ends at least a second after
+ * the last flush, finished by trace_stop (atexit in tracing.py).  A fork
+ * child forgets the parent's writer and points its descriptors of the
+ * parent's file at /dev/null, so HDF5's exit handler in the child cannot
+ * write it; the child's next region starts its own file.
+ * Python binding layer: public libslog headers, Python C API.
+ */
+#include "py_trace.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FLUSH_NS 1000000000LL
+
+typedef struct open_region {
+    uint32_t category;
+    int64_t start;
+    PyObject *args; /* dict, or NULL */
+} open_region;
+
+/* A thread's open regions; belongs to one file (generation). */
+typedef struct region_stack {
+    uint64_t generation;
+    uint32_t timeline;
+    uint32_t n, cap;
+    open_region *v;
+} region_stack;
+
+static struct {
+    slog_writer *w; /* NULL: not tracing */
+    pid_t owner;
+    uint64_t generation;
+    uint32_t process;
+    PyObject *categories; /* name -> id */
+    int64_t last_flush;
+    char path[PATH_MAX];
+} tr;
+
+static __thread region_stack *stack;
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    (void)clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static PyObject *raise_rc(int rc, const slog_error *err, const char *what)
+{
+    return py_raise(rc, err, tr.path, what);
+}
+
+/* A fork child: the parent's file is not ours.  Its descriptors go to
+ * /dev/null (found through /proc/self/fd), the writer is left alone. */
+static void forget_parent_file(void)
+{
+    char real[PATH_MAX];
+    DIR *d = opendir("/proc/self/fd");
+    const int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (d != NULL && null_fd >= 0 && realpath(tr.path, real) != NULL) {
+        const struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            char link[300], target[PATH_MAX];
+            (void)snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+            const ssize_t n = readlink(link, target, sizeof target - 1);
+            if (n > 0 && (target[n] = '\0', strcmp(target, real) == 0)) {
+                (void)dup3(null_fd, atoi(e->d_name), O_CLOEXEC);
+            }
+        }
+    }
+    if (d != NULL) {
+        (void)closedir(d);
+    }
+    if (null_fd >= 0) {
+        (void)close(null_fd);
+    }
+    tr.w = NULL; /* the parent's: never freed, flushed or finished here */
+    Py_CLEAR(tr.categories);
+}
+
+/* _slog.trace_after_fork(): tracing.py registers it with
+ * os.register_at_fork(after_in_child=...). */
+static PyObject *trace_after_fork(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    if (tr.w != NULL && tr.owner != getpid()) {
+        forget_parent_file();
+    }
+    Py_RETURN_NONE;
+}
+
+/* _slog.trace_start(path, creator): open the process's trace file. */
+static PyObject *trace_start(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *path = NULL;
+    const char *creator = NULL;
+    if (!PyArg_ParseTuple(args, "O&z", PyUnicode_FSConverter, &path, &creator)) {
+        return NULL;
+    }
+    if (tr.w != NULL) {
+        Py_DECREF(path);
+        PyErr_SetString(PyExc_RuntimeError, "slog tracing is already on (slog.trace_stop() first)");
+        return NULL;
+    }
+    (void)snprintf(tr.path, sizeof tr.path, "%s", PyBytes_AS_STRING(path));
+    Py_DECREF(path);
+    slog_writer_options o;
+    slog_writer_options_init(&o);
+    o.creator = creator;
+    slog_error err;
+    memset(&err, 0, sizeof err);
+    char name[128];
+    (void)snprintf(name, sizeof name, "python pid %ld", (long)getpid());
+    int rc = slog_writer_create(&tr.w, tr.path, &o, &err);
+    if (rc == SLOG_OK) {
+        rc = slog_writer_add_timeline(tr.w, SLOG_NO_PARENT, SLOG_TIMELINE_PROCESS, name, 0,
+                                      &tr.process, &err);
+    }
+    if (rc == SLOG_OK && (tr.categories = PyDict_New()) == NULL) {
+        rc = SLOG_ENOMEM;
+    }
+    if (rc != SLOG_OK) {
+        slog_writer_destroy(tr.w);
+        tr.w = NULL;
+        return raise_rc(rc, &err, "Cannot start tracing into");
+    }
+    tr.owner = getpid();
+    tr.generation++;
+    tr.last_flush = now_ns();
+    return PyUnicode_DecodeFSDefault(tr.path);
+}
+
+/* _slog.trace_stop(): finish the file (regions still open are left out). */
+static PyObject *trace_stop(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    if (tr.w == NULL) {
+        Py_RETURN_NONE;
+    }
+    slog_error err;
+    memset(&err, 0, sizeof err);
+    int rc = slog_writer_flush(tr.w, &err);
+    slog_writer *w = tr.w;
+    tr.w = NULL;
+    tr.generation++;
+    Py_CLEAR(tr.categories);
+    /* open begin/end states would make finish fail: regions are states
+       appended whole, so there are none */
+    if (rc == SLOG_OK) {
+        rc = slog_writer_finish(w, &err);
+    }
+    slog_writer_destroy(w);
+    if (rc != SLOG_OK) {
+        return raise_rc(rc, &err, "Cannot finish the trace");
+    }
+    Py_RETURN_NONE;
+}
+
+/* The category id of name (a str), defined on first use; -1 with an
+ * exception set. */
+static int64_t category_of(PyObject *name)
+{
+    PyObject *id = PyDict_GetItemWithError(tr.categories, name);
+    if (id != NULL) {
+        return PyLong_AsLongLong(id);
+    }
+    const char *utf8 = PyErr_Occurred() ? NULL : PyUnicode_AsUTF8(name);
+    if (utf8 == NULL) {
+        return -1;
+    }
+    uint32_t cat = 0;
+    slog_error err;
+    memset(&err, 0, sizeof err);
+    const int rc = slog_writer_add_category(tr.w, SLOG_KIND_STATE, utf8, 0, "python", &cat, &err);
+    if (rc != SLOG_OK) {
+        raise_rc(rc, &err, "Cannot define a category in");
+        return -1;
+    }
+    PyObject *v = PyLong_FromUnsignedLong(cat);
+    const int bad = v == NULL || PyDict_SetItem(tr.categories, name, v) < 0;
+    Py_XDECREF(v);
+    return bad ? -1 : (int64_t)cat;
+}
+
+/* The calling thread's region stack for the current file; NULL with an
+ * exception set. */
+static region_stack *this_stack(void)
+{
+    region_stack *s = stack;
+    if (s != NULL && s->generation == tr.generation) {
+        return s;
+    }
+    if (s == NULL && (s = stack = calloc(1, sizeof *s)) == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (uint32_t i = 0; i < s->n; i++) {
+        Py_CLEAR(s->v[i].args); /* regions of an earlier file */
+    }
+    s->n = 0;
+    const long tid = syscall(SYS_gettid);
+    char name[64];
+    (void)snprintf(name, sizeof name, "%s %ld", tid == getpid() ? "main" : "thread", tid);
+    slog_error err;
+    memset(&err, 0, sizeof err);
+    const int rc = slog_writer_add_timeline(tr.w, tr.process, SLOG_TIMELINE_THREAD, name, 0,
+                                            &s->timeline, &err);
+    if (rc != SLOG_OK) {
+        raise_rc(rc, &err, "Cannot add a thread timeline to");
+        return NULL;
+    }
+    s->generation = tr.generation;
+    return s;
+}
+
+/* Under slog-trace (SLOG_TRACE_DIR set), tracing starts by itself at the
+ * first region, once per process. */
+static bool tracing(void)
+{
+    static pid_t tried;
+    if (tr.w != NULL) {
+        return true;
+    }
+    const char *dir = getenv("SLOG_TRACE_DIR");
+    if (dir == NULL || dir[0] == '\0' || tried == getpid()) {
+        return false;
+    }
+    tried = getpid();
+    char host[256] = "host", path[PATH_MAX + 300];
+    (void)gethostname(host, sizeof host - 1);
+    (void)snprintf(path, sizeof path, "%s/%s-%ld-python.slog", dir, host, (long)getpid());
+    PyObject *args = Py_BuildValue("(ys)", path, "slog (Python tracing) " SLOG_VERSION_STRING);
+    PyObject *r = args != NULL ? trace_start(NULL, args) : NULL;
+    Py_XDECREF(args);
+    Py_XDECREF(r);
+    PyErr_Clear(); /* a file that cannot be made leaves tracing off */
+    return tr.w != NULL;
+}
+
+/* Push a region of category cat with args (a dict or NULL); returns its
+ * index on the stack, -1 with an exception set. */
+static Py_ssize_t region_begin(uint32_t cat, PyObject *args)
+{
+    region_stack *s = this_stack();
+    if (s == NULL) {
+        return -1;
+    }
+    if (s->n == s->cap) {
+        const uint32_t cap = s->cap == 0 ? 16 : s->cap * 2;
+        open_region *v = realloc(s->v, cap * sizeof *v);
+        if (v == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->v = v, s->cap = cap;
+    }
+    Py_XINCREF(args);
+    s->v[s->n] = (open_region){cat, now_ns(), args};
+    return (Py_ssize_t)s->n++;
+}
+
+/* Merge the dict extra into region r's args. */
+static int annotate_region(open_region *r, PyObject *extra)
+{
+    if (extra == NULL || extra == Py_None) {
+        return 0;
+    }
+    if (!PyDict_Check(extra)) {
+        PyErr_SetString(PyExc_TypeError, "annotations must be a dict");
+        return -1;
+    }
+    if (r->args == NULL) {
+        r->args = PyDict_Copy(extra);
+        return r->args != NULL ? 0 : -1;
+    }
+    if (Py_REFCNT(r->args) > 1) { /* the caller's dict: copy before changing it */
+        PyObject *copy = PyDict_Copy(r->args);
+        if (copy == NULL) {
+            return -1;
+        }
+        Py_SETREF(r->args, copy);
+    }
+    return PyDict_Update(r->args, extra);
+}
+
+/* Pop the innermost region, add extra to its args and write it. */
+static int region_end(PyObject *extra)
+{
+    region_stack *s = stack;
+    if (tr.w == NULL || s == NULL || s->generation != tr.generation || s->n == 0) {
+        return 0; /* tracing stopped (or restarted) while the region was open */
+    }
+    open_region r = s->v[--s->n];
+    const int64_t end = now_ns();
+    py_args a;
+    int rc = annotate_region(&r, extra) < 0 || py_args_from_dict(r.args, &a) < 0 ? -1 : 0;
+    if (rc == 0) {
+        const slog_state st = {s->timeline, r.category, r.start, end, s->n, a.n, a.args};
+        slog_error err;
+        memset(&err, 0, sizeof err);
+        const int wrc = slog_writer_append_state(tr.w, &st, &err);
+        py_args_release(&a);
+        if (wrc == SLOG_OK && end - tr.last_flush >= FLUSH_NS) {
+            tr.last_flush = end;
+            (void)slog_writer_flush(tr.w, &err);
+        }
+        rc = wrc == SLOG_OK ? 0 : (raise_rc(wrc, &err, "Cannot write a region to"), -1);
+    }
+    Py_XDECREF(r.args);
+    return rc;
+}
+
+/* Category id of name for the current file, cached in gen and cat by
+ * callers that call often (a traced function); -1 with an exception. */
+int64_t py_trace_category(PyObject *name, uint64_t *gen, uint32_t *cat)
+{
+    if (gen != NULL && *gen == tr.generation) {
+        return *cat;
+    }
+    const int64_t id = category_of(name);
+    if (id >= 0 && gen != NULL) {
+        *gen = tr.generation, *cat = (uint32_t)id;
+    }
+    return id;
+}
+
+bool py_trace_on(void)
+{
+    return tracing();
+}
+
+Py_ssize_t py_trace_begin(uint32_t cat, PyObject *args)
+{
+    return region_begin(cat, args);
+}
+
+int py_trace_end(PyObject *extra)
+{
+    return region_end(extra);
+}
+
+/* _slog.trace_begin(name, args): the region's index, None when not tracing. */
+static PyObject *trace_begin(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "trace_begin(name: str, args: dict | None)");
+        return NULL;
+    }
+    if (!tracing()) {
+        Py_RETURN_NONE;
+    }
+    const int64_t cat = category_of(args[0]);
+    const Py_ssize_t i = cat < 0 ? -1 : region_begin((uint32_t)cat, args[1] == Py_None ? NULL : args[1]);
+    return i < 0 ? NULL : PyLong_FromSsize_t(i);
+}
+
+/* _slog.trace_end(args): end the innermost region. */
+static PyObject *trace_end(PyObject *self, PyObject *extra)
+{
+    (void)self;
+    return region_end(extra) < 0 ? NULL : Py_NewRef(Py_None);
+}
+
+/* _slog.trace_annotate(args, index): add args to the open region at index
+ * (-1: the innermost); True when a region took them. */
+static PyObject *trace_annotate(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *extra = NULL;
+    Py_ssize_t index = -1;
+    if (!PyArg_ParseTuple(args, "O!n", &PyDict_Type, &extra, &index)) {
+        return NULL;
+    }
+    region_stack *s = stack;
+    if (tr.w == NULL || s == NULL || s->generation != tr.generation || s->n == 0) {
+        Py_RETURN_FALSE;
+    }
+    const Py_ssize_t i = index < 0 ? (Py_ssize_t)s->n - 1 : index;
+    if (i >= (Py_ssize_t)s->n) {
+        Py_RETURN_FALSE; /* that region has ended */
+    }
+    return annotate_region(&s->v[i], extra) < 0 ? NULL : Py_NewRef(Py_True);
+}
+
+/* _slog.trace_file(): the file being written, None when not tracing. */
+static PyObject *trace_file(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    if (tr.w == NULL) {
+        Py_RETURN_NONE;
+    }
+    return PyUnicode_DecodeFSDefault(tr.path);
+}
+
+static PyMethodDef trace_methods[] = {
+    {"trace_start", trace_start, METH_VARARGS, "Start tracing into a file: (path, creator)."},
+    {"trace_stop", trace_stop, METH_NOARGS, "Finish the trace file."},
+    {"trace_begin", (PyCFunction)(void (*)(void))trace_begin, METH_FASTCALL,
+     "Begin a region: (name, args) -> index or None."},
+    {"trace_end", trace_end, METH_O, "End the innermost region, adding args (a dict or None)."},
+    {"trace_annotate", trace_annotate, METH_VARARGS, "Add args to an open region."},
+    {"trace_file", trace_file, METH_NOARGS, "The trace file, or None."},
+    {"trace_after_fork", trace_after_fork, METH_NOARGS, "Forget the parent's trace file."},
+    {NULL, NULL, 0, NULL},
+};
+
+int py_trace_init(PyObject *m)
+{
+    return PyModule_AddFunctions(m, trace_methods) < 0 || py_traced_init(m) < 0 ? -1 : 0;
+}

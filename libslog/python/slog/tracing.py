@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: MIT
+"""Tracing Python code into a libslog file, like DFTracer's Python API.
+
+    import slog
+
+    slog.trace_start("run.slog")          # or run under `slog-trace -- python3 ...`
+
+    @slog.trace                           # every call is a region named "module.func"
+    def load(path): ...
+
+    @slog.trace(name="step")              # a region name of your own
+    def step(i): ...
+
+    with slog.region("load", file=path) as r:   # a region with args
+        data = read(path)
+        r.annotate(bytes=len(data))       # more args while it is open
+        slog.annotate(rows=n)             # the innermost open region of this thread
+
+    slog.trace_stop()                     # finish the file (also at exit)
+
+A region is a state on its thread's timeline (one timeline per thread,
+under a "python pid N" process timeline), from its begin to its end in ns
+of CLOCK_REALTIME (the clock slog-trace uses, so both kinds of file line
+up), nested regions one level deeper; its args are the keyword args of
+region() plus every annotation (str, int, float, bool; dict/list/None as
+JSON).  A call that raises is recorded with an "exception" arg naming the
+exception's type, which then propagates unchanged.
+
+Tracing is off until trace_start(); under slog-trace (SLOG_TRACE_DIR set)
+it starts by itself at the first region, into
+SLOG_TRACE_DIR/<host>-<pid>-python.slog beside the native files.  When
+tracing is off, a decorated call costs one check and region() does nothing.
+"""
+import atexit
+import functools
+import os
+import socket
+
+from . import _slog
+
+__all__ = ["trace", "region", "annotate", "trace_start", "trace_stop", "trace_file"]
+
+
+def default_path():
+    """SLOG_TRACE_DIR (or the current directory)/<host>-<pid>-python.slog."""
+    directory = os.environ.get("SLOG_TRACE_DIR") or "."
+    return os.path.join(directory, f"{socket.gethostname()}-{os.getpid()}-python.slog")
+
+
+def trace_start(path=None):
+    """Start writing regions to path (default: default_path()); returns the path.
+    RuntimeError when tracing is already on."""
+    path = default_path() if path is None else os.fspath(path)
+    return _slog.trace_start(path, f"slog (Python tracing) {_slog.library_version}")
+
+
+def trace_stop():
+    """Finish the trace file (regions still open are left out).  Safe to call twice."""
+    _slog.trace_stop()
+
+
+def trace_file():
+    """The file being written, or None when tracing is off."""
+    return _slog.trace_file()
+
+
+def trace(func=None, *, name=None):
+    """Decorator: record every call of func as a region.  @slog.trace or
+    @slog.trace(name="...") (default name: func's module and qualified name)."""
+    def wrap(f):
+        region_name = name if name is not None else f"{f.__module__}.{f.__qualname__}"
+        wrapper = _slog.TracedFunction(f, region_name)
+        functools.update_wrapper(wrapper, f)
+        return wrapper
+    return wrap if func is None else wrap(func)
+
+
+class region:
+    """Context manager: a region named name, with keyword args as its args."""
+
+    __slots__ = ("name", "args", "_index")
+
+    def __init__(self, name, **args):
+        self.name = str(name)
+        self.args = args
+        self._index = None
+
+    def __enter__(self):
+        self._index = _slog.trace_begin(self.name, self.args or None)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if self._index is not None:
+            self._index = None
+            _slog.trace_end({"exception": exc_type.__name__} if exc_type is not None else None)
+        return False
+
+    def annotate(self, **args):
+        """Add args to this region while it is open; True when it took them."""
+        if self._index is None:
+            return False
+        return _slog.trace_annotate(args, self._index)
+
+
+def annotate(**args):
+    """Add args to the innermost open region of the calling thread; True when
+    one took them (False: no region open, or tracing off)."""
+    return _slog.trace_annotate(args, -1)
+
+
+atexit.register(_slog.trace_stop)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_slog.trace_after_fork)

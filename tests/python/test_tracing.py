@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: MIT
+"""Python tracing (slog.trace, slog.region, slog.annotate): what is traced
+reads back through slog.open as regions with their names, nesting, args,
+threads and exceptions; tracing off costs nothing and records nothing."""
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+import slog
+
+
+@pytest.fixture
+def trace_path(tmp_path):
+    path = tmp_path / "py.slog"
+    slog.trace_start(path)
+    yield path
+    slog.trace_stop()
+
+
+def regions(path):
+    """The states of a finished trace, by start: (name, depth, args, start, end, timeline)."""
+    r = slog.open(path)
+    assert r.info["complete"]
+    df = r.window(args=True).sort_values("start", kind="stable")
+    names = dict(zip(r.timelines.id, r.timelines.name))
+    return [(n, d, a or {}, s, e, names[t]) for n, d, a, s, e, t in
+            zip(df.name, df.depth, df.args, df.start, df.end, df.timeline)]
+
+
+@slog.trace
+def leaf(x):
+    return x * 2
+
+
+@slog.trace(name="outer step")
+def outer(n):
+    return sum(leaf(i) for i in range(n))
+
+
+def test_decorator_records_each_call_nested(trace_path):
+    assert outer(3) == 6
+    slog.trace_stop()
+    got = regions(trace_path)
+    assert [(n, d) for n, d, *_ in got] == [("outer step", 0)] + [(f"{__name__}.leaf", 1)] * 3
+    start, end = got[0][3], got[0][4]
+    assert all(start <= s <= e <= end for _, _, _, s, e, _ in got[1:])
+    assert outer.__name__ == "outer" and outer.__wrapped__(2) == 2
+
+
+class Loader:
+    def __init__(self):
+        self.n = 5
+
+    @slog.trace
+    def load(self, k):
+        return self.n + k
+
+
+def test_decorated_method_binds(trace_path):
+    assert Loader().load(1) == 6
+    slog.trace_stop()
+    assert [n for n, *_ in regions(trace_path)] == [f"{__name__}.Loader.load"]
+
+
+@slog.trace
+def fails():
+    raise KeyError("boom")
+
+
+def test_exception_propagates_and_is_recorded(trace_path):
+    with pytest.raises(KeyError, match="boom"):
+        fails()
+    slog.trace_stop()
+    (name, depth, args, *_), = regions(trace_path)
+    assert name.endswith("fails") and args == {"exception": "KeyError"}
+
+
+def test_region_args_and_annotations(trace_path):
+    with slog.region("load", file="a.h5", n=3) as r:
+        with slog.region("parse"):
+            assert slog.annotate(rows=10)        # innermost: parse
+            assert r.annotate(bytes=4096)        # the outer region, by its handle
+    assert not r.annotate(late=1)                # ended
+    slog.trace_stop()
+    got = {n: (d, a) for n, d, a, *_ in regions(trace_path)}
+    assert got == {"load": (0, {"file": "a.h5", "n": 3, "bytes": 4096}),
+                   "parse": (1, {"rows": 10})}
+
+
+def test_region_records_exception(trace_path):
+    with pytest.raises(ZeroDivisionError):
+        with slog.region("divide", k=1):
+            _ = 1 / 0
+    slog.trace_stop()
+    assert [(n, a) for n, _, a, *_ in regions(trace_path)] == \
+        [("divide", {"k": 1, "exception": "ZeroDivisionError"})]
+
+
+def test_threads_have_their_own_timelines(trace_path):
+    def work(i):
+        with slog.region("work", i=i):
+            leaf(i)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    work(9)
+    slog.trace_stop()
+    got = regions(trace_path)
+    lines = {a["i"]: tl for n, _, a, _, _, tl in got if n == "work"}
+    assert sorted(lines) == [0, 1, 9] and len(set(lines.values())) == 3
+    assert lines[9].startswith("main ") and lines[0].startswith("thread ")
+    leaves = [(d, tl) for n, d, _, _, _, tl in got if n.endswith("leaf")]
+    assert sorted(leaves) == sorted((1, lines[i]) for i in (0, 1, 9))
+
+
+def test_tracing_off_records_nothing(tmp_path):
+    assert slog.trace_file() is None
+    assert outer(2) == 2
+    with slog.region("nothing", a=1) as r:
+        assert not r.annotate(b=2) and not slog.annotate(c=3)
+    slog.trace_stop()  # nothing to stop
+    assert not list(tmp_path.iterdir())
+
+
+def test_start_twice_is_an_error(trace_path):
+    assert slog.trace_file() == str(trace_path)
+    with pytest.raises(RuntimeError, match="already"):
+        slog.trace_start(trace_path.parent / "other.slog")
+
+
+def test_bad_args_raise(trace_path):
+    with pytest.raises(TypeError):
+        with slog.region("x", obj=object()):
+            pass
+
+
+def test_starts_by_itself_under_slog_trace(tmp_path):
+    code = ("import slog\n"
+            "with slog.region('auto', k=7): pass\n"
+            "print(slog.trace_file())\n")
+    env = dict(os.environ, SLOG_TRACE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert os.path.dirname(out) == str(tmp_path) and out.endswith("-python.slog")
+    assert [(n, a) for n, _, a, *_ in regions(out)] == [("auto", {"k": 7})]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_fork_child_writes_its_own_file(trace_path, tmp_path):
+    with slog.region("before"):
+        pass
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            slog.trace_start(tmp_path / "child.slog")
+            with slog.region("child"):
+                pass
+            slog.trace_stop()
+        except BaseException:
+            code = 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    with slog.region("after"):
+        pass
+    slog.trace_stop()
+    assert [n for n, *_ in regions(trace_path)] == ["before", "after"]
+    assert [n for n, *_ in regions(tmp_path / "child.slog")] == ["child"]
