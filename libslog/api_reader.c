@@ -166,6 +166,7 @@ static void fill_info(slog_reader *r)
     f->file_bytes = store_file_bytes(r->st);
     f->payload_bytes = r->sum.payload_bytes;
     f->creator = r->hdr.creator;
+    f->checksums = checksummed(r) != 0;
 }
 
 /* Counts of an incomplete file: what its readable subtrees hold, from the

@@ -56,6 +56,9 @@ typedef struct slog_file_info {
     uint64_t file_bytes;
     uint64_t payload_bytes;        /* decoded bytes of /payload in use (whole chunks) */
     const char *creator;           /* borrowed until slog_reader_destroy */
+    bool checksums;                /* @since 0.3: true when every node blob and table row
+                                      carries a CRC32C that each read verifies (format 2
+                                      and later); false: an older file, read unverified */
 } slog_file_info;
 
 typedef struct slog_timeline_info {

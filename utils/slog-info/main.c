@@ -193,6 +193,10 @@ static void text_summary(const char *path, const slog_file_info *fi)
     (void)printf("file:            %s\n", path);
     (void)printf("format:          read version %" PRIu32 ", write version %" PRIu32 "\n",
                  fi->format_read_version, fi->format_write_version);
+    (void)printf("checksums:       %s\n", fi->checksums
+                                                ? "CRC32C on every node blob and table row, "
+                                                  "verified on read"
+                                                : "none (format 1): unverified");
     (void)printf("complete:        %s\n", fi->complete ? "yes" : "no (writer did not finish)");
     (void)printf("creator:         %s\n", fi->creator != NULL && *fi->creator ? fi->creator : "-");
     (void)printf("clock:           %" PRIu64 " ticks per second\n", fi->ticks_per_second);
@@ -281,6 +285,7 @@ static void json_summary(json_writer *j, const char *path, const slog_file_info 
     json_kv_string(j, "file", path);
     json_kv_uint(j, "format_read_version", fi->format_read_version);
     json_kv_uint(j, "format_write_version", fi->format_write_version);
+    json_kv_bool(j, "checksums", fi->checksums);
     json_kv_bool(j, "complete", fi->complete);
     json_kv_string(j, "creator", fi->creator != NULL ? fi->creator : "");
     json_kv_uint(j, "ticks_per_second", fi->ticks_per_second);
