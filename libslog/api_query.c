@@ -20,6 +20,7 @@
 #include "util_alloc.h"
 #include "util_error.h"
 
+#include <slog/slog_verify.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,9 @@ struct slog_query {
     int drained;                /* the walk ended and every cell was queued */
     pix_acc pix;
     int failed;
+    int single;                 /* slog_query_create_node: one node's drawables, any time */
+    uint64_t single_node;
+    int single_done;
 };
 
 static int build_selection(slog_query *q, const slog_query_options *o, slog_error *err)
@@ -89,23 +93,11 @@ static int build_selection(slog_query *q, const slog_query_options *o, slog_erro
     return SLOG_OK;
 }
 
-int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options *opts,
-                      slog_error *err)
+/* A new query of loaded, checked options (no walk yet): SLOG_OK or an error. */
+static int query_new(slog_query **out, slog_reader *r, const slog_query_options *opts,
+                     slog_error *err)
 {
     *out = NULL;
-    slog_query_options o;
-    if (opts == NULL) {
-        return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "A query needs options");
-    }
-    int rc = api_query_options_load(&o, opts, r->path, err);
-    if (rc != SLOG_OK) {
-        return rc;
-    }
-    opts = &o;
-    if (opts->t1 < opts->t0 || opts->resolution < 0) {
-        return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path,
-                        "Query window must satisfy t0 <= t1 and resolution >= 0");
-    }
     slog_query *const q = util_calloc(1, sizeof *q);
     if (q == NULL) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
@@ -123,7 +115,33 @@ int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options
     q->want_args = (opts->flags & SLOG_QUERY_ARGS) != 0; /* 0 from an older struct */
     q->runs = q->resolution > 0 && (q->kinds & (1u << SLOG_KIND_RUN)) != 0;
     pix_init(&q->pix, q->w0, q->w1, q->resolution > 0 ? q->resolution : 1);
-    rc = build_selection(q, opts, err);
+    const int rc = build_selection(q, opts, err);
+    if (rc != SLOG_OK) {
+        slog_query_destroy(q);
+        return rc;
+    }
+    *out = q;
+    return SLOG_OK;
+}
+
+int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options *opts,
+                      slog_error *err)
+{
+    *out = NULL;
+    slog_query_options o;
+    if (opts == NULL) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "A query needs options");
+    }
+    int rc = api_query_options_load(&o, opts, r->path, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    if (o.t1 < o.t0 || o.resolution < 0) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path,
+                        "Query window must satisfy t0 <= t1 and resolution >= 0");
+    }
+    slog_query *q;
+    rc = query_new(&q, r, &o, err);
     if (rc == SLOG_OK) {
         rc = tree_read_walk_init(&q->walk, &r->tree, q->w0, q->w1, err);
     }
@@ -133,6 +151,35 @@ int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options
     }
     *out = q;
     return SLOG_OK;
+}
+
+int slog_query_create_node(slog_query **out, slog_reader *r, uint64_t index,
+                           const slog_query_options *opts, slog_error *err)
+{
+    *out = NULL;
+    if (index >= r->tree.nnodes) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "No node %llu (the file has %llu)",
+                        (unsigned long long)index, (unsigned long long)r->tree.nnodes);
+    }
+    slog_query_options o = SLOG_QUERY_OPTIONS_INIT;
+    if (opts != NULL) {
+        const int rc = api_query_options_load(&o, opts, r->path, err);
+        if (rc != SLOG_OK) {
+            return rc;
+        }
+    }
+    o.kinds &= 0xfu; /* drawables only: no previews, no pixel runs */
+    o.t0 = INT64_MIN;
+    o.t1 = INT64_MAX;
+    o.resolution = 0;
+    slog_query *q;
+    const int rc = query_new(&q, r, &o, err);
+    if (rc == SLOG_OK) {
+        q->single = 1;
+        q->single_node = index;
+        *out = q;
+    }
+    return rc;
 }
 
 void slog_query_destroy(slog_query *q)
@@ -251,8 +298,28 @@ static int decide_preview(slog_query *q, uint64_t i, const store_node_row *n, ca
 
 /* Visit the next node on the stack; sets q->cur when it has something to
  * emit.  Returns SLOG_OK, SLOG_END or an error. */
+static int visit_single(slog_query *q, slog_error *err)
+{
+    if (q->single_done) {
+        return SLOG_END;
+    }
+    q->single_done = 1;
+    store_node_row row;
+    const int rc = tree_read_node(&q->r->tree, q->single_node, &row, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    if (row.payload_len > 0 && wants_drawables(q, &row)) {
+        return open_blob(q, q->single_node, &row, 0, err);
+    }
+    return SLOG_OK;
+}
+
 static int visit_next(slog_query *q, slog_error *err)
 {
+    if (q->single) {
+        return visit_single(q, err);
+    }
     uint64_t i = 0;
     const uint64_t before = q->walk.visited;
     const int got = tree_read_walk_next(&q->walk, &i, err);
@@ -546,11 +613,17 @@ static int emit_bins(slog_query *q)
     return 0;
 }
 
+/* Does [s, e] meet the window?  A single-node query takes everything. */
+static int in_window(const slog_query *q, int64_t s, int64_t e)
+{
+    return q->single || tree_walk_overlaps(s, e, q->w0, q->w1);
+}
+
 static int emit_state(slog_query *q, const fmt_decoded *d)
 {
     while (q->cur_index < d->n[SLOG_KIND_STATE]) {
         const slog_state *const s = &d->states[q->cur_index++];
-        if (tree_walk_overlaps(s->start, s->end, q->w0, q->w1) && tl_ok(q, s->timeline) &&
+        if (in_window(q, s->start, s->end) && tl_ok(q, s->timeline) &&
             cat_ok(q, s->category)) {
             q->item.kind = SLOG_KIND_STATE;
             q->item.u.state = *s;
@@ -564,7 +637,7 @@ static int emit_event(slog_query *q, const fmt_decoded *d)
 {
     while (q->cur_index < d->n[SLOG_KIND_EVENT]) {
         const slog_event *const e = &d->events[q->cur_index++];
-        if (tree_walk_overlaps(e->time, e->time, q->w0, q->w1) && tl_ok(q, e->timeline) &&
+        if (in_window(q, e->time, e->time) && tl_ok(q, e->timeline) &&
             cat_ok(q, e->category)) {
             q->item.kind = SLOG_KIND_EVENT;
             q->item.u.event = *e;
@@ -578,7 +651,7 @@ static int emit_arrow(slog_query *q, const fmt_decoded *d)
 {
     while (q->cur_index < d->n[SLOG_KIND_ARROW]) {
         const slog_arrow *const a = &d->arrows[q->cur_index++];
-        if (tree_walk_overlaps(a->start, a->end, q->w0, q->w1) &&
+        if (in_window(q, a->start, a->end) &&
             (tl_ok(q, a->from) || tl_ok(q, a->to)) && cat_ok(q, a->category)) {
             q->item.kind = SLOG_KIND_ARROW;
             q->item.u.arrow = *a;
@@ -592,7 +665,7 @@ static int emit_counter(slog_query *q, const fmt_decoded *d)
 {
     while (q->cur_index < d->n[SLOG_KIND_COUNTER]) {
         const slog_counter *const c = &d->counters[q->cur_index++];
-        if (tree_walk_overlaps(c->time, c->time, q->w0, q->w1) && tl_ok(q, c->timeline) &&
+        if (in_window(q, c->time, c->time) && tl_ok(q, c->timeline) &&
             cat_ok(q, c->category)) {
             q->item.kind = SLOG_KIND_COUNTER;
             q->item.u.counter = *c;

@@ -20,6 +20,7 @@
 
 #include <assert.h>
 #include <inttypes.h>
+#include <string.h>
 
 static int corrupt(const tree_read *t, slog_error *err, const char *what, uint64_t index)
 {
@@ -73,7 +74,8 @@ static size_t block_slot(uint64_t block, unsigned probe)
     return (size_t)(h >> 56) % TREE_READ_BLOCK_SLOTS;
 }
 
-/* Read block b into slot s and verify every row; the slot stays empty on error. */
+/* Read block b into slot s and verify every row, marking those that fail
+ * (tree_read_node reports them); the slot stays empty when the read fails. */
 static int load_block(tree_read *t, tree_read_block *s, uint64_t b, slog_error *err)
 {
     s->index = UINT64_MAX;
@@ -86,14 +88,18 @@ static int load_block(tree_read *t, tree_read_block *s, uint64_t b, slog_error *
     const uint64_t first = b * TREE_READ_BLOCK_ROWS;
     const uint64_t left = t->nnodes - first;
     const size_t n = left < TREE_READ_BLOCK_ROWS ? (size_t)left : TREE_READ_BLOCK_ROWS;
-    int rc = store_read_node_rows(t->st, first, n, s->rows, err);
-    for (size_t k = 0; rc == SLOG_OK && k < n; k++) {
-        rc = check_row(t, first + k, &s->rows[k], err);
+    const int rc = store_read_node_rows(t->st, first, n, s->rows, err);
+    if (rc != SLOG_OK) {
+        return rc;
     }
-    if (rc == SLOG_OK) {
-        s->index = b;
+    memset(s->bad, 0, sizeof s->bad);
+    for (size_t k = 0; k < n; k++) {
+        if (check_row(t, first + k, &s->rows[k], NULL) != SLOG_OK) {
+            s->bad[k / 64] |= 1ull << (k % 64);
+        }
     }
-    return rc;
+    s->index = b;
+    return SLOG_OK;
 }
 
 /* The slot holding block b, or the one to load it into: an empty slot or
@@ -126,7 +132,11 @@ int tree_read_node(tree_read *t, uint64_t i, store_node_row *out, slog_error *er
         }
     }
     s->used = ++t->tick;
-    *out = s->rows[i % TREE_READ_BLOCK_ROWS];
+    const uint64_t k = i % TREE_READ_BLOCK_ROWS;
+    if (s->bad[k / 64] & (1ull << (k % 64))) {
+        return check_row(t, i, &s->rows[k], err); /* fails again, naming the row */
+    }
+    *out = s->rows[k];
     return SLOG_OK;
 }
 

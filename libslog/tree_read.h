@@ -31,6 +31,8 @@ typedef struct tree_read_block {
     uint64_t index;           /* block number; UINT64_MAX: slot empty */
     uint64_t used;            /* last use (tick), for eviction */
     store_node_row *rows;     /* TREE_READ_BLOCK_ROWS rows, allocated on first use */
+    uint64_t bad[TREE_READ_BLOCK_ROWS / 64]; /* rows that failed their checks: a damaged
+                                                row fails alone, its block stays usable */
 } tree_read_block;
 
 typedef struct tree_read {
@@ -71,7 +73,9 @@ uint32_t tree_read_depth(const tree_read *t);
 /* Copy node i's row (i < nnodes) into *out, reading and verifying its block
  * on first use: format-2 row CRC32C, level < 64, t0 <= t1 or an empty box,
  * subtree_nodes in 1..i+1, blobs inside the summary's /payload bytes, a
- * preview.  SLOG_OK, SLOG_ECORRUPT naming the node, SLOG_ENOMEM, store errors. */
+ * preview.  SLOG_OK, SLOG_ECORRUPT naming the node, SLOG_ENOMEM, store errors.
+ * A row that fails its checks fails alone: the other rows of its block stay
+ * readable (a tool can still reach every intact node). */
 int tree_read_node(tree_read *t, uint64_t i, store_node_row *out, slog_error *err);
 
 /* Children of node i, last child first: call with *j = i, then repeatedly:

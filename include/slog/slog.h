@@ -10,6 +10,7 @@
 #include <slog/slog_search.h>
 #include <slog/slog_stats.h>
 #include <slog/slog_thread.h>
+#include <slog/slog_verify.h>
 #include <slog/slog_writer.h>
 
 #endif /* SLOG_H */

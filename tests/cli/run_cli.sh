@@ -6,6 +6,7 @@
 # temporary directory (its working directory) and these variables:
 #   SLOG_INFO, SLOG_QUERY, SLOG_SYNTH  the tools under test
 #   SLOG_IMPORT                        slog-import (optional 5th argument)
+#   SLOG_CHECK, H5MAP                  slog-check and tests/corrupt/h5map (environment)
 #   CLI_DIR                            this directory (helper scripts)
 #   PYTHON                             python3
 # Beside it: <case>.exit (expected status, default 0), <case>.stdout.exact
