@@ -21,12 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "serve_api.h"
+#include "serve_request.h"
 #include "serve_static.h"
 
-#define SERVE_MAX_PARAMS  32
 #define SERVE_CONN_MEMORY (64u * 1024u)
 #define SERVE_CONN_LIMIT  256u
 
@@ -50,12 +49,7 @@ static void *on_raw_url(void *cls, const char *uri, struct MHD_Connection *conn)
 {
     (void)cls;
     (void)conn;
-    for (const char *p = strchr(uri, '%'); p != NULL; p = strchr(p + 1, '%')) {
-        if (p[1] == '0' && p[2] == '0') {
-            return &raw_nul;
-        }
-    }
-    return NULL;
+    return serve_raw_url_has_nul(uri) ? &raw_nul : NULL;
 }
 
 int serve_http_is_loopback(const char *bind)
@@ -71,27 +65,12 @@ int serve_http_is_loopback(const char *bind)
 /* The Host header without its port is one of the loopback names. */
 static int host_allowed(const serve_http *h, struct MHD_Connection *conn)
 {
-    if (!h->loopback) {
-        return 1;
-    }
-    const char *const host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
-    if (host == NULL) {
-        return 1; /* HTTP/1.0 (answer() refuses HTTP/1.1 without Host) */
-    }
-    const char *const end = host[0] == '[' ? strchr(host, ']') : strchr(host, ':');
-    const size_t len = end == NULL ? strlen(host) : (size_t)(end - host) + (host[0] == '[');
-    static const char *const names[] = {"localhost", "127.0.0.1", "[::1]"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (strlen(names[i]) == len && strncasecmp(host, names[i], len) == 0) {
-            return 1;
-        }
-    }
-    return strlen(h->bind) == len && strncmp(host, h->bind, len) == 0;
+    return serve_host_allowed(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host"), h->bind,
+                              h->loopback != 0);
 }
 
 typedef struct param_check {
-    const char *keys[SERVE_MAX_PARAMS];
-    unsigned n;
+    serve_param_check seen;
     const char *problem;
 } param_check;
 
@@ -104,22 +83,8 @@ static enum MHD_Result check_param(void *cls,
 {
     (void)kind;
     param_check *const pc = cls;
-    if (strlen(key) != key_size || (value != NULL && strlen(value) != value_size)) {
-        pc->problem = "a parameter contains a NUL byte";
-        return MHD_NO;
-    }
-    for (unsigned i = 0; i < pc->n; i++) {
-        if (strcmp(pc->keys[i], key) == 0) {
-            pc->problem = "a parameter is given twice";
-            return MHD_NO;
-        }
-    }
-    if (pc->n == SERVE_MAX_PARAMS) {
-        pc->problem = "too many parameters";
-        return MHD_NO;
-    }
-    pc->keys[pc->n++] = key;
-    return MHD_YES;
+    pc->problem = serve_param_check_add(&pc->seen, key, key_size, value, value_size);
+    return pc->problem == NULL ? MHD_YES : MHD_NO;
 }
 
 static const char *get_param(const serve_request *rq, const char *key)
@@ -197,7 +162,7 @@ answer(serve_http *h, struct MHD_Connection *conn, const char *url, const char *
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST) == NULL) {
         return send_error(conn, SERVE_HTTP_BAD_REQUEST, "Host: missing (HTTP/1.1 needs it)");
     }
-    param_check pc = {.n = 0, .problem = NULL};
+    param_check pc = {.seen = {.n = 0}, .problem = NULL};
     (void)MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, check_param, &pc);
     if (pc.problem != NULL) {
         return send_error(conn, SERVE_HTTP_BAD_REQUEST, pc.problem);
