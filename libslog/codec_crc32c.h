@@ -22,6 +22,13 @@ uint32_t codec_crc32c(uint32_t crc, const void *p, size_t n);
 /* The portable table version (the hardware one must agree with it). */
 uint32_t codec_crc32c_sw(uint32_t crc, const void *p, size_t n);
 
+/* Benchmarks only (bench/bench_crc_cost.c links the internal library to
+ * measure what checksums cost): when nonzero, codec_crc32c computes nothing
+ * (returns 0) and the node reader (tree_read.c) verifies no row or blob.
+ * Not exported from libslog.so; the product never sets it, so it always
+ * computes and verifies.  Not thread-safe: set it with no reader or writer busy. */
+extern int codec_crc32c_bench_off;
+
 /* 1 when codec_crc32c uses the hardware instruction. */
 int codec_crc32c_hw(void);
 
