@@ -31,8 +31,8 @@ typedef struct tree_read_block {
     uint64_t index;           /* block number; UINT64_MAX: slot empty */
     uint64_t used;            /* last use (tick), for eviction */
     store_node_row *rows;     /* TREE_READ_BLOCK_ROWS rows, allocated on first use */
-    uint64_t bad[TREE_READ_BLOCK_ROWS / 64]; /* rows that failed their checks: a damaged
-                                                row fails alone, its block stays usable */
+    /* rows that failed their checks: a damaged row fails alone, its block stays usable */
+    uint64_t bad[(TREE_READ_BLOCK_ROWS + 63) / 64];
 } tree_read_block;
 
 typedef struct tree_read {
