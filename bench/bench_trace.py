@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """slog-trace overhead (issue 15 item 3): the same workloads run untraced
-and under slog-trace, alternating, in one run.
+and under slog-trace with each writer (--writer locked, --writer thread),
+in a rotating order, in one run.
 
     bench_trace.py SLOG_TRACE BENCH_TRACE_PROG [--reps 7] [--io-calls 1000000]
                    [--compute-rounds 1000000000] [--dir /tmp]
@@ -35,23 +36,26 @@ def spread(xs):
     return f"{statistics.median(xs):.3f} s ({min(xs):.3f}..{max(xs):.3f})"
 
 
-def bench(name, plain, traced, reps, calls):
-    rows = {"untraced": ([], []), "traced": ([], [])}
+def bench(name, variants, reps, calls):
+    """variants: (label, command maker) pairs, the first untraced; run in a
+    rotating order each rep."""
+    rows = {label: ([], []) for label, _ in variants}
     for i in range(reps):
-        order = [("untraced", plain), ("traced", traced)]
-        for label, cmd in order if i % 2 == 0 else order[::-1]:
+        for label, cmd in variants[i % len(variants):] + variants[:i % len(variants)]:
             wall, cpu = run_once(cmd())
             rows[label][0].append(wall)
             rows[label][1].append(cpu)
     for label, (wall, cpu) in rows.items():
-        print(f"{name:8} {label:9} wall {spread(wall)}  cpu {spread(cpu)}")
-    mw = [statistics.median(rows[k][0]) for k in ("untraced", "traced")]
-    mc = [statistics.median(rows[k][1]) for k in ("untraced", "traced")]
-    line = f"{name:8} traced/untraced: wall {mw[1] / mw[0]:.3f}x, cpu {mc[1] / mc[0]:.3f}x"
-    if calls:
-        line += (f"; per call: wall {(mw[1] - mw[0]) / calls * 1e9:.0f} ns, "
-                 f"cpu {(mc[1] - mc[0]) / calls * 1e9:.0f} ns ({calls} calls)")
-    print(line)
+        print(f"{name:8} {label:16} wall {spread(wall)}  cpu {spread(cpu)}")
+    base = variants[0][0]
+    mw0, mc0 = statistics.median(rows[base][0]), statistics.median(rows[base][1])
+    for label, _ in variants[1:]:
+        mw, mc = statistics.median(rows[label][0]), statistics.median(rows[label][1])
+        line = f"{name:8} {label}/{base}: wall {mw / mw0:.3f}x, cpu {mc / mc0:.3f}x"
+        if calls:
+            line += (f"; per call: wall {(mw - mw0) / calls * 1e9:.0f} ns, "
+                     f"cpu {(mc - mc0) / calls * 1e9:.0f} ns ({calls} calls)")
+        print(line)
 
 
 def main():
@@ -69,16 +73,19 @@ def main():
     try:
         out = os.path.join(work, "trace")
 
-        def traced(*args):
+        def traced(writer, *args):
             def cmd():
                 shutil.rmtree(out, ignore_errors=True)
-                return [a.slog_trace, "-o", out, "--", a.prog, *args]
+                return [a.slog_trace, "-o", out, "--writer", writer, "--", a.prog, *args]
             return cmd
 
-        io = ["io", str(a.io_calls), work]
-        bench("io", lambda: [a.prog, *io], traced(*io), a.reps, a.io_calls)
-        comp = ["compute", str(a.compute_rounds)]
-        bench("compute", lambda: [a.prog, *comp], traced(*comp), a.reps, 0)
+        def variants(*args):
+            return [("untraced", lambda: [a.prog, *args]),
+                    ("traced-locked", traced("locked", *args)),
+                    ("traced-thread", traced("thread", *args))]
+
+        bench("io", variants("io", str(a.io_calls), work), a.reps, a.io_calls)
+        bench("compute", variants("compute", str(a.compute_rounds)), a.reps, 0)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())

@@ -35,13 +35,16 @@
 
 static void print_help(void)
 {
-    (void)printf("usage: " PROG " [-o DIR] [--flush MS] -- PROGRAM [ARGS...]\n"
+    (void)printf("usage: " PROG " [-o DIR] [--flush MS] [--writer locked|thread] -- PROGRAM [ARGS...]\n"
                  "       " PROG " merge DIR -o OUT.slog\n\n"
                  "Runs PROGRAM with its POSIX, stdio and MPI calls recorded: one libslog\n"
                  "file per process, DIR/<host>-<pid>.slog, listed in DIR/manifest.jsonl.\n\n"
                  "  -o, --output DIR  trace directory (default: ./<program>.trace)\n"
                  "  -f, --flush MS    write out every MS milliseconds (default 1000;\n"
                  "                    0: only at exit)\n"
+                 "  -w, --writer W    locked (default): one writer behind a lock, flushed\n"
+                 "                    on the timer; thread: per-thread buffers and a\n"
+                 "                    background writer (slog_thread.h; no flush yet)\n"
                  "  -h, --help        this help\n"
                  "  -V, --version     versions of slog-trace and libslog\n\n"
                  "merge joins the files of DIR into one, a timeline group per process\n"
@@ -97,7 +100,7 @@ static int find_library(char *out, size_t size)
 }
 
 /* Set the environment the preload library reads. */
-static int set_environment(const char *dir, const char *flush)
+static int set_environment(const char *dir, const char *flush, const char *writer)
 {
     char lib[PATH_MAX];
     if (find_library(lib, sizeof lib) != 0) {
@@ -118,7 +121,8 @@ static int set_environment(const char *dir, const char *flush)
         return -1;
     }
     const int rc = setenv("LD_PRELOAD", preload, 1) | setenv("SLOG_TRACE_DIR", abs, 1) |
-                   setenv("SLOG_TRACE_FLUSH_MS", flush, 1);
+                   setenv("SLOG_TRACE_FLUSH_MS", flush, 1) |
+                   (writer != NULL ? setenv("SLOG_TRACE_WRITER", writer, 1) : 0);
     free(preload);
     return rc == 0 ? 0 : -1;
 }
@@ -131,51 +135,63 @@ static int check_flush(const char *text)
     return errno == 0 && end != text && *end == '\0' && v >= 0 && v <= 86400000 ? 0 : -1;
 }
 
-static int run(int argc, char **argv)
+typedef struct run_opts {
+    const char *dir; /* NULL: ./PROGRAM.trace */
+    const char *flush;
+    const char *writer; /* NULL: the library's default */
+} run_opts;
+
+/* Parse the options before the program; -1 to go on, else the exit status. */
+static int parse_run(int argc, char **argv, run_opts *o)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'}, {"flush", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0}};
-    const char *dir = NULL;
-    const char *flush = "1000";
+        {"writer", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "+o:f:hV", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            dir = optarg;
-            break;
-        case 'f':
-            flush = optarg;
-            if (check_flush(flush) != 0) {
-                return cli_usage_error(PROG, "--flush: expected milliseconds 0..86400000, got '%s'",
-                                       flush);
-            }
-            break;
-        case 'h':
+    while ((c = getopt_long(argc, argv, "+o:f:w:hV", longopts, NULL)) != -1) {
+        if (c == 'o') {
+            o->dir = optarg;
+        } else if (c == 'f' && check_flush(optarg) == 0) {
+            o->flush = optarg;
+        } else if (c == 'f') {
+            return cli_usage_error(PROG, "--flush: expected milliseconds 0..86400000, got '%s'",
+                                   optarg);
+        } else if (c == 'w' && (strcmp(optarg, "locked") == 0 || strcmp(optarg, "thread") == 0)) {
+            o->writer = optarg;
+        } else if (c == 'w') {
+            return cli_usage_error(PROG, "--writer: expected locked or thread, got '%s'", optarg);
+        } else if (c == 'h') {
             print_help();
             return 0;
-        case 'V':
+        } else if (c == 'V') {
             cli_print_version(PROG, TRACE_VERSION, SLOG_VERSION_NUMBER, SLOG_VERSION_STRING);
             return 0;
-        default:
+        } else {
             return cli_usage_error(PROG, "unknown option");
         }
     }
-    if (optind >= argc) {
-        return cli_usage_error(PROG, "expected a program to run after --");
+    return optind >= argc ? cli_usage_error(PROG, "expected a program to run after --") : -1;
+}
+
+static int run(int argc, char **argv)
+{
+    run_opts o = {NULL, "1000", NULL};
+    const int status = parse_run(argc, argv, &o);
+    if (status >= 0) {
+        return status;
     }
     char defdir[PATH_MAX];
-    if (dir == NULL) {
+    if (o.dir == NULL) {
         const char *base = strrchr(argv[optind], '/');
         (void)snprintf(defdir, sizeof defdir, "%s.trace", base != NULL ? base + 1 : argv[optind]);
-        dir = defdir;
+        o.dir = defdir;
     }
-    if (make_dirs(dir) != 0) {
-        (void)fprintf(stderr, PROG ": cannot create %s: %s\n", dir, strerror(errno));
+    if (make_dirs(o.dir) != 0) {
+        (void)fprintf(stderr, PROG ": cannot create %s: %s\n", o.dir, strerror(errno));
         return 1;
     }
-    if (set_environment(dir, flush) != 0) {
+    if (set_environment(o.dir, o.flush, o.writer) != 0) {
         return 1;
     }
     execvp(argv[optind], argv + optind);

@@ -105,7 +105,7 @@ void trace_event(trace_fn fn, const trace_args *args)
         return;
     }
     t->guard++;
-    sink_event(this_thread(), (uint32_t)fn, trace_now(), args != NULL ? args->a : NULL,
+    sink_event(this_thread(), (uint32_t)fn, trace_now(), t->depth, args != NULL ? args->a : NULL,
                args != NULL ? args->n : 0);
     t->guard--;
     errno = saved;

@@ -3,8 +3,10 @@
  * trace_sink.h - the seam between the preload tracer and libslog's writer:
  * one file per process, one timeline per thread, complete states (a call
  * recorded when it returns) and point events.  Everything the tracer
- * writes goes through these calls, so moving from the one-thread writer
- * behind a lock (trace_sink.c today) to per-thread writers is one file.
+ * writes goes through these calls.  Two implementations: the one-thread
+ * writer behind a lock (trace_sink_locked.c, the default) and the
+ * per-thread writer of slog_thread.h (trace_sink_twriter.c, chosen with
+ * SLOG_TRACE_WRITER=thread); trace_sink.c picks one when the file opens.
  * The sink never records its own I/O: callers hold the thread's guard
  * (trace_core.h) around every sink call.
  * Layer: slog-trace preload library; public API only.
@@ -47,8 +49,10 @@ void sink_thread_close(sink_thread *t);
 void sink_state(sink_thread *t, uint32_t cat, int64_t start, int64_t end, uint32_t depth,
                 const slog_arg *args, uint32_t nargs);
 
-/* Record an event of category cat at time on t's timeline. */
-void sink_event(sink_thread *t, uint32_t cat, int64_t time, const slog_arg *args, uint32_t nargs);
+/* Record an event of category cat at time on t's timeline, while open
+ * recorded calls are in progress on the thread (they are recorded later). */
+void sink_event(sink_thread *t, uint32_t cat, int64_t time, uint32_t open, const slog_arg *args,
+                uint32_t nargs);
 
 /* Rename the process timeline (e.g. "rank 3 ..." after MPI_Init). */
 void sink_rename_process(const char *name);

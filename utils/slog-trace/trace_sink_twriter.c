@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * trace_sink_twriter.c - the sink over slog_thread.h's per-thread writer
+ * (SLOG_TRACE_WRITER=thread): each thread appends to its own location with
+ * no lock, background threads build the file.  A location takes begin/end
+ * with nondecreasing times, but the tracer learns of a call when it
+ * returns, inner calls first: a call at depth 0 is written at once (begin
+ * at its start, end at its end); calls and events inside it are copied
+ * aside (at most PENDING_MAX per thread, the rest counted as lost) and
+ * written, nested in start order, when the depth-0 call returns.  Times
+ * never go back on a location (a clock step is clamped).  Limits of the
+ * writer API today: no flush (what a crash keeps is what the background
+ * had written), no timeline rename, no category groups.
+ * Layer: slog-trace preload library; public API only.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slog/slog_thread.h>
+
+#include "trace_sink_impl.h"
+#include "trace_version.h"
+
+#define PENDING_MAX 4096
+#define NEST_MAX 64
+
+typedef struct pending {
+    uint32_t cat, depth, nargs;
+    bool event;
+    int64_t start, end;
+    slog_arg *args; /* one block with its strings */
+} pending;
+
+struct sink_thread {
+    slog_location *loc; /* NULL: a forgotten parent's (fork child) */
+    uint32_t generation;
+    int64_t last; /* the location's latest time */
+    pending *v;
+    uint32_t n, cap;
+    uint64_t lost;
+    sink_thread *prev, *next;
+};
+
+static struct {
+    pthread_mutex_t lock; /* open, finish, the list of handles */
+    slog_twriter *tw;
+    uint32_t process;
+    uint32_t generation;
+    sink_thread *threads;
+} tws = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, NULL};
+
+/* A fork child's inherited writer, forgotten at the child's next open:
+ * the fork handlers run before libslog's own child handler has released
+ * its HDF5 lock, so slog_twriter_forget_after_fork cannot run there. */
+static slog_twriter *inherited;
+
+static int define_categories(const sink_category *cats, uint32_t ncats)
+{
+    for (uint32_t i = 0; i < ncats; i++) {
+        uint32_t id = 0;
+        if (slog_twriter_category(tws.tw, cats[i].kind, cats[i].name, &id, NULL) != SLOG_OK ||
+            id != i) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int tw_open(const char *path, const char *process_name, const sink_category *cats,
+                   uint32_t ncats)
+{
+    slog_writer_options wo;
+    slog_writer_options_init(&wo);
+    wo.creator = "slog-trace " TRACE_VERSION " (per-thread writer)";
+    slog_twriter_options o;
+    slog_twriter_options_init(&o);
+    o.writer = &wo;
+    pthread_mutex_lock(&tws.lock);
+    if (inherited != NULL) {
+        slog_twriter_forget_after_fork(inherited);
+        inherited = NULL;
+    }
+    int rc = tws.tw != NULL ? -1 : 0;
+    if (rc == 0 && slog_twriter_create(&tws.tw, path, &o, NULL) != SLOG_OK) {
+        tws.tw = NULL;
+        rc = -1;
+    }
+    if (rc == 0 && (slog_twriter_add_timeline(tws.tw, SLOG_NO_PARENT, SLOG_TIMELINE_PROCESS,
+                                              process_name, &tws.process, NULL) != SLOG_OK ||
+                    define_categories(cats, ncats) != 0)) {
+        slog_twriter_destroy(tws.tw);
+        tws.tw = NULL;
+        rc = -1;
+    }
+    __atomic_store_n(&tws.generation, tws.generation + 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&tws.lock);
+    return rc;
+}
+
+static sink_thread *tw_thread_open(const char *name)
+{
+    sink_thread *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        return NULL;
+    }
+    pthread_mutex_lock(&tws.lock);
+    t->generation = tws.generation;
+    if (tws.tw == NULL || slog_twriter_open_location(tws.tw, tws.process, SLOG_TIMELINE_THREAD,
+                                                     name, &t->loc, NULL) != SLOG_OK) {
+        free(t);
+        t = NULL;
+    } else {
+        t->next = tws.threads;
+        if (tws.threads != NULL) {
+            tws.threads->prev = t;
+        }
+        tws.threads = t;
+    }
+    pthread_mutex_unlock(&tws.lock);
+    return t;
+}
+
+static bool tw_thread_stale(const sink_thread *t)
+{
+    return t->generation != __atomic_load_n(&tws.generation, __ATOMIC_RELAXED);
+}
+
+/* Time on t's location, never before its latest. */
+static int64_t at(sink_thread *t, int64_t time)
+{
+    if (time < t->last) {
+        time = t->last;
+    }
+    t->last = time;
+    return time;
+}
+
+/* args and their strings copied into one block; NULL when n is 0 or out
+ * of memory. */
+static slog_arg *copy_args(const slog_arg *args, uint32_t n)
+{
+    size_t bytes = n * sizeof(slog_arg);
+    for (uint32_t i = 0; i < n; i++) {
+        bytes += strlen(args[i].key) + 1;
+        if (args[i].type == SLOG_ARG_STRING || args[i].type == SLOG_ARG_JSON) {
+            bytes += strlen(args[i].v.s) + 1;
+        }
+    }
+    slog_arg *c = n > 0 ? malloc(bytes) : NULL;
+    if (c == NULL) {
+        return NULL;
+    }
+    char *text = (char *)(c + n);
+    for (uint32_t i = 0; i < n; i++) {
+        c[i] = args[i];
+        const size_t k = strlen(args[i].key) + 1;
+        c[i].key = memcpy(text, args[i].key, k);
+        text += k;
+        if (args[i].type == SLOG_ARG_STRING || args[i].type == SLOG_ARG_JSON) {
+            const size_t l = strlen(args[i].v.s) + 1;
+            c[i].v.s = memcpy(text, args[i].v.s, l);
+            text += l;
+        }
+    }
+    return c;
+}
+
+/* Copy a record aside until its depth-0 call returns. */
+static void set_aside(sink_thread *t, const pending *p, const slog_arg *args)
+{
+    if (t->n == t->cap) {
+        const uint32_t cap = t->cap == 0 ? 64 : t->cap * 2;
+        pending *v = cap <= PENDING_MAX ? realloc(t->v, cap * sizeof *v) : NULL;
+        if (v == NULL) {
+            t->lost++;
+            return;
+        }
+        t->v = v, t->cap = cap;
+    }
+    t->v[t->n] = *p;
+    t->v[t->n].args = copy_args(args, p->nargs);
+    t->v[t->n].nargs = t->v[t->n].args != NULL ? p->nargs : 0;
+    t->n++;
+}
+
+static int by_start(const void *pa, const void *pb)
+{
+    const pending *a = pa;
+    const pending *b = pb;
+    if (a->start != b->start) {
+        return a->start < b->start ? -1 : 1;
+    }
+    return a->depth < b->depth ? -1 : a->depth > b->depth ? 1 : 0;
+}
+
+/* Write every record set aside, nested by depth in start order. */
+static void write_aside(sink_thread *t)
+{
+    qsort(t->v, t->n, sizeof *t->v, by_start);
+    const pending *open[NEST_MAX];
+    uint32_t top = 0;
+    for (uint32_t i = 0; i < t->n; i++) {
+        const pending *p = &t->v[i];
+        while (top > 0 && open[top - 1]->depth >= p->depth) {
+            (void)slog_location_end(t->loc, at(t, open[--top]->end));
+        }
+        if (p->event) {
+            (void)slog_location_event(t->loc, p->cat, at(t, p->start), p->args, p->nargs);
+        } else if (top < NEST_MAX) {
+            (void)slog_location_begin(t->loc, p->cat, at(t, p->start), p->args, p->nargs);
+            open[top++] = p;
+        }
+    }
+    while (top > 0) {
+        (void)slog_location_end(t->loc, at(t, open[--top]->end));
+    }
+    for (uint32_t i = 0; i < t->n; i++) {
+        free(t->v[i].args);
+    }
+    t->n = 0;
+}
+
+static bool usable(const sink_thread *t)
+{
+    return t != NULL && t->loc != NULL && !tw_thread_stale(t);
+}
+
+static void tw_state(sink_thread *t, uint32_t cat, int64_t start, int64_t end, uint32_t depth,
+                     const slog_arg *args, uint32_t nargs)
+{
+    if (!usable(t)) {
+        return;
+    }
+    const pending p = {cat, depth, nargs, false, start, end, NULL};
+    if (depth > 0 || t->n > 0) {
+        set_aside(t, &p, args);
+    }
+    if (depth > 0) {
+        return;
+    }
+    if (t->n > 0) {
+        write_aside(t);
+        return;
+    }
+    (void)slog_location_begin(t->loc, cat, at(t, start), args, nargs);
+    (void)slog_location_end(t->loc, at(t, end));
+}
+
+static void tw_event(sink_thread *t, uint32_t cat, int64_t time, uint32_t open,
+                     const slog_arg *args, uint32_t nargs)
+{
+    if (!usable(t)) {
+        return;
+    }
+    if (open > 0) {
+        const pending p = {cat, open, nargs, true, time, time, NULL};
+        set_aside(t, &p, args);
+        return;
+    }
+    (void)slog_location_event(t->loc, cat, at(t, time), args, nargs);
+}
+
+static void tw_thread_close(sink_thread *t)
+{
+    if (t == NULL) {
+        return;
+    }
+    if (usable(t) && t->n > 0) {
+        write_aside(t); /* the thread ended inside a call: what it recorded */
+    }
+    pthread_mutex_lock(&tws.lock);
+    if (t->prev != NULL) {
+        t->prev->next = t->next;
+    } else {
+        tws.threads = t->next;
+    }
+    if (t->next != NULL) {
+        t->next->prev = t->prev;
+    }
+    pthread_mutex_unlock(&tws.lock);
+    if (t->loc != NULL) {
+        slog_location_close(t->loc); /* also after finish: it only frees then */
+    }
+    for (uint32_t i = 0; i < t->n; i++) {
+        free(t->v[i].args);
+    }
+    free(t->v);
+    free(t);
+}
+
+static void tw_rename_process(const char *name)
+{
+    (void)name; /* slog_thread.h has no timeline rename */
+}
+
+static void tw_flush(void)
+{
+    /* slog_thread.h has no flush: the background writes full buffers */
+}
+
+static void tw_finish(void)
+{
+    pthread_mutex_lock(&tws.lock);
+    if (tws.tw != NULL) {
+        (void)slog_twriter_finish(tws.tw, NULL);
+        slog_twriter_destroy(tws.tw);
+        tws.tw = NULL;
+    }
+    __atomic_store_n(&tws.generation, tws.generation + 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&tws.lock);
+}
+
+/* The child's only thread, right after fork: the parent's locations must
+ * not be used or closed here. */
+static void tw_forget_after_fork(void)
+{
+    for (sink_thread *t = tws.threads; t != NULL; t = t->next) {
+        t->loc = NULL;
+    }
+    inherited = tws.tw; /* forgotten at the next open (see above) */
+    tws.tw = NULL;
+    __atomic_store_n(&tws.generation, tws.generation + 1, __ATOMIC_RELAXED);
+}
+
+static void tw_fork_prepare(void)
+{
+    pthread_mutex_lock(&tws.lock);
+}
+
+static void tw_fork_release(void)
+{
+    pthread_mutex_unlock(&tws.lock);
+}
+
+const sink_ops sink_twriter_ops = {
+    tw_open,   tw_thread_open,       tw_thread_stale, tw_thread_close, tw_state,        tw_event,
+    tw_rename_process, tw_flush, tw_finish, tw_forget_after_fork, tw_fork_prepare, tw_fork_release,
+};
