@@ -197,3 +197,30 @@ size_t codec_lz4_decode_prefix(const void *src, size_t n, void *dst, size_t cap,
 {
     return decode_upto(src, n, dst, cap, want);
 }
+
+size_t codec_lz4_chunk_bytes(const void *src, size_t n)
+{
+    if (src == NULL || n < HEADER_BYTES) {
+        return 0;
+    }
+    const unsigned char *const in = src;
+    const uint64_t total = get_be64(in);
+    const uint32_t hdr_block = get_be32(in + 8);
+    if (total >= (uint64_t)SIZE_MAX || (total > 0 && hdr_block == 0)) {
+        return 0;
+    }
+    const size_t b = effective_block((size_t)total, hdr_block);
+    size_t pos = HEADER_BYTES;
+    for (uint64_t done = 0; done < total; done += b) {
+        if (n - pos < BLOCK_PREFIX_BYTES) {
+            return 0;
+        }
+        const uint32_t csize = get_be32(in + pos);
+        pos += BLOCK_PREFIX_BYTES;
+        if ((size_t)csize > n - pos) {
+            return 0;
+        }
+        pos += csize;
+    }
+    return pos;
+}

@@ -42,4 +42,9 @@ size_t codec_lz4_decode(const void *src, size_t n, void *dst, size_t cap);
  * corrupt; the part not decoded is not checked. */
 size_t codec_lz4_decode_prefix(const void *src, size_t n, void *dst, size_t cap, size_t want);
 
+/* Stored length of the one encoded chunk at the start of src[0..n) (its
+ * header and block prefixes walked, nothing decoded), so that chunks laid
+ * end to end can be split; 0 when they do not fit in n bytes. */
+size_t codec_lz4_chunk_bytes(const void *src, size_t n);
+
 #endif /* CODEC_LZ4_H */

@@ -26,7 +26,7 @@
  * STORE_FORMAT_READ_VERSION, and writes files of STORE_FORMAT_WRITE_VERSION
  * that need a reader of STORE_FORMAT_WRITTEN_READ_VERSION (doc/FORMAT.md §9). */
 #define STORE_FORMAT_READ_VERSION         3
-#define STORE_FORMAT_WRITE_VERSION        3
+#define STORE_FORMAT_WRITE_VERSION        4
 #define STORE_FORMAT_WRITTEN_READ_VERSION 3
 #define STORE_MAGIC                "libslog"
 
@@ -93,16 +93,34 @@ typedef struct store_node_row {
     uint32_t payload_crc;      /* CRC32C of the drawables (geometry) blob */
     uint32_t preview_crc;      /* CRC32C of the preview blob */
     uint32_t args_crc;         /* CRC32C of the args blob */
-    uint32_t row_crc;          /* CRC32C of this 128-byte row with row_crc = 0 */
+    uint32_t row_crc;          /* CRC32C of the row's first 128 bytes with row_crc = 0 */
+    /* format 4 (0 in older files; 0 = unknown): where each blob's chunks lie
+     * in the file, contiguous, so a reader fetches a blob with one read
+     * instead of walking HDF5's chunk index.  Filled by the store. */
+    uint64_t payload_addr;     /* file address of the geometry blob's first chunk */
+    uint64_t preview_addr;
+    uint64_t args_addr;
+    uint32_t payload_zlen;     /* stored bytes of the geometry blob's chunks */
+    uint32_t preview_zlen;
+    uint32_t args_zlen;
+    uint32_t addr_crc;         /* CRC32C of the 36 bytes above */
 } store_node_row;
 
-_Static_assert(sizeof(store_node_row) == 128, "format 2 /nodes row is 128 bytes");
+#define STORE_NODE_ROW_V2_BYTES 128u /* the part a format-2/3 reader reads and row_crc covers */
+
+_Static_assert(sizeof(store_node_row) == 168, "format 4 /nodes row is 168 bytes");
+_Static_assert(offsetof(store_node_row, payload_addr) == STORE_NODE_ROW_V2_BYTES,
+               "format 4 members follow the format 2 row");
 _Static_assert(sizeof(store_summary) == 104, "format 2 /summary row is 104 bytes");
 _Static_assert(sizeof(store_timeline_row) == 32, "/timelines row is 32 bytes");
 _Static_assert(sizeof(store_category_row) == 32, "/categories row is 32 bytes");
 
-/* CRC32C of a row with its crc member taken as 0. */
+/* CRC32C of a row with its crc member taken as 0 (a node row: of its first
+ * STORE_NODE_ROW_V2_BYTES bytes). */
 uint32_t store_node_row_crc(const store_node_row *row);
+
+/* CRC32C of a node row's format-4 members (payload_addr .. args_zlen). */
+uint32_t store_node_addr_crc(const store_node_row *row);
 uint32_t store_timeline_row_crc(const store_timeline_row *row);
 uint32_t store_category_row_crc(const store_category_row *row);
 uint32_t store_summary_crc(const store_summary *row);
@@ -152,6 +170,15 @@ uint32_t store_format_version(const store *s);
  * chunks -> SLOG_ECORRUPT with the chunk's offset. */
 int store_read_blob(store *s, uint64_t offset, uint64_t n, void *dst, store_io *io,
                     slog_error *err);
+/* The same for a blob whose chunks lie end to end at file address addr,
+ * zlen stored bytes (a format-4 node row's addr and zlen members): one pread,
+ * outside the HDF5 lock, no walk of HDF5's chunk index.  SLOG_OK, or 1 when
+ * that cannot be done (no POSIX descriptor, a short read, bytes there that
+ * are not the blob's chunks, e.g. after h5repack moved them): read it with
+ * store_read_blob then.  The caller verifies the blob's checksum either
+ * way; a blob that fails it should be read again with store_read_blob. */
+int store_read_blob_at(store *s, uint64_t addr, uint32_t zlen, uint64_t offset, uint64_t n,
+                       void *dst, store_io *io);
 /* SLOG_OK when [offset, offset+n) lies inside /payload (checked before a
  * reader allocates n bytes for it), else SLOG_ECORRUPT. */
 int store_check_blob(store *s, uint64_t offset, uint64_t n, slog_error *err);

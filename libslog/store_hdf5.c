@@ -26,6 +26,7 @@
 
 #include "codec_crc32c.h"
 #include "codec_lz4.h"
+#include "store_blob_loc.h"
 #include "store.h"
 #include "util_alloc.h"
 #include "util_error.h"
@@ -73,6 +74,10 @@ typedef struct layout {
     {                                                                                              \
 #        member, offsetof(type, member), kind, 1                                                   \
     }
+#define FIELD4(type, member, kind)                                                                 \
+    {                                                                                              \
+#        member, offsetof(type, member), kind, 4                                                   \
+    }
 #define FIELD2(type, member, kind)                                                                 \
     {                                                                                              \
 #        member, offsetof(type, member), kind, 2                                                   \
@@ -105,6 +110,13 @@ static const field node_fields[] = {
     FIELD2(store_node_row, preview_crc, F_U32),
     FIELD2(store_node_row, args_crc, F_U32),
     FIELD2(store_node_row, row_crc, F_U32),
+    FIELD4(store_node_row, payload_addr, F_U64),
+    FIELD4(store_node_row, preview_addr, F_U64),
+    FIELD4(store_node_row, args_addr, F_U64),
+    FIELD4(store_node_row, payload_zlen, F_U32),
+    FIELD4(store_node_row, preview_zlen, F_U32),
+    FIELD4(store_node_row, args_zlen, F_U32),
+    FIELD4(store_node_row, addr_crc, F_U32),
 };
 static const field summary_fields[] = {
     FIELD(store_summary, complete, F_U32),      FIELD(store_summary, depth, F_U32),
@@ -168,6 +180,8 @@ struct store {
     unsigned char *cbuf; /* one decoded or zero-padded chunk */
     size_t cbuf_cap;
     char *path;
+    int fd;              /* reader: HDF5's POSIX descriptor (sec2 driver), else -1 */
+    blob_loc_ring locs;  /* writer: where the last blobs' chunks went (format 4) */
 };
 
 /* ---- the HDF5 lock and errors ------------------------------------------ */
@@ -356,12 +370,12 @@ static hid_t base_type(field_kind k, bool file)
 
 /* Compound type of a layout; file types are little-endian with the same
  * offsets as the C struct, so on x86-64 no conversion happens. */
-static hid_t make_type(const layout *l, bool file, uint32_t version)
+static hid_t make_type(const layout *l, bool file, uint32_t version, size_t row_bytes)
 {
     if (l->fields == NULL) {
         return H5Tcopy(file ? H5T_STD_U8LE : H5T_NATIVE_UINT8);
     }
-    const hid_t t = H5Tcreate(H5T_COMPOUND, l->row_bytes);
+    const hid_t t = H5Tcreate(H5T_COMPOUND, row_bytes);
     if (t < 0) {
         return H5I_INVALID_HID;
     }
@@ -442,6 +456,22 @@ static bool type_matches(hid_t t, const layout *l, uint32_t version)
 
 /* ---- lifecycle helpers ----------------------------------------------------- */
 
+/* HDF5's POSIX descriptor of the file (the default sec2 driver), or -1. */
+static int file_descriptor(hid_t file)
+{
+    const hid_t fapl = H5Fget_access_plist(file);
+    void *handle = NULL;
+    int fd = -1;
+    if (fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2 &&
+        H5Fget_vfd_handle(file, fapl, &handle) >= 0 && handle != NULL) {
+        fd = *(const int *)handle;
+    }
+    if (fapl >= 0) {
+        (void)H5Pclose(fapl);
+    }
+    return fd;
+}
+
 static store *store_alloc(const char *path)
 {
     store *const s = util_calloc(1, sizeof *s);
@@ -450,6 +480,7 @@ static store *store_alloc(const char *path)
     }
     s->file = H5I_INVALID_HID;
     s->payload = H5I_INVALID_HID;
+    s->fd = -1;
     for (int i = 0; i < T_COUNT; i++) {
         s->t[i].dset = H5I_INVALID_HID;
         s->t[i].mtype = H5I_INVALID_HID;
@@ -487,10 +518,37 @@ static void store_free(store *s)
     util_free(s);
 }
 
+/* Bytes of a memory row as HDF5 fills it: a format 2/3 node row keeps the
+ * file's 128 bytes, so that the memory type equals the file type and
+ * HDF5's conversion is a no-op (a 168-byte memory type made every read of
+ * such a file go through HDF5's compound conversion, 4x the CPU of a
+ * whole-trace query); expand_node_rows then spreads the rows out. */
+static size_t mem_row_bytes(const store *s, int which)
+{
+    return which == T_NODES && s->version < 4 ? STORE_NODE_ROW_V2_BYTES
+                                              : layouts[which].row_bytes;
+}
+
+/* Rows read at a stride of mem_row_bytes into an array of store_node_row:
+ * move them to their places, last first (they only move up), and zero the
+ * format-4 members the file does not have. */
+static void expand_node_rows(const store *s, store_node_row *rows, size_t n)
+{
+    const size_t m = mem_row_bytes(s, T_NODES);
+    if (m == sizeof *rows) {
+        return;
+    }
+    for (size_t i = n; i-- > 0;) {
+        unsigned char *const to = (unsigned char *)&rows[i];
+        memmove(to, (unsigned char *)rows + i * m, m);
+        memset(to + m, 0, sizeof *rows - m);
+    }
+}
+
 static int make_mem_types(store *s)
 {
     for (int i = 0; i < T_COUNT; i++) {
-        s->t[i].mtype = make_type(&layouts[i], false, s->version);
+        s->t[i].mtype = make_type(&layouts[i], false, s->version, mem_row_bytes(s, i));
         if (s->t[i].mtype < 0) {
             return -1;
         }
@@ -602,7 +660,7 @@ create_dataset(hid_t file, const char *name, hid_t ftype, hsize_t chunk, const u
 static int create_tables(store *s)
 {
     for (int i = 0; i < T_COUNT; i++) {
-        const hid_t ft = make_type(&layouts[i], true, s->version);
+        const hid_t ft = make_type(&layouts[i], true, s->version, layouts[i].row_bytes);
         if (ft < 0) {
             return -1;
         }
@@ -664,6 +722,7 @@ static int create_file(store *s, const store_header *hdr, slog_error *err)
     if (H5Fstart_swmr_write(s->file) < 0) {
         return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to start SWMR writing");
     }
+    s->fd = file_descriptor(s->file); /* to check where chunks went */
     return SLOG_OK;
 }
 
@@ -730,12 +789,13 @@ static herr_t write_rows(hid_t dset, hid_t mtype, hsize_t first, hsize_t n, cons
 }
 
 /* Format 2 rows carry a CRC32C of their bytes: set it in place. */
-static void seal_rows(int which, void *rows, size_t n)
+static void seal_rows(const store *s, int which, void *rows, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (which == T_NODES) {
             store_node_row *const r = (store_node_row *)rows + i;
             r->row_crc = store_node_row_crc(r);
+            blob_loc_fill_row(&s->locs, r);
         } else if (which == T_TIMELINES) {
             store_timeline_row *const r = (store_timeline_row *)rows + i;
             r->crc = store_timeline_row_crc(r);
@@ -757,7 +817,7 @@ static herr_t write_sealed(store *s, int which, hsize_t first, const void *rows,
             return -1;
         }
         memcpy(copy, rows, n * row);
-        seal_rows(which, copy, n);
+        seal_rows(s, which, copy, n);
         rows = copy;
     }
     const herr_t rc = write_rows(s->t[which].dset, s->t[which].mtype, first, n, rows);
@@ -866,10 +926,31 @@ static size_t encode_chunk(store *s, const unsigned char *raw, size_t n, size_t 
     return codec_lz4_encode(src, cb, s->zbuf, s->zbuf_cap, s->chunk_bytes, s->blob_level);
 }
 
+/* The file address of the chunk of z bytes (in zbuf) just written (under
+ * lock).  HDF5 puts a new chunk at the end of the allocated space unless it
+ * reuses freed space, so the guess is the end of file before the write
+ * (eoa_before), kept only if the file holds the chunk's first bytes there:
+ * H5Dget_chunk_info_by_coord would say for sure, but in HDF5 1.10 it walks
+ * the whole chunk index (O(chunks) per call, +55 % of a 10^7-state write).
+ * 0 when it cannot tell; a reader checks every blob's CRC anyway. */
+static uint64_t chunk_address(const store *s, haddr_t eoa_before, size_t z)
+{
+    haddr_t eoa = HADDR_UNDEF;
+    unsigned char head[64];
+    const size_t n = z < sizeof head ? z : sizeof head;
+    if (s->fd < 0 || eoa_before == HADDR_UNDEF || eoa_before == 0 ||
+        H5Fget_eoa(s->file, &eoa) < 0 || eoa == HADDR_UNDEF || eoa < eoa_before + z ||
+        pread(s->fd, head, n, (off_t)eoa_before) != (ssize_t)n || memcmp(head, s->zbuf, n) != 0) {
+        return 0;
+    }
+    return (uint64_t)eoa_before;
+}
+
 static int
 write_blob_chunks(store *s, const unsigned char *raw, size_t n, size_t nchunks, slog_error *err)
 {
     const uint64_t first = s->payload_extent / s->chunk_bytes;
+    chunk_span span = {0, 0, false};
     for (size_t i = 0; i < nchunks; i++) {
         const size_t z = encode_chunk(s, raw, n, i);
         if (z == 0) {
@@ -878,15 +959,21 @@ write_blob_chunks(store *s, const unsigned char *raw, size_t n, size_t nchunks, 
         const hsize_t off[1] = {(first + i) * s->chunk_bytes};
         h5_guard g;
         h5_enter(&g);
+        haddr_t eoa = HADDR_UNDEF;
+        if (H5Fget_eoa(s->file, &eoa) < 0) {
+            eoa = HADDR_UNDEF;
+        }
         const herr_t rc = H5Dwrite_chunk(s->payload, H5P_DEFAULT, 0, off, z, s->zbuf);
         const int code =
             rc < 0 ? h5_err(err, SLOG_EIO, off[0], s->path, "Failed to write a /payload chunk")
                    : SLOG_OK;
+        chunk_span_add(&span, i, code == SLOG_OK ? chunk_address(s, eoa, z) : 0, z);
         h5_leave(&g);
         if (code < 0) {
             return code;
         }
     }
+    blob_loc_put(&s->locs, first * s->chunk_bytes, &span);
     return SLOG_OK;
 }
 
@@ -970,16 +1057,11 @@ int store_flush(store *s, slog_error *err)
  * each, which was half of such a query's time (doc/PERFORMANCE.md, "Flat
  * cost").  Only HDF5's default sec2 driver hands out a POSIX descriptor;
  * any failure just leaves the default readahead. */
-static void advise_random_access(const store *s)
+static void advise_random_access(store *s)
 {
-    const hid_t fapl = H5Fget_access_plist(s->file);
-    void *handle = NULL;
-    if (fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2 &&
-        H5Fget_vfd_handle(s->file, fapl, &handle) >= 0 && handle != NULL) {
-        (void)posix_fadvise(*(const int *)handle, 0, 0, POSIX_FADV_RANDOM);
-    }
-    if (fapl >= 0) {
-        (void)H5Pclose(fapl);
+    s->fd = file_descriptor(s->file);
+    if (s->fd >= 0) {
+        (void)posix_fadvise(s->fd, 0, 0, POSIX_FADV_RANDOM);
     }
 }
 
@@ -1256,7 +1338,7 @@ static int open_store(store *s, store_header *hdr, slog_error *err)
         return rc;
     }
     s->lz4_level = hdr->lz4_level;
-    s->version = hdr->format_read_version;
+    s->version = hdr->format_write_version; /* the members its tables have */
     return open_datasets(s, err);
 }
 
@@ -1354,6 +1436,9 @@ static int read_rows(store *s, int which, void **rows, uint64_t *n, slog_error *
             util_free(buf);
             rc = h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, "Failed to read a table");
         } else {
+            if (which == T_NODES) {
+                expand_node_rows(s, buf, (size_t)dims[0]);
+            }
             clear_absent_members(s, which, buf, (size_t)dims[0]);
             *rows = buf;
             *n = dims[0];
@@ -1480,6 +1565,7 @@ int store_read_node_rows(store *s, uint64_t first, size_t n, store_node_row *row
     }
     h5_leave(&g);
     if (rc == SLOG_OK) {
+        expand_node_rows(s, rows, n);
         clear_absent_members(s, T_NODES, rows, n);
     }
     return rc;
@@ -1665,6 +1751,35 @@ int store_read_blob(store *s, uint64_t offset, uint64_t n, void *dst, store_io *
         rc = read_one_chunk(s, coff, &r, err);
     }
     return rc;
+}
+
+int store_read_blob_at(store *s, uint64_t addr, uint32_t zlen, uint64_t offset, uint64_t n,
+                       void *dst, store_io *io)
+{
+    const uint64_t cb = s->chunk_bytes;
+    const uint64_t blob_off = offset - offset % cb;
+    const uint64_t chunks = (offset + n - blob_off + cb - 1) / cb;
+    if (s->fd < 0 || addr == 0 || zlen == 0 || n == 0 || s->mode != PAYLOAD_LZ4 ||
+        zlen > chunks * (cb * 5 + 64) || ensure_buf(&s->zbuf, &s->zbuf_cap, zlen) < 0) {
+        return 1;
+    }
+    size_t got = 0;
+    while (got < zlen) {
+        const ssize_t r = pread(s->fd, s->zbuf + got, zlen - got, (off_t)(addr + got));
+        if (r <= 0) {
+            return 1; /* a short file or an error: HDF5's own path decides */
+        }
+        got += (size_t)r;
+    }
+    uint64_t decoded = 0;
+    if (blob_loc_decode(s->zbuf, zlen, s->chunk_bytes, blob_off, offset, n, dst, &decoded) != 0) {
+        return 1;
+    }
+    if (io != NULL) {
+        io->bytes_read += zlen;
+        io->bytes_decoded += decoded;
+    }
+    return SLOG_OK;
 }
 
 uint64_t store_file_bytes(const store *s)

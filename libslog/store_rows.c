@@ -24,7 +24,14 @@ static uint32_t row_crc(const void *row, size_t size, size_t crc_off)
 
 uint32_t store_node_row_crc(const store_node_row *row)
 {
-    return row_crc(row, sizeof *row, offsetof(store_node_row, row_crc));
+    return row_crc(row, STORE_NODE_ROW_V2_BYTES, offsetof(store_node_row, row_crc));
+}
+
+uint32_t store_node_addr_crc(const store_node_row *row)
+{
+    const size_t from = offsetof(store_node_row, payload_addr);
+    return codec_crc32c(0, (const unsigned char *)row + from,
+                        offsetof(store_node_row, addr_crc) - from);
 }
 
 uint32_t store_timeline_row_crc(const store_timeline_row *row)

@@ -88,6 +88,7 @@ static store_node_row node_row(uint32_t i)
     r.preview_crc = ~i;
     r.args_crc = i << 3;
     r.row_crc = store_node_row_crc(&r); /* what the store seals it with */
+    r.addr_crc = store_node_addr_crc(&r); /* no blob at those offsets: addresses 0 */
     return r;
 }
 

@@ -3,7 +3,7 @@
 # (v1_file.sh's checks), and its statistics use its stored exclusive times
 # (no fallback=1 in --io) and agree with the drawables, on a window that
 # cuts states.
-OLD_FORMAT=v2 source "$CLI_DIR/slog-query/v1_file.sh"
+OLD_FORMAT=${OLD_FORMAT:-v2} source "$CLI_DIR/slog-query/v1_file.sh"
 for f in synth chrome69; do
     "$SLOG_QUERY" "$dir/$f.slog" -f jsonl --no-args --window 3ms:9ms > w.jsonl
     "$SLOG_QUERY" "$dir/$f.slog" --stats --by both -f jsonl --window 3ms:9ms --io > s.jsonl 2> io.txt
