@@ -15,7 +15,8 @@ if what == "payload":
     at = int(chunks[n][1]) + 100
 else:
     chunks = [r for r in regions if r[0] == "chunk" and r[3] == "nodes"]
-    rows_per_chunk = int(chunks[0][2]) // 128
-    at = int(chunks[n // rows_per_chunk][1]) + (n % rows_per_chunk) * 128 + 10
+    rows_per_chunk = 16  # doc/FORMAT.md §3: 16 rows per chunk (168 bytes each in format 4)
+    row = int(chunks[0][2]) // rows_per_chunk
+    at = int(chunks[n // rows_per_chunk][1]) + (n % rows_per_chunk) * row + 10
 data[at] ^= 0x40
 open(dst, "wb").write(bytes(data))
