@@ -206,6 +206,18 @@ void trace_rename_process(const char *prefix)
     trace_self.guard--;
 }
 
+/* One line on stderr when this process goes untraced (the tracer says so
+ * rather than leave a silently missing file); the program goes on. */
+static void cannot_trace(const char *what, const char *where)
+{
+    char line[PATH_MAX + 128];
+    const int n = snprintf(line, sizeof line, "slog-trace: %s %s (pid %ld not traced)\n", what,
+                           where, (long)getpid());
+    if (n > 0) {
+        (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    }
+}
+
 /* Open this process's file and start recording (guard held by the caller). */
 static void start_process(void)
 {
@@ -213,6 +225,7 @@ static void start_process(void)
         proc.own_fds[i] = -1;
     }
     if (reserve_file() != 0) {
+        cannot_trace("cannot create a file in", proc.dir);
         return;
     }
     const int64_t start = trace_now();
@@ -220,6 +233,7 @@ static void start_process(void)
     (void)snprintf(name, sizeof name, "%s pid %ld", program_invocation_short_name,
                    (long)getpid());
     if (sink_open(proc.path, name, trace_fn_categories, TRACE_FN_COUNT) != 0) {
+        cannot_trace("cannot write", proc.path);
         return;
     }
     proc.owner = getpid();
