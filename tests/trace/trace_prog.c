@@ -12,7 +12,9 @@
  *                             with SIGSEGV (a NULL store)
  *     trace_prog wait DIR     the same, then waits for a line and exits 0
  *                             (the test kills it with SIGKILL first)
- * Exit status: 0, or 10-19 when a call did not behave as without tracing.
+ * Exit status: 0, or 10-19 when a call did not behave as without tracing
+ * (a result, or errno: left alone by successful calls, ENOENT after the
+ * failing open).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,9 +42,10 @@ static int posix_calls(void)
     char path[1200];
     char buf[4096];
     path_of(path, sizeof path, "posix.dat");
+    errno = 0; /* a successful call leaves errno alone: so must the tracer */
     const int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
     memset(buf, 'x', sizeof buf);
-    if (fd < 0 || write(fd, buf, 4096) != 4096 || pwrite(fd, buf, 100, 8192) != 100 ||
+    if (fd < 0 || write(fd, buf, 4096) != 4096 || errno != 0 || pwrite(fd, buf, 100, 8192) != 100 ||
         lseek(fd, 0, SEEK_SET) != 0 || read(fd, buf, 4096) != 4096 ||
         pread(fd, buf, 100, 8192) != 100 || fsync(fd) != 0 || fdatasync(fd) != 0) {
         return 11;
