@@ -9,6 +9,8 @@
  *              --pixels P -f jsonl > /dev/null` (exec, open, query, print);
  *   latency  - in-process: a new reader (empty node cache; page cache warm
  *              after the first repetition) opened and queried to its end;
+ *   CPU      - the process's CPU time (user + system) for that, which a
+ *              busy machine inflates less than the wall time;
  * as median [min..max] ms, with bytes read, nodes read, items and items
  * per (pixel x timeline), and the 1-minute load average (/proc/loadavg)
  * before and after, since the machine is shared.  Then item 6: items/s of
@@ -63,6 +65,8 @@ static const window windows[] = {
     {"10%", "45%:55%", 45, 55},
     {"whole", "", 0, 100},
 };
+
+static double cpu_ms(void);
 
 static double now_ms(void)
 {
@@ -183,7 +187,7 @@ static int query_once(const char *path, const window *w, int64_t pixels, flat_ru
 static int measure_window(const flat_opts *o, const char *size, const char *path,
                           const window *w)
 {
-    double proc[MAX_REPS], lat[MAX_REPS];
+    double proc[MAX_REPS], lat[MAX_REPS], cpu[MAX_REPS];
     char px[32];
     snprintf(px, sizeof px, "%lld", (long long)o->pixels);
     char *argv[] = {arg(o->query), arg(path), "--pixels", px, "-f", "jsonl",
@@ -195,14 +199,17 @@ static int measure_window(const flat_opts *o, const char *size, const char *path
     memset(&fr, 0, sizeof fr);
     for (int i = 0; i < o->reps; i++) {
         proc[i] = run_process(argv);
+        const double c0 = cpu_ms();
         if (proc[i] < 0 || query_once(path, w, o->pixels, &fr) != 0) {
             return -1;
         }
+        cpu[i] = cpu_ms() - c0;
         lat[i] = fr.ms;
     }
-    char a[64], b[64];
-    printf("| %s | %s | %s | %s | %llu | %llu | %llu | %.2f |\n", size, w->name,
+    char a[64], b[64], c[64];
+    printf("| %s | %s | %s | %s | %s | %llu | %llu | %llu | %.2f |\n", size, w->name,
            spread(proc, o->reps, a, sizeof a), spread(lat, o->reps, b, sizeof b),
+           spread(cpu, o->reps, c, sizeof c),
            (unsigned long long)fr.st.bytes_read, (unsigned long long)fr.st.nodes_read,
            (unsigned long long)fr.st.items,
            (double)fr.st.items / ((double)o->pixels * fr.timelines));
@@ -448,8 +455,8 @@ int main(int argc, char **argv)
         return rc != 0;
     }
     printf("%lld pixels, %d repetitions; times in ms, median [min..max]\n\n"
-           "| states | window | process wall | in-process latency | bytes read | nodes read | "
-           "items | items/(px x tl) |\n|---|---|---|---|---|---|---|---|\n",
+           "| states | window | process wall | in-process latency | in-process CPU | bytes read | "
+           "nodes read | items | items/(px x tl) |\n|---|---|---|---|---|---|---|---|---|\n",
            (long long)o.pixels, o.reps);
     for (int i = 0; i < o.nsizes; i++) {
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
