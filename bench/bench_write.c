@@ -13,7 +13,9 @@
  *
  *   bench_write [--states N] [--timelines T] [--categories C] [--reps R]
  *               [--dir DIR] [--leaf-bytes B] [--fanout F] [--lz4-level L]
- *               [--no-otf2] [--rss N[,N...]]
+ *               [--no-otf2] [--rss N[,N...]] [--keep]
+ * --keep leaves the last libslog file in DIR/bench_write.slog (to compare
+ * the bytes of two builds).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -41,6 +43,7 @@ typedef struct bw_opts {
     slog_writer_options wopts;
     int otf2;
     const char *rss;
+    int keep;
 } bw_opts;
 
 /* Write the states through libslog; only writer calls are timed. */
@@ -130,7 +133,9 @@ static int run_compare(const bw_opts *o)
         rs.secs[rep] = ts.wall;
         rs.cpu[rep] = ts.cpu;
         rs.bytes = bench_disk_bytes(spath);
-        bench_remove(spath);
+        if (!o->keep || rep + 1 < o->reps) {
+            bench_remove(spath);
+        }
         printf("  run %u: libslog %.3f s (cpu %.3f)", rep + 1, rs.secs[rep], rs.cpu[rep]);
 #ifdef SLOG_HAVE_OTF2
         if (o->otf2) {
@@ -276,7 +281,7 @@ static void usage(FILE *f)
 {
     fputs("usage: bench_write [--states N] [--timelines T] [--categories C] [--reps R]\n"
           "                   [--dir DIR] [--leaf-bytes B] [--fanout F] [--lz4-level L]\n"
-          "                   [--no-otf2] [--rss N[,N...]]\n",
+          "                   [--no-otf2] [--rss N[,N...]] [--keep]\n",
           f);
 }
 
@@ -302,9 +307,9 @@ int main(int argc, char **argv)
         {"fanout", required_argument, NULL, 'f'},     {"lz4-level", required_argument, NULL, 'z'},
         {"no-otf2", no_argument, NULL, 'O'},          {"rss", required_argument, NULL, 'R'},
         {"rss-child", no_argument, NULL, 'C'},        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"keep", no_argument, NULL, 'k'},             {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "n:t:c:r:d:l:f:z:OR:Ch", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "n:t:c:r:d:l:f:z:OR:Chk", longopts, NULL)) != -1) {
         switch (c) {
         case 'n':
             o.states = bench_parse_count(optarg);
@@ -338,6 +343,9 @@ int main(int argc, char **argv)
             break;
         case 'C':
             child = 1;
+            break;
+        case 'k':
+            o.keep = 1;
             break;
         case 'h':
             usage(stdout);

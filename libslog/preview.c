@@ -152,11 +152,21 @@ static int rehash(pv_summary *s, size_t ncap)
     return 0;
 }
 
+static int grow_check(pv_summary *s)
+{
+    return (s->used + 1) * 10 > s->cap * 7 ? rehash(s, s->cap ? s->cap * 2 : 64) : 0;
+}
+
+int pv_grow_check(pv_summary *s)
+{
+    return grow_check(s);
+}
+
 /* Find or insert the entry for a key (row already folded). */
 static pv_entry *lookup(pv_summary *s, uint8_t kind, uint32_t row, uint32_t row_to, uint32_t cat,
                         int64_t bin)
 {
-    if ((s->used + 1) * 10 > s->cap * 7 && rehash(s, s->cap ? s->cap * 2 : 64) != 0) {
+    if (grow_check(s) != 0) {
         return NULL;
     }
     size_t j = hash_key(kind, row, row_to, cat, bin) & (s->cap - 1);
@@ -206,6 +216,28 @@ int pv_add_state(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t ca
     }
     add_duration(e, dur);
     e->excl = util_sat_add_i64(e->excl, excl);
+    return 0;
+}
+
+void pv_entry_start(pv_entry *e, uint8_t kind)
+{
+    memset(e, 0, sizeof *e);
+    e->used = 1;
+    e->kind = kind;
+    e->min = INT64_MAX;
+    e->max = INT64_MIN;
+    e->last_time = INT64_MIN;
+}
+
+int pv_add_totals(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
+                  const pv_entry *e)
+{
+    const uint32_t row = pv_fold_row(ctx, tl, 0, s->fold);
+    pv_entry *const d = lookup(s, e->kind, row, row, map_category(s, cat), 0);
+    if (d == NULL) {
+        return -1;
+    }
+    pv_entry_add(d, e);
     return 0;
 }
 

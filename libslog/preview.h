@@ -126,6 +126,17 @@ int pv_add_arrow(pv_summary *s, const pv_fold_ctx *ctx, uint32_t from, uint32_t 
 int pv_add_counter(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
                    int64_t time, double value);
 
+/* For callers that total drawables of one key themselves: pv_entry_start
+ * sets up an empty entry of a kind, and pv_add_totals adds e's totals to s
+ * under (tl, cat) as if its drawables were added one by one. */
+void pv_entry_start(pv_entry *e, uint8_t kind);
+int pv_add_totals(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
+                  const pv_entry *e);
+/* The table growth check that every add makes first (a lookup of a key
+ * already present may still grow the table): a caller that replaces adds
+ * by pv_add_totals makes it where the last replaced add would have. */
+int pv_grow_check(pv_summary *s);
+
 /* Set an empty binned summary's box to hold [t0, t1] (and k to match), so
  * adding drawables inside it never re-keys. */
 void pv_bins_span(pv_summary *s, int64_t t0, int64_t t1);

@@ -15,6 +15,7 @@
 #include "tree_build.h"
 
 #include "codec_crc32c.h"
+#include "tree_leafsum.h"
 #include "util_alloc.h"
 #include "util_error.h"
 
@@ -67,6 +68,7 @@ struct tree_builder {
     uint64_t forest_roots;
     uint32_t forest_level;   /* highest level among them */
     util_buf scratch;
+    tree_leafsum leafsum;    /* totals of level 0's states by (timeline, category) */
 };
 
 static void open_reset(open_node *n, int64_t b)
@@ -109,6 +111,7 @@ int tree_build_create(tree_builder **out, store *st, const tree_options *opts,
     pv_init(&tb->forest_sum);
     pv_init(&tb->forest_tls);
     pv_init_binned(&tb->bins);
+    tree_leafsum_init(&tb->leafsum);
     tb->forest_t0 = INT64_MAX;
     tb->forest_t1 = INT64_MIN;
     *out = tb;
@@ -130,6 +133,7 @@ void tree_build_destroy(tree_builder *tb)
     pv_free(&tb->forest_sum);
     pv_free(&tb->forest_tls);
     pv_free(&tb->bins);
+    tree_leafsum_free(&tb->leafsum);
     util_free(tb);
 }
 
@@ -181,10 +185,17 @@ static uint32_t place(const tree_builder *tb, int64_t start)
     return tb->top - 1;
 }
 
-/* Add the node's own drawables to a summary. */
-static int summarise_items(const fmt_node *it, pv_summary *sum, const pv_fold_ctx *ctx)
+/* Add the node's own drawables to a summary; its states from ls when that
+ * holds them all (a leaf: tree_leafsum.h), else one by one. */
+static int summarise_items(const fmt_node *it, const tree_leafsum *ls, pv_summary *sum,
+                           const pv_fold_ctx *ctx)
 {
-    for (size_t i = 0; i < it->n[SLOG_KIND_STATE]; i++) {
+    if (ls != NULL && tree_leafsum_on(ls)) {
+        if (tree_leafsum_apply(ls, sum, ctx, 0) != 0) {
+            return -1;
+        }
+    }
+    for (size_t i = 0; (ls == NULL || !tree_leafsum_on(ls)) && i < it->n[SLOG_KIND_STATE]; i++) {
         const fmt_state_rec *const s = &it->states[i];
         if (pv_add_state(sum, ctx, s->timeline, s->category, s->end - s->start, s->excl) != 0) {
             return -1;
@@ -211,10 +222,17 @@ static int summarise_items(const fmt_node *it, pv_summary *sum, const pv_fold_ct
 }
 
 /* Add the node's own drawables to its per-timeline totals: fold 0, one
- * category (0) for all, arrows keyed by their source timeline. */
-static int summarise_timelines(const fmt_node *it, pv_summary *tls, const pv_fold_ctx *ctx)
+ * category (0) for all, arrows keyed by their source timeline; states as
+ * in summarise_items. */
+static int summarise_timelines(const fmt_node *it, const tree_leafsum *ls, pv_summary *tls,
+                               const pv_fold_ctx *ctx)
 {
-    for (size_t i = 0; i < it->n[SLOG_KIND_STATE]; i++) {
+    if (ls != NULL && tree_leafsum_on(ls)) {
+        if (tree_leafsum_apply(ls, tls, ctx, 1) != 0) {
+            return -1;
+        }
+    }
+    for (size_t i = 0; (ls == NULL || !tree_leafsum_on(ls)) && i < it->n[SLOG_KIND_STATE]; i++) {
         const fmt_state_rec *const s = &it->states[i];
         if (pv_add_state(tls, ctx, s->timeline, 0, s->end - s->start, s->excl) != 0) {
             return -1;
@@ -251,9 +269,10 @@ static void tls_bound(const tree_builder *tb, pv_summary *tls, int *lost)
 
 /* n's own drawables into its per-timeline totals, and those into up's
  * (its parent's, or the forest's). */
-static int tls_close(tree_builder *tb, open_node *n, pv_summary *up, int *up_lost)
+static int tls_close(tree_builder *tb, open_node *n, const tree_leafsum *ls, pv_summary *up,
+                     int *up_lost)
 {
-    if (!n->tls_lost && summarise_timelines(&n->items, &n->tls, tb->ctx) != 0) {
+    if (!n->tls_lost && summarise_timelines(&n->items, ls, &n->tls, tb->ctx) != 0) {
         return -1;
     }
     tls_bound(tb, &n->tls, &n->tls_lost);
@@ -443,11 +462,12 @@ static int spill(tree_builder *tb, open_node *n, slog_error *err)
     row_counts(&row, &n->items);
     pv_summary sum;
     pv_init(&sum);
-    int rc = summarise_items(&n->items, &sum, tb->ctx) != 0 ? oom(err) : SLOG_OK;
+    int rc = summarise_items(&n->items, NULL, &sum, tb->ctx) != 0 ? oom(err) : SLOG_OK;
     if (rc == SLOG_OK && pv_merge(&n->sum, &sum, tb->ctx) != 0) {
         rc = oom(err);
     }
-    if (rc == SLOG_OK && !n->tls_lost && summarise_timelines(&n->items, &n->tls, tb->ctx) != 0) {
+    if (rc == SLOG_OK && !n->tls_lost &&
+        summarise_timelines(&n->items, NULL, &n->tls, tb->ctx) != 0) {
         rc = oom(err);
     }
     tls_bound(tb, &n->tls, &n->tls_lost);
@@ -516,7 +536,8 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
     box_extend(&row.t0, &row.t1, n->items.t0, n->items.t1);
     row.subtree_nodes = 1 + n->subtree;
     row_counts(&row, &n->items);
-    if (summarise_items(&n->items, &n->sum, tb->ctx) != 0) {
+    const tree_leafsum *const ls = i == 0 ? &tb->leafsum : NULL;
+    if (summarise_items(&n->items, ls, &n->sum, tb->ctx) != 0) {
         return oom(err);
     }
     open_node *const p = parent_of(tb, i, finishing, err);
@@ -526,7 +547,7 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
     /* the top of a finishing spine becomes a root of the forest */
     pv_summary *const up = p != NULL ? &p->sum : &tb->forest_sum;
     if (pv_merge(up, &n->sum, tb->ctx) != 0 || keep_bounded(tb, up, i + 1) != 0 ||
-        tls_close(tb, n, p != NULL ? &p->tls : &tb->forest_tls,
+        tls_close(tb, n, ls, p != NULL ? &p->tls : &tb->forest_tls,
                   p != NULL ? &p->tls_lost : &tb->forest_tls_lost) != 0) {
         return oom(err);
     }
@@ -545,6 +566,9 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
         tb->frontier = row.t1;
     }
     open_reset(n, tb->frontier);
+    if (i == 0) {
+        tree_leafsum_reset(&tb->leafsum);
+    }
     if (p == NULL) {
         tb->forest_roots++;
         box_extend(&tb->forest_t0, &tb->forest_t1, row.t0, row.t1);
@@ -578,8 +602,12 @@ int tree_build_add_state(tree_builder *tb, const fmt_state_rec *r, const uint8_t
                          size_t args_len, slog_error *err)
 {
     const uint32_t i = place(tb, r->start);
-    if (fmt_node_add_state(&tb->level[i].items, r, args, args_len) != 0) {
+    fmt_node *const it = &tb->level[i].items;
+    if (fmt_node_add_state(it, r, args, args_len) != 0) {
         return oom(err);
+    }
+    if (i == 0) {
+        tree_leafsum_add_state(&tb->leafsum, &it->states[it->n[SLOG_KIND_STATE] - 1]);
     }
     return after_add(tb, i, err);
 }
