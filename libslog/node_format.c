@@ -115,7 +115,8 @@ static void extend_box(fmt_node *n, int64_t t0, int64_t t1)
 int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args, size_t args_len)
 {
     void *arr = n->states;
-    if (reserve_kind(n, 0, &arr, sizeof *r) != 0 || fmt_nest_reserve(&n->nest, 1) != 0) {
+    if (reserve_kind(n, 0, &arr, sizeof *r) != 0 ||
+        fmt_nest_reserve(&n->nest, 1, r->timeline) != 0) {
         return -1;
     }
     n->states = arr;
@@ -966,9 +967,14 @@ int fmt_decoded_resolve_excl(fmt_decoded *d)
     if (!d->excl_pending) {
         return 0;
     }
+    uint32_t max_timeline = 0;
+    for (uint64_t i = 0; i < d->n[0]; i++) {
+        max_timeline = d->states[i].timeline > max_timeline ? d->states[i].timeline : max_timeline;
+    }
     fmt_nest nest;
     fmt_nest_init(&nest);
-    if (fmt_nest_reserve(&nest, (size_t)d->n[0]) != 0) {
+    if (fmt_nest_reserve(&nest, (size_t)d->n[0], max_timeline) != 0) {
+        fmt_nest_free(&nest);
         return -1; /* nothing written yet: the differences are intact */
     }
     for (uint64_t i = 0; i < d->n[0]; i++) {

@@ -15,6 +15,7 @@
 void fmt_nest_init(fmt_nest *n)
 {
     memset(n, 0, sizeof *n);
+    n->gen = 1;
 }
 
 void fmt_nest_reset(fmt_nest *n)
@@ -23,12 +24,42 @@ void fmt_nest_reset(fmt_nest *n)
         memset(n->slots, 0, n->cap * sizeof *n->slots);
     }
     n->used = 0;
+    if (++n->gen == 0) { /* wrapped: no cell may look live */
+        if (n->nrows > 0) {
+            memset(n->rows, 0, (size_t)n->nrows * FMT_NEST_DEPTHS * sizeof *n->rows);
+        }
+        n->gen = 1;
+    }
 }
 
 void fmt_nest_free(fmt_nest *n)
 {
     util_free(n->slots);
+    util_free(n->rows);
     fmt_nest_init(n);
+}
+
+/* Dense rows for the timelines up to max_timeline that have any; new
+ * rows are dead. */
+static int reserve_rows(fmt_nest *n, uint32_t max_timeline)
+{
+    const uint32_t top = max_timeline < FMT_NEST_DENSE_TL ? max_timeline : FMT_NEST_DENSE_TL - 1;
+    if (top < n->nrows) {
+        return 0;
+    }
+    uint32_t rows = n->nrows ? n->nrows : 64;
+    while (rows <= top) {
+        rows *= 2;
+    }
+    fmt_nest_cell *const c = util_realloc(n->rows, (size_t)rows * FMT_NEST_DEPTHS * sizeof *c);
+    if (c == NULL) {
+        return -1;
+    }
+    memset(c + (size_t)n->nrows * FMT_NEST_DEPTHS, 0,
+           (size_t)(rows - n->nrows) * FMT_NEST_DEPTHS * sizeof *c);
+    n->rows = c;
+    n->nrows = rows;
+    return 0;
 }
 
 static size_t nest_hash(uint32_t timeline, uint64_t depth, size_t cap)
@@ -48,9 +79,9 @@ static fmt_nest_slot *nest_find(const fmt_nest *n, uint32_t timeline, uint64_t d
     return &n->slots[j];
 }
 
-int fmt_nest_reserve(fmt_nest *n, size_t more)
+int fmt_nest_reserve(fmt_nest *n, size_t more, uint32_t max_timeline)
 {
-    if (more > SIZE_MAX / 4 - n->used) {
+    if (more > SIZE_MAX / 4 - n->used || reserve_rows(n, max_timeline) != 0) {
         return -1;
     }
     if ((n->used + more) * 2 <= n->cap) {
@@ -76,16 +107,64 @@ int fmt_nest_reserve(fmt_nest *n, size_t more)
     return 0;
 }
 
+/* The dense cell of (timeline, depth), NULL when the key is the hash's. */
+static fmt_nest_cell *dense_cell(const fmt_nest *n, uint32_t timeline, uint64_t depth)
+{
+    if (timeline >= FMT_NEST_DENSE_TL || depth >= FMT_NEST_DEPTHS) {
+        return NULL;
+    }
+    return &n->rows[(size_t)timeline * FMT_NEST_DEPTHS + depth];
+}
+
+/* The children time the accumulator of (timeline, depth + 1) shows for
+ * [start, end]; that accumulator starts over. */
+static uint64_t take_children(fmt_nest *n, uint32_t timeline, uint64_t depth, int64_t start,
+                              int64_t end)
+{
+    uint64_t *sum;
+    int64_t lo, hi;
+    fmt_nest_cell *const c = dense_cell(n, timeline, depth);
+    if (c != NULL) {
+        if (c->gen != n->gen) {
+            return 0;
+        }
+        sum = &c->sum, lo = c->lo, hi = c->hi;
+    } else {
+        fmt_nest_slot *const kids = nest_find(n, timeline, depth);
+        if (!kids->full) {
+            return 0;
+        }
+        sum = &kids->sum, lo = kids->lo, hi = kids->hi;
+    }
+    const uint64_t children = *sum != 0 && lo >= start && hi <= end ? *sum : 0;
+    *sum = 0;
+    return children;
+}
+
+/* The accumulator of (timeline, depth) takes [start, end]. */
+static void accumulate(uint64_t *sum, int64_t *lo, int64_t *hi, int64_t start, int64_t end)
+{
+    if (*sum == 0) {
+        *lo = start;
+        *hi = end;
+    }
+    *sum += (uint64_t)end - (uint64_t)start;
+    *lo = start < *lo ? start : *lo;
+    *hi = end > *hi ? end : *hi;
+}
+
 uint64_t fmt_nest_next(fmt_nest *n, uint32_t timeline, uint32_t depth, int64_t start,
                        int64_t end)
 {
-    uint64_t children = 0;
-    fmt_nest_slot *const kids = nest_find(n, timeline, (uint64_t)depth + 1);
-    if (kids->full) {
-        if (kids->sum != 0 && kids->lo >= start && kids->hi <= end) {
-            children = kids->sum;
+    const uint64_t children = take_children(n, timeline, (uint64_t)depth + 1, start, end);
+    fmt_nest_cell *const c = dense_cell(n, timeline, depth);
+    if (c != NULL) {
+        if (c->gen != n->gen) {
+            c->gen = n->gen;
+            c->sum = 0;
         }
-        kids->sum = 0;
+        accumulate(&c->sum, &c->lo, &c->hi, start, end);
+        return children;
     }
     fmt_nest_slot *const self = nest_find(n, timeline, depth);
     if (!self->full) {
@@ -94,12 +173,6 @@ uint64_t fmt_nest_next(fmt_nest *n, uint32_t timeline, uint32_t depth, int64_t s
         self->depth = depth;
         n->used++;
     }
-    if (self->sum == 0) {
-        self->lo = start;
-        self->hi = end;
-    }
-    self->sum += (uint64_t)end - (uint64_t)start;
-    self->lo = start < self->lo ? start : self->lo;
-    self->hi = end > self->hi ? end : self->hi;
+    accumulate(&self->sum, &self->lo, &self->hi, start, end);
     return children;
 }

@@ -31,10 +31,27 @@ typedef struct fmt_nest_slot {
     int64_t lo, hi;  /* their box */
 } fmt_nest_slot;
 
+/* Accumulators of timelines below FMT_NEST_DENSE_TL at depths below
+ * FMT_NEST_DEPTHS sit in a dense table (row per timeline, depth d and d + 1
+ * side by side: one cache line for both lookups of a state), the others in
+ * the hash; which one holds a key never changes.  A dense cell is live
+ * when its generation is the table's: a reset only bumps the generation. */
+#define FMT_NEST_DEPTHS   16u
+#define FMT_NEST_DENSE_TL 256u
+
+typedef struct fmt_nest_cell {
+    uint64_t sum;
+    int64_t lo, hi;
+    uint32_t gen;    /* live when == fmt_nest.gen */
+} fmt_nest_cell;
+
 typedef struct fmt_nest {
     fmt_nest_slot *slots;
     size_t cap;      /* power of two, or 0 */
     size_t used;
+    fmt_nest_cell *rows; /* nrows * FMT_NEST_DEPTHS cells */
+    uint32_t nrows;
+    uint32_t gen;
 } fmt_nest;
 
 void fmt_nest_init(fmt_nest *n);
@@ -42,9 +59,9 @@ void fmt_nest_init(fmt_nest *n);
 void fmt_nest_reset(fmt_nest *n);
 void fmt_nest_free(fmt_nest *n);
 
-/* Make room for `more` states, so as many fmt_nest_next calls cannot
- * fail; 0 or -1 (out of memory; n unchanged). */
-int fmt_nest_reserve(fmt_nest *n, size_t more);
+/* Make room for `more` states on timelines <= max_timeline, so as many
+ * fmt_nest_next calls cannot fail; 0 or -1 (out of memory; n unchanged). */
+int fmt_nest_reserve(fmt_nest *n, size_t more, uint32_t max_timeline);
 /* The next state of the node: its children time by the rule above. */
 uint64_t fmt_nest_next(fmt_nest *n, uint32_t timeline, uint32_t depth, int64_t start,
                        int64_t end);
