@@ -348,7 +348,10 @@ static int check_category(slog_writer *w, uint32_t cat, slog_kind kind, slog_err
 static int encode_args(slog_writer *w, const slog_arg *args, uint32_t nargs, slog_error *err)
 {
     w->argbuf.len = 0;
-    if (nargs > 0 && args == NULL) {
+    if (nargs == 0) {
+        return SLOG_OK;
+    }
+    if (args == NULL) {
         return util_err(err, SLOG_EINVAL, UINT64_MAX, w->path, "nargs %u with NULL args", nargs);
     }
     for (uint32_t i = 0; i < nargs; i++) {

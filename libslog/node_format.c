@@ -79,7 +79,7 @@ static uint64_t time_delta(fmt_node *n, int k, int64_t t)
 
 static int reserve_kind(fmt_node *n, int k, void **arr, size_t elem)
 {
-    return util_grow(arr, &n->cap[k], n->n[k] + 1, elem);
+    return n->n[k] < n->cap[k] ? 0 : util_grow(arr, &n->cap[k], n->n[k] + 1, elem);
 }
 
 static int add_args(fmt_node *n, const uint8_t *args, size_t len, uint32_t *off, uint32_t *olen)
@@ -234,11 +234,12 @@ static void put_time_column(enc *e, const void *recs, size_t n, size_t stride, s
 {
     const uint8_t *p = n == 0 ? NULL : (const uint8_t *)recs + off; /* recs may be NULL */
     int64_t prev = base;
+    const int64_t unit = (int64_t)e->unit;
     for (size_t i = 0; i < n; i++, p += stride) {
         int64_t t;
         memcpy(&t, p, sizeof t);
         const int64_t d = (int64_t)((uint64_t)t - (uint64_t)prev);
-        put(e, codec_zigzag(d / (int64_t)e->unit));
+        put(e, codec_zigzag(unit == 1 ? d : d / unit)); /* no division in the common case */
         prev = t;
     }
 }
@@ -248,11 +249,13 @@ static void put_duration_column(enc *e, const void *recs, size_t n, size_t strid
                                 size_t off_start, size_t off_end)
 {
     const uint8_t *p = (const uint8_t *)recs;
+    const uint64_t unit = e->unit;
     for (size_t i = 0; i < n; i++, p += stride) {
         int64_t s, t;
         memcpy(&s, p + off_start, sizeof s);
         memcpy(&t, p + off_end, sizeof t);
-        put(e, ((uint64_t)t - (uint64_t)s) / e->unit);
+        const uint64_t dur = (uint64_t)t - (uint64_t)s;
+        put(e, unit == 1 ? dur : dur / unit);
     }
 }
 

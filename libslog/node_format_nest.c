@@ -79,7 +79,7 @@ static fmt_nest_slot *nest_find(const fmt_nest *n, uint32_t timeline, uint64_t d
     return &n->slots[j];
 }
 
-int fmt_nest_reserve(fmt_nest *n, size_t more, uint32_t max_timeline)
+int fmt_nest_grow(fmt_nest *n, size_t more, uint32_t max_timeline)
 {
     if (more > SIZE_MAX / 4 - n->used || reserve_rows(n, max_timeline) != 0) {
         return -1;

@@ -61,7 +61,15 @@ void fmt_nest_free(fmt_nest *n);
 
 /* Make room for `more` states on timelines <= max_timeline, so as many
  * fmt_nest_next calls cannot fail; 0 or -1 (out of memory; n unchanged). */
-int fmt_nest_reserve(fmt_nest *n, size_t more, uint32_t max_timeline);
+int fmt_nest_grow(fmt_nest *n, size_t more, uint32_t max_timeline);
+static inline int fmt_nest_reserve(fmt_nest *n, size_t more, uint32_t max_timeline)
+{
+    if ((max_timeline < n->nrows || n->nrows == FMT_NEST_DENSE_TL) &&
+        more <= n->cap / 2 && n->used <= n->cap / 2 - more) {
+        return 0; /* room already: the writer's case for all but a few states */
+    }
+    return fmt_nest_grow(n, more, max_timeline);
+}
 /* The next state of the node: its children time by the rule above. */
 uint64_t fmt_nest_next(fmt_nest *n, uint32_t timeline, uint32_t depth, int64_t start,
                        int64_t end);
