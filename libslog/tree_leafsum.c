@@ -9,6 +9,7 @@
 #include "tree_leafsum.h"
 
 #include "util_alloc.h"
+#include "util_sat.h"
 
 #include <string.h>
 
@@ -70,6 +71,10 @@ static int grow_table(tree_leafsum *a, uint32_t tl, uint32_t cat)
 
 void tree_leafsum_add_state(tree_leafsum *a, const fmt_state_rec *r)
 {
+    const int64_t dur = (int64_t)((uint64_t)r->end - (uint64_t)r->start);
+    if (dur < 0 || r->excl < 0) {
+        a->off = 1; /* saturating sums of mixed signs depend on their order */
+    }
     if (a->off) {
         return;
     }
@@ -79,7 +84,6 @@ void tree_leafsum_add_state(tree_leafsum *a, const fmt_state_rec *r)
         return;
     }
     tree_leafsum_cell *const e = &a->cells[(size_t)r->timeline * a->cat_dim + r->category];
-    const int64_t dur = (int64_t)((uint64_t)r->end - (uint64_t)r->start);
     if (e->count == 0) {
         void *p = a->keys;
         if (util_grow(&p, &a->cap_keys, a->nkeys + 1, sizeof *a->keys) != 0) {
@@ -93,10 +97,11 @@ void tree_leafsum_add_state(tree_leafsum *a, const fmt_state_rec *r)
         e->max = INT64_MIN;
     }
     a->last_key = (uint64_t)r->timeline << 32 | r->category;
-    /* pv_add_state's sums, wrapping instead of overflowing */
+    /* pv_add_state's sums; saturating sums of values >= 0 give min(INT64_MAX,
+     * total) in any grouping, so replaying the cells changes nothing */
     e->count++;
-    e->incl = (int64_t)((uint64_t)e->incl + (uint64_t)dur);
-    e->excl = (int64_t)((uint64_t)e->excl + (uint64_t)r->excl);
+    e->incl = util_sat_add_i64(e->incl, dur);
+    e->excl = util_sat_add_i64(e->excl, r->excl);
     e->min = dur < e->min ? dur : e->min;
     e->max = dur > e->max ? dur : e->max;
 }

@@ -9,9 +9,10 @@
  * keys are replayed in first-seen order, and the one growth check that
  * state-by-state adds could make after the last insertion is made too
  * (pv_grow_check), so the blobs are the same as with state-by-state adds.  Cells sit in a dense table [timeline][category]
- * that grows up to TREE_LEAFSUM_CELLS cells; a key beyond it (or out of
- * memory) turns the table off until the next reset, and the leaf is then
- * summarised state by state as before.
+ * that grows up to TREE_LEAFSUM_CELLS cells; a key beyond it, a negative
+ * duration or exclusive time (saturating sums of mixed signs depend on
+ * their order), or a lack of memory turns the table off until the next
+ * reset, and the leaf is then summarised state by state as before.
  * Layer 4: may call format/util, never slog_* API.
  */
 #ifndef TREE_LEAFSUM_H
@@ -22,8 +23,9 @@
 
 #define TREE_LEAFSUM_CELLS 4096u /* cells of 40 bytes: 160 KiB at most */
 
-/* A key's totals, with pv_entry's state arithmetic (pv_add_state) in 40
- * bytes rather than an entry's 112, so the table stays in the L1/L2 cache. */
+/* A key's totals, with pv_entry's state arithmetic (pv_add_state: sums
+ * saturate at INT64_MAX) in 40 bytes rather than an entry's 112, so the
+ * table stays in the L1/L2 cache. */
 typedef struct tree_leafsum_cell {
     uint64_t count;     /* 0 = unused */
     int64_t incl, excl, min, max;

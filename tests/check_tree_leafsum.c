@@ -4,7 +4,8 @@
  * summary (by category or by timeline, at several fold levels), they give
  * the same table and the same encoded preview blob as adding the states one
  * by one, including when the number of keys sits at a table growth
- * threshold; a key beyond the table's cap turns it off until the next reset.
+ * threshold and when sums saturate; a key beyond the table's cap or a
+ * negative exclusive time turns it off until the next reset.
  * Uses libslog's internal headers (layer 4).
  */
 #include <check.h>
@@ -130,6 +131,32 @@ START_TEST(test_tree_leafsum_replay_gives_same_blob)
 }
 END_TEST
 
+/* Sums past INT64_MAX saturate (util_sat.h): replayed cells saturate the
+ * same, at every fold level; a negative exclusive time turns the table off
+ * (saturating sums of mixed signs depend on their order). */
+START_TEST(test_tree_leafsum_saturating_sums_replay_same)
+{
+    fmt_state_rec v[64];
+    const int64_t big = INT64_C(3) << 61; /* three of them pass INT64_MAX */
+    for (size_t i = 0; i < 64; i++) {
+        const int64_t dur = i % 3 == 0 ? big : (int64_t)i;
+        v[i] = (fmt_state_rec){.start = 0, .end = dur, .excl = dur / 2,
+                               .timeline = (uint32_t)(i % 5), .category = (uint32_t)(i % 2)};
+    }
+    for (uint32_t fold = 0; fold < 6; fold++) {
+        check_same(v, 64, fold, 0);
+        check_same(v, 64, fold, 1);
+    }
+    tree_leafsum ls;
+    tree_leafsum_init(&ls);
+    tree_leafsum_add_state(&ls, &v[1]);
+    const fmt_state_rec neg = {.start = 0, .end = 10, .excl = -3, .timeline = 1};
+    tree_leafsum_add_state(&ls, &neg);
+    ck_assert(!tree_leafsum_on(&ls));
+    tree_leafsum_free(&ls);
+}
+END_TEST
+
 START_TEST(test_tree_leafsum_off_beyond_cap_until_reset)
 {
     tree_leafsum ls;
@@ -158,6 +185,7 @@ static Suite *leafsum_suite(void)
     TCase *const tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_tree_leafsum_replay_gives_same_blob, 0, 4);
+    tcase_add_test(tc, test_tree_leafsum_saturating_sums_replay_same);
     tcase_add_test(tc, test_tree_leafsum_off_beyond_cap_until_reset);
     suite_add_tcase(s, tc);
     return s;
