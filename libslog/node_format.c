@@ -32,6 +32,7 @@ void fmt_node_reset(fmt_node *n)
     n->args.len = 0;
     n->base = 0;
     n->encoded_bytes = 0;
+    memset(n->state_cols, 0, sizeof n->state_cols);
     n->args_bytes = 0;
     n->with_args = 0;
     n->t0 = INT64_MAX;
@@ -133,10 +134,15 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
     }
     const uint64_t shown = fmt_nest_next(&n->nest, r->timeline, r->depth, r->start, r->end);
     rec.resid = (int64_t)(dur - (uint64_t)rec.excl - shown);
-    n->encoded_bytes += codec_varint_len(r->timeline) + codec_varint_len(r->category) +
-                        codec_varint_len(d) + codec_varint_len(dur) + codec_varint_len(r->depth) +
-                        (n->n[0] % 8 == 0) +
-                        (rec.resid != 0 ? codec_varint_len(codec_zigzag(rec.resid)) : 0);
+    const unsigned cols[6] = {codec_varint_len(r->timeline), codec_varint_len(r->category),
+                              codec_varint_len(d), codec_varint_len(dur),
+                              codec_varint_len(r->depth),
+                              rec.resid != 0 ? codec_varint_len(codec_zigzag(rec.resid)) : 0};
+    for (int c = 0; c < 6; c++) {
+        n->state_cols[c] += cols[c];
+    }
+    n->encoded_bytes +=
+        cols[0] + cols[1] + cols[2] + cols[3] + cols[4] + cols[5] + (n->n[0] % 8 == 0);
     count_args(n, args_len);
     n->states[n->n[0]++] = rec;
     extend_box(n, r->start, r->end);
@@ -326,8 +332,53 @@ static uint64_t time_unit(const fmt_node *n)
     return g == 0 || g > (uint64_t)INT64_MAX ? 1 : g;
 }
 
+/* The state columns in one pass over the records (time unit 1, where the
+ * writer's column sizes are exact): each field goes to its own column, so
+ * the records are read once instead of once per column.  Returns 0, or -1
+ * when a column came out of its size (nothing valid written then). */
+static int encode_states_one_pass(const fmt_node *n, enc *e)
+{
+    const size_t c = n->n[0], nbits = (c + 7) / 8;
+    const fmt_state_rec *const v = n->states;
+    uint8_t *at[6], *limit[6]; /* write position and end of each column */
+    for (int k = 0; k < 6; k++) {
+        at[k] = k == 0 ? e->p : limit[k - 1] + (k == 5 ? nbits : 0);
+        limit[k] = at[k] + n->state_cols[k];
+    }
+    uint8_t *const bits = limit[4];
+    memset(bits, 0, nbits);
+    int64_t prev = n->base;
+    for (size_t i = 0; i < c; i++) {
+        const fmt_state_rec *const r = &v[i];
+        at[0] = codec_varint_put(at[0], r->timeline);
+        at[1] = codec_varint_put(at[1], r->category);
+        at[2] = codec_varint_put(at[2], codec_zigzag((int64_t)((uint64_t)r->end - (uint64_t)prev)));
+        prev = r->end;
+        at[3] = codec_varint_put(at[3], (uint64_t)r->end - (uint64_t)r->start);
+        at[4] = codec_varint_put(at[4], r->depth);
+        if (r->resid != 0) {
+            bits[i / 8] |= (uint8_t)(1u << (i % 8));
+            at[5] = codec_varint_put(at[5], codec_zigzag(r->resid));
+        }
+    }
+    for (int k = 0; k < 6; k++) {
+        if (at[k] != limit[k]) {
+            return -1;
+        }
+    }
+    e->p = limit[5];
+    return 0;
+}
+
 static void encode_states(const fmt_node *n, enc *e)
 {
+    if (e->unit == 1) {
+        uint8_t *const at = e->p;
+        if (encode_states_one_pass(n, e) == 0) {
+            return;
+        }
+        e->p = at; /* sizes did not add up: the column-by-column way */
+    }
     const size_t c = n->n[0];
     const fmt_state_rec *const v = n->states;
     put_u32_column(e, v, c, COLUMN(fmt_state_rec, timeline));

@@ -536,7 +536,14 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
     box_extend(&row.t0, &row.t1, n->items.t0, n->items.t1);
     row.subtree_nodes = 1 + n->subtree;
     row_counts(&row, &n->items);
-    const tree_leafsum *const ls = i == 0 ? &tb->leafsum : NULL;
+    const tree_leafsum *ls = NULL;
+    if (i == 0) {
+        tree_leafsum_reset(&tb->leafsum);
+        for (size_t k = 0; k < n->items.n[SLOG_KIND_STATE]; k++) {
+            tree_leafsum_add_state(&tb->leafsum, &n->items.states[k]);
+        }
+        ls = &tb->leafsum;
+    }
     if (summarise_items(&n->items, ls, &n->sum, tb->ctx) != 0) {
         return oom(err);
     }
@@ -605,9 +612,6 @@ int tree_build_add_state(tree_builder *tb, const fmt_state_rec *r, const uint8_t
     fmt_node *const it = &tb->level[i].items;
     if (fmt_node_add_state(it, r, args, args_len) != 0) {
         return oom(err);
-    }
-    if (i == 0) {
-        tree_leafsum_add_state(&tb->leafsum, &it->states[it->n[SLOG_KIND_STATE] - 1]);
     }
     return after_add(tb, i, err);
 }
