@@ -121,30 +121,31 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
         return -1;
     }
     n->states = arr;
-    fmt_state_rec rec = *r;
+    fmt_state_rec *const rec = &n->states[n->n[0]]; /* filled in place, counted last */
+    *rec = *r;
     const size_t old_args = n->args.len;
-    if (add_args(n, args, args_len, &rec.args_off, &rec.args_len) != 0) {
+    if (add_args(n, args, args_len, &rec->args_off, &rec->args_len) != 0) {
         n->args.len = old_args;
         return -1;
     }
     const uint64_t d = time_delta(n, 0, r->end);
     const uint64_t dur = (uint64_t)r->end - (uint64_t)r->start;
-    if ((rec.excl < 0 || (uint64_t)rec.excl > dur) && dur - (uint64_t)rec.excl > INT64_MAX) {
-        rec.excl = (int64_t)dur; /* children beyond 2^63 ticks: none kept (previews add them) */
+    if ((rec->excl < 0 || (uint64_t)rec->excl > dur) && dur - (uint64_t)rec->excl > INT64_MAX) {
+        rec->excl = (int64_t)dur; /* children beyond 2^63 ticks: none kept (previews add them) */
     }
     const uint64_t shown = fmt_nest_next(&n->nest, r->timeline, r->depth, r->start, r->end);
-    rec.resid = (int64_t)(dur - (uint64_t)rec.excl - shown);
+    rec->resid = (int64_t)(dur - (uint64_t)rec->excl - shown);
     const unsigned cols[6] = {codec_varint_len(r->timeline), codec_varint_len(r->category),
                               codec_varint_len(d), codec_varint_len(dur),
                               codec_varint_len(r->depth),
-                              rec.resid != 0 ? codec_varint_len(codec_zigzag(rec.resid)) : 0};
+                              rec->resid != 0 ? codec_varint_len(codec_zigzag(rec->resid)) : 0};
     for (int c = 0; c < 6; c++) {
         n->state_cols[c] += cols[c];
     }
     n->encoded_bytes +=
         cols[0] + cols[1] + cols[2] + cols[3] + cols[4] + cols[5] + (n->n[0] % 8 == 0);
     count_args(n, args_len);
-    n->states[n->n[0]++] = rec;
+    n->n[0]++;
     extend_box(n, r->start, r->end);
     return 0;
 }

@@ -153,8 +153,8 @@ static void accumulate(uint64_t *sum, int64_t *lo, int64_t *hi, int64_t start, i
     *hi = end > *hi ? end : *hi;
 }
 
-uint64_t fmt_nest_next(fmt_nest *n, uint32_t timeline, uint32_t depth, int64_t start,
-                       int64_t end)
+uint64_t fmt_nest_next_any(fmt_nest *n, uint32_t timeline, uint32_t depth, int64_t start,
+                           int64_t end)
 {
     const uint64_t children = take_children(n, timeline, (uint64_t)depth + 1, start, end);
     fmt_nest_cell *const c = dense_cell(n, timeline, depth);

@@ -70,8 +70,34 @@ static inline int fmt_nest_reserve(fmt_nest *n, size_t more, uint32_t max_timeli
     }
     return fmt_nest_grow(n, more, max_timeline);
 }
-/* The next state of the node: its children time by the rule above. */
-uint64_t fmt_nest_next(fmt_nest *n, uint32_t timeline, uint32_t depth, int64_t start,
-                       int64_t end);
+/* The next state of the node: its children time by the rule above
+ * (fmt_nest_next_any: any key; fmt_nest_next: inline when both keys are
+ * dense, the writer's case for every state of a usual trace). */
+uint64_t fmt_nest_next_any(fmt_nest *n, uint32_t timeline, uint32_t depth, int64_t start,
+                           int64_t end);
+static inline uint64_t fmt_nest_next(fmt_nest *n, uint32_t timeline, uint32_t depth,
+                                     int64_t start, int64_t end)
+{
+    if (timeline >= FMT_NEST_DENSE_TL || depth >= FMT_NEST_DEPTHS - 1) {
+        return fmt_nest_next_any(n, timeline, depth, start, end);
+    }
+    fmt_nest_cell *const self = &n->rows[(size_t)timeline * FMT_NEST_DEPTHS + depth];
+    fmt_nest_cell *const kids = self + 1;
+    uint64_t children = 0;
+    if (kids->gen == n->gen) {
+        children = kids->sum != 0 && kids->lo >= start && kids->hi <= end ? kids->sum : 0;
+        kids->sum = 0;
+    }
+    if (self->gen != n->gen || self->sum == 0) {
+        self->gen = n->gen;
+        self->sum = 0;
+        self->lo = start;
+        self->hi = end;
+    }
+    self->sum += (uint64_t)end - (uint64_t)start;
+    self->lo = start < self->lo ? start : self->lo;
+    self->hi = end > self->hi ? end : self->hi;
+    return children;
+}
 
 #endif /* NODE_FORMAT_NEST_H */

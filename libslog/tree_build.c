@@ -591,7 +591,13 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
     return SLOG_OK;
 }
 
-static int after_add(tree_builder *tb, uint32_t i, slog_error *err)
+static int node_full(tree_builder *tb, uint32_t i, slog_error *err)
+{
+    return i == 0 ? close_level(tb, 0, 0, err) : spill(tb, &tb->level[i], err);
+}
+
+/* Inline, so the common case (room left) costs two compares per append. */
+static inline int after_add(tree_builder *tb, uint32_t i, slog_error *err)
 {
     const fmt_node *const it = &tb->level[i].items;
     /* A node closes when its geometry blob fills the budget (32 bytes of
@@ -602,7 +608,7 @@ static int after_add(tree_builder *tb, uint32_t i, slog_error *err)
         it->args_bytes + 32 < 4 * (uint64_t)tb->opt.leaf_bytes) {
         return SLOG_OK;
     }
-    return i == 0 ? close_level(tb, 0, 0, err) : spill(tb, &tb->level[i], err);
+    return node_full(tb, i, err);
 }
 
 int tree_build_add_state(tree_builder *tb, const fmt_state_rec *r, const uint8_t *args,
