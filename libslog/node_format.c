@@ -135,15 +135,19 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
     }
     const uint64_t shown = fmt_nest_next(&n->nest, r->timeline, r->depth, r->start, r->end);
     rec->resid = (int64_t)(dur - (uint64_t)rec->excl - shown);
-    const unsigned cols[6] = {codec_varint_len(r->timeline), codec_varint_len(r->category),
-                              codec_varint_len(d), codec_varint_len(dur),
-                              codec_varint_len(r->depth),
-                              rec->resid != 0 ? codec_varint_len(codec_zigzag(rec->resid)) : 0};
-    for (int c = 0; c < 6; c++) {
-        n->state_cols[c] += cols[c];
-    }
-    n->encoded_bytes +=
-        cols[0] + cols[1] + cols[2] + cols[3] + cols[4] + cols[5] + (n->n[0] % 8 == 0);
+    /* one scalar add per column: an array summed in a loop gets vectorised
+     * into a stalled store-to-load forward */
+    const unsigned c0 = codec_varint_len(r->timeline), c1 = codec_varint_len(r->category);
+    const unsigned c2 = codec_varint_len(d), c3 = codec_varint_len(dur);
+    const unsigned c4 = codec_varint_len(r->depth);
+    const unsigned c5 = rec->resid != 0 ? codec_varint_len(codec_zigzag(rec->resid)) : 0;
+    n->state_cols[0] += c0;
+    n->state_cols[1] += c1;
+    n->state_cols[2] += c2;
+    n->state_cols[3] += c3;
+    n->state_cols[4] += c4;
+    n->state_cols[5] += c5;
+    n->encoded_bytes += c0 + c1 + c2 + c3 + c4 + c5 + (n->n[0] % 8 == 0);
     count_args(n, args_len);
     n->n[0]++;
     extend_box(n, r->start, r->end);
