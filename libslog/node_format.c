@@ -346,9 +346,11 @@ static int encode_states_one_pass(const fmt_node *n, enc *e)
     const size_t c = n->n[0], nbits = (c + 7) / 8;
     const fmt_state_rec *const v = n->states;
     uint8_t *at[6], *limit[6]; /* write position and end of each column */
+    uint8_t *next = e->p;
     for (int k = 0; k < 6; k++) {
-        at[k] = k == 0 ? e->p : limit[k - 1] + (k == 5 ? nbits : 0);
+        at[k] = next + (k == 5 ? nbits : 0); /* the bitmap sits before the last column */
         limit[k] = at[k] + n->state_cols[k];
+        next = limit[k];
     }
     uint8_t *const bits = limit[4];
     memset(bits, 0, nbits);

@@ -522,6 +522,21 @@ static void count_written(tree_builder *tb, const open_node *n, const store_node
     }
 }
 
+/* The totals of a closing leaf's states (tree_leafsum.h), in one pass over
+ * them; NULL above level 0. */
+static const tree_leafsum *leaf_totals(tree_builder *tb, uint32_t i)
+{
+    if (i != 0) {
+        return NULL;
+    }
+    const fmt_node *const it = &tb->level[0].items;
+    tree_leafsum_reset(&tb->leafsum);
+    for (size_t k = 0; k < it->n[SLOG_KIND_STATE]; k++) {
+        tree_leafsum_add_state(&tb->leafsum, &it->states[k]);
+    }
+    return &tb->leafsum;
+}
+
 /* Close level i: its summary goes to the parent unfolded (the parent's
  * budget is larger, so it may keep more detail), then is fitted to its own
  * budget and written with the drawables, spill rows and its own row. */
@@ -536,14 +551,7 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
     box_extend(&row.t0, &row.t1, n->items.t0, n->items.t1);
     row.subtree_nodes = 1 + n->subtree;
     row_counts(&row, &n->items);
-    const tree_leafsum *ls = NULL;
-    if (i == 0) {
-        tree_leafsum_reset(&tb->leafsum);
-        for (size_t k = 0; k < n->items.n[SLOG_KIND_STATE]; k++) {
-            tree_leafsum_add_state(&tb->leafsum, &n->items.states[k]);
-        }
-        ls = &tb->leafsum;
-    }
+    const tree_leafsum *const ls = leaf_totals(tb, i);
     if (summarise_items(&n->items, ls, &n->sum, tb->ctx) != 0) {
         return oom(err);
     }
@@ -573,9 +581,6 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
         tb->frontier = row.t1;
     }
     open_reset(n, tb->frontier);
-    if (i == 0) {
-        tree_leafsum_reset(&tb->leafsum);
-    }
     if (p == NULL) {
         tb->forest_roots++;
         box_extend(&tb->forest_t0, &tb->forest_t1, row.t0, row.t1);
