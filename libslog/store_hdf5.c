@@ -20,8 +20,10 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "codec_crc32c.h"
@@ -1065,6 +1067,82 @@ static void advise_random_access(store *s)
     }
 }
 
+/* Superblock version 2 or 3 (at byte 0: the only kind a SWMR writer
+ * makes): does it carry the "open for writing" or "SWMR writer"
+ * consistency flag (byte 11, bits 0 and 2), and does the file already
+ * reach the end it records (base address + end-of-file address, u64 LE at
+ * bytes 12 and 28)?  Read directly: HDF5 refuses such a file plainly. */
+static bool superblock_marks_writer(const char *path, bool *reaches_eof)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char b[36];
+    struct stat st;
+    FILE *const f = fopen(path, "rb");
+    const bool got = f != NULL && fread(b, 1, sizeof b, f) == sizeof b && fstat(fileno(f), &st) == 0;
+    if (f != NULL) {
+        (void)fclose(f);
+    }
+    if (!got || memcmp(b, sig, sizeof sig) != 0 || (b[8] != 2 && b[8] != 3) || b[9] != 8 ||
+        (b[11] & 0x05u) == 0) {
+        return false;
+    }
+    uint64_t base = 0, eof = 0;
+    for (int i = 7; i >= 0; i--) {
+        base = base << 8 | b[12 + i];
+        eof = eof << 8 | b[28 + i];
+    }
+    *reaches_eof = (uint64_t)st.st_size >= eof && (uint64_t)st.st_size - eof >= base;
+    return true;
+}
+
+typedef enum live_verdict {
+    LIVE_DAMAGED, /* marked open for writing, never reaches its end */
+    LIVE_SWMR,    /* a live writer, caught up: open with SWMR read */
+    LIVE_CLOSED,  /* not (or no longer) marked: try the plain open again */
+} live_verdict;
+
+/* A plain open that catches a live writer mid-flush may see the file end
+ * before the end its superblock records ("truncated"): that is no damage
+ * when the superblock marks the file open for writing and the file reaches
+ * that end a moment later (waits of 1, 2, 4 .. 64 ms; a killed writer's
+ * truncated file never does and stays damaged), nor when the writer has
+ * closed the file since. */
+static live_verdict live_writer_verdict(const char *path)
+{
+    for (unsigned k = 0; k < 8; k++) {
+        bool reaches = false;
+        if (!superblock_marks_writer(path, &reaches)) {
+            return LIVE_CLOSED;
+        }
+        if (reaches) {
+            return LIVE_SWMR;
+        }
+        const struct timespec ts = {0, (1L << k) * 1000000L};
+        (void)nanosleep(&ts, NULL);
+    }
+    return LIVE_DAMAGED;
+}
+
+/* The plain read-only open, once more if a damaged-looking file was a
+ * writer closing; *cause gets HDF5's reason when it fails.  true when the
+ * file is damaged (no SWMR retry). */
+static bool open_plain(store *s, hid_t fapl, h5_cause *cause)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        s->file = H5Fopen(s->path, H5F_ACC_RDONLY, fapl);
+        *cause = h5_last_cause();
+        if (s->file >= 0 || !cause->damaged) {
+            return false;
+        }
+        const live_verdict v = live_writer_verdict(s->path);
+        if (v != LIVE_CLOSED) {
+            return v == LIVE_DAMAGED;
+        }
+        (void)H5Eclear2(H5E_DEFAULT);
+    }
+    return true;
+}
+
 /* Open read-only; a file still marked open for write (killed writer, or a
  * live one) opens with SWMR read.  File locking is off: readers never write,
  * and a lock would stop them from following a live writer. */
@@ -1077,9 +1155,8 @@ static int open_file(store *s, slog_error *err)
         }
         return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to set up file access");
     }
-    s->file = H5Fopen(s->path, H5F_ACC_RDONLY, fapl);
-    h5_cause c = h5_last_cause();
-    if (s->file < 0 && !c.damaged) {
+    h5_cause c;
+    if (!open_plain(s, fapl, &c) && s->file < 0) {
         (void)H5Eclear2(H5E_DEFAULT);
         /* SWMR readers retry a metadata read whose checksum fails (the
          * writer may be mid-write), 100 times by default with growing
