@@ -29,6 +29,34 @@ struct slog_reader {
     store_category_row *cats;
     uint64_t ncat;
     tree_read tree;           /* node table, roots, node cache */
+    /* slog_reader_refresh: the heap has room for strings_cap bytes; heaps
+     * it outgrew stay until destroy (names and cached args point into them) */
+    uint64_t strings_cap;
+    char **retired;
+    size_t nretired, retired_cap;
 };
+
+/* /timelines rows with each one's parent and root, validated. */
+typedef struct api_timelines {
+    store_timeline_row *rows;
+    uint64_t n;
+    uint32_t *parent, *root;
+} api_timelines;
+
+/* The open path's loaders, shared with slog_reader_refresh (api_refresh.c).
+ * Each reads what the file has now, keeps the first `covered` rows (the
+ * summary's count) and checks them against the reader's string heap. */
+int api_reader_load_summary(slog_reader *r, store_summary *sum, slog_error *err);
+int api_reader_load_timelines(slog_reader *r, uint64_t covered, api_timelines *out,
+                              slog_error *err);
+void api_timelines_free(api_timelines *t);
+/* Exchange the reader's timeline arrays with t's. */
+void api_reader_swap_timelines(slog_reader *r, api_timelines *t);
+int api_reader_load_categories(slog_reader *r, uint64_t covered, store_category_row **out,
+                               uint64_t *n, slog_error *err);
+/* slog_file_info from the summary and the tree; then, for an incomplete
+ * file, the counts of what its subtrees hold (O(roots) previews). */
+void api_reader_fill_info(slog_reader *r);
+int api_reader_count_incomplete(slog_reader *r, slog_error *err);
 
 #endif /* API_INTERNAL_H */

@@ -65,8 +65,10 @@ static const size_t query_ends[] = {
     END_OF(slog_query_options, ncategories),
     END_OF(slog_query_options, categories),
     END_OF(slog_query_options, flags), /* 0.2 */
+    END_OF(slog_query_options, reserved), /* 0.3 */
+    END_OF(slog_query_options, first_node),
 };
-_Static_assert(sizeof(slog_query_options) - END_OF(slog_query_options, flags) <
+_Static_assert(sizeof(slog_query_options) - END_OF(slog_query_options, first_node) <
                    alignof(slog_query_options),
                "a slog_query_options member is missing from query_ends");
 
@@ -206,8 +208,9 @@ int api_query_options_load(slog_query_options *dst, const slog_query_options *sr
 {
     static const options_layout l = {"slog_query_options", sizeof *dst, query_ends,
                                      COUNT(query_ends)};
-    const int rc = load(&l, dst, src, path, err);
-    return must_be_zero(rc, dst->flags & ~SLOG_QUERY_ARGS, "slog_query_options.flags", path, err);
+    int rc = load(&l, dst, src, path, err);
+    rc = must_be_zero(rc, dst->flags & ~SLOG_QUERY_ARGS, "slog_query_options.flags", path, err);
+    return must_be_zero(rc, dst->reserved, "slog_query_options.reserved", path, err);
 }
 
 int api_stats_options_load(slog_stats_options *dst, const slog_stats_options *src,

@@ -34,6 +34,8 @@ struct slog_query {
     int previews;               /* previews wanted */
     uint8_t *tl_sel;            /* per timeline, NULL = all */
     uint8_t *cat_sel;           /* per category, NULL = all */
+    uint64_t ntl, ncat;         /* the reader's counts at creation (its snapshot) */
+    uint64_t first_node;        /* nodes below it are skipped with their subtrees */
     uint32_t *sel_list;         /* selected timelines (for preview rows) */
     uint32_t nsel;
     uint32_t *fold_rows[PV_FOLD_MAX + 1]; /* sorted rows of the selection per fold */
@@ -103,6 +105,9 @@ static int query_new(slog_query **out, slog_reader *r, const slog_query_options 
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
     }
     q->r = r;
+    q->ntl = r->ntl;
+    q->ncat = r->ncat;
+    q->first_node = opts->first_node;
     q->w0 = opts->t0;
     q->w1 = opts->t1;
     q->resolution = opts->resolution;
@@ -136,9 +141,10 @@ int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options
     if (rc != SLOG_OK) {
         return rc;
     }
-    if (o.t1 < o.t0 || o.resolution < 0) {
+    if (o.t1 < o.t0 || o.resolution < 0 || (o.first_node > 0 && o.resolution > 0)) {
         return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path,
-                        "Query window must satisfy t0 <= t1 and resolution >= 0");
+                        "Query window must satisfy t0 <= t1 and resolution >= 0 (0 with "
+                        "first_node)");
     }
     slog_query *q;
     rc = query_new(&q, r, &o, err);
@@ -327,6 +333,9 @@ static int visit_next(slog_query *q, slog_error *err)
     if (got <= 0) {
         return got < 0 ? got : SLOG_END;
     }
+    if (i < q->first_node) {
+        return SLOG_OK; /* with its subtree, which precedes it */
+    }
     store_node_row row;
     int rc = tree_read_node(&q->r->tree, i, &row, err);
     if (rc != SLOG_OK) {
@@ -374,7 +383,7 @@ static int row_selected(slog_query *q, uint32_t fold, uint32_t row)
         return 1;
     }
     if (fold == 0) {
-        return row < q->r->ntl && q->tl_sel[row];
+        return row < q->ntl && q->tl_sel[row];
     }
     if (q->fold_rows[fold] == NULL) {
         uint32_t *const rows = util_calloc((size_t)q->nsel + 1, sizeof *rows);
@@ -392,12 +401,12 @@ static int row_selected(slog_query *q, uint32_t fold, uint32_t row)
 
 static int tl_ok(const slog_query *q, uint32_t tl)
 {
-    return q->tl_sel == NULL || (tl < q->r->ntl && q->tl_sel[tl]);
+    return q->tl_sel == NULL || (tl < q->ntl && q->tl_sel[tl]);
 }
 
 static int cat_ok(const slog_query *q, uint32_t cat)
 {
-    return q->cat_sel == NULL || (cat < q->r->ncat && q->cat_sel[cat]);
+    return q->cat_sel == NULL || (cat < q->ncat && q->cat_sel[cat]);
 }
 
 static void to_public_preview(const pv_entry *e, uint32_t fold, const store_node_row *n,

@@ -40,10 +40,10 @@ static int crc_mismatch(slog_reader *r, slog_error *err, const char *what, uint6
 
 /* Times relative to the start and durations must fit an int64: writers
  * refuse a wider range, so a file that has one is damaged. */
-static int check_span(slog_reader *r, slog_error *err)
+static int check_span(slog_reader *r, const store_summary *sum, slog_error *err)
 {
     int64_t span;
-    if (r->sum.start <= r->sum.end && __builtin_sub_overflow(r->sum.end, r->sum.start, &span)) {
+    if (sum->start <= sum->end && __builtin_sub_overflow(sum->end, sum->start, &span)) {
         return corrupt(r, err, "time range spans more than 2^63-1 ticks", 0);
     }
     return SLOG_OK;
@@ -51,12 +51,12 @@ static int check_span(slog_reader *r, slog_error *err)
 
 /* The summary is rewritten at every flush: a live reader may catch it
  * half written, so a mismatch is retried a few times before it counts. */
-static int load_summary(slog_reader *r, slog_error *err)
+int api_reader_load_summary(slog_reader *r, store_summary *sum, slog_error *err)
 {
     for (int attempt = 0; attempt < 3; attempt++) {
-        const int rc = store_read_summary(r->st, &r->sum, err);
-        if (rc != SLOG_OK || !checksummed(r) || store_summary_crc(&r->sum) == r->sum.crc) {
-            return rc == SLOG_OK ? check_span(r, err) : rc;
+        const int rc = store_read_summary(r->st, sum, err);
+        if (rc != SLOG_OK || !checksummed(r) || store_summary_crc(sum) == sum->crc) {
+            return rc == SLOG_OK ? check_span(r, sum, err) : rc;
         }
     }
     return crc_mismatch(r, err, "/summary", 0);
@@ -86,25 +86,16 @@ static int load_strings(slog_reader *r, slog_error *err)
     }
     r->fs.heap = r->strings;
     r->fs.len = r->strings_len;
+    r->strings_cap = r->strings_len;
     return SLOG_OK;
 }
 
-static int load_timelines(slog_reader *r, slog_error *err)
+/* Check rows[0..n) of /timelines and build each one's parent and root. */
+static int check_timelines(slog_reader *r, const store_timeline_row *rows, uint64_t n,
+                           uint32_t *parent, uint32_t *root, slog_error *err)
 {
-    int rc = store_read_timelines(r->st, &r->tls, &r->ntl, err);
-    if (rc != SLOG_OK) {
-        return rc;
-    }
-    if (r->ntl > r->sum.timelines) {
-        r->ntl = r->sum.timelines;
-    }
-    r->parent = util_calloc((size_t)r->ntl, sizeof *r->parent);
-    r->root = util_calloc((size_t)r->ntl, sizeof *r->root);
-    if (r->parent == NULL || r->root == NULL) {
-        return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot load timelines");
-    }
-    for (uint64_t i = 0; i < r->ntl; i++) {
-        const store_timeline_row *const t = &r->tls[i];
+    for (uint64_t i = 0; i < n; i++) {
+        const store_timeline_row *const t = &rows[i];
         if (checksummed(r) && store_timeline_row_crc(t) != t->crc) {
             return crc_mismatch(r, err, "/timelines row", i);
         }
@@ -112,38 +103,95 @@ static int load_timelines(slog_reader *r, slog_error *err)
             t->kind > SLOG_TIMELINE_RANK || !valid_string(r, t->name)) {
             return corrupt(r, err, "bad timeline row", i);
         }
-        r->parent[i] = t->parent;
-        r->root[i] = t->parent == SLOG_NO_PARENT ? (uint32_t)i : r->root[t->parent];
+        parent[i] = t->parent;
+        root[i] = t->parent == SLOG_NO_PARENT ? (uint32_t)i : root[t->parent];
     }
+    return SLOG_OK;
+}
+
+int api_reader_load_timelines(slog_reader *r, uint64_t covered, api_timelines *out,
+                              slog_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = store_read_timelines(r->st, &out->rows, &out->n, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    out->n = out->n > covered ? covered : out->n;
+    out->parent = util_calloc((size_t)out->n + 1, sizeof *out->parent);
+    out->root = util_calloc((size_t)out->n + 1, sizeof *out->root);
+    if (out->parent == NULL || out->root == NULL) {
+        rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot load timelines");
+    } else {
+        rc = check_timelines(r, out->rows, out->n, out->parent, out->root, err);
+    }
+    if (rc != SLOG_OK) {
+        api_timelines_free(out);
+    }
+    return rc;
+}
+
+void api_timelines_free(api_timelines *t)
+{
+    util_free(t->rows);
+    util_free(t->parent);
+    util_free(t->root);
+    memset(t, 0, sizeof *t);
+}
+
+/* Exchange the reader's timeline arrays with t's. */
+void api_reader_swap_timelines(slog_reader *r, api_timelines *t)
+{
+    const api_timelines mine = {r->tls, r->ntl, r->parent, r->root};
+    r->tls = t->rows;
+    r->ntl = t->n;
+    r->parent = t->parent;
+    r->root = t->root;
     r->ctx.parent = r->parent;
     r->ctx.root = r->root;
     r->ctx.ntimelines = (uint32_t)r->ntl;
-    return SLOG_OK;
+    *t = mine;
+}
+
+static int load_timelines(slog_reader *r, slog_error *err)
+{
+    api_timelines t;
+    const int rc = api_reader_load_timelines(r, r->sum.timelines, &t, err);
+    if (rc == SLOG_OK) {
+        api_reader_swap_timelines(r, &t);
+        api_timelines_free(&t);
+    }
+    return rc;
+}
+
+int api_reader_load_categories(slog_reader *r, uint64_t covered, store_category_row **out,
+                               uint64_t *n, slog_error *err)
+{
+    int rc = store_read_categories(r->st, out, n, err);
+    *n = *n > covered ? covered : *n;
+    for (uint64_t i = 0; rc == SLOG_OK && i < *n; i++) {
+        const store_category_row *const c = &(*out)[i];
+        if (checksummed(r) && store_category_row_crc(c) != c->crc) {
+            rc = crc_mismatch(r, err, "/categories row", i);
+        } else if (c->id != i || c->kind > SLOG_KIND_COUNTER || !valid_string(r, c->name) ||
+                   (c->group != UINT64_MAX && !valid_string(r, c->group))) {
+            rc = corrupt(r, err, "bad category row", i);
+        }
+    }
+    if (rc != SLOG_OK) {
+        util_free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
 }
 
 static int load_categories(slog_reader *r, slog_error *err)
 {
-    int rc = store_read_categories(r->st, &r->cats, &r->ncat, err);
-    if (rc != SLOG_OK) {
-        return rc;
-    }
-    if (r->ncat > r->sum.categories) {
-        r->ncat = r->sum.categories;
-    }
-    for (uint64_t i = 0; i < r->ncat; i++) {
-        const store_category_row *const c = &r->cats[i];
-        if (checksummed(r) && store_category_row_crc(c) != c->crc) {
-            return crc_mismatch(r, err, "/categories row", i);
-        }
-        if (c->id != i || c->kind > SLOG_KIND_COUNTER || !valid_string(r, c->name) ||
-            (c->group != UINT64_MAX && !valid_string(r, c->group))) {
-            return corrupt(r, err, "bad category row", i);
-        }
-    }
-    return SLOG_OK;
+    return api_reader_load_categories(r, r->sum.categories, &r->cats, &r->ncat, err);
 }
 
-static void fill_info(slog_reader *r)
+void api_reader_fill_info(slog_reader *r)
 {
     slog_file_info *const f = &r->info;
     memset(f, 0, sizeof *f);
@@ -171,7 +219,7 @@ static void fill_info(slog_reader *r)
 
 /* Counts of an incomplete file: what its readable subtrees hold, from the
  * roots' rows and previews (exact totals), so O(roots), not O(nodes). */
-static int count_incomplete(slog_reader *r, slog_error *err)
+int api_reader_count_incomplete(slog_reader *r, slog_error *err)
 {
     slog_file_info *const f = &r->info;
     if (f->complete) {
@@ -208,7 +256,7 @@ int slog_reader_open(slog_reader **out, const char *path, const slog_reader_opti
     (void)snprintf(r->path, sizeof r->path, "%s", path);
     rc = store_open(&r->st, path, &r->hdr, err);
     if (rc == SLOG_OK) {
-        rc = load_summary(r, err);
+        rc = api_reader_load_summary(r, &r->sum, err);
     }
     if (rc == SLOG_OK) {
         rc = load_strings(r, err);
@@ -227,8 +275,8 @@ int slog_reader_open(slog_reader **out, const char *path, const slog_reader_opti
         rc = tree_read_open(&r->tree, &r->sum, cache, err);
     }
     if (rc == SLOG_OK) {
-        fill_info(r);
-        rc = count_incomplete(r, err);
+        api_reader_fill_info(r);
+        rc = api_reader_count_incomplete(r, err);
     }
     if (rc != SLOG_OK) {
         slog_reader_destroy(r);
@@ -246,6 +294,10 @@ void slog_reader_destroy(slog_reader *r)
     tree_read_close(&r->tree);
     (void)store_close(r->st, NULL);
     util_free(r->strings);
+    for (size_t i = 0; i < r->nretired; i++) {
+        util_free(r->retired[i]);
+    }
+    util_free(r->retired);
     util_free(r->tls);
     util_free(r->parent);
     util_free(r->root);

@@ -674,7 +674,12 @@ static int flush_tables(slog_writer *w, uint32_t complete, slog_error *err)
     sum.categories = w->ncat;
     sum.strings_bytes = heap->len;
     sum.payload_bytes = tree_build_payload_bytes(w->tb);
-    rc = store_write_summary(w->st, &sum, err);
+    /* Everything the summary covers reaches the file before the summary:
+     * a live reader (or a crash) that sees it finds all it counts. */
+    rc = store_flush(w->st, err);
+    if (rc == SLOG_OK) {
+        rc = store_write_summary(w->st, &sum, err);
+    }
     if (rc == SLOG_OK) {
         rc = store_flush(w->st, err);
     }

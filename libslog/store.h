@@ -164,6 +164,13 @@ int store_read_nodes(store *s, store_node_row **rows, uint64_t *n, slog_error *e
  * read; rows past the table's extent (refreshed under SWMR) -> SLOG_ECORRUPT. */
 int store_read_node_rows(store *s, uint64_t first, size_t n, store_node_row *rows,
                          slog_error *err);
+/* Bytes [first, first + n) of /strings into dst (capacity n), one
+ * hyperslab read; past the dataset's extent -> SLOG_ECORRUPT. */
+int store_read_strings_range(store *s, uint64_t first, size_t n, char *dst, slog_error *err);
+/* Under SWMR read (a file a writer had open), H5Drefresh every dataset so
+ * that reads see what the writer flushed since: extents, chunk indexes and
+ * the rewritten /summary.  Nothing to do for a file opened plainly. */
+int store_refresh(store *s, slog_error *err);
 /* Format read version of the open file (1: no checksums). */
 uint32_t store_format_version(const store *s);
 /* Decode the blob [offset, offset+n) into dst (capacity >= n).  Corrupt

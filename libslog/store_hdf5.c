@@ -162,7 +162,10 @@ typedef struct table {
     uint64_t rows;
 } table;
 
+typedef struct shared_file shared_file;
+
 struct store {
+    shared_file *shared; /* reader: the HDF5 handles it shares; NULL: its own */
     hid_t file;
     table t[T_COUNT];
     hid_t payload;
@@ -495,9 +498,17 @@ static store *store_alloc(const char *path)
     return s;
 }
 
+static herr_t shared_release(store *s);
+
 /* Close every HDF5 object (under lock); returns the file's close status. */
 static herr_t store_close_objects(store *s)
 {
+    if (s->shared != NULL) {
+        for (int i = 0; i < T_COUNT; i++) {
+            close_id(&s->t[i].mtype, H5Tclose);
+        }
+        return shared_release(s);
+    }
     for (int i = 0; i < T_COUNT; i++) {
         close_id(&s->t[i].dset, H5Dclose);
         close_id(&s->t[i].mtype, H5Tclose);
@@ -1302,14 +1313,118 @@ static int read_header(store *s, hid_t root, store_header *h, slog_error *err)
     return rc;
 }
 
-/* Open a 1-D dataset and check its element type; *extent gets its size. */
-static int open_dataset(
-    store *s, const char *name, const layout *l, hid_t *out, uint64_t *extent, slog_error *err)
+/* ---- readers of one file share its HDF5 handles ----------------------------------
+ * HDF5 shares one open file, and one open dataset, between all handles of
+ * a process on the same file; H5Drefresh then cannot drop a dataset's
+ * cached chunk index while another handle holds it open, and a reader
+ * refreshing beside another would read stale chunks.  So every reading
+ * store of one file (device and inode) uses the same file and dataset
+ * handles, counted; a refresh by one is seen by all (what each sees is
+ * bounded by its own summary, and the datasets only grow).  The list is
+ * read and changed under the HDF5 lock. */
+struct shared_file {
+    dev_t dev;
+    ino_t ino;
+    unsigned refs;
+    bool swmr_read;
+    hid_t file, payload;
+    hid_t dset[T_COUNT];
+    shared_file *next;
+};
+
+static shared_file *shared_files;
+
+static shared_file *shared_find(const char *path)
 {
-    if (H5Lexists(s->file, name, H5P_DEFAULT) <= 0) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        return NULL;
+    }
+    for (shared_file *f = shared_files; f != NULL; f = f->next) {
+        if (f->dev == st.st_dev && f->ino == st.st_ino) {
+            return f;
+        }
+    }
+    return NULL;
+}
+
+static hid_t shared_payload(const shared_file *f)
+{
+    return f->payload;
+}
+
+static hid_t shared_dset(const shared_file *f, int which)
+{
+    return f->dset[which];
+}
+
+/* s uses f's file (f found by shared_find; datasets follow in open_datasets). */
+static void shared_join(store *s)
+{
+    s->file = s->shared->file;
+    s->swmr_read = s->shared->swmr_read;
+    s->shared->refs++;
+}
+
+/* The first reader of a file hands its handles to a new shared entry. */
+static int shared_add(store *s)
+{
+    struct stat st;
+    shared_file *const f = util_calloc(1, sizeof *f);
+    if (f == NULL || stat(s->path, &st) != 0) {
+        util_free(f);
+        return f == NULL ? -1 : 0; /* cannot stat: keep the handles private */
+    }
+    f->dev = st.st_dev;
+    f->ino = st.st_ino;
+    f->refs = 1;
+    f->swmr_read = s->swmr_read;
+    f->file = s->file;
+    f->payload = s->payload;
+    for (int i = 0; i < T_COUNT; i++) {
+        f->dset[i] = s->t[i].dset;
+    }
+    f->next = shared_files;
+    shared_files = f;
+    s->shared = f;
+    return 0;
+}
+
+/* Drop s's use of its shared handles; the last user closes them. */
+static herr_t shared_release(store *s)
+{
+    shared_file *const f = s->shared;
+    s->shared = NULL;
+    s->file = s->payload = H5I_INVALID_HID;
+    for (int i = 0; i < T_COUNT; i++) {
+        s->t[i].dset = H5I_INVALID_HID;
+    }
+    if (--f->refs > 0) {
+        return 0;
+    }
+    for (shared_file **p = &shared_files; *p != NULL; p = &(*p)->next) {
+        if (*p == f) {
+            *p = f->next;
+            break;
+        }
+    }
+    for (int i = 0; i < T_COUNT; i++) {
+        close_id(&f->dset[i], H5Dclose);
+    }
+    close_id(&f->payload, H5Dclose);
+    const herr_t rc = H5Fclose(f->file);
+    util_free(f);
+    return rc;
+}
+
+/* Open a 1-D dataset and check its element type; *extent gets its size. */
+static int open_dataset(store *s, const char *name, const layout *l, hid_t reuse, hid_t *out,
+                        uint64_t *extent, slog_error *err)
+{
+    if (reuse < 0 && H5Lexists(s->file, name, H5P_DEFAULT) <= 0) {
         return util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, "Missing dataset /%s", name);
     }
-    *out = H5Dopen2(s->file, name, H5P_DEFAULT);
+    *out = reuse >= 0 ? reuse : H5Dopen2(s->file, name, H5P_DEFAULT);
     const hid_t t = *out < 0 ? H5I_INVALID_HID : H5Dget_type(*out);
     const hid_t sp = *out < 0 ? H5I_INVALID_HID : H5Dget_space(*out);
     hsize_t dims[1] = {0};
@@ -1351,7 +1466,8 @@ static payload_mode mode_of_pipeline(hid_t dcpl)
 static int open_payload(store *s, slog_error *err)
 {
     const layout bytes = {"payload", NULL, 0, 1, 0};
-    int rc = open_dataset(s, "payload", &bytes, &s->payload, &s->payload_extent, err);
+    const hid_t reuse = s->shared != NULL ? shared_payload(s->shared) : H5I_INVALID_HID;
+    int rc = open_dataset(s, "payload", &bytes, reuse, &s->payload, &s->payload_extent, err);
     if (rc < 0) {
         return rc;
     }
@@ -1379,8 +1495,9 @@ static int open_payload(store *s, slog_error *err)
 static int open_datasets(store *s, slog_error *err)
 {
     for (int i = 0; i < T_COUNT; i++) {
-        const int rc =
-            open_dataset(s, layouts[i].name, &layouts[i], &s->t[i].dset, &s->t[i].rows, err);
+        const hid_t reuse = s->shared != NULL ? shared_dset(s->shared, i) : H5I_INVALID_HID;
+        const int rc = open_dataset(s, layouts[i].name, &layouts[i], reuse, &s->t[i].dset,
+                                    &s->t[i].rows, err);
         if (rc < 0) {
             return rc;
         }
@@ -1401,7 +1518,13 @@ static int open_datasets(store *s, slog_error *err)
 
 static int open_store(store *s, store_header *hdr, slog_error *err)
 {
-    int rc = open_file(s, err);
+    s->shared = shared_find(s->path);
+    int rc = SLOG_OK;
+    if (s->shared != NULL) {
+        shared_join(s);
+    } else {
+        rc = open_file(s, err);
+    }
     if (rc < 0) {
         return rc;
     }
@@ -1416,7 +1539,11 @@ static int open_store(store *s, store_header *hdr, slog_error *err)
     }
     s->lz4_level = hdr->lz4_level;
     s->version = hdr->format_write_version; /* the members its tables have */
-    return open_datasets(s, err);
+    rc = open_datasets(s, err);
+    if (rc == SLOG_OK && s->shared == NULL && shared_add(s) != 0) {
+        rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, s->path, "Out of memory opening the store");
+    }
+    return rc;
 }
 
 /* Refuse what HDF5 cannot tell apart from damage: a missing or non-HDF5 file. */
@@ -1596,10 +1723,10 @@ static int node_rows_extent(store *s, uint64_t *rows)
     return ok ? 0 : -1;
 }
 
-/* Rows [first, first + n) through one hyperslab read (under the lock). */
-static int read_node_slab(store *s, uint64_t first, size_t n, store_node_row *rows)
+/* Rows [first, first + n) of a table through one hyperslab read (under the lock). */
+static int read_slab(store *s, int which, uint64_t first, size_t n, void *rows)
 {
-    table *const t = &s->t[T_NODES];
+    table *const t = &s->t[which];
     const hsize_t start[1] = {first};
     const hsize_t count[1] = {n};
     const hid_t fsp = H5Dget_space(t->dset);
@@ -1636,7 +1763,7 @@ int store_read_node_rows(store *s, uint64_t first, size_t n, store_node_row *row
         rc = util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path,
                       "Corrupt file: /nodes has %" PRIu64 " rows, %" PRIu64 " needed", have,
                       first + n);
-    } else if (read_node_slab(s, first, n, rows) != 0) {
+    } else if (read_slab(s, T_NODES, first, n, rows) != 0) {
         rc = h5_err(err, SLOG_ECORRUPT, first * sizeof *rows, s->path,
                     "Failed to read /nodes rows");
     }
@@ -1645,6 +1772,60 @@ int store_read_node_rows(store *s, uint64_t first, size_t n, store_node_row *row
         expand_node_rows(s, rows, n);
         clear_absent_members(s, T_NODES, rows, n);
     }
+    return rc;
+}
+
+int store_read_strings_range(store *s, uint64_t first, size_t n, char *dst, slog_error *err)
+{
+    if (n == 0) {
+        return SLOG_OK;
+    }
+    h5_guard g;
+    h5_enter(&g);
+    int rc = SLOG_OK;
+    if (first > s->t[T_STRINGS].rows || n > s->t[T_STRINGS].rows - first) {
+        rc = util_err(err, SLOG_ECORRUPT, first, s->path,
+                      "Corrupt file: /strings has %" PRIu64 " bytes, %" PRIu64 " needed",
+                      s->t[T_STRINGS].rows, first + n);
+    } else if (read_slab(s, T_STRINGS, first, n, dst) != 0) {
+        rc = h5_err(err, SLOG_ECORRUPT, first, s->path, "Failed to read /strings");
+    }
+    h5_leave(&g);
+    return rc;
+}
+
+/* H5Drefresh one dataset and read its new extent (under the lock). */
+static int refresh_one(hid_t dset, uint64_t *extent)
+{
+    hsize_t dims[1] = {0};
+    const hid_t sp = H5Drefresh(dset) < 0 ? H5I_INVALID_HID : H5Dget_space(dset);
+    const int ok = sp >= 0 && H5Sget_simple_extent_dims(sp, dims, NULL) == 1;
+    if (sp >= 0) {
+        (void)H5Sclose(sp);
+    }
+    if (ok) {
+        *extent = dims[0];
+    }
+    return ok ? 0 : -1;
+}
+
+int store_refresh(store *s, slog_error *err)
+{
+    if (!s->swmr_read) {
+        return SLOG_OK;
+    }
+    h5_guard g;
+    h5_enter(&g);
+    int rc = SLOG_OK;
+    for (int i = 0; i < T_COUNT && rc == SLOG_OK; i++) {
+        if (refresh_one(s->t[i].dset, &s->t[i].rows) != 0) {
+            rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to refresh a table");
+        }
+    }
+    if (rc == SLOG_OK && refresh_one(s->payload, &s->payload_extent) != 0) {
+        rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to refresh /payload");
+    }
+    h5_leave(&g);
     return rc;
 }
 

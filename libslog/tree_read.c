@@ -104,6 +104,7 @@ static int load_block(tree_read *t, tree_read_block *s, uint64_t b, slog_error *
         }
     }
     s->index = b;
+    s->nrows = n;
     return SLOG_OK;
 }
 
@@ -130,7 +131,7 @@ int tree_read_node(tree_read *t, uint64_t i, store_node_row *out, slog_error *er
     assert(i < t->nnodes);
     const uint64_t b = i / TREE_READ_BLOCK_ROWS;
     tree_read_block *const s = find_block(t, b);
-    if (s->index != b) {
+    if (s->index != b || i % TREE_READ_BLOCK_ROWS >= s->nrows) {
         const int rc = load_block(t, s, b, err);
         if (rc != SLOG_OK) {
             return rc;
@@ -253,6 +254,45 @@ static int find_roots(tree_read *t, uint32_t complete, slog_error *err)
         return corrupt(t, err, "complete file with several roots", t->nroots);
     }
     return SLOG_OK;
+}
+
+int tree_read_refresh(tree_read *t, const store_summary *sum, tree_read_view *prev,
+                      slog_error *err)
+{
+    *prev = (tree_read_view){t->nnodes, t->payload_bytes, NULL, 0, t->depth};
+    if (sum->nodes < t->nnodes || sum->payload_bytes < t->payload_bytes) {
+        return corrupt(t, err, "the summary covers less than before (not the same file?)",
+                       sum->nodes);
+    }
+    prev->roots = t->roots;
+    prev->nroots = t->nroots;
+    t->nnodes = sum->nodes;
+    t->payload_bytes = sum->payload_bytes;
+    t->roots = NULL;
+    t->nroots = 0;
+    t->depth = 0;
+    const int rc = find_roots(t, sum->complete, err);
+    if (rc != SLOG_OK) {
+        tree_read_view_restore(t, prev);
+    }
+    return rc;
+}
+
+void tree_read_view_restore(tree_read *t, tree_read_view *prev)
+{
+    util_free(t->roots);
+    t->nnodes = prev->nnodes;
+    t->payload_bytes = prev->payload_bytes;
+    t->roots = prev->roots;
+    t->nroots = prev->nroots;
+    t->depth = prev->depth;
+    prev->roots = NULL;
+}
+
+void tree_read_view_free(tree_read_view *prev)
+{
+    util_free(prev->roots);
+    prev->roots = NULL;
 }
 
 int tree_read_open(tree_read *t, const store_summary *sum, size_t cache_bytes, slog_error *err)

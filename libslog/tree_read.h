@@ -30,6 +30,7 @@
 typedef struct tree_read_block {
     uint64_t index;           /* block number; UINT64_MAX: slot empty */
     uint64_t used;            /* last use (tick), for eviction */
+    uint64_t nrows;           /* rows loaded: the last block may grow (refresh) */
     store_node_row *rows;     /* TREE_READ_BLOCK_ROWS rows, allocated on first use */
     /* rows that failed their checks: a damaged row fails alone, its block stays usable */
     uint64_t bad[(TREE_READ_BLOCK_ROWS + 63) / 64];
@@ -64,6 +65,27 @@ typedef struct tree_read_cost {
  * when first used.  SLOG_OK, SLOG_ECORRUPT, SLOG_ENOMEM or a store error;
  * on error call tree_read_close. */
 int tree_read_open(tree_read *t, const store_summary *sum, size_t cache_bytes, slog_error *err);
+/* The parts of the view a refresh changes, kept to undo it. */
+typedef struct tree_read_view {
+    uint64_t nnodes, payload_bytes;
+    uint64_t *roots;
+    uint64_t nroots;
+    uint32_t depth;
+} tree_read_view;
+
+/* Grow the view to a newer summary of the same file (a live writer
+ * flushed: slog_reader_refresh): the node rows the new summary covers
+ * (every row already seen stays as it is; rows are append-only and a
+ * node's whole subtree precedes it), new roots, depth.  Cached rows and
+ * decoded blobs stay valid.  *prev receives the view before, for
+ * tree_read_view_restore or tree_read_view_free.  On any error (a new root
+ * fails its checks, out of memory) the view is the one before.  A summary
+ * with fewer nodes or payload bytes than the current view -> SLOG_ECORRUPT. */
+int tree_read_refresh(tree_read *t, const store_summary *sum, tree_read_view *prev,
+                      slog_error *err);
+/* Undo a refresh (prev from tree_read_refresh), or drop what it kept. */
+void tree_read_view_restore(tree_read *t, tree_read_view *prev);
+void tree_read_view_free(tree_read_view *prev);
 /* Free what open allocated (safe on a zeroed or half-opened struct). */
 void tree_read_close(tree_read *t);
 

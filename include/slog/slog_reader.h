@@ -122,6 +122,49 @@ SLOG_API int slog_reader_open(slog_reader **out, const char *path,
 SLOG_API void slog_reader_destroy(slog_reader *r);
 
 /**
+ * Follow a file that a live writer is still writing (@since 0.3): grow the
+ * reader's view to what the writer flushed since open or the last refresh.
+ *
+ * The view is what the file's summary covered at the writer's last flush:
+ * a prefix of the node table, which is in post-order, so every visible
+ * node's whole subtree is visible; the timelines, categories and strings
+ * written by then; the complete flag.  A drawable becomes visible when the
+ * node holding it is written: when a leaf fills, and at every
+ * slog_writer_flush (which closes partly filled nodes); a state still open
+ * through slog_writer_begin is not.  A view only grows: visible nodes keep
+ * their indices and drawables, timelines and categories keep their ids,
+ * slog_file_info's counts never decrease, and the nodes a refresh adds have
+ * indices >= the previous slog_file_info.nodes, so a query with first_node
+ * set to that number returns exactly the drawables added (slog-query
+ * --follow does so).  Once the writer finished, complete is true and the
+ * view is the whole file, as a new slog_reader_open would see it.
+ *
+ * Queries created before keep the view they were created with: they go on
+ * walking the nodes that were visible then.  Decoded nodes in the cache
+ * stay valid; names and other borrowed strings stay valid until
+ * slog_reader_destroy; the slog_reader_info pointer stays the same and its
+ * contents change.  Cost: the new strings, the timeline and category
+ * tables, and one node row (plus one preview) per top-level subtree.
+ * A file opened when its writer had closed it does not change.
+ *
+ * Atomic: on error the reader keeps its previous view and stays usable, so
+ * a follower may try again at its next tick.
+ * @param r     the reader
+ * @param grew  receives true when the view changed (nodes, timelines,
+ *              categories, strings or the complete flag); may be NULL
+ * @param err   error details, or NULL
+ * @retval SLOG_OK       the view is the file's last flushed state
+ * @retval SLOG_ECORRUPT the added part fails its checks, or the file now
+ *                       covers less than the view (rewritten by another
+ *                       writer: open it again)
+ * @retval SLOG_EIO      the file cannot be read
+ * @retval SLOG_ENOMEM   out of memory
+ * Thread safety: the reader's thread (other readers of the same file may
+ * refresh in parallel).  @since 0.3
+ */
+SLOG_API int slog_reader_refresh(slog_reader *r, bool *grew, slog_error *err);
+
+/**
  * What the file says about itself.
  * @param r  the reader
  * @return the summary, borrowed until slog_reader_destroy; never NULL
@@ -263,6 +306,12 @@ typedef struct slog_query_options {
     const uint32_t *categories;  /* NULL = all */
     uint32_t flags;              /* SLOG_QUERY_*; since 0.2 (read only when struct_size
                                     covers it, else 0) */
+    uint32_t reserved;           /* 0 (since 0.3) */
+    uint64_t first_node;         /* since 0.3: skip the nodes whose index is below it,
+                                    with their subtrees (post-order: all written
+                                    before it); 0 = none.  With the previous
+                                    slog_file_info.nodes after slog_reader_refresh: only
+                                    what the refresh added.  Needs resolution 0 */
 } slog_query_options;
 
 /** slog_query_options.flags: attach args to states, events and arrows.
@@ -270,7 +319,7 @@ typedef struct slog_query_options {
  *  from the geometry) and items come with nargs = 0.  @since 0.2 */
 #define SLOG_QUERY_ARGS (1u << 0)
 
-#define SLOG_QUERY_OPTIONS_INIT {sizeof(slog_query_options), 0, 0, 0, 0, NULL, 0, 0, NULL, 0}
+#define SLOG_QUERY_OPTIONS_INIT {sizeof(slog_query_options), 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, 0}
 
 /**
  * Fill @p opts with the defaults, as SLOG_QUERY_OPTIONS_INIT does (for
@@ -316,7 +365,8 @@ typedef struct slog_query_stats {
  * @param err   error details, or NULL
  * @retval SLOG_OK     created
  * @retval SLOG_EINVAL opts NULL, a bad struct_size, t1 < t0, resolution < 0,
- *                     an unknown timeline or category id
+ *                     an unknown timeline or category id, first_node with a
+ *                     resolution > 0
  * @retval SLOG_ENOMEM out of memory
  * Thread safety: the reader's thread.  @since 0.1
  */

@@ -7,18 +7,47 @@
 
 #include <slog/slog.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-void live_state_at(uint64_t i, uint32_t *timeline, uint32_t *category, int64_t *start,
-                   int64_t *end)
+uint32_t live_timelines_after(unsigned steps)
 {
-    *timeline = (uint32_t)(i % 2);
-    *category = (uint32_t)(i % 3);
-    *start = 1000 + (int64_t)(i / 2) * 100;
-    *end = *start + 90;
+    return 2u + (steps > 0 ? (steps - 1) / LIVE_GROW_STEPS : 0);
+}
+
+uint32_t live_categories_after(unsigned steps)
+{
+    return 3u + (steps > 0 ? (steps - 1) / LIVE_GROW_STEPS : 0);
+}
+
+void live_state_at(uint64_t i, unsigned per_flush, uint32_t *timeline, uint32_t *category,
+                   int64_t *start, int64_t *end)
+{
+    const unsigned step = (unsigned)(i / per_flush);
+    *timeline = (uint32_t)(i % live_timelines_after(step + 1));
+    *category = (uint32_t)(i % live_categories_after(step + 1));
+    *start = LIVE_STATE_START(i);
+    *end = *start + 40;
+}
+
+/* Before step f: one more timeline and category every LIVE_GROW_STEPS steps. */
+static int grow(slog_writer *w, unsigned f)
+{
+    if (f == 0 || f % LIVE_GROW_STEPS != 0) {
+        return 0;
+    }
+    char name[32];
+    uint32_t id = 0;
+    (void)snprintf(name, sizeof name, "late%u", f / LIVE_GROW_STEPS);
+    if (slog_writer_add_category(w, SLOG_KIND_STATE, name, 0, "", &id, NULL) != SLOG_OK ||
+        slog_writer_add_timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, name, (int64_t)f, &id,
+                                 NULL) != SLOG_OK) {
+        return -1;
+    }
+    return 0;
 }
 
 static int setup(slog_writer **w, const char *path)
@@ -49,9 +78,12 @@ static int write_steps(slog_writer *w, unsigned flushes, unsigned per_flush, uns
 {
     uint64_t total = 0;
     for (unsigned f = 0; f < flushes; f++) {
+        if (grow(w, f) != 0) {
+            return -1;
+        }
         for (unsigned k = 0; k < per_flush; k++, total++) {
             slog_state s = {0, 0, 0, 0, 0, 0, NULL};
-            live_state_at(total, &s.timeline, &s.category, &s.start, &s.end);
+            live_state_at(total, per_flush, &s.timeline, &s.category, &s.start, &s.end);
             if (slog_writer_append_state(w, &s, NULL) != SLOG_OK) {
                 return -1;
             }

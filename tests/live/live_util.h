@@ -11,10 +11,18 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The i-th state of the trace the live writer appends: two timelines,
- * contiguous in time, three categories (the same as tests/serve). */
-void live_state_at(uint64_t i, uint32_t *timeline, uint32_t *category, int64_t *start,
-                   int64_t *end);
+/* The trace the live writer appends, step by step (one flush per step):
+ * state i is [1000 + 50 i, 1000 + 50 i + 40), on timeline i % T and
+ * category i % C, where T and C are the timelines and categories that
+ * exist at its step: 2 and 3 at first, one more of each every
+ * LIVE_GROW_STEPS steps (added before the step's states). */
+#define LIVE_GROW_STEPS 50u
+#define LIVE_STATE_START(i) (1000 + 50 * (int64_t)(i))
+void live_state_at(uint64_t i, unsigned per_flush, uint32_t *timeline, uint32_t *category,
+                   int64_t *start, int64_t *end);
+/* Timelines and categories that exist after `steps` steps. */
+uint32_t live_timelines_after(unsigned steps);
+uint32_t live_categories_after(unsigned steps);
 
 /* Fork a writer of `flushes` steps of `per_flush` states each to path; the
  * file exists when this returns (the child says so through a pipe).  The
