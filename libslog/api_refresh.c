@@ -155,9 +155,12 @@ int slog_reader_refresh(slog_reader *r, bool *grew, slog_error *err)
         *grew = false;
     }
     store_summary sum;
-    int rc = store_refresh(r->st, err);
+    int rc = store_refresh(r->st, true, err);
     if (rc == SLOG_OK) {
         rc = api_reader_load_summary(r, &sum, err);
+    }
+    if (rc == SLOG_OK) {
+        rc = store_refresh(r->st, false, err); /* after the summary: extents cover it */
     }
     if (rc == SLOG_OK) {
         rc = check_growth(r, &sum, err);

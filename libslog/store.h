@@ -22,6 +22,8 @@
 
 #include <slog/slog_common.h>
 
+#include <stdbool.h>
+
 /* This library reads files whose format_read_version is at most
  * STORE_FORMAT_READ_VERSION, and writes files of STORE_FORMAT_WRITE_VERSION
  * that need a reader of STORE_FORMAT_WRITTEN_READ_VERSION (doc/FORMAT.md §9). */
@@ -167,10 +169,16 @@ int store_read_node_rows(store *s, uint64_t first, size_t n, store_node_row *row
 /* Bytes [first, first + n) of /strings into dst (capacity n), one
  * hyperslab read; past the dataset's extent -> SLOG_ECORRUPT. */
 int store_read_strings_range(store *s, uint64_t first, size_t n, char *dst, slog_error *err);
-/* Under SWMR read (a file a writer had open), H5Drefresh every dataset so
- * that reads see what the writer flushed since: extents, chunk indexes and
- * the rewritten /summary.  Nothing to do for a file opened plainly. */
-int store_refresh(store *s, slog_error *err);
+/* Under SWMR read (a file a writer had open), H5Drefresh /summary (summary
+ * true) or every other dataset (false) so that reads see what the writer
+ * flushed since: the rewritten summary, extents, chunk indexes.  Refresh
+ * and read the summary first, then the rest: the writer makes all that a
+ * summary covers durable before it writes the summary.  Nothing to do for
+ * a file opened plainly. */
+int store_refresh(store *s, bool summary, slog_error *err);
+/* true when the file was opened in SWMR read (a writer had it open, or
+ * was killed with it open). */
+bool store_is_swmr(const store *s);
 /* Format read version of the open file (1: no checksums). */
 uint32_t store_format_version(const store *s);
 /* Decode the blob [offset, offset+n) into dst (capacity >= n).  Corrupt
@@ -190,6 +198,14 @@ int store_read_blob_at(store *s, uint64_t addr, uint32_t zlen, uint64_t offset, 
  * reader allocates n bytes for it), else SLOG_ECORRUPT. */
 int store_check_blob(store *s, uint64_t offset, uint64_t n, slog_error *err);
 uint64_t store_file_bytes(const store *s);
+
+/* Seal a file a killed writer left marked open for writing, as
+ * `h5clear -s --increment=0` does: clear the superblock's status flags
+ * without the end-of-file check, and set the file's end to the end of its
+ * allocated space (h5clear -s alone truncates such a file).  No reader or
+ * writer may have it open.  SLOG_OK, SLOG_EIO (cannot open read-write,
+ * e.g. a writer holds its lock), SLOG_ECORRUPT. */
+int store_seal(const char *path, slog_error *err);
 
 /* Close (NULL-safe).  Returns the first error of closing, if any. */
 int store_close(store *s, slog_error *err);

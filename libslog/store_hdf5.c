@@ -1695,6 +1695,11 @@ int store_read_categories(store *s, store_category_row **rows, uint64_t *n, slog
     return rc;
 }
 
+bool store_is_swmr(const store *s)
+{
+    return s->swmr_read;
+}
+
 uint32_t store_format_version(const store *s)
 {
     return s->version;
@@ -1809,7 +1814,7 @@ static int refresh_one(hid_t dset, uint64_t *extent)
     return ok ? 0 : -1;
 }
 
-int store_refresh(store *s, slog_error *err)
+int store_refresh(store *s, bool summary, slog_error *err)
 {
     if (!s->swmr_read) {
         return SLOG_OK;
@@ -1818,12 +1823,48 @@ int store_refresh(store *s, slog_error *err)
     h5_enter(&g);
     int rc = SLOG_OK;
     for (int i = 0; i < T_COUNT && rc == SLOG_OK; i++) {
+        if ((i == T_SUMMARY) != summary) {
+            continue;
+        }
         if (refresh_one(s->t[i].dset, &s->t[i].rows) != 0) {
             rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to refresh a table");
         }
     }
-    if (rc == SLOG_OK && refresh_one(s->payload, &s->payload_extent) != 0) {
+    if (rc == SLOG_OK && !summary && refresh_one(s->payload, &s->payload_extent) != 0) {
         rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to refresh /payload");
+    }
+    h5_leave(&g);
+    return rc;
+}
+
+/* ---- sealing a killed writer's file ----------------------------------------------- */
+
+int store_seal(const char *path, slog_error *err)
+{
+    int rc = precheck_path(path, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    h5_guard g;
+    h5_enter(&g);
+    const hbool_t yes = 1;
+    const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    /* h5clear's two file-access properties (registered by HDF5 itself) */
+    hid_t f = fapl < 0 || H5Pset(fapl, "clear_status_flags", &yes) < 0 ||
+                      H5Pset(fapl, "skip_eof_check", &yes) < 0
+                  ? H5I_INVALID_HID
+                  : H5Fopen(path, H5F_ACC_RDWR, fapl);
+    if (f < 0) {
+        rc = h5_err(err, SLOG_EIO, UINT64_MAX, path,
+                    "Cannot open read-write to seal it (in use, or not writable)");
+    } else if (H5Fincrement_filesize(f, 0) < 0) {
+        rc = h5_err(err, SLOG_ECORRUPT, UINT64_MAX, path, "Cannot set the file's end");
+    }
+    if (f >= 0 && H5Fclose(f) < 0 && rc == SLOG_OK) {
+        rc = h5_err(err, SLOG_EIO, UINT64_MAX, path, "Failed to close the sealed file");
+    }
+    if (fapl >= 0) {
+        (void)H5Pclose(fapl);
     }
     h5_leave(&g);
     return rc;
