@@ -25,6 +25,7 @@
 
 #include "analysis_cli.h"
 #include "cli.h"
+#include "follow.h"
 #include "query_out.h"
 #include "timeline_spec.h"
 #include "timeline_tree.h"
@@ -67,6 +68,7 @@ typedef struct query_opts {
     bool io;
     bool absolute;
     bool no_args;     /* --no-args: the query reads no args */
+    bool follow;      /* --follow: then what a live writer flushes, until it finishes */
     analysis_opts an; /* --stats, --find, --top */
 } query_opts;
 
@@ -114,6 +116,8 @@ static void usage(FILE *f)
         "      --no-args          leave args out (the query then reads no args blob);\n"
         "                         every format prints args otherwise\n"
         "      --io               print the query's I/O statistics on stderr\n"
+        "      --follow           print the drawables, then each one a live writer flushes\n"
+        "                         (once, in node order, like tail -f) until it finishes\n"
         "      --stats            statistics of the window instead of its drawables: count,\n"
         "                         inclusive and exclusive time, min/max/mean duration\n"
         "      --by GROUPING      --stats rows per category (default), timeline or both\n"
@@ -194,7 +198,8 @@ static int push_name(const char ***list, size_t *n, const char *name)
 enum {
     OPT_IO = 256,
     OPT_ABSOLUTE,
-    OPT_NO_ARGS
+    OPT_NO_ARGS,
+    OPT_FOLLOW
 };
 
 static const struct option long_opts[] = {
@@ -204,6 +209,7 @@ static const struct option long_opts[] = {
     {"output", required_argument, NULL, 'o'},      {"io", no_argument, NULL, OPT_IO},
     {"absolute", no_argument, NULL, OPT_ABSOLUTE}, {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},           {"no-args", no_argument, NULL, OPT_NO_ARGS},
+    {"follow", no_argument, NULL, OPT_FOLLOW},
     AN_LONG_OPTS,
     {NULL, 0, NULL, 0},
 };
@@ -248,6 +254,9 @@ static int parse_one(int c, const char *arg, const char *argtext, query_opts *o)
         return 0;
     case OPT_NO_ARGS:
         o->no_args = true;
+        return 0;
+    case OPT_FOLLOW:
+        o->follow = true;
         return 0;
     case 'h':
         usage(stdout);
@@ -335,6 +344,11 @@ static int parse_args(int argc, char **argv, query_opts *o)
     if (o->an.find != NULL && o->an.top == 0 && o->window != NULL) {
         return usage_error("--window: not with --find --after/--before (the search runs to the "
                            "trace's end or start)");
+    }
+    if (o->follow && (o->window != NULL || o->pixels > 0 || o->format == FMT_OTF2 ||
+                      analysis_active(&o->an))) {
+        return usage_error("--follow: not with --window, --pixels, --format otf2, --stats, "
+                           "--find or --top (it prints every drawable once, as it is flushed)");
     }
     if (o->window != NULL) {
         const int rc = check_window(o->window, o->absolute);
@@ -792,6 +806,11 @@ static int run_query(query_run *run)
     }
     static char buf[1 << 16];
     (void)setvbuf(run->out, buf, _IOFBF, sizeof buf);
+    if (run->o->follow) {
+        follow_run f = {PROG,        run->o->path, run->r,   run->out, format_impl(run->o->format),
+                        run->fi,     run->q,       &run->tl, &run->cats, 100};
+        return close_output(run, follow_stream(&f));
+    }
     status = analysis_active(&run->o->an) ? run_analysis(run)
                                           : stream_items(run, format_impl(run->o->format));
     return close_output(run, status);
