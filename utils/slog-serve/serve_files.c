@@ -2,8 +2,10 @@
  *
  * serve_files.c - the served files and their reader pools (serve_files.h).
  * Each file has a mutex, a generation number, the size and modification
- * time seen when the generation began, and a stack of idle readers tagged
- * with their generation.  Opening and closing readers happens outside the
+ * time seen when the generation began, the generation since which it is
+ * the same file (device and inode), and a stack of idle readers tagged
+ * with their generation; an older one is brought up to date with
+ * slog_reader_refresh when it is checked out.  Opening and closing readers happens outside the
  * mutex (both take the library's HDF5 lock and may be slow), except for the
  * purge of stale idle readers when a file changed.
  * Tools layer (slog-serve): public libslog headers, libc and pthreads.
@@ -27,9 +29,12 @@ typedef struct served_file {
     pthread_mutex_t lock;
     bool lock_ok;
     uint64_t generation;
-    bool seen; /* size and mtime below are valid */
+    bool seen; /* size, mtime, dev and ino below are valid */
     int64_t size;
     struct timespec mtime;
+    dev_t dev;
+    ino_t ino;
+    uint64_t since; /* first generation of this dev/ino: older readers read another file */
     pooled_reader *idle;
     uint32_t nidle;
 } served_file;
@@ -63,7 +68,7 @@ open_reader(const serve_files *fs, const served_file *sf, slog_reader **out, slo
 }
 
 /* Under sf->lock: a new generation when the file's size or mtime changed;
- * idle readers of older generations are closed. */
+ * when it is another file (device or inode), idle readers are closed. */
 static void observe_change(served_file *sf, const struct stat *st)
 {
     const bool same = sf->seen && sf->size == (int64_t)st->st_size &&
@@ -72,10 +77,17 @@ static void observe_change(served_file *sf, const struct stat *st)
     if (same) {
         return;
     }
+    const bool replaced = !sf->seen || sf->dev != st->st_dev || sf->ino != st->st_ino;
     sf->seen = true;
     sf->size = (int64_t)st->st_size;
     sf->mtime = st->st_mtim;
+    sf->dev = st->st_dev;
+    sf->ino = st->st_ino;
     sf->generation++;
+    if (!replaced) {
+        return; /* grown: idle readers refresh at checkout */
+    }
+    sf->since = sf->generation;
     for (uint32_t i = 0; i < sf->nidle; i++) {
         slog_reader_destroy(sf->idle[i].r);
     }
@@ -92,8 +104,13 @@ int serve_files_checkout(serve_files *fs, size_t f, serve_lease *out, slog_error
         observe_change(sf, &st);
     }
     const uint64_t generation = sf->generation;
-    slog_reader *r = sf->nidle > 0 ? sf->idle[--sf->nidle].r : NULL;
+    const pooled_reader idle = sf->nidle > 0 ? sf->idle[--sf->nidle] : (pooled_reader){NULL, 0};
     (void)pthread_mutex_unlock(&sf->lock);
+    slog_reader *r = idle.r;
+    if (r != NULL && idle.generation != generation && slog_reader_refresh(r, NULL, NULL) != SLOG_OK) {
+        slog_reader_destroy(r); /* rewritten in place: open it again */
+        r = NULL;
+    }
     if (r == NULL) {
         const int rc = open_reader(fs, sf, &r, err);
         if (rc != SLOG_OK) {
@@ -116,7 +133,7 @@ void serve_files_checkin(serve_files *fs, serve_lease *lease)
     served_file *const sf = &fs->files[lease->file];
     slog_reader *drop = lease->r;
     (void)pthread_mutex_lock(&sf->lock);
-    if (lease->generation == sf->generation && sf->nidle < fs->pool_size) {
+    if (lease->generation >= sf->since && sf->nidle < fs->pool_size) {
         sf->idle[sf->nidle++] = (pooled_reader){lease->r, lease->generation};
         drop = NULL;
     }

@@ -6,12 +6,12 @@
  * opens a new reader when none is idle (at most one per worker thread is
  * ever out, so the pool stays bounded).
  *
- * Live files: the API has no slog_reader_refresh yet, so a checkout stats
- * the file and, when its size or modification time changed since the pool's
- * readers were opened, starts a new generation: idle readers of an older
- * generation are closed and the request gets a reader opened now, which sees
- * everything the writer flushed so far.  A file that is being written thus
- * costs one open per request while it grows, and nothing once it is still.
+ * Live files: a checkout stats the file and, when its size or modification
+ * time changed, starts a new generation; an idle reader of an older one is
+ * brought up to date with slog_reader_refresh (what the writer flushed
+ * since; a reader that cannot refresh, e.g. a file rewritten in place, is
+ * replaced by a new one).  When the path names another file (device or
+ * inode), idle readers are closed and new ones opened.
  * Tools layer (slog-serve): public libslog headers and libc.
  */
 #ifndef SLOG_SERVE_FILES_H
