@@ -49,8 +49,10 @@ static const size_t writer_ends[] = {
     END_OF(slog_writer_options, creator),
     END_OF(slog_writer_options, flags), /* 0.2 */
     END_OF(slog_writer_options, reserved),
+    END_OF(slog_writer_options, on_flush), /* 0.3 */
+    END_OF(slog_writer_options, on_flush_ctx),
 };
-_Static_assert(sizeof(slog_writer_options) - END_OF(slog_writer_options, reserved) <
+_Static_assert(sizeof(slog_writer_options) - END_OF(slog_writer_options, on_flush_ctx) <
                    alignof(slog_writer_options),
                "a slog_writer_options member is missing from writer_ends");
 

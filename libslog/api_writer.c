@@ -72,6 +72,8 @@ struct slog_writer {
     int64_t t_min, t_max;
     uint32_t flush_nodes;
     uint64_t nodes_at_flush;
+    slog_flush_fn on_flush;
+    void *on_flush_ctx;
 };
 
 static int check_open(const slog_writer *w, slog_error *err)
@@ -142,6 +144,8 @@ int slog_writer_create(slog_writer **out, const char *path, const slog_writer_op
     w->t_min = INT64_MAX;
     w->t_max = INT64_MIN;
     w->flush_nodes = wo.flush_nodes ? wo.flush_nodes : DEFAULT_FLUSH_NODES;
+    w->on_flush = wo.on_flush;
+    w->on_flush_ctx = wo.on_flush_ctx;
     store_header hdr;
     header_from_options(&hdr, &wo);
     rc = store_create(&w->st, path, &hdr, err);
@@ -635,6 +639,15 @@ uint32_t slog_writer_open_depth(const slog_writer *w, uint32_t timeline)
 
 /* ---- flush, finish, destroy ---- */
 
+static void tell_flush(const slog_writer *w, const store_summary *sum, bool durable)
+{
+    if (w->on_flush != NULL) {
+        slog_flush_info fi = {sum->nodes, {0, 0, 0, 0}, sum->complete != 0, durable};
+        memcpy(fi.counts, sum->counts, sizeof fi.counts);
+        w->on_flush(w->on_flush_ctx, &fi);
+    }
+}
+
 static int flush_tables(slog_writer *w, uint32_t complete, slog_error *err)
 {
     int rc = SLOG_OK;
@@ -678,10 +691,14 @@ static int flush_tables(slog_writer *w, uint32_t complete, slog_error *err)
      * a live reader (or a crash) that sees it finds all it counts. */
     rc = store_flush(w->st, err);
     if (rc == SLOG_OK) {
+        tell_flush(w, &sum, false);
         rc = store_write_summary(w->st, &sum, err);
     }
     if (rc == SLOG_OK) {
         rc = store_flush(w->st, err);
+    }
+    if (rc == SLOG_OK) {
+        tell_flush(w, &sum, true);
     }
     w->nodes_at_flush = sum.nodes;
     return rc;

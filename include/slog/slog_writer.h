@@ -29,6 +29,24 @@ extern "C" {
 
 typedef struct slog_writer slog_writer;
 
+/** What a flush made (or is about to make) durable, for
+ *  slog_writer_options.on_flush (@since 0.3). */
+typedef struct slog_flush_info {
+    uint64_t nodes;            /* nodes written (what a reader of the file sees) */
+    uint64_t counts[4];        /* drawables in them, per slog_kind */
+    bool complete;             /* the finishing flush */
+    bool durable;              /* false: the summary is about to be written;
+                                  true: it is written and flushed to the file */
+} slog_flush_info;
+
+/** Called by the writer's thread at every flush, twice: before it writes
+ *  the summary that makes the new nodes visible (durable false) and after
+ *  that summary reached the file (durable true).  A file whose writer was
+ *  killed holds what the last durable call said, or what a later
+ *  not-yet-durable call said (a kill between the two).  It must not call
+ *  the writer. */
+typedef void (*slog_flush_fn)(void *ctx, const slog_flush_info *info);
+
 /** Writer options.  Zero means default for every field. */
 typedef struct slog_writer_options {
     uint32_t struct_size;       /* sizeof(slog_writer_options) */
@@ -41,6 +59,8 @@ typedef struct slog_writer_options {
     const char *creator;        /* free text stored in the file, e.g. "slog-import 0.1" */
     uint32_t flags;             /* SLOG_WRITER_* bits; default 0 (@since 0.2) */
     uint32_t reserved;          /* 0 */
+    slog_flush_fn on_flush;     /* NULL: none (@since 0.3) */
+    void *on_flush_ctx;         /* its first argument */
 } slog_writer_options;
 
 /** slog_writer_options.flags: give every leaf's preview time bins, so that a
@@ -51,7 +71,7 @@ typedef struct slog_writer_options {
  *  "Time bins"). @since 0.2 */
 #define SLOG_WRITER_TIME_BINS 1u
 
-#define SLOG_WRITER_OPTIONS_INIT {sizeof(slog_writer_options), 0, 0, 0, 0, 0, 0, NULL, 0, 0}
+#define SLOG_WRITER_OPTIONS_INIT {sizeof(slog_writer_options), 0, 0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL}
 
 /**
  * Fill @p opts with the defaults, as SLOG_WRITER_OPTIONS_INIT does (for
@@ -277,6 +297,29 @@ SLOG_API int slog_writer_finish(slog_writer *w, slog_error *err);
  * Thread safety: the writer's thread, as its last call.  @since 0.1
  */
 SLOG_API void slog_writer_destroy(slog_writer *w);
+
+/**
+ * Seal a file whose writer was killed (@since 0.3), so that tools opening
+ * it without SWMR (h5dump, h5py, HDF5 tools) can read it.  Such a file is
+ * still marked open for writing in its HDF5 superblock; libslog readers
+ * open it anyway (SWMR read), other tools refuse it.  Sealing clears that
+ * mark and sets the file's end to the end of the space HDF5 allocated, as
+ * `h5clear -s --increment=0` does (`h5clear -s` alone truncates such a
+ * file and destroys its data).  What the file holds does not change: it
+ * stays incomplete (slog_file_info.complete false) with the nodes its last
+ * flush covered.  A file that opens without SWMR is left as it is.
+ * @param path    the file; no writer or reader may have it open
+ * @param sealed  receives true when the file was sealed, false when it
+ *                needed nothing; may be NULL
+ * @param err     error details, or NULL
+ * @retval SLOG_OK       sealed, or nothing to do
+ * @retval SLOG_EFORMAT  not HDF5, or not a libslog file
+ * @retval SLOG_ECORRUPT damaged, or still marked after sealing
+ * @retval SLOG_EIO      it cannot be opened read-write (a live writer, or
+ *                       no permission)
+ * Thread safety: any thread.  @since 0.3
+ */
+SLOG_API int slog_file_seal(const char *path, bool *sealed, slog_error *err);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,7 @@
 #include <slog/slog_import.h>
 
 #include "diag.h"
+#include "flush_log.h"
 #include "json_out.h"
 #include "out_file.h"
 #include "progress.h"
@@ -39,6 +40,7 @@ typedef struct options {
     int progress; /* -1 default, 0 off, 1 on */
     uint64_t leaf_bytes;
     uint64_t sort_window;
+    const char *flush_log; /* --flush-log FILE: what each writer flush made durable */
 } options;
 
 /* What the callbacks print with (the library serialises them). */
@@ -103,6 +105,8 @@ static void usage(FILE *out)
         "  -f, --format=NAME       auto (default), chrome, pfw, otf2, recorder,\n"
         "                          clog2, slog2 or perfetto\n"
         "      --json              print the summary as JSON on stdout (schema 1)\n"
+        "      --flush-log FILE    a line per writer flush: pending|durable NODES STATES\n"
+        "                          EVENTS ARROWS COUNTERS COMPLETE (crash tests)\n"
         "  -q, --quiet             no summary, warnings or progress on stderr\n"
         "      --progress          draw a progress bar even when not on a TTY\n"
         "      --no-progress       never draw a progress bar\n"
@@ -128,7 +132,7 @@ static int usage_error(const char *fmt, ...)
     return 2;
 }
 
-enum { OPT_JSON = 256, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_LEAF, OPT_WINDOW };
+enum { OPT_JSON = 256, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_LEAF, OPT_WINDOW, OPT_FLUSH_LOG };
 
 static int parse_option(options *o, int c, const char *arg)
 {
@@ -145,6 +149,9 @@ static int parse_option(options *o, int c, const char *arg)
         return 0;
     case OPT_JSON:
         o->json = true;
+        return 0;
+    case OPT_FLUSH_LOG:
+        o->flush_log = arg;
         return 0;
     case OPT_PROGRESS:
         o->progress = 1;
@@ -181,6 +188,7 @@ static int parse_args(options *o, int argc, char **argv)
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"leaf-bytes", required_argument, NULL, OPT_LEAF},
         {"sort-window", required_argument, NULL, OPT_WINDOW},
+        {"flush-log", required_argument, NULL, OPT_FLUSH_LOG},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -329,9 +337,13 @@ static int run(const options *o, char **inputs, size_t n)
     if (o->format != NULL && !format_known(o->format)) {
         return usage_error("unknown format '%s'", o->format);
     }
-    slog_import_input *in = calloc(n, sizeof *in);
+    flush_log log;
+    slog_import_input *in = flush_log_open(&log, o->flush_log) == 0 ? calloc(n, sizeof *in) : NULL;
     if (in == NULL) {
-        (void)fprintf(stderr, PROG ": Out of memory\n");
+        (void)fprintf(stderr, PROG ": %s\n", log.fd < 0 && o->flush_log != NULL
+                                                 ? "Cannot create the --flush-log file"
+                                                 : "Out of memory");
+        flush_log_close(&log);
         return 1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -345,6 +357,7 @@ static int run(const options *o, char **inputs, size_t n)
     wo.leaf_bytes = (uint32_t)o->leaf_bytes;
     wo.creator = PROG " " SLOG_VERSION_STRING;
     wo.flags = SLOG_WRITER_TIME_BINS; /* imported traces are for viewing */
+    flush_log_attach(&log, &wo);
     slog_import_options io = SLOG_IMPORT_OPTIONS_INIT;
     io.format = o->format;
     io.sort_window = o->sort_window;
@@ -358,6 +371,7 @@ static int run(const options *o, char **inputs, size_t n)
     slog_import_summary *s = NULL;
     const int rc = slog_import_file(&s, o->temp, in, n, &io, NULL);
     progress_end(&rep.prog);
+    flush_log_close(&log);
     if (s != NULL && s->output_created && out_file_commit(o->temp, o->output) != 0) {
         (void)fprintf(stderr, PROG ": Cannot rename %s to %s: %s\n", o->temp, o->output,
                       strerror(errno));

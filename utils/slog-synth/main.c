@@ -34,6 +34,7 @@
 #include "cli.h"
 #include "json_out.h"
 #include "out_file.h"
+#include "flush_log.h"
 #include "units.h"
 
 #ifndef SLOG_TOOL_VERSION
@@ -60,6 +61,7 @@ typedef struct synth_opts {
     uint64_t seed;
     uint64_t ticks_per_second;
     const char *output;
+    const char *flush_log; /* --flush-log FILE: what each writer flush made durable */
     uint32_t leaf_bytes, fanout;
     int32_t lz4_level;
     bool events_set, arrows_set, counters_set;
@@ -100,6 +102,7 @@ typedef struct synth {
     int64_t t_first, t_last;
     uint64_t rng; /* global stream for cross-thread choices */
     char temp[4096]; /* output + ".part" while it is written */
+    flush_log log;
 } synth;
 
 static volatile sig_atomic_t interrupted;
@@ -686,6 +689,8 @@ static void usage(FILE *f)
            "      --dry-run           generate only, no writer calls (measures the generator)\n"
            "  -q, --quiet             no summary\n"
            "      --json              summary as one JSON object on stdout\n"
+           "      --flush-log FILE    a line per writer flush: pending|durable NODES STATES\n"
+           "                          EVENTS ARROWS COUNTERS COMPLETE (crash tests)\n"
            "  -h, --help              this help\n"
            "  -V, --version           tool and library versions\n");
 }
@@ -707,6 +712,7 @@ enum {
     OPT_TIME_BINS,
     OPT_DRY,
     OPT_JSON,
+    OPT_FLUSH_LOG,
 };
 
 static const struct option long_opts[] = {
@@ -727,6 +733,7 @@ static const struct option long_opts[] = {
     {"dry-run", no_argument, NULL, OPT_DRY},
     {"quiet", no_argument, NULL, 'q'},
     {"json", no_argument, NULL, OPT_JSON},
+    {"flush-log", required_argument, NULL, OPT_FLUSH_LOG},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -836,6 +843,9 @@ static int parse_flag(int c, synth_opts *o)
     case OPT_JSON:
         o->json = true;
         return 0;
+    case OPT_FLUSH_LOG:
+        o->flush_log = arg;
+        return 0;
     case 'q':
         o->quiet = true;
         return 0;
@@ -910,6 +920,13 @@ static int open_writer(synth *s)
     wo.ticks_per_second = o->ticks_per_second;
     wo.creator = creator;
     wo.flags = o->time_bins ? SLOG_WRITER_TIME_BINS : 0;
+    if (flush_log_open(&s->log, o->flush_log) != 0) {
+        s->err.code = SLOG_EIO;
+        (void)snprintf(s->err.message, sizeof s->err.message, "cannot create the flush log %s",
+                       o->flush_log);
+        return SLOG_EIO;
+    }
+    flush_log_attach(&s->log, &wo);
     if (out_file_temp_name(s->temp, sizeof s->temp, o->output) != 0) {
         s->err.code = SLOG_EINVAL;
         (void)snprintf(s->err.message, sizeof s->err.message, "not a regular file, or a name too long");
@@ -1025,6 +1042,7 @@ int main(int argc, char **argv)
     synth s;
     memset(&s, 0, sizeof s);
     s.o = &o;
+    s.log.fd = -1;
     s.threads = calloc(o.timelines, sizeof *s.threads);
     s.heap = calloc(o.timelines, sizeof *s.heap);
     s.proc_timeline = calloc(o.timelines, sizeof *s.proc_timeline);
@@ -1041,5 +1059,6 @@ int main(int argc, char **argv)
     free(s.heap);
     free(s.proc_timeline);
     free(s.counter_value);
+    flush_log_close(&s.log);
     return rc;
 }
