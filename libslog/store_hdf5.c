@@ -690,7 +690,10 @@ static int create_tables(store *s)
 
 static const store_summary empty_summary = {.complete = 0, .start = INT64_MAX, .end = INT64_MIN};
 
-static int create_file(store *s, const store_header *hdr, slog_error *err)
+/* The file is made under a temporary name beside path (creating) and
+ * renamed to path once it is a whole SWMR file: a kill during the create
+ * never leaves path half made (a file that is not yet HDF5). */
+static int create_file(store *s, const char *creating, const store_header *hdr, slog_error *err)
 {
     const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0 ||
@@ -706,7 +709,7 @@ static int create_file(store *s, const store_header *hdr, slog_error *err)
     const hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
     if (fcpl >= 0 && H5Pset_attr_phase_change(fcpl, 16, 14) >= 0 &&
         H5Pset_meta_block_size(fapl, 0) >= 0 && H5Pset_small_data_block_size(fapl, 0) >= 0) {
-        s->file = H5Fcreate(s->path, H5F_ACC_TRUNC, fcpl, fapl);
+        s->file = H5Fcreate(creating, H5F_ACC_TRUNC, fcpl, fapl);
     }
     if (fcpl >= 0) {
         (void)H5Pclose(fcpl);
@@ -736,6 +739,10 @@ static int create_file(store *s, const store_header *hdr, slog_error *err)
         return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to start SWMR writing");
     }
     s->fd = file_descriptor(s->file); /* to check where chunks went */
+    if (rename(creating, s->path) != 0) {
+        return util_err(err, SLOG_EIO, UINT64_MAX, s->path, "Cannot rename %s into place: %s",
+                        creating, strerror(errno));
+    }
     return SLOG_OK;
 }
 
@@ -759,14 +766,19 @@ int store_create(store **out, const char *path, const store_header *hdr, slog_er
     s->mode = PAYLOAD_LZ4;
     s->chunk_bytes = hdr->chunk_bytes;
     s->lz4_level = hdr->lz4_level;
+    char creating[4096];
+    if (snprintf(creating, sizeof creating, "%s.creating", path) >= (int)sizeof creating) {
+        store_free(s);
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, path, "File name too long");
+    }
     h5_guard g;
     h5_enter(&g);
-    rc = create_file(s, hdr, err);
+    rc = create_file(s, creating, hdr, err);
     if (rc < 0) {
         const bool created = s->file >= 0;
         (void)store_close_objects(s);
         if (created) {
-            (void)unlink(path);
+            (void)unlink(creating);
         }
     }
     h5_leave(&g);
