@@ -794,6 +794,9 @@ static int parse_one(int c, const char *arg, synth_opts *o)
     case 'o':
         o->output = arg;
         return 0;
+    case OPT_FLUSH_LOG:
+        o->flush_log = arg;
+        return 0;
     case 'e':
         o->events_set = true;
         return opt_count("events", arg, 0, UINT64_C(1) << 48, &o->events);
@@ -842,9 +845,6 @@ static int parse_flag(int c, synth_opts *o)
         return 0;
     case OPT_JSON:
         o->json = true;
-        return 0;
-    case OPT_FLUSH_LOG:
-        o->flush_log = arg;
         return 0;
     case 'q':
         o->quiet = true;
