@@ -1375,6 +1375,7 @@ static void shared_join(store *s)
 {
     s->file = s->shared->file;
     s->swmr_read = s->shared->swmr_read;
+    s->fd = file_descriptor(s->file);
     s->shared->refs++;
 }
 
@@ -1407,6 +1408,7 @@ static herr_t shared_release(store *s)
 {
     shared_file *const f = s->shared;
     s->shared = NULL;
+    s->fd = -1;
     s->file = s->payload = H5I_INVALID_HID;
     for (int i = 0; i < T_COUNT; i++) {
         s->t[i].dset = H5I_INVALID_HID;
