@@ -730,11 +730,10 @@ static uint8_t *encode_entry(uint8_t *p, const pv_entry *e)
     return encode_fields(encode_key(p, e), e);
 }
 
-/* Key order, then bin: the order of the cells in the bin section. */
-static int cmp_cell(const void *a, const void *b)
+/* Key order (kind, row, row_to, category): the order of the groups in the
+ * bin section, which the decoder checks. */
+static int cmp_key(const pv_entry *x, const pv_entry *y)
 {
-    const pv_entry *const x = *(const pv_entry *const *)a;
-    const pv_entry *const y = *(const pv_entry *const *)b;
     if (x->kind != y->kind) {
         return x->kind < y->kind ? -1 : 1;
     }
@@ -744,10 +743,16 @@ static int cmp_cell(const void *a, const void *b)
     if (x->row_to != y->row_to) {
         return x->row_to < y->row_to ? -1 : 1;
     }
-    if (x->cat != y->cat) {
-        return x->cat < y->cat ? -1 : 1;
-    }
-    return (x->bin > y->bin) - (x->bin < y->bin);
+    return (x->cat > y->cat) - (x->cat < y->cat);
+}
+
+/* Key order, then bin: the order of the cells in the bin section. */
+static int cmp_cell(const void *a, const void *b)
+{
+    const pv_entry *const x = *(const pv_entry *const *)a;
+    const pv_entry *const y = *(const pv_entry *const *)b;
+    const int k = cmp_key(x, y);
+    return k != 0 ? k : (x->bin > y->bin) - (x->bin < y->bin);
 }
 
 static int same_key(const pv_entry *a, const pv_entry *b)
@@ -1093,7 +1098,9 @@ static int decode_bins(pdec *d, pv_bins *bins)
             key.min = codec_unzigzag(pget(d)); /* the group's: every cell gets it */
             key.max = (int64_t)((uint64_t)key.min + pget(d));
         }
-        d->bad |= m == 0 || m > span || m > (uint64_t)(d->end - d->p);
+        /* groups come in strictly ascending key order (one group per key) */
+        d->bad |= m == 0 || m > span || m > (uint64_t)(d->end - d->p) ||
+                  (n > 0 && cmp_key(&cells[n - 1], &key) >= 0);
         if (d->bad) {
             break;
         }
