@@ -3,8 +3,9 @@
 #
 # run_fuzz.sh - run libFuzzer targets one after the other (one process at a
 # time, nice 19: the machine is shared), each for SECONDS, starting from its
-# saved corpus, then merge what it found into a minimised corpus that
-# replaces tests/fuzz/corpus/<target>.  Prints one line per target:
+# saved corpus, then add to tests/fuzz/corpus/<target> the new finds that add
+# coverage (a minimised merge; saved inputs are never removed).  Prints one
+# line per target:
 #   <target> <seconds> <executions> <exit status of the run>
 # and keeps each run's log and crash files in WORK.
 # Usage: run_fuzz.sh BUILD_FUZZ_DIR WORK SECONDS TARGET...
@@ -30,10 +31,8 @@ for t in "$@"; do
         -artifact_prefix="$work/$t-" "$new" "$corpus" > "$work/$t.log" 2>&1
     status=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$t.log" | tail -n 1)
-    # minimised corpus: the saved inputs and the new finds, merged into a fresh directory
-    rm -rf "$work/$t.min" && mkdir -p "$work/$t.min"
-    if nice -n 19 "$bin" -merge=1 "$work/$t.min" "$corpus" "$new" > "$work/$t.merge.log" 2>&1; then
-        rm -rf "$corpus" && cp -r "$work/$t.min" "$corpus"
-    fi
+    # the saved inputs stay (named regression inputs among them); of the new
+    # finds only those that add coverage join them (libFuzzer's merge)
+    nice -n 19 "$bin" -merge=1 "$corpus" "$new" > "$work/$t.merge.log" 2>&1
     echo "$t $secs ${execs:-?} $status"
 done
