@@ -1066,6 +1066,9 @@ static void decode_cells(pdec *d, const pv_entry *key, uint64_t m, int64_t first
     for (uint64_t c = 0; c < m && !d->bad; c++) {
         const uint64_t delta = pget(d);
         d->bad |= (c > 0 && delta == 0) || delta >= span - (c > 0 ? off : 0);
+        if (d->bad) {
+            break; /* off + delta would leave the span (and int64) */
+        }
         off = c > 0 ? off + delta : delta;
         pv_entry *const v = &cells[(*n)++];
         *v = *key;
