@@ -2,7 +2,8 @@
  *
  * slog_import.h - the import library (libslog-import, pkg-config
  * `slog-import`): convert traces of other tools (Chrome Trace Event JSON,
- * DFTracer .pfw, OTF2, Recorder, MPE CLOG2 and SLOG-2) into a libslog file.
+ * DFTracer .pfw, OTF2, Recorder, MPE CLOG2, SLOG-2 and Perfetto protobuf
+ * traces) into a libslog file.
  * Detect a format from an input's first bytes, then import one or more
  * inputs (paths, caller-supplied read callbacks or memory buffers) into an
  * open writer or a new file.  Options follow the struct_size rule of
@@ -164,7 +165,8 @@ typedef struct slog_import_summary {
 
 /**
  * The formats this build imports, in probe order, NULL-terminated:
- * "chrome", "pfw", "otf2", "clog2", "slog2", "recorder" (and any added later).
+ * "chrome", "pfw", "otf2", "clog2", "slog2", "recorder", "perfetto" (and any
+ * added later).
  * @retval a static array
  * Thread safety: any thread.
  * @since 0.3
