@@ -20,6 +20,9 @@
 #include <string.h>
 
 #define END_OF(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+/* END_OF for a member that points to a struct, its type given (clang-tidy's
+ * bugprone-sizeof-expression takes sizeof of such a member for a mistake) */
+#define END_OF_PTR(type, member, ptype) (offsetof(type, member) + sizeof(ptype))
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 typedef struct options_layout {
@@ -112,9 +115,10 @@ static const size_t twriter_ends[] = {
     END_OF(slog_twriter_options, queue_bytes),
     END_OF(slog_twriter_options, flags),
     END_OF(slog_twriter_options, reserved),
-    END_OF(slog_twriter_options, writer),
+    END_OF_PTR(slog_twriter_options, writer, const slog_writer_options *),
 };
-_Static_assert(sizeof(slog_twriter_options) - END_OF(slog_twriter_options, writer) <
+_Static_assert(sizeof(slog_twriter_options) -
+                       END_OF_PTR(slog_twriter_options, writer, const slog_writer_options *) <
                    alignof(slog_twriter_options),
                "a slog_twriter_options member is missing from twriter_ends");
 

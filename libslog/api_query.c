@@ -236,7 +236,10 @@ static int load_blob(slog_query *q, uint64_t node, int preview, cache_entry **e,
                      slog_error *err)
 {
     if (record_read(q, node) != 0) {
-        return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot record a read");
+        /* SLOG_ENOMEM returned as such, not through util_err's result: the
+         * analyzer cannot see util_err and would take *e as set on this path */
+        (void)util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot record a read");
+        return SLOG_ENOMEM;
     }
     tree_read *const t = &q->r->tree;
     tree_read_cost cost = {0, 0, 0};
@@ -569,17 +572,18 @@ static int64_t cell_pixel(const slog_query *q, const store_node_row *n, int64_t 
 }
 
 /* The box of a preview summed from cells: from the first cell's bin start
- * to the last one's bin end - 1 + the longest duration (every drawable
- * summed lies inside), clipped to the node's box, stretched to touch the
- * window (cells clamped into its edge pixels); min and max duration (the
- * group's) bounded by the box. */
+ * to the last one's bin end - 1 + the longest duration (v->max, which
+ * to_public_preview set for states and arrows, 0 for the other kinds: every
+ * drawable summed lies inside), clipped to the node's box, stretched to
+ * touch the window (cells clamped into its edge pixels); min and max
+ * duration (the group's) bounded by the box. */
 static void cells_box(const slog_query *q, const store_node_row *n, int64_t first_bin,
-                      int64_t last_bin, uint32_t k, int64_t max, slog_preview *v)
+                      int64_t last_bin, uint32_t k, slog_preview *v)
 {
     const int64_t w = (int64_t)1 << k; /* bins bounds are int64: pv_decode checked */
     const int64_t s = first_bin * w;
     const int64_t e = last_bin * w + (w - 1);
-    const uint64_t d = max > 0 ? (uint64_t)max : 0;
+    const uint64_t d = v->max > 0 ? (uint64_t)v->max : 0;
     v->start = s > n->t0 ? s : n->t0;
     if (d >= (uint64_t)n->t1 - (uint64_t)n->t0) {
         v->end = n->t1; /* a damaged max: the node's box still holds them */
@@ -615,8 +619,7 @@ static int emit_bins(slog_query *q)
         q->item.kind = SLOG_KIND_PREVIEW;
         slog_preview *const v = &q->item.u.preview;
         to_public_preview(&acc, b->fold, n, v);
-        cells_box(q, n, c->bin, b->cells[q->cur_index - 1].bin, b->k,
-                  acc.kind == SLOG_KIND_STATE || acc.kind == SLOG_KIND_ARROW ? acc.max : 0, v);
+        cells_box(q, n, c->bin, b->cells[q->cur_index - 1].bin, b->k, v);
         return 1;
     }
     return 0;

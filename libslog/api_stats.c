@@ -904,6 +904,20 @@ static int cmp_rows(const void *a, const void *b)
     return (x->category > y->category) - (x->category < y->category);
 }
 
+/* A row's mean (and min/max only for states). */
+static void finish_row(slog_stats_row *r)
+{
+    if (r->kind == SLOG_KIND_STATE) {
+        r->mean = (double)r->inclusive / (double)r->count;
+        if (r->inclusive == INT64_MAX && r->mean < (double)r->min) {
+            r->mean = (double)r->min; /* saturated sum: a lower bound */
+        }
+    } else {
+        r->min = r->max = 0;
+        r->mean = r->kind == SLOG_KIND_COUNTER ? r->vsum / (double)r->count : 0.0;
+    }
+}
+
 static int make_result(stats_ctx *c, slog_stats *s)
 {
     s->rows = util_calloc(c->gn + 1, sizeof *s->rows);
@@ -914,15 +928,7 @@ static int make_result(stats_ctx *c, slog_stats *s)
         if (c->groups[i].used) {
             slog_stats_row *const r = &s->rows[s->n++];
             *r = c->groups[i].row;
-            if (r->kind == SLOG_KIND_STATE) {
-                r->mean = (double)r->inclusive / (double)r->count;
-                if (r->inclusive == INT64_MAX && r->mean < (double)r->min) {
-                    r->mean = (double)r->min; /* saturated sum: a lower bound */
-                }
-            } else {
-                r->min = r->max = 0;
-                r->mean = r->kind == SLOG_KIND_COUNTER ? r->vsum / (double)r->count : 0.0;
-            }
+            finish_row(r);
         }
     }
     qsort(s->rows, s->n, sizeof *s->rows, cmp_rows);

@@ -144,23 +144,35 @@ static int decode_block(const unsigned char *in, uint32_t csize, unsigned char *
 
 /* Decode the first `want` bytes of the chunk (all of it with want =
  * SIZE_MAX): the decoded size on success, SIZE_MAX when corrupt. */
-static size_t decode_upto(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
-                          size_t want)
+/* The chunk header: decoded size (*total, at most cap) and block size (*b).
+ * 0, or -1 when corrupt. */
+static int read_header(const unsigned char *in, size_t n, const unsigned char *out, size_t cap,
+                       size_t *total, size_t *b)
 {
     if (in == NULL || n < HEADER_BYTES) {
-        return SIZE_MAX;
+        return -1;
     }
     const uint64_t orig = get_be64(in);
     const uint32_t hdr_block = get_be32(in + 8);
     if (orig > (uint64_t)cap || orig >= (uint64_t)SIZE_MAX) {
-        return SIZE_MAX;
+        return -1;
     }
     if (orig > 0 && (hdr_block == 0 || out == NULL)) {
+        return -1;
+    }
+    *total = (size_t)orig;
+    *b = effective_block(*total, hdr_block);
+    return 0;
+}
+
+static size_t decode_upto(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
+                          size_t want)
+{
+    size_t total = 0, b = 0;
+    if (read_header(in, n, out, cap, &total, &b) != 0) {
         return SIZE_MAX;
     }
-    const size_t total = (size_t)orig;
     const size_t goal = want < total ? want : total;
-    const size_t b = effective_block(total, hdr_block);
     size_t pos = HEADER_BYTES;
     size_t done = 0;
     while (done < goal) {

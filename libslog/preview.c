@@ -394,16 +394,16 @@ static int bin_at(pv_summary *s, const pv_fold_ctx *ctx, int64_t start, int64_t 
 
 /* The entry of a binned summary for a drawable from..to (rows), starting
  * at start and ending at end; NULL when out of memory. */
-static pv_entry *bins_entry(pv_summary *s, const pv_fold_ctx *ctx, uint8_t kind, uint32_t from,
-                            uint32_t to, uint32_t cat, int64_t start, int64_t end)
+static pv_entry *bins_entry(pv_summary *s, const pv_fold_ctx *ctx, uint8_t kind, pv_bin_key key,
+                            int64_t start, int64_t end)
 {
     int64_t bin = 0;
     if (bin_at(s, ctx, start, end, &bin) != 0) {
         return NULL;
     }
-    const uint32_t r0 = pv_fold_row(ctx, from, 0, s->fold);
-    const uint32_t r1 = pv_fold_row(ctx, to, 0, s->fold);
-    return lookup(s, kind, r0, r1, map_category(s, cat), bin);
+    const uint32_t r0 = pv_fold_row(ctx, key.from, 0, s->fold);
+    const uint32_t r1 = pv_fold_row(ctx, key.to, 0, s->fold);
+    return lookup(s, kind, r0, r1, map_category(s, key.cat), bin);
 }
 
 void pv_bins_span(pv_summary *s, int64_t t0, int64_t t1)
@@ -415,10 +415,10 @@ void pv_bins_span(pv_summary *s, int64_t t0, int64_t t1)
     s->k = k > s->k ? k : s->k;
 }
 
-int pv_bins_add_state(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
-                      int64_t start, int64_t end, int64_t excl)
+int pv_bins_add_state(pv_summary *s, const pv_fold_ctx *ctx, pv_bin_key key, int64_t start,
+                      int64_t end, int64_t excl)
 {
-    pv_entry *const e = bins_entry(s, ctx, SLOG_KIND_STATE, tl, tl, cat, start, end);
+    pv_entry *const e = bins_entry(s, ctx, SLOG_KIND_STATE, key, start, end);
     if (e == NULL) {
         return -1;
     }
@@ -430,7 +430,8 @@ int pv_bins_add_state(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32
 int pv_bins_add_event(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
                       int64_t time)
 {
-    pv_entry *const e = bins_entry(s, ctx, SLOG_KIND_EVENT, tl, tl, cat, time, time);
+    const pv_bin_key key = {tl, tl, cat};
+    pv_entry *const e = bins_entry(s, ctx, SLOG_KIND_EVENT, key, time, time);
     if (e == NULL) {
         return -1;
     }
@@ -438,10 +439,10 @@ int pv_bins_add_event(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32
     return 0;
 }
 
-int pv_bins_add_arrow(pv_summary *s, const pv_fold_ctx *ctx, uint32_t from, uint32_t to,
-                      uint32_t cat, int64_t start, int64_t end)
+int pv_bins_add_arrow(pv_summary *s, const pv_fold_ctx *ctx, pv_bin_key key, int64_t start,
+                      int64_t end)
 {
-    pv_entry *const e = bins_entry(s, ctx, SLOG_KIND_ARROW, from, to, cat, start, end);
+    pv_entry *const e = bins_entry(s, ctx, SLOG_KIND_ARROW, key, start, end);
     if (e == NULL) {
         return -1;
     }
@@ -452,7 +453,8 @@ int pv_bins_add_arrow(pv_summary *s, const pv_fold_ctx *ctx, uint32_t from, uint
 int pv_bins_add_counter(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
                         int64_t time, double value)
 {
-    pv_entry *const e = bins_entry(s, ctx, SLOG_KIND_COUNTER, tl, tl, cat, time, time);
+    const pv_bin_key key = {tl, tl, cat};
+    pv_entry *const e = bins_entry(s, ctx, SLOG_KIND_COUNTER, key, time, time);
     if (e == NULL) {
         return -1;
     }
@@ -654,6 +656,12 @@ int pv_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget)
     return 0;
 }
 
+/* Can s's bins widen (k + 1) and still be more than one bin? */
+static int can_rekey(const pv_summary *s)
+{
+    return s->k < PV_BINS_KMAX && pv_bin_of(s->hi, s->k) > pv_bin_of(s->lo, s->k);
+}
+
 int pv_bins_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget)
 {
     int rare_tried = 0;
@@ -670,12 +678,10 @@ int pv_bins_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget)
         if (distinct_categories(s) > 0) {
             rc = fold_rare_categories(s, ctx, rare_tried ? 0 : budget);
             rare_tried = 1;
-        } else if (s->fold < 2) {
-            rc = refold(s, ctx, s->fold + 1);
-        } else if (s->k < PV_BINS_KMAX && pv_bin_of(s->hi, s->k) > pv_bin_of(s->lo, s->k)) {
+        } else if (s->fold < 2 || (!can_rekey(s) && s->fold < PV_FOLD_MAX)) {
+            rc = refold(s, ctx, s->fold + 1); /* to fold 2 first, then once bins cannot widen */
+        } else if (can_rekey(s)) {
             rc = rekey(s, ctx, s->fold, s->k + 1);
-        } else if (s->fold < PV_FOLD_MAX) {
-            rc = refold(s, ctx, s->fold + 1);
         } else {
             return 0; /* one row, one bin, one category per kind */
         }
@@ -763,7 +769,7 @@ static int same_key(const pv_entry *a, const pv_entry *b)
 /* The used entries of s in cell order (util_malloc'ed), NULL when out of memory. */
 static const pv_entry **sorted_cells(const pv_summary *s)
 {
-    const pv_entry **const v = util_malloc((s->used + 1) * sizeof *v);
+    const pv_entry **const v = util_malloc((s->used + 1) * sizeof(const pv_entry *));
     if (v == NULL) {
         return NULL;
     }
@@ -773,7 +779,7 @@ static const pv_entry **sorted_cells(const pv_summary *s)
             v[n++] = &s->slots[i];
         }
     }
-    qsort(v, n, sizeof *v, cmp_cell);
+    qsort(v, n, sizeof(const pv_entry *), cmp_cell);
     return v;
 }
 
@@ -1058,9 +1064,10 @@ static void decode_cell(pdec *d, pv_entry *v)
     }
 }
 
-/* Decode the m cells of one group (key in *key) onto cells[*n..). */
+/* Decode the m cells of one group (key in *key) onto acc->cells[acc->n..)
+ * (room made by the caller); bins first .. first + span - 1. */
 static void decode_cells(pdec *d, const pv_entry *key, uint64_t m, int64_t first, uint64_t span,
-                         pv_entry *cells, size_t *n)
+                         pv_bins *acc)
 {
     uint64_t off = 0;
     for (uint64_t c = 0; c < m && !d->bad; c++) {
@@ -1070,7 +1077,7 @@ static void decode_cells(pdec *d, const pv_entry *key, uint64_t m, int64_t first
             break; /* off + delta would leave the span (and int64) */
         }
         off = c > 0 ? off + delta : delta;
-        pv_entry *const v = &cells[(*n)++];
+        pv_entry *const v = &acc->cells[acc->n++];
         *v = *key;
         v->bin = first + (int64_t)off;
         decode_cell(d, v);
@@ -1091,8 +1098,8 @@ static int decode_bins(pdec *d, pv_bins *bins)
     if (d->bad || !bins_header_ok(fold, k, first, span) || groups > (uint64_t)(d->end - d->p)) {
         return SLOG_ECORRUPT;
     }
-    pv_entry *cells = NULL;
-    size_t n = 0, cap = 0;
+    pv_bins acc = {NULL, 0, fold, (uint32_t)k};
+    size_t cap = 0;
     for (uint64_t g = 0; g < groups && !d->bad; g++) {
         pv_entry key;
         decode_key(d, &key);
@@ -1107,30 +1114,31 @@ static int decode_bins(pdec *d, pv_bins *bins)
         if (d->bad) {
             break;
         }
-        void *grown = cells;
-        if (util_grow(&grown, &cap, n + (size_t)m, sizeof *cells) != 0) {
-            util_free(cells);
+        void *grown = acc.cells;
+        if (util_grow(&grown, &cap, (size_t)acc.n + (size_t)m, sizeof *acc.cells) != 0) {
+            util_free(acc.cells);
             return SLOG_ENOMEM;
         }
-        cells = grown;
-        decode_cells(d, &key, m, first, span, cells, &n);
+        acc.cells = grown;
+        decode_cells(d, &key, m, first, span, &acc);
     }
-    if (d->bad) {
-        util_free(cells);
-        return SLOG_ECORRUPT;
+    if (d->bad || bins == NULL) {
+        util_free(acc.cells);
+        return d->bad ? SLOG_ECORRUPT : SLOG_OK;
     }
-    if (bins == NULL) {
-        util_free(cells);
-        return SLOG_OK;
-    }
-    *bins = (pv_bins){cells, n, fold, (uint32_t)k};
+    *bins = acc;
     return SLOG_OK;
 }
 
 int pv_decode(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
               uint64_t *bad_offset)
 {
-    return pv_decode_binned(p, len, out, n, fold, NULL, bad_offset);
+    pv_list l;
+    const int rc = pv_decode_binned(p, len, &l, NULL, bad_offset);
+    *out = l.v;
+    *n = l.n;
+    *fold = l.fold;
+    return rc;
 }
 
 /* Decode the timeline section (version 3) into *tls (NULL: validate only). */
@@ -1167,10 +1175,10 @@ static int decode_tls(pdec *d, pv_tls *tls)
     return SLOG_OK;
 }
 
-int pv_decode_binned(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
-                     pv_bins *bins, uint64_t *bad_offset)
+int pv_decode_binned(const uint8_t *p, size_t len, pv_list *out, pv_bins *bins,
+                     uint64_t *bad_offset)
 {
-    return pv_decode_all(p, len, out, n, fold, bins, NULL, bad_offset);
+    return pv_decode_all(p, len, out, bins, NULL, bad_offset);
 }
 
 /* The sections after the entries: bins (version 2 on), timelines (3). */
@@ -1194,11 +1202,10 @@ static int decode_sections(pdec *d, uint8_t version, pv_bins *bins, pv_tls *tls)
     return rc;
 }
 
-int pv_decode_all(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
-                  pv_bins *bins, pv_tls *tls, uint64_t *bad_offset)
+int pv_decode_all(const uint8_t *p, size_t len, pv_list *out, pv_bins *bins, pv_tls *tls,
+                  uint64_t *bad_offset)
 {
-    *out = NULL;
-    *n = 0;
+    memset(out, 0, sizeof *out);
     if (bins != NULL) {
         memset(bins, 0, sizeof *bins);
     }
@@ -1211,9 +1218,9 @@ int pv_decode_all(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uin
         return SLOG_ECORRUPT;
     }
     d.p += 2;
-    *fold = pget32(&d);
+    const uint32_t fold = pget32(&d);
     const uint64_t count = pget(&d);
-    if (d.bad || *fold > PV_FOLD_MAX || count > len / 4) {
+    if (d.bad || fold > PV_FOLD_MAX || count > len / 4) {
         *bad_offset = (uint64_t)(d.p - p);
         return SLOG_ECORRUPT;
     }
@@ -1230,7 +1237,6 @@ int pv_decode_all(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uin
         util_free(v);
         return rc;
     }
-    *out = v;
-    *n = count;
+    *out = (pv_list){v, count, fold};
     return SLOG_OK;
 }

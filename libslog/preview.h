@@ -105,6 +105,13 @@ typedef struct pv_tls {
     int present;
 } pv_tls;
 
+/* The node-level entries of a decoded preview blob (v util_malloc'ed). */
+typedef struct pv_list {
+    pv_entry *v;
+    uint64_t n;
+    uint32_t fold; /* row level of the entries */
+} pv_list;
+
 uint32_t pv_fold_row(const pv_fold_ctx *ctx, uint32_t row, uint32_t from, uint32_t to);
 
 void pv_init(pv_summary *s);
@@ -140,13 +147,18 @@ int pv_grow_check(pv_summary *s);
 /* Set an empty binned summary's box to hold [t0, t1] (and k to match), so
  * adding drawables inside it never re-keys. */
 void pv_bins_span(pv_summary *s, int64_t t0, int64_t t1);
+/* What a binned state or arrow is summed under: its rows (from == to for a
+ * state) and its category. */
+typedef struct pv_bin_key {
+    uint32_t from, to, cat;
+} pv_bin_key;
 /* Adds to a binned summary, with the drawable's times. */
-int pv_bins_add_state(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
-                      int64_t start, int64_t end, int64_t excl);
+int pv_bins_add_state(pv_summary *s, const pv_fold_ctx *ctx, pv_bin_key key, int64_t start,
+                      int64_t end, int64_t excl);
 int pv_bins_add_event(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
                       int64_t time);
-int pv_bins_add_arrow(pv_summary *s, const pv_fold_ctx *ctx, uint32_t from, uint32_t to,
-                      uint32_t cat, int64_t start, int64_t end);
+int pv_bins_add_arrow(pv_summary *s, const pv_fold_ctx *ctx, pv_bin_key key, int64_t start,
+                      int64_t end);
 int pv_bins_add_counter(pv_summary *s, const pv_fold_ctx *ctx, uint32_t tl, uint32_t cat,
                         int64_t time, double value);
 
@@ -185,11 +197,11 @@ int pv_decode(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_
               uint64_t *bad_offset);
 /* pv_decode, plus the bin section into *bins (bins->cells util_malloc'ed;
  * bins may be NULL: the section is still validated). */
-int pv_decode_binned(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
-                     pv_bins *bins, uint64_t *bad_offset);
+int pv_decode_binned(const uint8_t *p, size_t len, pv_list *out, pv_bins *bins,
+                     uint64_t *bad_offset);
 /* pv_decode_binned, plus the timeline section into *tls (tls->v
  * util_malloc'ed; tls may be NULL: the section is still validated). */
-int pv_decode_all(const uint8_t *p, size_t len, pv_entry **out, uint64_t *n, uint32_t *fold,
-                  pv_bins *bins, pv_tls *tls, uint64_t *bad_offset);
+int pv_decode_all(const uint8_t *p, size_t len, pv_list *out, pv_bins *bins, pv_tls *tls,
+                  uint64_t *bad_offset);
 
 #endif /* PREVIEW_H */

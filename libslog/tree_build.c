@@ -312,7 +312,8 @@ static int summarise_bins(const fmt_node *it, pv_summary *bins, const pv_fold_ct
 {
     for (size_t i = 0; i < it->n[SLOG_KIND_STATE]; i++) {
         const fmt_state_rec *const s = &it->states[i];
-        if (pv_bins_add_state(bins, ctx, s->timeline, s->category, s->start, s->end, s->excl)) {
+        const pv_bin_key key = {s->timeline, s->timeline, s->category};
+        if (pv_bins_add_state(bins, ctx, key, s->start, s->end, s->excl) != 0) {
             return -1;
         }
     }
@@ -324,7 +325,8 @@ static int summarise_bins(const fmt_node *it, pv_summary *bins, const pv_fold_ct
     }
     for (size_t i = 0; i < it->n[SLOG_KIND_ARROW]; i++) {
         const fmt_arrow_rec *const a = &it->arrows[i];
-        if (pv_bins_add_arrow(bins, ctx, a->from, a->to, a->category, a->start, a->end) != 0) {
+        const pv_bin_key key = {a->from, a->to, a->category};
+        if (pv_bins_add_arrow(bins, ctx, key, a->start, a->end) != 0) {
             return -1;
         }
     }

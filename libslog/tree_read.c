@@ -140,7 +140,9 @@ int tree_read_node(tree_read *t, uint64_t i, store_node_row *out, slog_error *er
     s->used = ++t->tick;
     const uint64_t k = i % TREE_READ_BLOCK_ROWS;
     if (s->bad[k / 64] & (1ull << (k % 64))) {
-        return check_row(t, i, &s->rows[k], err); /* fails again, naming the row */
+        const int rc = check_row(t, i, &s->rows[k], err); /* fails again, naming the row */
+        assert(rc != SLOG_OK);
+        return rc;
     }
     *out = s->rows[k];
     return SLOG_OK;
@@ -334,8 +336,11 @@ static int decode_entry(const tree_read *t, uint8_t *raw, uint64_t len, int prev
 {
     int rc;
     if (preview) {
-        rc = pv_decode_all(raw, (size_t)len, &e->previews, &e->npreviews, &e->fold, &e->bins,
-                           &e->tls, bad);
+        pv_list l;
+        rc = pv_decode_all(raw, (size_t)len, &l, &e->bins, &e->tls, bad);
+        e->previews = l.v;
+        e->npreviews = l.n;
+        e->fold = l.fold;
         util_free(raw);
         e->bytes =
             (size_t)(e->npreviews + e->bins.n + e->tls.n) * sizeof *e->previews + sizeof *e;
@@ -422,12 +427,21 @@ static int decode_failed(const tree_read *t, const blob_ref *b, uint64_t bad, sl
                     b->node, b->t0, b->t1, b->what, at);
 }
 
+/* SLOG_ENOMEM, err filled.  The code is returned as a constant, not as
+ * util_err's result: the analyzer cannot see into util_err, and would take
+ * a path where it returned SLOG_OK with *out unset. */
+static int no_memory(const tree_read *t, const char *what, slog_error *err)
+{
+    (void)util_err(err, SLOG_ENOMEM, UINT64_MAX, t->path, "%s", what);
+    return SLOG_ENOMEM;
+}
+
 static int load_entry(tree_read *t, const blob_ref *b, int preview, cache_entry **out,
                       tree_read_cost *cost, slog_error *err)
 {
     cache_entry *e = util_calloc(1, sizeof *e);
     if (e == NULL) {
-        return util_err(err, SLOG_ENOMEM, UINT64_MAX, t->path, "Cannot read a node");
+        return no_memory(t, "Cannot read a node", err);
     }
     uint8_t *raw = NULL;
     int rc = read_verified(t, b, &raw, cost, err);
@@ -448,7 +462,7 @@ static int load_entry(tree_read *t, const blob_ref *b, int preview, cache_entry 
     e->key = b->off;
     e->is_preview = preview;
     if (node_cache_put(&t->cache, e) != 0) {
-        return util_err(err, SLOG_ENOMEM, UINT64_MAX, t->path, "Cannot cache a node");
+        return no_memory(t, "Cannot cache a node", err);
     }
     *out = e;
     return SLOG_OK;

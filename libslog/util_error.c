@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-int util_err(slog_error *err, int code, uint64_t offset, const char *source, const char *fmt, ...)
+/* The name in parentheses: util_error.h's analyzer-only macro stays out of it. */
+int(util_err)(slog_error *err, int code, uint64_t offset, const char *source, const char *fmt, ...)
 {
     if (err == NULL || fmt == NULL) {
         return code;

@@ -71,7 +71,9 @@ static void add_one(pv_summary *sum, pv_summary *bins, const pv_fold_ctx *ctx, c
     switch (x->kind) {
     case SLOG_KIND_STATE:
         ck_assert_int_eq(pv_add_state(sum, ctx, x->tl, x->cat, x->end - x->start, x->excl), 0);
-        ck_assert_int_eq(pv_bins_add_state(bins, ctx, x->tl, x->cat, x->start, x->end, x->excl), 0);
+        ck_assert_int_eq(pv_bins_add_state(bins, ctx, (pv_bin_key){x->tl, x->tl, x->cat}, x->start,
+                                           x->end, x->excl),
+                         0);
         break;
     case SLOG_KIND_EVENT:
         ck_assert_int_eq(pv_add_event(sum, ctx, x->tl, x->cat), 0);
@@ -79,7 +81,8 @@ static void add_one(pv_summary *sum, pv_summary *bins, const pv_fold_ctx *ctx, c
         break;
     case SLOG_KIND_ARROW:
         ck_assert_int_eq(pv_add_arrow(sum, ctx, x->tl, x->to, x->cat, x->end - x->start), 0);
-        ck_assert_int_eq(pv_bins_add_arrow(bins, ctx, x->tl, x->to, x->cat, x->start, x->end), 0);
+        ck_assert_int_eq(
+            pv_bins_add_arrow(bins, ctx, (pv_bin_key){x->tl, x->to, x->cat}, x->start, x->end), 0);
         break;
     default:
         ck_assert_int_eq(pv_add_counter(sum, ctx, x->tl, x->cat, x->start, x->value), 0);
@@ -89,9 +92,7 @@ static void add_one(pv_summary *sum, pv_summary *bins, const pv_fold_ctx *ctx, c
 }
 
 typedef struct decoded {
-    pv_entry *v;
-    uint64_t n;
-    uint32_t fold;
+    pv_list l;
     pv_bins bins;
 } decoded;
 
@@ -102,20 +103,17 @@ static void encode_decode(const pv_summary *sum, const pv_summary *bins, decoded
     ck_assert_uint_eq(b.len, pv_encoded_size(sum) - 1 + pv_bins_encoded_size(bins));
     ck_assert_uint_eq(b.data[1], PV_BLOB_VERSION);
     uint64_t bad = 0;
-    ck_assert_int_eq(pv_decode_binned(b.data, b.len, &out->v, &out->n, &out->fold, &out->bins, &bad),
-                     SLOG_OK);
+    ck_assert_int_eq(pv_decode_binned(b.data, b.len, &out->l, &out->bins, &bad), SLOG_OK);
     for (size_t cut = 0; cut < b.len; cut += 1 + cut / 16) {
-        pv_entry *v = NULL;
-        uint64_t n = 0;
-        uint32_t fold = 0;
-        ck_assert_int_eq(pv_decode_binned(b.data, cut, &v, &n, &fold, NULL, &bad), SLOG_ECORRUPT);
+        pv_list l;
+        ck_assert_int_eq(pv_decode_binned(b.data, cut, &l, NULL, &bad), SLOG_ECORRUPT);
     }
     util_buf_free(&b);
 }
 
 static void decoded_free(decoded *d)
 {
-    util_free(d->v);
+    util_free(d->l.v);
     util_free(d->bins.cells);
 }
 
@@ -127,29 +125,29 @@ static int same_key(const pv_entry *a, const pv_entry *b)
 /* Cells summed per key equal the node-level entry of that key. */
 static void check_sums(const decoded *d)
 {
-    ck_assert_uint_eq(d->fold, d->bins.fold);
-    for (uint64_t i = 0; i < d->n; i++) {
+    ck_assert_uint_eq(d->l.fold, d->bins.fold);
+    for (uint64_t i = 0; i < d->l.n; i++) {
         pv_entry acc;
         memset(&acc, 0, sizeof acc);
-        acc.kind = d->v[i].kind;
+        acc.kind = d->l.v[i].kind;
         acc.min = INT64_MAX;
         acc.max = INT64_MIN;
         acc.last_time = INT64_MIN;
         for (uint64_t c = 0; c < d->bins.n; c++) {
-            if (same_key(&d->v[i], &d->bins.cells[c])) {
+            if (same_key(&d->l.v[i], &d->bins.cells[c])) {
                 pv_entry_add(&acc, &d->bins.cells[c]);
             }
         }
-        ck_assert_uint_eq(acc.count, d->v[i].count);
-        ck_assert_int_eq(acc.incl, d->v[i].incl);
-        ck_assert_int_eq(acc.excl, d->v[i].excl);
+        ck_assert_uint_eq(acc.count, d->l.v[i].count);
+        ck_assert_int_eq(acc.incl, d->l.v[i].incl);
+        ck_assert_int_eq(acc.excl, d->l.v[i].excl);
         if (acc.kind == SLOG_KIND_STATE || acc.kind == SLOG_KIND_ARROW) {
-            ck_assert_int_eq(acc.min, d->v[i].min);
-            ck_assert_int_eq(acc.max, d->v[i].max);
+            ck_assert_int_eq(acc.min, d->l.v[i].min);
+            ck_assert_int_eq(acc.max, d->l.v[i].max);
         }
         if (acc.kind == SLOG_KIND_COUNTER) {
-            ck_assert(acc.vsum == d->v[i].vsum && acc.vmin == d->v[i].vmin &&
-                      acc.vmax == d->v[i].vmax && acc.vlast == d->v[i].vlast);
+            ck_assert(acc.vsum == d->l.v[i].vsum && acc.vmin == d->l.v[i].vmin &&
+                      acc.vmax == d->l.v[i].vmax && acc.vlast == d->l.v[i].vlast);
         }
     }
 }
@@ -335,30 +333,27 @@ START_TEST(test_bins_blob_versions)
     ck_assert_uint_eq(b.len, pv_encoded_size(&sum));
     ck_assert_uint_eq(b.data[b.len - 2], 0); /* an empty bin section */
     ck_assert_uint_eq(b.data[b.len - 1], 0); /* no timeline section */
-    pv_entry *v = NULL;
-    uint64_t n = 0, bad = 0;
-    uint32_t fold = 0;
+    pv_list l;
+    uint64_t bad = 0;
     pv_bins bins;
     /* version 1: the same entries, no bin section */
     b.data[1] = 1;
-    ck_assert_int_eq(pv_decode_binned(b.data, b.len - 2, &v, &n, &fold, &bins, &bad), SLOG_OK);
-    ck_assert_uint_eq(n, 1);
+    ck_assert_int_eq(pv_decode_binned(b.data, b.len - 2, &l, &bins, &bad), SLOG_OK);
+    ck_assert_uint_eq(l.n, 1);
     ck_assert_uint_eq(bins.n, 0);
-    ck_assert_int_eq(v[0].incl, 100);
-    util_free(v);
+    ck_assert_int_eq(l.v[0].incl, 100);
+    util_free(l.v);
     /* version 2 needs its bin section and nothing after it */
     b.data[1] = 2;
-    ck_assert_int_eq(pv_decode_binned(b.data, b.len - 1, &v, &n, &fold, &bins, &bad), SLOG_OK);
-    util_free(v);
-    ck_assert_int_eq(pv_decode_binned(b.data, b.len - 2, &v, &n, &fold, &bins, &bad),
-                     SLOG_ECORRUPT);
-    ck_assert_int_eq(pv_decode_binned(b.data, b.len, &v, &n, &fold, &bins, &bad), SLOG_ECORRUPT);
+    ck_assert_int_eq(pv_decode_binned(b.data, b.len - 1, &l, &bins, &bad), SLOG_OK);
+    util_free(l.v);
+    ck_assert_int_eq(pv_decode_binned(b.data, b.len - 2, &l, &bins, &bad), SLOG_ECORRUPT);
+    ck_assert_int_eq(pv_decode_binned(b.data, b.len, &l, &bins, &bad), SLOG_ECORRUPT);
     /* version 3 needs its timeline section too; 4 is unknown */
     b.data[1] = 3;
-    ck_assert_int_eq(pv_decode_binned(b.data, b.len - 1, &v, &n, &fold, &bins, &bad),
-                     SLOG_ECORRUPT);
+    ck_assert_int_eq(pv_decode_binned(b.data, b.len - 1, &l, &bins, &bad), SLOG_ECORRUPT);
     b.data[1] = 4;
-    ck_assert_int_eq(pv_decode_binned(b.data, b.len, &v, &n, &fold, &bins, &bad), SLOG_ECORRUPT);
+    ck_assert_int_eq(pv_decode_binned(b.data, b.len, &l, &bins, &bad), SLOG_ECORRUPT);
     util_buf_free(&b);
     pv_free(&sum);
 }
@@ -382,12 +377,11 @@ START_TEST(test_bins_timeline_section_round_trip)
     util_buf b = {0};
     ck_assert_int_eq(pv_encode_all(&sum, NULL, &tls, &b), 0);
     ck_assert_uint_eq(b.len, pv_encoded_size(&sum) - 1 + pv_tl_encoded_size(&tls));
-    pv_entry *v = NULL;
-    uint64_t n = 0, bad = 0;
-    uint32_t fold = 0;
+    pv_list l;
+    uint64_t bad = 0;
     pv_tls t;
-    ck_assert_int_eq(pv_decode_all(b.data, b.len, &v, &n, &fold, NULL, &t, &bad), SLOG_OK);
-    ck_assert_uint_eq(fold, 2);
+    ck_assert_int_eq(pv_decode_all(b.data, b.len, &l, NULL, &t, &bad), SLOG_OK);
+    ck_assert_uint_eq(l.fold, 2);
     ck_assert(t.present);
     ck_assert_uint_eq(t.n, 5);
     uint64_t count[4] = {0};
@@ -406,11 +400,10 @@ START_TEST(test_bins_timeline_section_round_trip)
     }
     ck_assert(count[0] == 2 && count[1] == 1 && count[2] == 1 && count[3] == 1);
     ck_assert(incl == 107 && excl == 67);
-    util_free(v);
+    util_free(l.v);
     util_free(t.v);
     for (size_t cut = 1; cut < b.len; cut++) {
-        ck_assert_int_eq(pv_decode_all(b.data, b.len - cut, &v, &n, &fold, NULL, &t, &bad),
-                         SLOG_ECORRUPT);
+        ck_assert_int_eq(pv_decode_all(b.data, b.len - cut, &l, NULL, &t, &bad), SLOG_ECORRUPT);
     }
     util_buf_free(&b);
     pv_free(&sum);
@@ -430,9 +423,8 @@ START_TEST(test_bins_extreme_times)
     const int64_t t[] = {INT64_MIN / 4, -1, 0, INT64_MAX / 4};
     for (int i = 0; i < 4; i++) {
         ck_assert_int_eq(pv_add_state(&sum, &ctx, (uint32_t)i, (uint32_t)i, 10, 10), 0);
-        ck_assert_int_eq(pv_bins_add_state(&bins, &ctx, (uint32_t)i, (uint32_t)i, t[i], t[i] + 10,
-                                           10),
-                         0);
+        const pv_bin_key key = {(uint32_t)i, (uint32_t)i, (uint32_t)i};
+        ck_assert_int_eq(pv_bins_add_state(&bins, &ctx, key, t[i], t[i] + 10, 10), 0);
     }
     ck_assert_uint_le(bins.k, PV_BINS_KMAX);
     ck_assert_int_eq(pv_bins_fit(&bins, &ctx, 8), 0);

@@ -44,16 +44,16 @@ extern "C" {
 
 /* Status codes: 0 ok, < 0 error, > 0 a normal outcome.  Numbers are frozen. */
 #define SLOG_OK       0
-#define SLOG_END      1   /* iteration finished */
-#define SLOG_ENOMEM   -1  /* out of memory */
-#define SLOG_EIO      -2  /* the operating system or HDF5 failed to read or write */
-#define SLOG_ECORRUPT -3  /* the file is damaged (truncated, bad checksum, bad field) */
-#define SLOG_EPARSE   -4  /* input text or bytes do not follow their format */
-#define SLOG_EVERSION -5  /* file written by a newer, incompatible format version */
-#define SLOG_ESTATE   -6  /* call not allowed in the object's current state */
-#define SLOG_EINVAL   -7  /* an argument is out of range */
-#define SLOG_EINTR    -8  /* a callback asked to stop */
-#define SLOG_EFORMAT  -9  /* not a libslog file (or not HDF5 at all) */
+#define SLOG_END      1     /* iteration finished */
+#define SLOG_ENOMEM   (-1)  /* out of memory */
+#define SLOG_EIO      (-2)  /* the operating system or HDF5 failed to read or write */
+#define SLOG_ECORRUPT (-3)  /* the file is damaged (truncated, bad checksum, bad field) */
+#define SLOG_EPARSE   (-4)  /* input text or bytes do not follow their format */
+#define SLOG_EVERSION (-5)  /* file written by a newer, incompatible format version */
+#define SLOG_ESTATE   (-6)  /* call not allowed in the object's current state */
+#define SLOG_EINVAL   (-7)  /* an argument is out of range */
+#define SLOG_EINTR    (-8)  /* a callback asked to stop */
+#define SLOG_EFORMAT  (-9)  /* not a libslog file (or not HDF5 at all) */
 
 /** Error details; every fallible call takes an optional one last. */
 typedef struct slog_error {

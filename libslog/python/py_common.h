@@ -131,10 +131,14 @@ extern PyTypeObject py_reader_type;
  *  columns, details, args) -> dict of numpy arrays (py_window.c). */
 PyObject *py_reader_window(PyObject *obj, PyObject *args, PyObject *kwargs);
 
+/** What py_window_details adds: bits of its @p what. */
+enum { PY_DETAIL_ARGS = 1, PY_DETAIL_SUMMARY = 2 };
+
 /** The detail pass over the same query with slog_query_next: preview and
- *  run summaries and args, into @p dict (py_details.c).  0 or -1. */
+ *  run summaries (PY_DETAIL_SUMMARY) and args (PY_DETAIL_ARGS), into
+ *  @p dict (py_details.c).  0 or -1. */
 int py_window_details(py_reader *self, slog_reader *r, const slog_query_options *opts, size_t n,
-                      bool args, bool summary, PyObject *dict);
+                      unsigned what, PyObject *dict);
 
 /** Reader.stats / find / top (py_analysis.c). */
 PyObject *py_reader_stats(PyObject *obj, PyObject *args, PyObject *kwargs);

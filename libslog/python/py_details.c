@@ -174,8 +174,10 @@ static int store_columns(PyObject *dict, PyObject **arrs, PyObject *args_arr)
 }
 
 int py_window_details(py_reader *self, slog_reader *r, const slog_query_options *opts, size_t n,
-                      bool args, bool summary, PyObject *dict)
+                      unsigned what, PyObject *dict)
 {
+    const bool args = (what & PY_DETAIL_ARGS) != 0;
+    const bool summary = (what & PY_DETAIL_SUMMARY) != 0;
     PyObject *arrs[NDETAILS] = {NULL, NULL, NULL, NULL, NULL, NULL}, *args_arr = NULL;
     slog_query_options o = *opts;
     o.flags |= args ? SLOG_QUERY_ARGS : 0;

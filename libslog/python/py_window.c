@@ -259,7 +259,8 @@ PyObject *py_reader_window(PyObject *obj, PyObject *args, PyObject *kwargs)
     int ok = dict != NULL && run_batches(self, r, &w, cols, &n) == 0 &&
              py_columns_to_dict(cols, NCOLS, n, dict) == 0;
     if (ok && (w.details || w.args)) {
-        ok = py_window_details(self, r, &w.q, n, w.args, w.details, dict) == 0;
+        const unsigned what = (w.args ? PY_DETAIL_ARGS : 0u) | (w.details ? PY_DETAIL_SUMMARY : 0u);
+        ok = py_window_details(self, r, &w.q, n, what, dict) == 0;
     }
     if (r != NULL) {
         py_reader_leave(self);

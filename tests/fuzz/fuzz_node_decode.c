@@ -75,11 +75,10 @@ static void decode_node(const uint8_t *geo, size_t ng, const uint8_t *args, size
  * their span, ascending within a key, with bounds that are int64 ticks. */
 static void decode_preview(const uint8_t *p, size_t n)
 {
-    pv_entry *v = NULL;
-    uint64_t count = 0, bad = 0;
-    uint32_t fold = 0;
+    pv_list l;
+    uint64_t bad = 0;
     pv_bins bins;
-    if (pv_decode_binned(p, n, &v, &count, &fold, &bins, &bad) != SLOG_OK) {
+    if (pv_decode_binned(p, n, &l, &bins, &bad) != SLOG_OK) {
         return;
     }
     for (uint64_t c = 0; c < bins.n; c++) {
@@ -92,7 +91,7 @@ static void decode_preview(const uint8_t *p, size_t n)
             __builtin_trap();
         }
     }
-    util_free(v);
+    util_free(l.v);
     util_free(bins.cells);
 }
 

@@ -69,8 +69,9 @@ static int setup(void)
     (void)close(fd);
     char why[256];
     char *paths[1] = {path};
-    if (write_trace(path) != 0 || serve_files_create(&files, paths, 1, 1, 8u << 20, why,
-                                                     sizeof why) != 0) {
+    const serve_files_budget budget = {1, 8u << 20};
+    if (write_trace(path) != 0 ||
+        serve_files_create(&files, paths, 1, budget, why, sizeof why) != 0) {
         return -1;
     }
     return 0;

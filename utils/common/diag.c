@@ -38,35 +38,35 @@ bool diag_caps_take(diag_caps *c, const void *key, bool *last)
     return true;
 }
 
-void diag_vprint(FILE *out, const char *prog, const char *file, uint64_t line, uint64_t col,
-                 uint64_t offset, const char *severity, const char *fmt, va_list ap)
+void diag_vprint(FILE *out, const char *prog, const diag_where *at, const char *severity,
+                 const char *fmt, va_list ap)
 {
     (void)fprintf(out, "%s: ", prog);
-    if (file != NULL) {
-        if (line > 0) {
-            (void)fprintf(out, "%s:%llu:%llu: ", file, (unsigned long long)line,
-                          (unsigned long long)col);
-        } else if (offset != UINT64_MAX) {
-            (void)fprintf(out, "%s: byte %llu: ", file, (unsigned long long)offset);
+    if (at->file != NULL) {
+        if (at->line > 0) {
+            (void)fprintf(out, "%s:%llu:%llu: ", at->file, (unsigned long long)at->line,
+                          (unsigned long long)at->col);
+        } else if (at->offset != UINT64_MAX) {
+            (void)fprintf(out, "%s: byte %llu: ", at->file, (unsigned long long)at->offset);
         } else {
-            (void)fprintf(out, "%s: ", file);
+            (void)fprintf(out, "%s: ", at->file);
         }
     }
     if (severity != NULL && severity[0] != '\0') {
         (void)fprintf(out, "%s: ", severity);
     }
     (void)vfprintf(out, fmt, ap);
-    if (line > 0 && offset != UINT64_MAX) {
-        (void)fprintf(out, " (byte %llu)", (unsigned long long)offset);
+    if (at->line > 0 && at->offset != UINT64_MAX) {
+        (void)fprintf(out, " (byte %llu)", (unsigned long long)at->offset);
     }
     (void)fputc('\n', out);
 }
 
-void diag_print(FILE *out, const char *prog, const char *file, uint64_t line, uint64_t col,
-                uint64_t offset, const char *severity, const char *fmt, ...)
+void diag_print(FILE *out, const char *prog, const diag_where *at, const char *severity,
+                const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    diag_vprint(out, prog, file, line, col, offset, severity, fmt, ap);
+    diag_vprint(out, prog, at, severity, fmt, ap);
     va_end(ap);
 }

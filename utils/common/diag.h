@@ -37,11 +37,15 @@ bool diag_caps_take(diag_caps *c, const void *key, bool *last);
  * as "FILE: byte OFF:"), an empty severity drops "SEVERITY: ", file NULL
  * drops "FILE:".
  */
-void diag_vprint(FILE *out, const char *prog, const char *file, uint64_t line, uint64_t col,
-                 uint64_t offset, const char *severity, const char *fmt, va_list ap)
-    __attribute__((format(printf, 8, 0)));
-void diag_print(FILE *out, const char *prog, const char *file, uint64_t line, uint64_t col,
-                uint64_t offset, const char *severity, const char *fmt, ...)
-    __attribute__((format(printf, 8, 9)));
+typedef struct diag_where {
+    const char *file;   /* NULL: none */
+    uint64_t line, col; /* line 0: none */
+    uint64_t offset;    /* UINT64_MAX: none */
+} diag_where;
+
+void diag_vprint(FILE *out, const char *prog, const diag_where *at, const char *severity,
+                 const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+void diag_print(FILE *out, const char *prog, const diag_where *at, const char *severity,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 #endif /* SLOG_UTILS_DIAG_H */

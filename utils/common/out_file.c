@@ -7,6 +7,7 @@
 #include "out_file.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,8 +41,7 @@ int out_file_temp_name(char *temp, size_t cap, const char *out)
     if (n + sizeof OUT_FILE_SUFFIX > cap || (stat(out, &st) == 0 && !S_ISREG(st.st_mode))) {
         return -1;
     }
-    memcpy(temp, out, n);
-    memcpy(temp + n, OUT_FILE_SUFFIX, sizeof OUT_FILE_SUFFIX);
+    (void)snprintf(temp, cap, "%s%s", out, OUT_FILE_SUFFIX); /* fits: checked above */
     return 0;
 }
 

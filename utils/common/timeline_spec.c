@@ -91,7 +91,11 @@ size_t timeline_spec_match(const timeline_tree *t, const char *spec, uint32_t *i
 static size_t append(char *buf, size_t len, size_t at, const char *s)
 {
     for (; s != NULL && *s != '\0' && at + 1 < len; s++) {
-        buf[at++] = (unsigned char)*s < 0x20 ? '?' : *s;
+        buf[at] = *s;
+        if ((unsigned char)*s < 0x20) {
+            buf[at] = '?';
+        }
+        at++;
     }
     buf[at] = '\0';
     return at;

@@ -72,10 +72,12 @@ static void on_diagnostic(const slog_import_diagnostic *d, void *user)
     }
     progress_end(&r->prog);
     const char *const severity = d->severity == SLOG_IMPORT_WARNING ? "warning" : "";
-    diag_print(stderr, PROG, d->source[0] != '\0' ? d->source : NULL, d->line, d->column,
-               d->offset, severity, "%s", d->message);
+    const diag_where at = {d->source[0] != '\0' ? d->source : NULL, d->line, d->column,
+                           d->offset};
+    diag_print(stderr, PROG, &at, severity, "%s", d->message);
     if (last) {
-        diag_print(stderr, PROG, d->source, 0, 0, UINT64_MAX, "note",
+        const diag_where file = {d->source, 0, 0, UINT64_MAX};
+        diag_print(stderr, PROG, &file, "note",
                    "further warnings of this kind are counted, not printed");
     }
 }

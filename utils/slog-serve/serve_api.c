@@ -52,7 +52,7 @@ int api_checkout(const serve_ctx *ctx,
 {
     uint64_t f;
     lease->r = NULL;
-    if (param_uint64(rq, res, "f", false, 0, 0, UINT64_MAX, &f) != 0) {
+    if (param_uint64(rq, res, "f", (param_u64){.hi = UINT64_MAX, .required = true}, &f) != 0) {
         return -1;
     }
     const size_t n = serve_files_count(ctx->files);
@@ -89,13 +89,13 @@ int api_with_lease(const serve_ctx *ctx,
 int api_time(const serve_request *rq,
              serve_response *res,
              const char *key,
-             bool has_def,
-             int64_t def,
+             const int64_t *def,
              int64_t origin,
              int64_t *out)
 {
     int64_t rel;
-    if (param_int64(rq, res, key, has_def, def, INT64_MIN, INT64_MAX, &rel) != 0) {
+    const param_i64 spec = {INT64_MIN, INT64_MAX, def != NULL ? *def : 0, def == NULL};
+    if (param_int64(rq, res, key, spec, &rel) != 0) {
         return -1;
     }
     if (__builtin_add_overflow(origin, rel, out)) {
@@ -120,8 +120,8 @@ int api_window(const serve_request *rq,
     /* the whole extent, inclusive of zero-length drawables at either end */
     const int64_t whole0 = lease->origin > INT64_MIN ? -1 : 0;
     const int64_t whole1 = duration < INT64_MAX && fi->end < INT64_MAX ? duration + 1 : duration;
-    if (api_time(rq, res, "t0", true, whole0, lease->origin, t0) != 0 ||
-        api_time(rq, res, "t1", true, whole1, lease->origin, t1) != 0) {
+    if (api_time(rq, res, "t0", &whole0, lease->origin, t0) != 0 ||
+        api_time(rq, res, "t1", &whole1, lease->origin, t1) != 0) {
         return -1;
     }
     if (*t1 <= *t0) {

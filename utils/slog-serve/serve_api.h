@@ -42,13 +42,12 @@ int api_with_lease(const serve_ctx *ctx,
 /* res <- a 500 (503 for SLOG_EIO) naming what failed; returns -1. */
 int api_slog_error(serve_response *res, const char *what, int rc, const slog_error *err);
 
-/* A relative time parameter as absolute ticks: key in [lo, hi] relative
- * (default def when has_def), origin added without overflow. */
+/* A relative time parameter as absolute ticks: key relative (default *def;
+ * def NULL: the parameter is required), origin added without overflow. */
 int api_time(const serve_request *rq,
              serve_response *res,
              const char *key,
-             bool has_def,
-             int64_t def,
+             const int64_t *def,
              int64_t origin,
              int64_t *out);
 

@@ -138,7 +138,7 @@ static int stats_run(const serve_ctx *ctx,
                      const serve_lease *lease)
 {
     (void)ctx;
-    static const char *const bys[] = {"category", "timeline", "both"};
+    static const char *const bys[] = {"category", "timeline", "both", NULL};
     static const uint32_t by_flags[] = {SLOG_STATS_BY_CATEGORY, SLOG_STATS_BY_TIMELINE,
                                         SLOG_STATS_BY_BOTH};
     analysis_req a;
@@ -146,7 +146,7 @@ static int stats_run(const serve_ctx *ctx,
     size_t by = 0;
     int rc = api_window(rq, res, lease, &a.t0, &a.t1) != 0 ||
                      parse_filters(rq, res, lease, "cats", &a) != 0 ||
-                     param_choice(rq, res, "by", bys, 3, 0, &by) != 0
+                     param_choice(rq, res, "by", bys, 0, &by) != 0
                  ? -1
                  : 0;
     if (rc == 0) {
@@ -200,7 +200,7 @@ static int parse_at(const serve_request *rq,
                            "after, before: give exactly one of them (relative ticks)");
     }
     *forward = after;
-    return api_time(rq, res, after ? "after" : "before", false, 0, lease->origin, at);
+    return api_time(rq, res, after ? "after" : "before", NULL, lease->origin, at);
 }
 
 static int find_answer(
@@ -315,7 +315,7 @@ static int top_run(const serve_ctx *ctx,
     uint64_t n = 0;
     int rc = api_window(rq, res, lease, &a.t0, &a.t1) != 0 ||
                      parse_filters(rq, res, lease, "cat", &a) != 0 ||
-                     param_uint64(rq, res, "n", true, 10, 1, SERVE_MAX_TOP, &n) != 0
+                     param_uint64(rq, res, "n", (param_u64){.lo = 1, .hi = SERVE_MAX_TOP, .def = 10}, &n) != 0
                  ? -1
                  : 0;
     if (rc == 0) {

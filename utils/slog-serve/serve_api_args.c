@@ -25,21 +25,21 @@ typedef struct args_req {
 static int
 parse_args_req(const serve_request *rq, serve_response *res, const serve_lease *lease, args_req *a)
 {
-    static const char *const kinds[] = {"state", "event", "arrow", "counter"};
+    static const char *const kinds[] = {"state", "event", "arrow", "counter", NULL};
     const slog_file_info *const fi = lease->fi;
     size_t kind = 0;
     uint64_t tl = 0, cat = 0, depth = 0;
-    if (param_choice(rq, res, "kind", kinds, 4, 0, &kind) != 0 ||
-        param_uint64(rq, res, "timeline", false, 0, 0, fi->timelines > 0 ? fi->timelines - 1 : 0,
-                     &tl) != 0 ||
-        param_uint64(rq, res, "category", false, 0, 0, fi->categories > 0 ? fi->categories - 1 : 0,
-                     &cat) != 0 ||
-        param_uint64(rq, res, "depth", true, 0, 0, UINT32_MAX, &depth) != 0 ||
-        api_time(rq, res, "start", false, 0, lease->origin, &a->start) != 0) {
+    const param_u64 tls = {.hi = fi->timelines > 0 ? fi->timelines - 1 : 0, .required = true};
+    const param_u64 cats = {.hi = fi->categories > 0 ? fi->categories - 1 : 0, .required = true};
+    if (param_choice(rq, res, "kind", kinds, 0, &kind) != 0 ||
+        param_uint64(rq, res, "timeline", tls, &tl) != 0 ||
+        param_uint64(rq, res, "category", cats, &cat) != 0 ||
+        param_uint64(rq, res, "depth", (param_u64){.hi = UINT32_MAX}, &depth) != 0 ||
+        api_time(rq, res, "start", NULL, lease->origin, &a->start) != 0) {
         return -1;
     }
     const int64_t rel_start = a->start - lease->origin;
-    if (api_time(rq, res, "end", true, rel_start, lease->origin, &a->end) != 0) {
+    if (api_time(rq, res, "end", &rel_start, lease->origin, &a->end) != 0) {
         return -1;
     }
     if (fi->timelines == 0 || fi->categories == 0 || a->start == INT64_MAX) {

@@ -45,15 +45,16 @@ static int parse_window_req(const serve_ctx *ctx,
                             const serve_lease *lease,
                             window_req *w)
 {
-    static const char *const encs[] = {"bin", "json"};
+    static const char *const encs[] = {"bin", "json", NULL};
     slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    const param_u64 max = {.lo = 1, .hi = ctx->max_items, .def = ctx->max_items};
     if (api_window(rq, res, lease, &q.t0, &q.t1) != 0 ||
-        param_uint64(rq, res, "px", true, 0, 0, SERVE_MAX_PIXELS, &w->px) != 0 ||
+        param_uint64(rq, res, "px", (param_u64){.hi = SERVE_MAX_PIXELS}, &w->px) != 0 ||
         param_ids(rq, res, "rows", lease->fi->timelines, &w->rows, &q.ntimelines) != 0 ||
         param_ids(rq, res, "cats", lease->fi->categories, &w->cats, &q.ncategories) != 0 ||
         param_kinds(rq, res, "kinds", SLOG_KINDS_ALL, &q.kinds) != 0 ||
-        param_choice(rq, res, "enc", encs, 2, ENC_BIN, &w->enc) != 0 ||
-        param_uint64(rq, res, "max", true, ctx->max_items, 1, ctx->max_items, &w->max) != 0) {
+        param_choice(rq, res, "enc", encs, ENC_BIN, &w->enc) != 0 ||
+        param_uint64(rq, res, "max", max, &w->max) != 0) {
         return -1;
     }
     q.timelines = w->rows;

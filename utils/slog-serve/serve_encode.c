@@ -166,7 +166,8 @@ static size_t put_u8s(unsigned char *buf, size_t at, const uint8_t *v, size_t n)
 
 static void put_header(unsigned char *buf, const serve_columns *c, const serve_window_meta *m)
 {
-    memcpy(buf, "SLW1", 4);
+    static const unsigned char magic[4] = {'S', 'L', 'W', '1'}; /* not a C string */
+    memcpy(buf, magic, sizeof magic);
     put_u32(buf + 4, (uint32_t)c->n);
     put_u32(buf + 8, (m->cut ? 1u : 0u) | (m->incomplete ? 2u : 0u));
     put_u32(buf + 12, 0);

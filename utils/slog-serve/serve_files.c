@@ -171,8 +171,7 @@ static int init_file(serve_files *fs, served_file *sf, const char *path, char *w
 int serve_files_create(serve_files **out,
                        char *const *paths,
                        size_t n,
-                       uint32_t pool_size,
-                       uint64_t cache_bytes,
+                       serve_files_budget budget,
                        char *why,
                        size_t why_len)
 {
@@ -183,8 +182,8 @@ int serve_files_create(serve_files **out,
         (void)snprintf(why, why_len, "out of memory");
         return -1;
     }
-    fs->pool_size = pool_size > 0 ? pool_size : 1;
-    fs->cache_bytes = cache_bytes;
+    fs->pool_size = budget.pool_size > 0 ? budget.pool_size : 1;
+    fs->cache_bytes = budget.cache_bytes;
     for (size_t i = 0; i < n; i++) {
         fs->n = i + 1; /* so destroy releases what init_file set up */
         if (init_file(fs, &fs->files[i], paths[i], why, why_len) != 0) {

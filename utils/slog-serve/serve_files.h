@@ -42,14 +42,18 @@ typedef struct serve_file_status {
     bool exists;
 } serve_file_status;
 
+/* What each file's readers may keep. */
+typedef struct serve_files_budget {
+    uint32_t pool_size;   /* idle readers kept per file */
+    uint64_t cache_bytes; /* node cache of each reader */
+} serve_files_budget;
+
 /* Open every file once (so a bad file fails at start, with its error in
- * why); pool_size: idle readers kept per file; cache_bytes per reader.
- * Returns 0 or -1. */
+ * why).  Returns 0 or -1. */
 int serve_files_create(serve_files **out,
                        char *const *paths,
                        size_t n,
-                       uint32_t pool_size,
-                       uint64_t cache_bytes,
+                       serve_files_budget budget,
                        char *why,
                        size_t why_len);
 

@@ -191,6 +191,7 @@ static int has_body(struct MHD_Connection *conn)
     return te != NULL || (len != NULL && strspn(len, "0") != strlen(len));
 }
 
+// NOLINTNEXTLINE(readability-function-size): MHD_AccessHandlerCallback's parameters
 static enum MHD_Result on_request(void *cls,
                                   struct MHD_Connection *conn,
                                   const char *url,

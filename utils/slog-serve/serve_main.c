@@ -168,11 +168,15 @@ static int parse_args(int argc, char **argv, serve_opts *o)
 static void open_browser(const char *url)
 {
     pid_t pid;
-    char *const args[] = {"xdg-open", (char *)(uintptr_t)url, NULL};
-    if (posix_spawnp(&pid, "xdg-open", NULL, NULL, args, environ) != 0) {
+    char xdg[] = "xdg-open";
+    char *const arg = strdup(url); /* posix_spawnp's argv is not const */
+    char *const args[] = {xdg, arg, NULL};
+    if (arg == NULL || posix_spawnp(&pid, "xdg-open", NULL, NULL, args, environ) != 0) {
         (void)fprintf(stderr, PROG ": Cannot run xdg-open; open %s yourself\n", url);
+        free(arg);
         return;
     }
+    free(arg);
     (void)waitpid(pid, NULL, WNOHANG);
 }
 
@@ -190,8 +194,8 @@ static int serve(const serve_opts *o, const sigset_t *stop)
     const uint64_t readers = (uint64_t)o->nfiles * o->http.threads;
     uint64_t per_reader = readers > 0 ? o->cache_bytes / readers : o->cache_bytes;
     per_reader = per_reader < SERVE_MIN_READER_CACHE ? SERVE_MIN_READER_CACHE : per_reader;
-    const int made =
-        serve_files_create(&files, paths, o->nfiles, o->http.threads, per_reader, why, sizeof why);
+    const serve_files_budget budget = {o->http.threads, per_reader};
+    const int made = serve_files_create(&files, paths, o->nfiles, budget, why, sizeof why);
     serve_import_free(paths, o->nfiles);
     if (made != 0) {
         (void)fprintf(stderr, PROG ": %s\n", why);

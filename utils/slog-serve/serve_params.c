@@ -65,16 +65,14 @@ static bool parse_int64(const char *text, int64_t *out)
 int param_int64(const serve_request *rq,
                 serve_response *res,
                 const char *key,
-                bool has_def,
-                int64_t def,
-                int64_t lo,
-                int64_t hi,
+                param_i64 spec,
                 int64_t *out)
 {
+    const int64_t lo = spec.lo, hi = spec.hi;
     const char *const text = rq->get(rq, key);
     if (text == NULL) {
-        *out = def;
-        return has_def ? 0 : serve_error(res, SERVE_HTTP_BAD_REQUEST, "%s: missing", key);
+        *out = spec.def;
+        return spec.required ? serve_error(res, SERVE_HTTP_BAD_REQUEST, "%s: missing", key) : 0;
     }
     if (!parse_int64(text, out)) {
         return serve_error(res, SERVE_HTTP_BAD_REQUEST, "%s: expected a decimal integer of 64 bits",
@@ -90,16 +88,14 @@ int param_int64(const serve_request *rq,
 int param_uint64(const serve_request *rq,
                  serve_response *res,
                  const char *key,
-                 bool has_def,
-                 uint64_t def,
-                 uint64_t lo,
-                 uint64_t hi,
+                 param_u64 spec,
                  uint64_t *out)
 {
+    const uint64_t lo = spec.lo, hi = spec.hi;
     const char *const text = rq->get(rq, key);
     if (text == NULL) {
-        *out = def;
-        return has_def ? 0 : serve_error(res, SERVE_HTTP_BAD_REQUEST, "%s: missing", key);
+        *out = spec.def;
+        return spec.required ? serve_error(res, SERVE_HTTP_BAD_REQUEST, "%s: missing", key) : 0;
     }
     if (!parse_digits(text, strlen(text), out)) {
         return serve_error(res, SERVE_HTTP_BAD_REQUEST,
@@ -270,7 +266,6 @@ int param_choice(const serve_request *rq,
                  serve_response *res,
                  const char *key,
                  const char *const *names,
-                 size_t n,
                  size_t def,
                  size_t *out)
 {
@@ -279,9 +274,10 @@ int param_choice(const serve_request *rq,
     if (text == NULL) {
         return 0;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(text, names[i]) == 0) {
-            *out = i;
+    size_t n = 0;
+    for (; names[n] != NULL; n++) {
+        if (strcmp(text, names[n]) == 0) {
+            *out = n;
             return 0;
         }
     }

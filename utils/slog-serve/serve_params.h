@@ -13,24 +13,30 @@
 
 #include "serve.h"
 
-/* A signed integer in [lo, hi]; when absent: *out = def when has_def, else 400. */
+/* What an integer parameter accepts: [lo, hi]; when absent, a 400 if
+ * required, else def.  Written with designated initializers:
+ * (param_u64){.hi = 100, .def = 10} or (param_u64){.hi = n, .required = true}. */
+typedef struct param_i64 {
+    int64_t lo, hi, def;
+    bool required;
+} param_i64;
+typedef struct param_u64 {
+    uint64_t lo, hi, def;
+    bool required;
+} param_u64;
+
+/* A signed integer as @p spec says. */
 int param_int64(const serve_request *rq,
                 serve_response *res,
                 const char *key,
-                bool has_def,
-                int64_t def,
-                int64_t lo,
-                int64_t hi,
+                param_i64 spec,
                 int64_t *out);
 
-/* An unsigned integer in [lo, hi], as param_int64. */
+/* An unsigned integer as @p spec says. */
 int param_uint64(const serve_request *rq,
                  serve_response *res,
                  const char *key,
-                 bool has_def,
-                 uint64_t def,
-                 uint64_t lo,
-                 uint64_t hi,
+                 param_u64 spec,
                  uint64_t *out);
 
 /* An id list "0,3,7-12" (sorted, duplicates removed) of ids < limit; absent:
@@ -51,12 +57,12 @@ int param_kinds(const serve_request *rq,
                 uint32_t allowed,
                 uint32_t *mask);
 
-/* One of names[0..n-1]; absent: *out = def. */
+/* One of names[] (a NULL-terminated list of at most 3); *out its index;
+ * absent: *out = def. */
 int param_choice(const serve_request *rq,
                  serve_response *res,
                  const char *key,
                  const char *const *names,
-                 size_t n,
                  size_t def,
                  size_t *out);
 

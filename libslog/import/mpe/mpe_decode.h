@@ -114,11 +114,11 @@ void mpe_fmt_arg_key(const mpe_fmt *f, uint32_t i, char *out, size_t outlen);
 
 /* One decoded info value.  Strings point into the info bytes. */
 typedef struct mpe_value {
-    char type; /* s h d x l X e E */
     int64_t i;
     double d;
     const unsigned char *s;
     uint32_t slen;
+    char type; /* s h d x l X e E */
 } mpe_value;
 
 /* Decode info bytes value by value as the format says.  Returns the number

@@ -286,10 +286,10 @@ static void imp_error(otf2_imp *imp, const char *fmt, ...)
 static OTF2_ErrorCode otf2_error_hook(void *ud, const char *file, uint64_t line, const char *function,
                          OTF2_ErrorCode code, const char *fmt, va_list va)
     __attribute__((format(printf, 6, 0)));
-// NOLINTNEXTLINE(readability-function-size): OTF2 fixes the parameters
 /* The import libotf2 works for on this thread (NULL: none). */
 static _Thread_local otf2_imp *hook_imp;
 
+// NOLINTNEXTLINE(readability-function-size): OTF2 fixes the parameters
 static OTF2_ErrorCode otf2_error_hook(void *ud,
                                       const char *file,
                                       uint64_t line,
@@ -2052,9 +2052,7 @@ static void defs_job_main(void *arg)
     defs_job *const j = arg;
     hook_imp = j->imp;
     j->rd = OTF2_Reader_Open(j->anchor);
-    if (!j->rd) {
-        otf2_failed(j->imp, OTF2_ERROR_FILE_INTERACTION, j->anchor);
-    } else if (OTF2_Reader_SetSerialCollectiveCallbacks(j->rd) != OTF2_SUCCESS) {
+    if (!j->rd || OTF2_Reader_SetSerialCollectiveCallbacks(j->rd) != OTF2_SUCCESS) {
         otf2_failed(j->imp, OTF2_ERROR_FILE_INTERACTION, j->anchor);
     } else {
         j->ok = read_definitions(j->imp, j->rd) == 0;

@@ -39,12 +39,12 @@ typedef enum pb_wire_type {
 /* Results of the reader: 0 ok, 1 end of message, < 0 damaged input. */
 #define PB_OK 0
 #define PB_END 1
-#define PB_ETRUNC -1  /* a field runs past the end of its message */
-#define PB_EVARINT -2 /* a varint longer than 10 bytes or over 64 bits */
-#define PB_EWIRE -3   /* wire type 3, 4, 6 or 7 */
-#define PB_EFIELD -4  /* field number 0 or above PB_MAX_FIELD */
-#define PB_EDEPTH -5  /* sub-messages nested deeper than PB_MAX_DEPTH */
-#define PB_ETYPE -6   /* a field of another wire type than its schema says */
+#define PB_ETRUNC (-1)  /* a field runs past the end of its message */
+#define PB_EVARINT (-2) /* a varint longer than 10 bytes or over 64 bits */
+#define PB_EWIRE (-3)   /* wire type 3, 4, 6 or 7 */
+#define PB_EFIELD (-4)  /* field number 0 or above PB_MAX_FIELD */
+#define PB_EDEPTH (-5)  /* sub-messages nested deeper than PB_MAX_DEPTH */
+#define PB_ETYPE (-6)   /* a field of another wire type than its schema says */
 
 typedef struct pb_reader {
     const uint8_t *base;   /* start of the outermost buffer */

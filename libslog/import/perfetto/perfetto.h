@@ -35,7 +35,7 @@
 
 #define PF_OK 0
 #define PF_DAMAGED 1
-#define PF_FATAL -1
+#define PF_FATAL (-1)
 
 #define PF_NO_ID UINT32_MAX
 #define PF_SEQ_CLOCKS 64u /* sequence-scoped clock ids 64..127 */
