@@ -1110,7 +1110,7 @@ static int decode_bins(pdec *d, pv_bins *bins)
         }
         /* groups come in strictly ascending key order (one group per key) */
         d->bad |= m == 0 || m > span || m > (uint64_t)(d->end - d->p) ||
-                  (n > 0 && cmp_key(&cells[n - 1], &key) >= 0);
+                  (acc.n > 0 && cmp_key(&acc.cells[acc.n - 1], &key) >= 0);
         if (d->bad) {
             break;
         }
