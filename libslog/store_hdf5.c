@@ -708,6 +708,7 @@ static int create_file(store *s, const char *creating, const store_header *hdr, 
      * aggregation blocks (allocated ahead, partly unused in a small file). */
     const hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
     if (fcpl >= 0 && H5Pset_attr_phase_change(fcpl, 16, 14) >= 0 &&
+        H5Pset_obj_track_times(fcpl, 0) >= 0 && /* the root group: identical input, identical bytes */
         H5Pset_meta_block_size(fapl, 0) >= 0 && H5Pset_small_data_block_size(fapl, 0) >= 0) {
         s->file = H5Fcreate(creating, H5F_ACC_TRUNC, fcpl, fapl);
     }
@@ -831,21 +832,34 @@ static void seal_rows(const store *s, int which, void *rows, size_t n)
     }
 }
 
+/* Rows per H5Dwrite: HDF5 keeps a selection per chunk a write touches
+ * (~2.6 KB each, measured: 32 MB for 10^5 timeline rows in one call), and
+ * the sealed copy is as large as the batch, so both stay bounded. */
+#define WRITE_BATCH_BYTES ((size_t)256 << 10)
+
 /* Write n rows at row index first, sealed (under lock). */
 static herr_t write_sealed(store *s, int which, hsize_t first, const void *rows, size_t n)
 {
     const size_t row = layouts[which].row_bytes;
+    const size_t batch = WRITE_BATCH_BYTES / row > 0 ? WRITE_BATCH_BYTES / row : 1;
     void *copy = NULL;
     if (which != T_STRINGS) {
-        copy = util_malloc(n * row);
+        copy = util_malloc((n < batch ? n : batch) * row);
         if (copy == NULL) {
             return -1;
         }
-        memcpy(copy, rows, n * row);
-        seal_rows(s, which, copy, n);
-        rows = copy;
     }
-    const herr_t rc = write_rows(s->t[which].dset, s->t[which].mtype, first, n, rows);
+    herr_t rc = 0;
+    for (size_t done = 0; done < n && rc >= 0; done += batch) {
+        const size_t k = n - done < batch ? n - done : batch;
+        const void *src = (const unsigned char *)rows + done * row;
+        if (copy != NULL) {
+            memcpy(copy, src, k * row);
+            seal_rows(s, which, copy, k);
+            src = copy;
+        }
+        rc = write_rows(s->t[which].dset, s->t[which].mtype, first + done, k, src);
+    }
     util_free(copy);
     return rc;
 }

@@ -22,6 +22,9 @@
 static int push_span(chrome_map *m, thread *t, int64_t start, int64_t end, char kind,
                      chrome_event *ev)
 {
+    if (t->cap == 0 && (t->st = calloc(2, sizeof *t->st)) != NULL) {
+        t->cap = 2; /* most threads nest little: 10^6 threads * 16 spans was 0.5 GB */
+    }
     if (shared_grow(&t->st, &t->cap, t->n + 1, sizeof *t->st) != 0) {
         return map_fail(m, NULL, "Out of memory");
     }

@@ -41,6 +41,7 @@
 
 #define MAX_FRAMES 16
 #define MAX_CAPTURE_DEPTH 4096
+#define MAX_STRING_BYTES ((size_t)1 << 20) /* longer strings and keys are cut (repaired) */
 #define MAX_LINE_JOINS 64
 #define MAX_LINE_FIXES 16 /* trailing commas blanked in one line */
 
@@ -134,7 +135,7 @@ struct chrome_parser {
     /* counts */
     uint64_t n_events, n_samples, n_frames, n_system, n_nonobj;
     uint64_t n_missing_comma, n_trailing_comma, n_missing_close, n_truncated, n_utf8, n_nul,
-        n_newline_joins, n_bad_time, n_rounded, n_inner_comma, n_bad_lines;
+        n_newline_joins, n_bad_time, n_rounded, n_inner_comma, n_bad_lines, n_long_string;
     uint64_t n_topkey[8];
 };
 
@@ -843,11 +844,29 @@ static int root_scalar(chrome_parser *p, slot s)
     return 0;
 }
 
+/* Length to keep of a string or key: at most MAX_STRING_BYTES, cut at a
+ * UTF-8 character boundary, so what one hostile string costs downstream
+ * (records, interned names, the file) is bounded. */
+static size_t clip_long(chrome_parser *p, const char *t, size_t n)
+{
+    if (n <= MAX_STRING_BYTES) {
+        return n;
+    }
+    size_t keep = MAX_STRING_BYTES;
+    while (keep > 0 && ((unsigned char)t[keep] & 0xC0) == 0x80) {
+        keep--;
+    }
+    p->n_long_string++;
+    pwarn_at(p, cur_offset(p), "a string of %zu bytes (cut to %zu)", n, keep);
+    return keep;
+}
+
 static int on_scalar(chrome_parser *p, scalar_kind k, const char *t, size_t n, bool bv)
 {
     if (p->skip_depth > 0) {
         return 0;
     }
+    n = k == SC_STRING ? clip_long(p, t, n) : n;
     if (p->cap_depth > 0) {
         return cap_scalar(p, k, t, n, bv);
     }
@@ -1046,6 +1065,9 @@ static int open_root(chrome_parser *p, bool is_map)
 static int open_container(chrome_parser *p, bool is_map)
 {
     if (p->skip_depth > 0) {
+        if (p->skip_depth >= MAX_CAPTURE_DEPTH) {
+            return -2; /* yajl's own stack would grow with every '[' */
+        }
         p->skip_depth++;
         return 0;
     }
@@ -1239,6 +1261,7 @@ static int on_key(chrome_parser *p, const unsigned char *k, size_t n)
     if (p->skip_depth > 0) {
         return 0;
     }
+    n = clip_long(p, (const char *)k, n);
     if (p->cap_depth > 0) {
         return cap_key(p, k, n);
     }
@@ -2078,6 +2101,7 @@ void chrome_parser_report(chrome_parser *p)
     import_count(ctx, "trailing ',' inside an event", IMPORT_REPAIRED, p->n_inner_comma);
     import_count(ctx, "line not an event (skipped)", IMPORT_SKIPPED, p->n_bad_lines);
     import_count(ctx, "time sub-ns digits rounded", IMPORT_REPAIRED, p->n_rounded);
+    import_count(ctx, "string over 1 MiB cut", IMPORT_REPAIRED, p->n_long_string);
     for (size_t i = 0; i < 8; i++) {
         import_count(ctx, topkey_names[i], IMPORT_SKIPPED, p->n_topkey[i]);
     }
