@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -204,6 +205,7 @@ static void h5_enter(h5_guard *g)
         g->data = NULL;
     }
     (void)H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    errno = 0; /* h5_err's fallback when HDF5 leaves no message */
 }
 
 static void h5_leave(const h5_guard *g)
@@ -218,11 +220,32 @@ typedef struct h5_cause {
     bool damaged; /* HDF5 saw a truncated file or a bad checksum */
 } h5_cause;
 
+/* One line of HDF5's description: its write/read failures carry a ctime()
+ * with a newline, the file name and the errno text, as in "file write
+ * failed: time = ...\n, filename = '...', ..., error message = 'No space
+ * left on device'": keep "file write failed: No space left on device". */
+static void cause_text(char *out, size_t cap, const char *desc)
+{
+    const char *const msg = strstr(desc, "error message = '");
+    const char *const cut = strstr(desc, ": time = ");
+    if (msg != NULL && cut != NULL) {
+        const char *const text = msg + strlen("error message = '");
+        const size_t n = strcspn(text, "'");
+        (void)snprintf(out, cap, "%.*s: %.*s", (int)(cut - desc), desc, (int)n, text);
+    } else {
+        (void)snprintf(out, cap, "%s", desc);
+    }
+    for (char *p = out; *p != '\0'; p++) {
+        *p = (unsigned char)*p < 0x20 ? ' ' : *p;
+    }
+}
+
 static herr_t cause_walk(unsigned n, const H5E_error2_t *e, void *data)
 {
     h5_cause *const c = data;
-    if (n == 0 && e->desc != NULL) {
-        (void)snprintf(c->desc, sizeof c->desc, "%s", e->desc);
+    (void)n; /* the innermost message that says something */
+    if (c->desc[0] == '\0' && e->desc != NULL && e->desc[0] != '\0') {
+        cause_text(c->desc, sizeof c->desc, e->desc);
     }
     if (e->min_num == H5E_TRUNCATED || (e->desc != NULL && strstr(e->desc, "checksum") != NULL)) {
         c->damaged = true;
@@ -240,7 +263,11 @@ static h5_cause h5_last_cause(void)
 
 static int h5_err(slog_error *err, int code, uint64_t off, const char *path, const char *what)
 {
+    const int e = errno;
     const h5_cause c = h5_last_cause();
+    if (c.desc[0] == '\0' && e != 0) {
+        return util_err(err, code, off, path, "%s: %s", what, strerror(e));
+    }
     if (c.desc[0] == '\0') {
         return util_err(err, code, off, path, "%s", what);
     }
@@ -337,8 +364,31 @@ static const H5Z_class2_t lz4_filter_class = {
 static pthread_once_t filter_once = PTHREAD_ONCE_INIT;
 static herr_t filter_status = -1;
 
+/* HDF5's own exit handler prints "HDF5: infinite loop closing library" on
+ * stderr after some damaged files (a failed metadata read leaks a free-list
+ * block inside HDF5, with no object left open).  libslog reports through
+ * slog_error only, so it runs the shutdown itself: only when files are
+ * still open (a writer never destroyed: they get closed and flushed as
+ * before); otherwise exit frees nothing HDF5 holds, which stays reachable.
+ * Without effect when the application used HDF5 first. */
+static bool h5_close_failed; /* under the HDF5 lock */
+
+static void h5_at_exit(void)
+{
+    util_lock_hdf5();
+    /* a file whose close failed (a full disk) crashes HDF5's shutdown in
+     * H5F__close_cb (HDF5 1.10.8, measured): then the process just exits */
+    if (!h5_close_failed && H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_FILE) > 0) {
+        (void)H5close();
+    }
+    util_unlock_hdf5();
+}
+
 static void filter_register_once(void)
 {
+    if (H5dont_atexit() >= 0) {
+        (void)atexit(h5_at_exit);
+    }
     h5_guard g;
     h5_enter(&g);
     filter_status = H5Zregister(&lz4_filter_class);
@@ -517,6 +567,7 @@ static herr_t store_close_objects(store *s)
     herr_t rc = 0;
     if (s->file >= 0) {
         rc = H5Fclose(s->file);
+        h5_close_failed = h5_close_failed || rc < 0;
         s->file = H5I_INVALID_HID;
     }
     return rc;
@@ -878,7 +929,9 @@ static int append_rows(store *s, int which, const void *rows, size_t n, slog_err
     h5_enter(&g);
     int rc = SLOG_OK;
     if (H5Dset_extent(t->dset, size) < 0 || write_sealed(s, which, t->rows, rows, n) < 0) {
-        rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, layouts[which].name);
+        char what[64];
+        (void)snprintf(what, sizeof what, "Failed to append to /%s", layouts[which].name);
+        rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, what);
     } else {
         t->rows += n;
     }
