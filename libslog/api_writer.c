@@ -161,7 +161,7 @@ int slog_writer_create(slog_writer **out, const char *path, const slog_writer_op
         (void)store_close(w->st, NULL);
         util_intern_free(&w->strings);
         util_free(w);
-        return rc;
+        return util_err_source(err, rc, path);
     }
     *out = w;
     return SLOG_OK;
@@ -395,7 +395,7 @@ static int after_append(slog_writer *w, int rc, slog_error *err)
 {
     if (rc != SLOG_OK) {
         w->state = W_ERROR;
-        return rc;
+        return util_err_source(err, rc, w->path);
     }
     if (tree_build_nodes_written(w->tb) - w->nodes_at_flush >= w->flush_nodes) {
         rc = flush_tables(w, 0, err);
@@ -403,7 +403,7 @@ static int after_append(slog_writer *w, int rc, slog_error *err)
             w->state = W_ERROR;
         }
     }
-    return rc;
+    return util_err_source(err, rc, w->path);
 }
 
 /* Exclusive time from the per-timeline child accumulators (see header). */
@@ -717,7 +717,7 @@ int slog_writer_flush(slog_writer *w, slog_error *err)
     if (rc != SLOG_OK) {
         w->state = W_ERROR;
     }
-    return rc;
+    return util_err_source(err, rc, w->path);
 }
 
 int slog_writer_finish(slog_writer *w, slog_error *err)
@@ -734,6 +734,12 @@ int slog_writer_finish(slog_writer *w, slog_error *err)
         }
     }
     rc = tree_build_finish(w->tb, err);
+    /* Everything reaches the file, flushed, before the summary says
+     * complete: a write failing on the way leaves a file that says
+     * incomplete (the complete flag is the last write). */
+    if (rc == SLOG_OK) {
+        rc = flush_tables(w, 0, err);
+    }
     if (rc == SLOG_OK) {
         rc = flush_tables(w, 1, err);
     }
@@ -743,7 +749,7 @@ int slog_writer_finish(slog_writer *w, slog_error *err)
     }
     if (rc != SLOG_OK) {
         w->state = W_ERROR;
-        return rc;
+        return util_err_source(err, rc, w->path);
     }
     w->state = W_FINISHED;
     return SLOG_OK;

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -188,6 +189,7 @@ struct store {
     char *path;
     int fd;              /* reader: HDF5's POSIX descriptor (sec2 driver), else -1 */
     blob_loc_ring locs;  /* writer: where the last blobs' chunks went (format 4) */
+    int lock_fd; /* writer: the flock that refuses a second writer, or -1 */
 };
 
 /* ---- the HDF5 lock and errors ------------------------------------------ */
@@ -536,6 +538,7 @@ static store *store_alloc(const char *path)
     s->file = H5I_INVALID_HID;
     s->payload = H5I_INVALID_HID;
     s->fd = -1;
+    s->lock_fd = -1;
     for (int i = 0; i < T_COUNT; i++) {
         s->t[i].dset = H5I_INVALID_HID;
         s->t[i].mtype = H5I_INVALID_HID;
@@ -575,6 +578,9 @@ static herr_t store_close_objects(store *s)
 
 static void store_free(store *s)
 {
+    if (s->lock_fd >= 0) {
+        (void)close(s->lock_fd); /* releases the writer's lock */
+    }
     util_free(s->timeline_ids);
     util_free(s->zbuf);
     util_free(s->cbuf);
@@ -798,6 +804,45 @@ static int create_file(store *s, const char *creating, const store_header *hdr, 
     return SLOG_OK;
 }
 
+static int locked_error(const store *s, int e, slog_error *err)
+{
+    return util_err(err, SLOG_EIO, UINT64_MAX, s->path, "%s",
+                    e == EWOULDBLOCK ? "File is being written by another writer (locked)"
+                                     : strerror(e));
+}
+
+/* One writer per file: an exclusive flock on a descriptor of our own on
+ * the file being made (PATH.creating, renamed to PATH later: the lock goes
+ * with the inode), taken before HDF5 truncates anything and held until the
+ * store is freed (a killed writer's lock goes with it); an existing PATH
+ * still locked by its writer refuses us too.  HDF5's own locking stays off,
+ * so readers (which take no lock) open the file while it is written. */
+static int lock_for_writing(store *s, const char *creating, slog_error *err)
+{
+    const int fd = open(creating, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        return util_err(err, SLOG_EIO, UINT64_MAX, s->path, "Cannot create file: %s",
+                        strerror(errno));
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int e = errno;
+        (void)close(fd); /* another writer is creating it: not ours to remove */
+        return locked_error(s, e, err);
+    }
+    const int old = open(s->path, O_RDONLY | O_CLOEXEC);
+    const int busy = old >= 0 && flock(old, LOCK_EX | LOCK_NB) != 0 ? errno : 0;
+    if (old >= 0) {
+        (void)close(old); /* drops the test lock */
+    }
+    if (busy != 0) {
+        (void)unlink(creating); /* ours: we hold its lock */
+        (void)close(fd);
+        return locked_error(s, busy, err);
+    }
+    s->lock_fd = fd;
+    return SLOG_OK;
+}
+
 int store_create(store **out, const char *path, const store_header *hdr, slog_error *err)
 {
     *out = NULL;
@@ -823,15 +868,17 @@ int store_create(store **out, const char *path, const store_header *hdr, slog_er
         store_free(s);
         return util_err(err, SLOG_EINVAL, UINT64_MAX, path, "File name too long");
     }
+    rc = lock_for_writing(s, creating, err);
+    if (rc < 0) {
+        store_free(s);
+        return rc;
+    }
     h5_guard g;
     h5_enter(&g);
     rc = create_file(s, creating, hdr, err);
     if (rc < 0) {
-        const bool created = s->file >= 0;
         (void)store_close_objects(s);
-        if (created) {
-            (void)unlink(creating);
-        }
+        (void)unlink(creating); /* ours: we hold its lock */
     }
     h5_leave(&g);
     if (rc < 0) {

@@ -27,3 +27,11 @@ int(util_err)(slog_error *err, int code, uint64_t offset, const char *source, co
     }
     return code;
 }
+
+int util_err_source(slog_error *err, int code, const char *source)
+{
+    if (err != NULL && code < 0 && err->source[0] == '\0' && source != NULL) {
+        (void)snprintf(err->source, sizeof err->source, "%s", source);
+    }
+    return code;
+}

@@ -14,6 +14,11 @@
 int util_err(slog_error *err, int code, uint64_t offset, const char *source, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* A failure reported by a layer that does not know the file (the tree
+ * builder, an allocation) gets the file's name as its source; returns
+ * code.  Nothing when err is NULL, code is not an error, or a source is set. */
+int util_err_source(slog_error *err, int code, const char *source);
+
 #ifdef __clang_analyzer__
 /* For the static analyzer only (clang-tidy, scan-build), which cannot see
  * util_err's body: the call's value is `code`, so a path on which a caller

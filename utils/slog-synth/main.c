@@ -103,6 +103,7 @@ typedef struct synth {
     uint64_t rng; /* global stream for cross-thread choices */
     char temp[4096]; /* output + ".part" while it is written */
     flush_log log;
+    bool created;    /* temp is ours: created by this run's writer */
 } synth;
 
 static volatile sig_atomic_t interrupted;
@@ -932,14 +933,16 @@ static int open_writer(synth *s)
         (void)snprintf(s->err.message, sizeof s->err.message, "not a regular file, or a name too long");
         return SLOG_EINVAL;
     }
-    return slog_writer_create(&s->w, s->temp, &wo, &s->err);
+    const int rc = slog_writer_create(&s->w, s->temp, &wo, &s->err);
+    s->created = rc == SLOG_OK;
+    return rc;
 }
 
 /* The written file (complete, or left incomplete by a failure) takes its
  * name; 0, or -1 after saying why. */
 static int settle_output(synth *s)
 {
-    if (s->temp[0] == '\0' || out_file_commit(s->temp, s->o->output) == 0 || errno == ENOENT) {
+    if (!s->created || out_file_commit(s->temp, s->o->output) == 0) {
         return 0;
     }
     (void)fprintf(stderr, PROG ": Cannot rename %s to %s: %s\n", s->temp, s->o->output,
