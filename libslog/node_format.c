@@ -116,11 +116,11 @@ static void extend_box(fmt_node *n, int64_t t0, int64_t t1)
 int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args, size_t args_len)
 {
     void *arr = n->states;
-    if (reserve_kind(n, 0, &arr, sizeof *r) != 0 ||
-        fmt_nest_reserve(&n->nest, 1, r->timeline) != 0) {
+    const int grown = reserve_kind(n, 0, &arr, sizeof *r);
+    n->states = arr; /* moved by a successful grow even when the nest fails */
+    if (grown != 0 || fmt_nest_reserve(&n->nest, 1, r->timeline) != 0) {
         return -1;
     }
-    n->states = arr;
     fmt_state_rec *const rec = &n->states[n->n[0]]; /* filled in place, counted last */
     *rec = *r;
     const size_t old_args = n->args.len;
