@@ -377,7 +377,10 @@ static bool h5_close_failed; /* under the HDF5 lock */
 
 static void h5_at_exit(void)
 {
-    util_lock_hdf5();
+    if (util_trylock_hdf5() != 0) {
+        return; /* a thread is inside HDF5 while the process exits */
+    }
+    (void)H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* nothing printed at exit either */
     /* a file whose close failed (a full disk) crashes HDF5's shutdown in
      * H5F__close_cb (HDF5 1.10.8, measured): then the process just exits */
     if (!h5_close_failed && H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_FILE) > 0) {

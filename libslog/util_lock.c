@@ -54,3 +54,9 @@ void util_unlock_hdf5(void)
 {
     (void)pthread_mutex_unlock(&hdf5_lock);
 }
+
+int util_trylock_hdf5(void)
+{
+    (void)pthread_once(&lock_once, lock_init);
+    return pthread_mutex_trylock(&hdf5_lock);
+}

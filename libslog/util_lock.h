@@ -10,5 +10,8 @@
 
 void util_lock_hdf5(void);
 void util_unlock_hdf5(void);
+/* 0 when the lock was free and is now held; nonzero when another thread
+ * holds it (exit handlers must not wait for a thread that exit stops). */
+int util_trylock_hdf5(void);
 
 #endif /* UTIL_LOCK_H */

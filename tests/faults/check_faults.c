@@ -200,6 +200,8 @@ static void fail_each_write(int sticky)
         const int rc = write_trace(path, &err);
         io_countdown = -1;
         if (!io_failed) {
+            fprintf(stderr, "# %s: %ld failing runs before one succeeded\n",
+                    sticky ? "disk full from the n-th write" : "n-th write fails", n);
             ck_assert_int_eq(rc, SLOG_OK);
             check_left_behind(path);
             ck_assert_int_gt(n, 10);
@@ -236,6 +238,7 @@ START_TEST(test_faults_each_allocation_fails)
         const int rc = write_trace(path, &err);
         util_alloc_fail_after((size_t)-1);
         if (rc == SLOG_OK) {
+            fprintf(stderr, "# n-th allocation fails: %zu failing runs before one succeeded\n", n);
             check_left_behind(path);
             ck_assert_uint_gt(n, 10);
             return;
@@ -275,6 +278,7 @@ START_TEST(test_faults_reader_allocation_fails)
         slog_query_destroy(q);
         slog_reader_destroy(r);
         if (rc == SLOG_END) {
+            fprintf(stderr, "# reading, n-th allocation fails: %zu failing runs\n", n);
             ck_assert_uint_eq(count, N_STATES);
             ck_assert_uint_gt(n, 3);
             return;
