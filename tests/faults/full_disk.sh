@@ -7,7 +7,7 @@
 # reason (ENOSPC), and leave no file that says complete: what is there opens,
 # says incomplete, and a full query returns exactly the drawables the file
 # says it holds (what was flushed).  Needs root to mount a tmpfs (CI runs as
-# root); otherwise it skips (exit 77).  TAP on stdout.
+# root); otherwise a skipped TAP plan.  TAP on stdout.
 # Usage: full_disk.sh SLOG_SYNTH SLOG_IMPORT SLOG_INFO SLOG_QUERY
 set -u
 SYNTH=$1 IMPORT=$2 INFO=$3 QUERY=$4
@@ -18,7 +18,7 @@ cleanup() { umount "$mnt" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 if ! mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
     echo "1..0 # SKIP cannot mount a tmpfs (needs root)"
-    exit 77
+    exit 0 # TAP: the plan says skipped (meson's TAP reader calls 77 an error)
 fi
 umount "$mnt"
 python3 -c '
