@@ -7,9 +7,11 @@
 #include "out_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,6 +49,16 @@ int out_file_temp_name(char *temp, size_t cap, const char *out)
 
 int out_file_commit(const char *temp, const char *out)
 {
+    /* a file a writer still holds (libslog's flock) is not replaced */
+    const int fd = open(out, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        const int busy = flock(fd, LOCK_EX | LOCK_NB) != 0;
+        (void)close(fd);
+        if (busy) {
+            errno = EBUSY;
+            return -1;
+        }
+    }
     return rename(temp, out) == 0 ? 0 : -1;
 }
 

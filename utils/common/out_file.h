@@ -26,7 +26,8 @@ size_t out_file_input_clash(const char *out, const char *const *inputs, size_t n
  * replace the device). */
 int out_file_temp_name(char *temp, size_t cap, const char *out);
 
-/* Renames temp over out; 0, or -1 with errno set. */
+/* Renames temp over out; 0, or -1 with errno set (EBUSY: out is a file a
+ * libslog writer is still writing, locked). */
 int out_file_commit(const char *temp, const char *out);
 
 /* Flushes and checks a stream the tool wrote (stdout when it is the

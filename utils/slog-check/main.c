@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "cli.h"
+#include "out_file.h"
 
 #ifndef SLOG_TOOL_VERSION
 #    define SLOG_TOOL_VERSION SLOG_VERSION_STRING
@@ -162,6 +163,7 @@ static int run(slog_reader *r, const check_opts *o)
 
 int main(int argc, char **argv)
 {
+    out_file_guard_stdout(PROG);
     check_opts o;
     memset(&o, 0, sizeof o);
     const int parsed = parse_args(argc, argv, &o);

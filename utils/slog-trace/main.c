@@ -23,6 +23,7 @@
 #include <slog/slog.h>
 
 #include "cli.h"
+#include "out_file.h"
 #include "trace_merge.h"
 #include "trace_version.h"
 
@@ -201,6 +202,7 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    out_file_guard_stdout(PROG);
     if (argc > 1 && strcmp(argv[1], "merge") == 0) {
         return trace_merge_main(argc - 1, argv + 1);
     }
