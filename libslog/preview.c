@@ -1105,6 +1105,18 @@ static void decode_cells(pdec *d, const pv_entry *key, uint64_t m, int64_t first
     }
 }
 
+/* A group's key (the group's min/max duration for states and arrows) and
+ * its cell count *m. */
+static void decode_group(pdec *d, pv_entry *key, uint64_t *m)
+{
+    decode_key(d, key);
+    *m = pget(d);
+    if (key->kind == SLOG_KIND_STATE || key->kind == SLOG_KIND_ARROW) {
+        key->min = codec_unzigzag(pget(d)); /* the group's: every cell gets it */
+        key->max = (int64_t)((uint64_t)key->min + pget(d));
+    }
+}
+
 /* Decode the bin section (version 2) into *bins (NULL: validate only). */
 static int decode_bins(pdec *d, pv_bins *bins)
 {
@@ -1123,12 +1135,8 @@ static int decode_bins(pdec *d, pv_bins *bins)
     size_t cap = 0;
     for (uint64_t g = 0; g < groups && !d->bad; g++) {
         pv_entry key;
-        decode_key(d, &key);
-        const uint64_t m = pget(d);
-        if (key.kind == SLOG_KIND_STATE || key.kind == SLOG_KIND_ARROW) {
-            key.min = codec_unzigzag(pget(d)); /* the group's: every cell gets it */
-            key.max = (int64_t)((uint64_t)key.min + pget(d));
-        }
+        uint64_t m = 0;
+        decode_group(d, &key, &m);
         /* groups come in strictly ascending key order (one group per key) */
         d->bad |= m == 0 || m > span || m > (uint64_t)(d->end - d->p) ||
                   (acc.n > 0 && cmp_key(&acc.cells[acc.n - 1], &key) >= 0);

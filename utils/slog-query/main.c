@@ -309,27 +309,9 @@ static int check_window(const char *w, bool absolute)
     return rc != 0 ? rc : check_side(colon + 1, absolute);
 }
 
-/* Returns -2 to go on, otherwise the exit status. */
-static int parse_args(int argc, char **argv, query_opts *o)
+/* The options together: -2 when they go together, otherwise the exit status. */
+static int check_combination(const query_opts *o)
 {
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "w:p:t:c:k:f:o:hV", long_opts, NULL)) != -1) {
-        const int r = parse_one(c, optarg, argv[optind - 1], o);
-        if (r < 0) {
-            return EXIT_SUCCESS;
-        }
-        if (r > 0) {
-            return r;
-        }
-    }
-    if (optind >= argc) {
-        return usage_error("missing FILE");
-    }
-    if (argc - optind > 1) {
-        return usage_error("unexpected argument '%s'", argv[optind + 1]);
-    }
-    o->path = argv[optind];
     if (o->format == FMT_OTF2 && o->output == NULL) {
         return usage_error("--format otf2 needs --output DIR");
     }
@@ -357,6 +339,30 @@ static int parse_args(int argc, char **argv, query_opts *o)
         }
     }
     return -2;
+}
+
+/* Returns -2 to go on, otherwise the exit status. */
+static int parse_args(int argc, char **argv, query_opts *o)
+{
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "w:p:t:c:k:f:o:hV", long_opts, NULL)) != -1) {
+        const int r = parse_one(c, optarg, argv[optind - 1], o);
+        if (r < 0) {
+            return EXIT_SUCCESS;
+        }
+        if (r > 0) {
+            return r;
+        }
+    }
+    if (optind >= argc) {
+        return usage_error("missing FILE");
+    }
+    if (argc - optind > 1) {
+        return usage_error("unexpected argument '%s'", argv[optind + 1]);
+    }
+    o->path = argv[optind];
+    return check_combination(o);
 }
 
 /* ---- resolving against the file ----------------------------------------- */
