@@ -62,9 +62,11 @@ static void tw_free(slog_twriter *tw)
     }
     for (size_t i = 0; i < tw->cap_bgtl; i++) {
         util_free(tw->bgtl[i].open);
+        util_free(tw->bgtl[i].arena);
     }
     util_free(tw->bgtl);
     util_free(tw->scratch);
+    util_free(tw->active);
     (void)pthread_mutex_destroy(&tw->reg_mu);
     (void)pthread_mutex_destroy(&tw->def_mu);
     (void)pthread_mutex_destroy(&tw->qmu);
@@ -306,6 +308,7 @@ void slog_location_close(slog_location *loc)
         it->len = pos;
         it->timeline = loc->timeline;
         it->flags = TW_ITEM_CLOSE;
+        it->last_time = loc->last;
         enqueue_or_drop(tw, it);
     } else {
         atomic_fetch_add_explicit(&tw->n_dropped, tw_count_records(it->data + loc->taken,

@@ -151,6 +151,7 @@ static int swap_buffer(slog_location *loc, size_t pos)
     full->len = pos;
     full->timeline = loc->timeline;
     full->flags = 0;
+    full->last_time = loc->last;
     (void)pthread_mutex_lock(&tw->qmu);
     tw_enqueue_locked(tw, full);
     (void)pthread_mutex_unlock(&tw->qmu);

@@ -27,6 +27,7 @@ static void capture_location(slog_twriter *tw, slog_location *loc)
         it->len = len;
         it->timeline = loc->timeline;
         it->flags = TW_ITEM_CLOSE;
+        it->last_time = INT64_MIN; /* the owner may be appending: finish replays all anyway */
         (void)pthread_mutex_lock(&tw->qmu);
         tw_enqueue_locked(tw, it);
         (void)pthread_mutex_unlock(&tw->qmu);

@@ -22,7 +22,9 @@
  * SLOG_TWRITER_DROP, drops the buffer's records and counts them
  * (slog_twriter_get_stats); memory never grows past
  * open locations x buffer_bytes + queue_bytes (+ the file writer's own
- * bounded tree spine).
+ * bounded tree spine).  A closed location's last buffer joins the queue
+ * without waiting, so until the background took it the queue may hold
+ * that much more (it was the location's share).
  *
  * Times: each location's begin/end/event/counter times must not decrease
  * (the calls return SLOG_EINVAL otherwise); arrows may point back in time.
@@ -79,13 +81,14 @@ typedef struct slog_twriter_options {
 
 /** What the threaded writer did; filled by slog_twriter_get_stats. */
 typedef struct slog_twriter_stats {
-    uint64_t records;    /* records taken into the file (begin, end, event, counter, arrow) */
-    uint64_t dropped;    /* records lost: full queue with SLOG_TWRITER_DROP, or after finish */
-    uint64_t rejected;   /* records the file refused (unknown category or of another kind) */
+    uint64_t records;    /* drawables written (a state once, at its end) */
+    uint64_t dropped;    /* records lost (a begin or an end each): full queue with
+                            SLOG_TWRITER_DROP, or appended after finish */
+    uint64_t rejected;   /* drawables the file refused (unknown category or of another kind) */
     uint64_t truncated;  /* states still open at close or finish, ended at the last time */
     uint64_t waits;      /* appends that waited for room in the queue */
     uint64_t buffers;    /* full buffers handed to the background */
-    uint64_t peak_queue_bytes; /* most bytes ever waiting in the queue */
+    uint64_t peak_queue_bytes; /* most bytes ever in the queue (with reused buffers) */
 } slog_twriter_stats;
 
 /**
