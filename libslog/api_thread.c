@@ -173,7 +173,7 @@ static int define_timeline(slog_twriter *tw, uint32_t parent, slog_timeline_kind
 int slog_twriter_add_timeline(slog_twriter *tw, uint32_t parent, slog_timeline_kind kind,
                               const char *name, uint32_t *id_out, slog_error *err)
 {
-    uint32_t id;
+    uint32_t id = 0;
     const int rc = define_timeline(tw, parent, kind, name, &id, err);
     if (rc == SLOG_OK && id_out != NULL) {
         *id_out = id;
@@ -233,7 +233,7 @@ int slog_twriter_open_location(slog_twriter *tw, uint32_t parent, slog_timeline_
         util_free(loc);
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, tw->path, "Cannot open a location");
     }
-    uint32_t id;
+    uint32_t id = 0;
     const int rc = define_timeline(tw, parent, kind, name, &id, err);
     if (rc != SLOG_OK) {
         tw_item_free(it);

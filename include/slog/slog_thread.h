@@ -184,10 +184,14 @@ SLOG_API uint32_t slog_location_timeline(const slog_location *loc);
  * @param args      args, copied into the buffer (the caller's strings may
  *                  change after the call); NULL when @p nargs is 0
  * @param nargs     number of args
- * @retval SLOG_OK     recorded
+ * @retval SLOG_OK     recorded (with SLOG_TWRITER_DROP and a full queue, the
+ *                     location's earlier records still in its buffer were
+ *                     dropped to make room: stats.dropped)
  * @retval SLOG_EINVAL time before the previous one, bad args, or args
  *                     larger than a quarter of the buffer
- * @retval SLOG_ENOMEM dropped (SLOG_TWRITER_DROP and a full queue), counted
+ * @retval SLOG_ENOMEM no memory for a new buffer: the buffer's records were
+ *                     dropped as in drop mode (counted), this one recorded
+ *                     when it fits, else dropped too
  * @retval SLOG_ESTATE the writer is finished or failed (counted as dropped)
  * A category of another kind or unknown is refused later, by the background
  * (stats.rejected).
@@ -200,10 +204,10 @@ SLOG_API int slog_location_begin(slog_location *loc, uint32_t category, int64_t 
  * End the innermost open state of the location.
  * @param loc   the location
  * @param time  ticks, not before the location's previous time
- * @retval SLOG_OK     recorded
+ * @retval SLOG_OK     recorded (earlier records may have been dropped, as
+ *                     for slog_location_begin)
  * @retval SLOG_ESTATE no state is open, or the writer is finished or failed
  * @retval SLOG_EINVAL time before the previous one
- * @retval SLOG_ENOMEM dropped (SLOG_TWRITER_DROP and a full queue), counted
  * Thread safety: the location's thread.  @since 0.3
  */
 SLOG_API int slog_location_end(slog_location *loc, int64_t time);
