@@ -72,6 +72,7 @@ static void tw_free(slog_twriter *tw)
     (void)pthread_mutex_destroy(&tw->qmu);
     (void)pthread_cond_destroy(&tw->q_nonempty);
     (void)pthread_cond_destroy(&tw->q_space);
+    (void)pthread_cond_destroy(&tw->flushed);
     util_free(tw);
 }
 
@@ -97,6 +98,7 @@ static slog_twriter *tw_alloc(const slog_twriter_options *o, const char *path)
     (void)pthread_mutex_init(&tw->qmu, NULL);
     (void)pthread_cond_init(&tw->q_nonempty, NULL);
     (void)pthread_cond_init(&tw->q_space, NULL);
+    (void)pthread_cond_init(&tw->flushed, NULL);
     return tw;
 }
 
@@ -287,7 +289,8 @@ static void enqueue_or_drop(slog_twriter *tw, tw_item *it)
     }
     (void)pthread_mutex_unlock(&tw->qmu);
     if (stopped) {
-        atomic_fetch_add_explicit(&tw->n_dropped, tw_count_records(it->data, it->len),
+        atomic_fetch_add_explicit(&tw->n_dropped,
+                                  tw_count_records(it->data + it->begin, it->len - it->begin),
                                   memory_order_relaxed);
         tw_item_free(it);
     }
@@ -306,6 +309,7 @@ void slog_location_close(slog_location *loc)
     loc->item = NULL;
     if (!atomic_load(&tw->finished)) {
         it->len = pos;
+        it->begin = loc->taken;
         it->timeline = loc->timeline;
         it->flags = TW_ITEM_CLOSE;
         it->last_time = loc->last;

@@ -62,6 +62,7 @@ typedef struct tw_item {
     uint32_t timeline;
     uint32_t flags;
     int64_t last_time;   /* the location's clock after these records (INT64_MIN: unknown) */
+    size_t begin;        /* records start here (a flush took the bytes before) */
 } tw_item;
 
 typedef struct tw_def_timeline {
@@ -86,7 +87,7 @@ struct slog_location {
     uint32_t drop_min_depth;  /* lowest depth in the current buffer (drop mode) */
     struct slog_twriter *tw;
     tw_item *item;            /* the current buffer */
-    size_t taken;             /* bytes finish already took (under mu) */
+    size_t taken;             /* bytes finish or flush already took (under mu) */
     pthread_mutex_t mu;
     struct slog_location *prev, *next; /* the writer's list (reg_mu) */
 };
@@ -135,6 +136,9 @@ struct slog_twriter {
     tw_item *head, *tail, *pool;
     uint64_t qbytes;          /* queued + pooled buffer bytes */
     int stop;                 /* background: drain and exit */
+    uint64_t flush_req, flush_done; /* slog_twriter_flush generations */
+    int flush_rc;
+    pthread_cond_t flushed;
     pthread_t bg;
     int bg_running;
 
@@ -157,6 +161,10 @@ struct slog_twriter {
 
 /* api_thread.c: drop one reference (the writer's or a location's); the last frees. */
 void tw_unref(slog_twriter *tw);
+
+/* api_thread_finish.c: copy what every open location published since the
+ * last capture into the queue (with @p flags); under reg_mu. */
+void tw_capture_locations(slog_twriter *tw, uint32_t flags);
 
 /* api_thread_append.c */
 int tw_handover(slog_location *loc, size_t need);

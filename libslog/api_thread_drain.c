@@ -242,11 +242,11 @@ void tw_recycle(slog_twriter *tw, tw_item *it)
  * quiet writer still reaches the file) and take the whole queue. */
 #define MERGE_WAIT_MS 100
 
-static tw_item *take_queue(slog_twriter *tw, int *timed_out, int *stop)
+static tw_item *take_queue(slog_twriter *tw, int *timed_out, int *stop, uint64_t *flush)
 {
     (void)pthread_mutex_lock(&tw->qmu);
     *timed_out = 0;
-    while (tw->head == NULL && !tw->stop && !*timed_out) {
+    while (tw->head == NULL && !tw->stop && !*timed_out && tw->flush_req == tw->flush_done) {
         if (tw->pending_bytes == 0) {
             (void)pthread_cond_wait(&tw->q_nonempty, &tw->qmu);
             continue;
@@ -261,8 +261,25 @@ static tw_item *take_queue(slog_twriter *tw, int *timed_out, int *stop)
     tw_item *const list = tw->head;
     tw->head = tw->tail = NULL;
     *stop = tw->stop;
+    *flush = tw->flush_req;
     (void)pthread_mutex_unlock(&tw->qmu);
     return list;
+}
+
+/* A flush asked for (generation @p gen): everything waiting is replayed
+ * and the file writer flushes; the callers waiting for @p gen go on. */
+static void answer_flush(slog_twriter *tw, uint64_t gen)
+{
+    int rc = tw->failed;
+    if (rc == SLOG_OK) {
+        rc = slog_writer_flush(tw->w, &tw->fail_err);
+        tw->failed = rc;
+    }
+    (void)pthread_mutex_lock(&tw->qmu);
+    tw->flush_done = gen;
+    tw->flush_rc = rc;
+    (void)pthread_cond_broadcast(&tw->flushed);
+    (void)pthread_mutex_unlock(&tw->qmu);
 }
 
 void *tw_background_main(void *arg)
@@ -270,19 +287,24 @@ void *tw_background_main(void *arg)
     slog_twriter *const tw = arg;
     for (;;) {
         int timed_out, stop;
-        tw_item *it = take_queue(tw, &timed_out, &stop);
+        uint64_t flush;
+        tw_item *it = take_queue(tw, &timed_out, &stop, &flush);
         const int synced = it == NULL || tw_sync_definitions(tw) == SLOG_OK;
         while (it != NULL) {
             tw_item *const next = it->next;
             if (!synced || tw_merge_add(tw, it) != 0) {
-                atomic_fetch_add_explicit(&tw->n_dropped, tw_count_records(it->data, it->len),
-                                          memory_order_relaxed);
+                atomic_fetch_add_explicit(
+                    &tw->n_dropped, tw_count_records(it->data + it->begin, it->len - it->begin),
+                    memory_order_relaxed);
                 tw_recycle(tw, it);
             }
             it = next;
         }
         const int pressure = tw->pending_bytes > tw->opts.queue_bytes / 2;
-        tw_merge_emit(tw, stop || timed_out || pressure);
+        tw_merge_emit(tw, stop || timed_out || pressure || flush != tw->flush_done);
+        if (flush != tw->flush_done) {
+            answer_flush(tw, flush);
+        }
         if (stop) {
             return NULL; /* the queue was empty when stop was seen, and all is replayed */
         }

@@ -42,13 +42,16 @@ int tw_merge_add(slog_twriter *tw, tw_item *it)
         t->tail->next = it;
     } else {
         t->head = it;
-        t->off = 0;
+        t->off = it->begin;
     }
     t->tail = it;
     if (it->last_time != INT64_MIN) {
-        t->handed = it->last_time; /* a location's clock never goes back */
+        /* a handover: the location's clock never goes back */
+        t->handed = it->last_time;
+        t->tracked = (it->flags & TW_ITEM_CLOSE) == 0;
+    } else if (it->flags & TW_ITEM_CLOSE) {
+        t->tracked = 0; /* (a flush's copy leaves it as it was) */
     }
-    t->tracked = (it->flags & TW_ITEM_CLOSE) == 0;
     tw->pending_bytes += it->cap;
     return 0;
 }
@@ -71,7 +74,7 @@ static void pop_head(slog_twriter *tw, uint32_t timeline)
     tw_bg_timeline *const t = &tw->bgtl[timeline];
     tw_item *const it = t->head;
     t->head = it->next;
-    t->off = 0;
+    t->off = t->head != NULL ? t->head->begin : 0;
     if (t->head == NULL) {
         t->tail = NULL;
     }

@@ -577,6 +577,48 @@ START_TEST(test_thread_scope_macro_ends_on_every_exit)
 }
 END_TEST
 
+/* After a flush a reader sees every state appended before it, while the
+ * location goes on appending; finish then adds the rest. */
+START_TEST(test_thread_flush_makes_appended_visible)
+{
+    slog_twriter *tw;
+    slog_twriter_options o = SLOG_TWRITER_OPTIONS_INIT;
+    o.buffer_bytes = 4096;
+    ck_assert_int_eq(slog_twriter_create(&tw, path, &o, NULL), SLOG_OK);
+    slog_location *loc;
+    uint32_t cat;
+    ck_assert_int_eq(slog_twriter_open_location(tw, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "t",
+                                                &loc, NULL),
+                     SLOG_OK);
+    ck_assert_int_eq(slog_twriter_category(tw, SLOG_KIND_STATE, "s", &cat, NULL), SLOG_OK);
+    int64_t t = 0;
+    for (int round = 1; round <= 3; round++) {
+        for (int i = 0; i < 1000; i++, t += 2) { /* about 7 buffers: some still in the location */
+            ck_assert_int_eq(slog_location_begin(loc, cat, t, NULL, 0), SLOG_OK);
+            ck_assert_int_eq(slog_location_end(loc, t + 1), SLOG_OK);
+        }
+        ck_assert_int_eq(slog_location_begin(loc, cat, t, NULL, 0), SLOG_OK); /* left open */
+        ck_assert_int_eq(slog_twriter_flush(tw, NULL), SLOG_OK);
+        slog_reader *r;
+        ck_assert_int_eq(slog_reader_open(&r, path, NULL, NULL), SLOG_OK);
+        ck_assert(!slog_reader_info(r)->complete);
+        ck_assert_uint_eq(slog_reader_info(r)->states, 1000u * (unsigned)round + (unsigned)round - 1);
+        slog_reader_destroy(r);
+        ck_assert_int_eq(slog_location_end(loc, ++t), SLOG_OK);
+        t++;
+    }
+    slog_location_close(loc);
+    ck_assert_int_eq(slog_twriter_finish(tw, NULL), SLOG_OK);
+    ck_assert_int_eq(slog_twriter_flush(tw, NULL), SLOG_ESTATE);
+    slog_twriter_destroy(tw);
+    slog_reader *r;
+    ck_assert_int_eq(slog_reader_open(&r, path, NULL, NULL), SLOG_OK);
+    ck_assert(slog_reader_info(r)->complete);
+    ck_assert_uint_eq(slog_reader_info(r)->states, 3003);
+    slog_reader_destroy(r);
+}
+END_TEST
+
 static Suite *thread_suite(void)
 {
     Suite *s = suite_create("thread");
@@ -587,6 +629,7 @@ static Suite *thread_suite(void)
     tcase_add_test(tc, test_thread_defaults_match_appended);
     tcase_add_test(tc, test_thread_finish_with_open_locations);
     tcase_add_test(tc, test_thread_finish_races_open_close);
+    tcase_add_test(tc, test_thread_flush_makes_appended_visible);
     tcase_add_test(tc, test_thread_bad_calls_refused);
     tcase_add_test(tc, test_thread_scope_macro_ends_on_every_exit);
     tcase_add_test(tc, test_thread_fork_child_forgets_parent_writer);

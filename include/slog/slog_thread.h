@@ -35,6 +35,10 @@
  * thread at a time (normally the thread that opened it); different
  * locations run in parallel without locks.
  *
+ * Crashes: the background flushes the file every few dozen nodes it
+ * writes; slog_twriter_flush (on a timer) bounds what a crash loses to what
+ * was appended since the last call.
+ *
  * Finish with locations still open: slog_twriter_finish takes every record
  * the open locations have appended before it (their buffers included),
  * ends their still-open states at each location's last time (counted in
@@ -274,6 +278,22 @@ SLOG_API void slog_location_close(slog_location *loc);
  * Thread safety: any thread (the counters are read one by one).  @since 0.3
  */
 SLOG_API void slog_twriter_get_stats(slog_twriter *tw, slog_twriter_stats *out);
+
+/**
+ * Write everything appended before the call to the file (the open
+ * locations' buffers included; states still open are not, as with
+ * slog_writer_flush), so that a reader or a crash sees it, and wait for
+ * it.  Appends go on meanwhile.  Each call closes partly filled nodes:
+ * call it on a timer (seconds), not per record.
+ * @param tw   the writer
+ * @param err  error details, or NULL
+ * @retval SLOG_OK     written and flushed
+ * @retval SLOG_EIO    writing failed (the writer fails: finish reports it too)
+ * @retval SLOG_ENOMEM out of memory (as SLOG_EIO)
+ * @retval SLOG_ESTATE the writer is finished (or finished during the call)
+ * Thread safety: any thread.  @since 0.3
+ */
+SLOG_API int slog_twriter_flush(slog_twriter *tw, slog_error *err);
 
 /**
  * Take everything appended so far (open locations' buffers included), end
