@@ -24,4 +24,10 @@ int bench_otf2_write(const char *dir, uint64_t states, uint32_t timelines, uint3
 int bench_otf2_window(const char *dir, int64_t t0, int64_t t1, int stop_at_t1,
                       uint64_t *states, uint64_t *events_read);
 
+/** One location's Enter+Leave pairs (@p pairs of them, 8 regions) into
+ *  @p dir: *secs and *cpu receive the wall and thread CPU time of the
+ *  Enter/Leave calls alone (bench_thread's calling-thread cost).
+ *  Returns 0 or -1. */
+int bench_otf2_pairs(const char *dir, uint64_t pairs, double *secs, double *cpu);
+
 #endif /* BENCH_OTF2_H */

@@ -62,14 +62,17 @@ static void tw_free(slog_twriter *tw)
     }
     for (size_t i = 0; i < tw->cap_bgtl; i++) {
         util_free(tw->bgtl[i].open);
+        util_free(tw->bgtl[i].arena);
     }
     util_free(tw->bgtl);
     util_free(tw->scratch);
+    util_free(tw->active);
     (void)pthread_mutex_destroy(&tw->reg_mu);
     (void)pthread_mutex_destroy(&tw->def_mu);
     (void)pthread_mutex_destroy(&tw->qmu);
     (void)pthread_cond_destroy(&tw->q_nonempty);
     (void)pthread_cond_destroy(&tw->q_space);
+    (void)pthread_cond_destroy(&tw->flushed);
     util_free(tw);
 }
 
@@ -95,6 +98,7 @@ static slog_twriter *tw_alloc(const slog_twriter_options *o, const char *path)
     (void)pthread_mutex_init(&tw->qmu, NULL);
     (void)pthread_cond_init(&tw->q_nonempty, NULL);
     (void)pthread_cond_init(&tw->q_space, NULL);
+    (void)pthread_cond_init(&tw->flushed, NULL);
     return tw;
 }
 
@@ -171,7 +175,7 @@ static int define_timeline(slog_twriter *tw, uint32_t parent, slog_timeline_kind
 int slog_twriter_add_timeline(slog_twriter *tw, uint32_t parent, slog_timeline_kind kind,
                               const char *name, uint32_t *id_out, slog_error *err)
 {
-    uint32_t id;
+    uint32_t id = 0;
     const int rc = define_timeline(tw, parent, kind, name, &id, err);
     if (rc == SLOG_OK && id_out != NULL) {
         *id_out = id;
@@ -231,7 +235,7 @@ int slog_twriter_open_location(slog_twriter *tw, uint32_t parent, slog_timeline_
         util_free(loc);
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, tw->path, "Cannot open a location");
     }
-    uint32_t id;
+    uint32_t id = 0;
     const int rc = define_timeline(tw, parent, kind, name, &id, err);
     if (rc != SLOG_OK) {
         tw_item_free(it);
@@ -285,7 +289,8 @@ static void enqueue_or_drop(slog_twriter *tw, tw_item *it)
     }
     (void)pthread_mutex_unlock(&tw->qmu);
     if (stopped) {
-        atomic_fetch_add_explicit(&tw->n_dropped, tw_count_records(it->data, it->len),
+        atomic_fetch_add_explicit(&tw->n_dropped,
+                                  tw_count_records(it->data + it->begin, it->len - it->begin),
                                   memory_order_relaxed);
         tw_item_free(it);
     }
@@ -304,8 +309,10 @@ void slog_location_close(slog_location *loc)
     loc->item = NULL;
     if (!atomic_load(&tw->finished)) {
         it->len = pos;
+        it->begin = loc->taken;
         it->timeline = loc->timeline;
         it->flags = TW_ITEM_CLOSE;
+        it->last_time = loc->last;
         enqueue_or_drop(tw, it);
     } else {
         atomic_fetch_add_explicit(&tw->n_dropped, tw_count_records(it->data + loc->taken,

@@ -61,6 +61,8 @@ typedef struct tw_item {
     size_t len, cap;
     uint32_t timeline;
     uint32_t flags;
+    int64_t last_time;   /* the location's clock after these records (INT64_MIN: unknown) */
+    size_t begin;        /* records start here (a flush took the bytes before) */
 } tw_item;
 
 typedef struct tw_def_timeline {
@@ -85,18 +87,32 @@ struct slog_location {
     uint32_t drop_min_depth;  /* lowest depth in the current buffer (drop mode) */
     struct slog_twriter *tw;
     tw_item *item;            /* the current buffer */
-    size_t taken;             /* bytes finish already took (under mu) */
+    size_t taken;             /* bytes finish or flush already took (under mu) */
     pthread_mutex_t mu;
     struct slog_location *prev, *next; /* the writer's list (reg_mu) */
 };
 
-/* Per open state of a timeline, as the location sees it: */
-enum { TW_OPEN_REJECTED = 0, TW_OPEN_WRITTEN = 1, TW_OPEN_LOST = 2 };
+/* A state begun and not yet ended, as the background sees it; its args
+ * (put_args' layout) wait in the timeline's arena until its end. */
+typedef struct tw_open {
+    int64_t start;
+    uint32_t cat;
+    uint32_t lost;       /* begun in a dropped stretch: its end is skipped */
+    size_t args_off, args_len;
+} tw_open;
 
 typedef struct tw_bg_timeline {
-    uint8_t *open;     /* TW_OPEN_* per open state, innermost last */
+    tw_open *open;       /* innermost last */
     size_t depth, cap;
-    int64_t last;
+    uint8_t *arena;      /* args of the open states */
+    size_t arena_len, arena_cap;
+    int64_t last;        /* the location's last time */
+    /* api_thread_merge.c: items waiting to be replayed in time order */
+    tw_item *head, *tail;
+    size_t off;          /* replay position in head */
+    int64_t handed;      /* the location's clock at the end of the last item handed over */
+    uint8_t tracked;     /* it handed items and did not close: it holds the watermark */
+    uint8_t listed;      /* in tw->active */
 } tw_bg_timeline;
 
 struct slog_twriter {
@@ -120,6 +136,9 @@ struct slog_twriter {
     tw_item *head, *tail, *pool;
     uint64_t qbytes;          /* queued + pooled buffer bytes */
     int stop;                 /* background: drain and exit */
+    uint64_t flush_req, flush_done; /* slog_twriter_flush generations */
+    int flush_rc;
+    pthread_cond_t flushed;
     pthread_t bg;
     int bg_running;
 
@@ -130,6 +149,9 @@ struct slog_twriter {
     size_t cap_bgtl;
     slog_arg *scratch;
     size_t cap_scratch;
+    uint32_t *active;         /* timelines with items waiting (api_thread_merge.c) */
+    size_t nactive, cap_active;
+    uint64_t pending_bytes;   /* their buffers' bytes */
     int failed;               /* the file writer failed (SLOG_EIO etc.) */
     slog_error fail_err;
 
@@ -139,6 +161,10 @@ struct slog_twriter {
 
 /* api_thread.c: drop one reference (the writer's or a location's); the last frees. */
 void tw_unref(slog_twriter *tw);
+
+/* api_thread_finish.c: copy what every open location published since the
+ * last capture into the queue (with @p flags); under reg_mu. */
+void tw_capture_locations(slog_twriter *tw, uint32_t flags);
 
 /* api_thread_append.c */
 int tw_handover(slog_location *loc, size_t need);
@@ -150,8 +176,14 @@ uint64_t tw_count_records(const uint8_t *p, size_t len);
 /* api_thread_drain.c */
 void *tw_background_main(void *arg);
 int tw_sync_definitions(slog_twriter *tw);
-void tw_process_item(slog_twriter *tw, tw_item *it);
+size_t tw_replay_one(slog_twriter *tw, uint32_t timeline, const uint8_t *p);
 void tw_end_open_states(slog_twriter *tw, uint32_t timeline);
+void tw_recycle(slog_twriter *tw, tw_item *it);
+
+/* api_thread_merge.c: items wait per timeline and are replayed in time
+ * order across timelines, up to the watermark (everything with force). */
+int tw_merge_add(slog_twriter *tw, tw_item *it);
+void tw_merge_emit(slog_twriter *tw, int force);
 
 /* api_writer.c: a child after fork releases the parent's file writer. */
 void api_writer_forget_after_fork(slog_writer *w);

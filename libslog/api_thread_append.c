@@ -114,8 +114,10 @@ static int wait_for_room(slog_twriter *tw, size_t bytes)
 static void drop_buffer(slog_location *loc, size_t pos)
 {
     slog_twriter *const tw = loc->tw;
-    atomic_fetch_add_explicit(&tw->n_dropped, tw_count_records(loc->buf, pos),
+    atomic_fetch_add_explicit(&tw->n_dropped,
+                              tw_count_records(loc->buf + loc->taken, pos - loc->taken),
                               memory_order_relaxed);
+    loc->taken = 0;
     tw_gap_rec g;
     memset(&g, 0, sizeof g);
     g.h.word = TW_GAP | (uint32_t)((sizeof g / 8u) << TW_SIZE_SHIFT);
@@ -149,8 +151,11 @@ static int swap_buffer(slog_location *loc, size_t pos)
     }
     tw_item *const full = loc->item;
     full->len = pos;
+    full->begin = loc->taken;
     full->timeline = loc->timeline;
     full->flags = 0;
+    full->last_time = loc->last;
+    loc->taken = 0;
     (void)pthread_mutex_lock(&tw->qmu);
     tw_enqueue_locked(tw, full);
     (void)pthread_mutex_unlock(&tw->qmu);

@@ -5,15 +5,18 @@
  * timeline and category tables up to date (ids are dense in definition
  * order on both sides, so they match), and replays each record into the
  * file writer (slog_writer.h), which builds the tree, previews, LZ4 and
- * HDF5 writes.  Per timeline it mirrors the location's open states
- * (written, rejected by the file writer, or lost in a dropped stretch) so
- * that every end pairs with its own begin whatever was refused or dropped.
+ * HDF5 writes.  Per timeline it keeps the location's open states (begin
+ * time, category, args) and writes each as one whole state at its end
+ * (slog_writer_append_state, the writer's fastest path), so every end
+ * pairs with its own begin whatever the file writer refuses; states begun
+ * in a dropped stretch are marked lost and their ends skipped.
  * Layer 5: api.
  */
 #include "api_thread.h"
 #include "util_alloc.h"
 
 #include <string.h>
+#include <time.h>
 
 int tw_sync_definitions(slog_twriter *tw)
 {
@@ -45,26 +48,59 @@ int tw_sync_definitions(slog_twriter *tw)
     return rc;
 }
 
-static int push_open(tw_bg_timeline *t, uint8_t what)
+/* Push an open state; its args (put_args' layout, @p len bytes) are copied. */
+static int push_open(tw_bg_timeline *t, const tw_rec *h, const uint8_t *args, size_t len,
+                     uint32_t lost)
 {
     void *p = t->open;
-    if (util_grow(&p, &t->cap, t->depth + 1, 1) != 0) {
+    if (util_grow(&p, &t->cap, t->depth + 1, sizeof *t->open) != 0) {
         return -1;
     }
     t->open = p;
-    t->open[t->depth++] = what;
+    p = t->arena;
+    if (len > 0 && util_grow(&p, &t->arena_cap, t->arena_len + len, 1) != 0) {
+        return -1;
+    }
+    t->arena = p;
+    const tw_open o = {h != NULL ? h->time : 0, h != NULL ? h->cat : 0, lost, t->arena_len, len};
+    if (len > 0) {
+        memcpy(t->arena + t->arena_len, args, len);
+        t->arena_len += len;
+    }
+    t->open[t->depth++] = o;
     return 0;
 }
 
-/* Pop open states down to @p keep, ending the written ones at @p time. */
-static void end_down_to(slog_twriter *tw, uint32_t timeline, size_t keep, int64_t time)
+static int get_args(slog_twriter *tw, const uint8_t *p, uint32_t *nargs_out);
+static void count(slog_twriter *tw, int rc);
+
+/* Pop the innermost open state and write it, ended at @p time. */
+static void pop_and_write(slog_twriter *tw, uint32_t timeline, int64_t time, int truncated)
 {
     tw_bg_timeline *const t = &tw->bgtl[timeline];
-    while (t->depth > keep) {
-        if (t->open[--t->depth] == TW_OPEN_WRITTEN) {
-            (void)slog_writer_end(tw->w, timeline, time, NULL);
+    const tw_open o = t->open[--t->depth];
+    uint32_t nargs = 0;
+    if (o.lost) {
+        atomic_fetch_add_explicit(&tw->n_dropped, truncated ? 0u : 1u, memory_order_relaxed);
+    } else if (o.args_len > 0 && get_args(tw, t->arena + o.args_off, &nargs) != 0) {
+        tw->failed = SLOG_ENOMEM;
+    } else {
+        const slog_state s = {timeline, o.cat, o.start, time, (uint32_t)t->depth, nargs,
+                              nargs ? tw->scratch : NULL};
+        const int rc = slog_writer_append_state(tw->w, &s, &tw->fail_err);
+        count(tw, rc);
+        if (rc == SLOG_OK && truncated) {
             atomic_fetch_add_explicit(&tw->n_truncated, 1, memory_order_relaxed);
         }
+    }
+    t->arena_len = o.args_off;
+}
+
+/* Pop open states down to @p keep, writing them ended at @p time. */
+static void end_down_to(slog_twriter *tw, uint32_t timeline, size_t keep, int64_t time)
+{
+    while (tw->bgtl[timeline].depth > keep) {
+        pop_and_write(tw, timeline, time, 1);
     }
 }
 
@@ -120,19 +156,11 @@ static void count(slog_twriter *tw, int rc)
 
 static void replay_end(slog_twriter *tw, uint32_t timeline, int64_t time)
 {
-    tw_bg_timeline *const t = &tw->bgtl[timeline];
-    if (t->depth == 0) {
-        count(tw, SLOG_EINVAL);
+    if (tw->bgtl[timeline].depth == 0) {
+        count(tw, SLOG_EINVAL); /* cannot happen: the location counts its depth */
         return;
     }
-    const uint8_t what = t->open[--t->depth];
-    if (what == TW_OPEN_WRITTEN) {
-        count(tw, slog_writer_end(tw->w, timeline, time, &tw->fail_err));
-    } else if (what == TW_OPEN_REJECTED) {
-        count(tw, SLOG_EINVAL);
-    } else {
-        atomic_fetch_add_explicit(&tw->n_dropped, 1, memory_order_relaxed);
-    }
+    pop_and_write(tw, timeline, time, 0);
 }
 
 static void replay_gap(slog_twriter *tw, uint32_t timeline, const uint8_t *p)
@@ -140,27 +168,16 @@ static void replay_gap(slog_twriter *tw, uint32_t timeline, const uint8_t *p)
     tw_gap_rec g;
     memcpy(&g, p, sizeof g);
     end_down_to(tw, timeline, g.h.cat, g.h.time);
-    tw_bg_timeline *const t = &tw->bgtl[timeline];
     for (uint32_t i = 0; i < g.lost_begins; i++) {
-        if (push_open(t, TW_OPEN_LOST) != 0) {
+        if (push_open(&tw->bgtl[timeline], NULL, NULL, 0, 1) != 0) {
             tw->failed = SLOG_ENOMEM;
             return;
         }
     }
 }
 
-static void replay_begin(slog_twriter *tw, uint32_t timeline, const tw_rec *h,
-                         const slog_arg *args, uint32_t nargs)
-{
-    const int rc = slog_writer_begin(tw->w, timeline, h->cat, h->time, args, nargs, &tw->fail_err);
-    count(tw, rc);
-    if (push_open(&tw->bgtl[timeline], rc == SLOG_OK ? TW_OPEN_WRITTEN : TW_OPEN_REJECTED) != 0) {
-        tw->failed = SLOG_ENOMEM;
-    }
-}
-
 /* One record; returns its size in bytes (0: malformed, stop). */
-static size_t replay_one(slog_twriter *tw, uint32_t timeline, const uint8_t *p)
+size_t tw_replay_one(slog_twriter *tw, uint32_t timeline, const uint8_t *p)
 {
     tw_rec h;
     memcpy(&h, p, sizeof h);
@@ -169,16 +186,22 @@ static size_t replay_one(slog_twriter *tw, uint32_t timeline, const uint8_t *p)
     const size_t fixed = type == TW_ARROW     ? sizeof(tw_arrow_rec)
                          : type == TW_COUNTER ? sizeof(tw_counter_rec)
                                               : sizeof(tw_rec);
+    tw->bgtl[timeline].last = type == TW_ARROW ? tw->bgtl[timeline].last : h.time;
+    if (type == TW_BEGIN) {
+        /* args stay encoded until the end: they go with the whole state */
+        const size_t alen = (h.word & TW_HAS_ARGS) ? size - fixed : 0;
+        if (push_open(&tw->bgtl[timeline], &h, p + fixed, alen, 0) != 0) {
+            tw->failed = SLOG_ENOMEM;
+        }
+        return size;
+    }
     uint32_t nargs = 0;
     if ((h.word & TW_HAS_ARGS) && get_args(tw, p + fixed, &nargs) != 0) {
         tw->failed = SLOG_ENOMEM;
         return size;
     }
     const slog_arg *const args = nargs ? tw->scratch : NULL;
-    tw->bgtl[timeline].last = type == TW_ARROW ? tw->bgtl[timeline].last : h.time;
-    if (type == TW_BEGIN) {
-        replay_begin(tw, timeline, &h, args, nargs);
-    } else if (type == TW_END) {
+    if (type == TW_END) {
         replay_end(tw, timeline, h.time);
     } else if (type == TW_EVENT) {
         const slog_event e = {timeline, h.cat, h.time, nargs, args};
@@ -199,33 +222,9 @@ static size_t replay_one(slog_twriter *tw, uint32_t timeline, const uint8_t *p)
     return size;
 }
 
-void tw_process_item(slog_twriter *tw, tw_item *it)
-{
-    if (tw->failed || tw_sync_definitions(tw) != SLOG_OK) {
-        atomic_fetch_add_explicit(&tw->n_dropped, tw_count_records(it->data, it->len),
-                                  memory_order_relaxed);
-        return;
-    }
-    size_t off = 0;
-    while (off + sizeof(tw_rec) <= it->len && !tw->failed) {
-        const size_t size = replay_one(tw, it->timeline, it->data + off);
-        if (size == 0) {
-            break;
-        }
-        off += size;
-    }
-    if (tw->failed && off < it->len) {
-        atomic_fetch_add_explicit(&tw->n_dropped, tw_count_records(it->data + off, it->len - off),
-                                  memory_order_relaxed);
-    }
-    if (it->flags & TW_ITEM_CLOSE) {
-        tw_end_open_states(tw, it->timeline);
-    }
-}
-
 /* Give a processed buffer back: to the pool when it has the standard size
  * (it stays counted in qbytes), otherwise freed. */
-static void recycle(slog_twriter *tw, tw_item *it)
+void tw_recycle(slog_twriter *tw, tw_item *it)
 {
     (void)pthread_mutex_lock(&tw->qmu);
     if (it->cap == tw->opts.buffer_bytes && !atomic_load(&tw->finished)) {
@@ -239,26 +238,75 @@ static void recycle(slog_twriter *tw, tw_item *it)
     (void)pthread_mutex_unlock(&tw->qmu);
 }
 
+/* Wait for items (at most MERGE_WAIT_MS while some are held back, so a
+ * quiet writer still reaches the file) and take the whole queue. */
+#define MERGE_WAIT_MS 100
+
+static tw_item *take_queue(slog_twriter *tw, int *timed_out, int *stop, uint64_t *flush)
+{
+    (void)pthread_mutex_lock(&tw->qmu);
+    *timed_out = 0;
+    while (tw->head == NULL && !tw->stop && !*timed_out && tw->flush_req == tw->flush_done) {
+        if (tw->pending_bytes == 0) {
+            (void)pthread_cond_wait(&tw->q_nonempty, &tw->qmu);
+            continue;
+        }
+        struct timespec ts;
+        (void)clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += MERGE_WAIT_MS * 1000000L;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        *timed_out = pthread_cond_timedwait(&tw->q_nonempty, &tw->qmu, &ts) != 0;
+    }
+    tw_item *const list = tw->head;
+    tw->head = tw->tail = NULL;
+    *stop = tw->stop;
+    *flush = tw->flush_req;
+    (void)pthread_mutex_unlock(&tw->qmu);
+    return list;
+}
+
+/* A flush asked for (generation @p gen): everything waiting is replayed
+ * and the file writer flushes; the callers waiting for @p gen go on. */
+static void answer_flush(slog_twriter *tw, uint64_t gen)
+{
+    int rc = tw->failed;
+    if (rc == SLOG_OK) {
+        rc = slog_writer_flush(tw->w, &tw->fail_err);
+        tw->failed = rc;
+    }
+    (void)pthread_mutex_lock(&tw->qmu);
+    tw->flush_done = gen;
+    tw->flush_rc = rc;
+    (void)pthread_cond_broadcast(&tw->flushed);
+    (void)pthread_mutex_unlock(&tw->qmu);
+}
+
 void *tw_background_main(void *arg)
 {
     slog_twriter *const tw = arg;
     for (;;) {
-        (void)pthread_mutex_lock(&tw->qmu);
-        while (tw->head == NULL && !tw->stop) {
-            (void)pthread_cond_wait(&tw->q_nonempty, &tw->qmu);
-        }
-        tw_item *const it = tw->head;
-        if (it != NULL) {
-            tw->head = it->next;
-            if (tw->head == NULL) {
-                tw->tail = NULL;
+        int timed_out, stop;
+        uint64_t flush;
+        tw_item *it = take_queue(tw, &timed_out, &stop, &flush);
+        const int synced = it == NULL || tw_sync_definitions(tw) == SLOG_OK;
+        while (it != NULL) {
+            tw_item *const next = it->next;
+            if (!synced || tw_merge_add(tw, it) != 0) {
+                atomic_fetch_add_explicit(
+                    &tw->n_dropped, tw_count_records(it->data + it->begin, it->len - it->begin),
+                    memory_order_relaxed);
+                tw_recycle(tw, it);
             }
+            it = next;
         }
-        (void)pthread_mutex_unlock(&tw->qmu);
-        if (it == NULL) {
-            return NULL; /* stop, queue empty */
+        const int pressure = tw->pending_bytes > tw->opts.queue_bytes / 2;
+        tw_merge_emit(tw, stop || timed_out || pressure || flush != tw->flush_done);
+        if (flush != tw->flush_done) {
+            answer_flush(tw, flush);
         }
-        tw_process_item(tw, it);
-        recycle(tw, it);
+        if (stop) {
+            return NULL; /* the queue was empty when stop was seen, and all is replayed */
+        }
     }
 }

@@ -3,8 +3,10 @@
  * api_thread_finish.c - how the threaded writer ends: finish takes the
  * records of the locations still open (a copy of what each published with
  * its release store), stops the background after it drained the queue,
- * ends the states still open and seals the file; destroy does the same
- * without sealing; forget_after_fork lets a child drop an inherited writer
+ * ends the states still open and seals the file; flush takes the same
+ * records without ending anything and waits until the background wrote
+ * them and flushed the file writer; destroy does finish's work without
+ * sealing; forget_after_fork lets a child drop an inherited writer
  * without touching the parent's file.  Also the stats counters.
  * Layer 5: api.
  */
@@ -14,9 +16,8 @@
 
 #include <string.h>
 
-/* Copy what @p loc published since finish last looked into a new item,
- * marked to end the location's open states after it. */
-static void capture_location(slog_twriter *tw, slog_location *loc)
+/* Copy what @p loc published since the last capture into a new item. */
+static void capture_location(slog_twriter *tw, slog_location *loc, uint32_t flags)
 {
     (void)pthread_mutex_lock(&loc->mu);
     const size_t pos = atomic_load_explicit(&loc->pos, memory_order_acquire);
@@ -26,7 +27,8 @@ static void capture_location(slog_twriter *tw, slog_location *loc)
         memcpy(it->data, loc->buf + loc->taken, len);
         it->len = len;
         it->timeline = loc->timeline;
-        it->flags = TW_ITEM_CLOSE;
+        it->flags = flags;
+        it->last_time = INT64_MIN; /* the owner may be appending: flush and finish replay all */
         (void)pthread_mutex_lock(&tw->qmu);
         tw_enqueue_locked(tw, it);
         (void)pthread_mutex_unlock(&tw->qmu);
@@ -46,14 +48,11 @@ static void stop_background(slog_twriter *tw)
     (void)pthread_mutex_lock(&tw->qmu);
     (void)pthread_cond_broadcast(&tw->q_space);
     (void)pthread_mutex_unlock(&tw->qmu);
-    (void)pthread_mutex_lock(&tw->reg_mu);
-    for (slog_location *loc = tw->locs; loc != NULL; loc = loc->next) {
-        capture_location(tw, loc);
-    }
-    (void)pthread_mutex_unlock(&tw->reg_mu);
+    tw_capture_locations(tw, TW_ITEM_CLOSE); /* their open states end */
     (void)pthread_mutex_lock(&tw->qmu);
     tw->stop = 1;
     (void)pthread_cond_broadcast(&tw->q_nonempty);
+    (void)pthread_cond_broadcast(&tw->flushed);
     (void)pthread_mutex_unlock(&tw->qmu);
     if (tw->bg_running) {
         (void)pthread_join(tw->bg, NULL);
@@ -63,6 +62,37 @@ static void stop_background(slog_twriter *tw)
     if (!tw->failed) {
         (void)tw_sync_definitions(tw);
     }
+}
+
+void tw_capture_locations(slog_twriter *tw, uint32_t flags)
+{
+    (void)pthread_mutex_lock(&tw->reg_mu);
+    for (slog_location *loc = tw->locs; loc != NULL; loc = loc->next) {
+        capture_location(tw, loc, flags);
+    }
+    (void)pthread_mutex_unlock(&tw->reg_mu);
+}
+
+int slog_twriter_flush(slog_twriter *tw, slog_error *err)
+{
+    if (atomic_load(&tw->finished)) {
+        return util_err(err, SLOG_ESTATE, UINT64_MAX, tw->path, "The writer is already finished");
+    }
+    tw_capture_locations(tw, 0);
+    (void)pthread_mutex_lock(&tw->qmu);
+    const uint64_t gen = ++tw->flush_req;
+    (void)pthread_cond_signal(&tw->q_nonempty);
+    while (tw->flush_done < gen && !tw->stop) {
+        (void)pthread_cond_wait(&tw->flushed, &tw->qmu);
+    }
+    const int rc = tw->flush_done >= gen ? tw->flush_rc : SLOG_ESTATE;
+    (void)pthread_mutex_unlock(&tw->qmu);
+    if (rc != SLOG_OK) {
+        return util_err(err, rc, UINT64_MAX, tw->path,
+                        rc == SLOG_ESTATE ? "The writer finished during the flush"
+                                          : "Failed to flush the file");
+    }
+    return SLOG_OK;
 }
 
 int slog_twriter_finish(slog_twriter *tw, slog_error *err)

@@ -36,7 +36,7 @@ static int scope_guard_writes_a_state()
     slog_twriter_get_stats(tw, &st);
     slog_twriter_destroy(tw);
     std::remove(path);
-    return rc == SLOG_OK && depth_after == 0 && st.records == 4 ? 0 : 1;
+    return rc == SLOG_OK && depth_after == 0 && st.records == 2 ? 0 : 1;
 }
 
 int main()

@@ -22,7 +22,9 @@
  * SLOG_TWRITER_DROP, drops the buffer's records and counts them
  * (slog_twriter_get_stats); memory never grows past
  * open locations x buffer_bytes + queue_bytes (+ the file writer's own
- * bounded tree spine).
+ * bounded tree spine).  A closed location's last buffer joins the queue
+ * without waiting, so until the background took it the queue may hold
+ * that much more (it was the location's share).
  *
  * Times: each location's begin/end/event/counter times must not decrease
  * (the calls return SLOG_EINVAL otherwise); arrows may point back in time.
@@ -32,6 +34,10 @@
  * (finish and destroy once, by one thread).  A location is used by one
  * thread at a time (normally the thread that opened it); different
  * locations run in parallel without locks.
+ *
+ * Crashes: the background flushes the file every few dozen nodes it
+ * writes; slog_twriter_flush (on a timer) bounds what a crash loses to what
+ * was appended since the last call.
  *
  * Finish with locations still open: slog_twriter_finish takes every record
  * the open locations have appended before it (their buffers included),
@@ -79,13 +85,14 @@ typedef struct slog_twriter_options {
 
 /** What the threaded writer did; filled by slog_twriter_get_stats. */
 typedef struct slog_twriter_stats {
-    uint64_t records;    /* records taken into the file (begin, end, event, counter, arrow) */
-    uint64_t dropped;    /* records lost: full queue with SLOG_TWRITER_DROP, or after finish */
-    uint64_t rejected;   /* records the file refused (unknown category or of another kind) */
+    uint64_t records;    /* drawables written (a state once, at its end) */
+    uint64_t dropped;    /* records lost (a begin or an end each): full queue with
+                            SLOG_TWRITER_DROP, or appended after finish */
+    uint64_t rejected;   /* drawables the file refused (unknown category or of another kind) */
     uint64_t truncated;  /* states still open at close or finish, ended at the last time */
     uint64_t waits;      /* appends that waited for room in the queue */
     uint64_t buffers;    /* full buffers handed to the background */
-    uint64_t peak_queue_bytes; /* most bytes ever waiting in the queue */
+    uint64_t peak_queue_bytes; /* most bytes ever in the queue (with reused buffers) */
 } slog_twriter_stats;
 
 /**
@@ -181,10 +188,14 @@ SLOG_API uint32_t slog_location_timeline(const slog_location *loc);
  * @param args      args, copied into the buffer (the caller's strings may
  *                  change after the call); NULL when @p nargs is 0
  * @param nargs     number of args
- * @retval SLOG_OK     recorded
+ * @retval SLOG_OK     recorded (with SLOG_TWRITER_DROP and a full queue, the
+ *                     location's earlier records still in its buffer were
+ *                     dropped to make room: stats.dropped)
  * @retval SLOG_EINVAL time before the previous one, bad args, or args
  *                     larger than a quarter of the buffer
- * @retval SLOG_ENOMEM dropped (SLOG_TWRITER_DROP and a full queue), counted
+ * @retval SLOG_ENOMEM no memory for a new buffer: the buffer's records were
+ *                     dropped as in drop mode (counted), this one recorded
+ *                     when it fits, else dropped too
  * @retval SLOG_ESTATE the writer is finished or failed (counted as dropped)
  * A category of another kind or unknown is refused later, by the background
  * (stats.rejected).
@@ -197,10 +208,10 @@ SLOG_API int slog_location_begin(slog_location *loc, uint32_t category, int64_t 
  * End the innermost open state of the location.
  * @param loc   the location
  * @param time  ticks, not before the location's previous time
- * @retval SLOG_OK     recorded
+ * @retval SLOG_OK     recorded (earlier records may have been dropped, as
+ *                     for slog_location_begin)
  * @retval SLOG_ESTATE no state is open, or the writer is finished or failed
  * @retval SLOG_EINVAL time before the previous one
- * @retval SLOG_ENOMEM dropped (SLOG_TWRITER_DROP and a full queue), counted
  * Thread safety: the location's thread.  @since 0.3
  */
 SLOG_API int slog_location_end(slog_location *loc, int64_t time);
@@ -267,6 +278,22 @@ SLOG_API void slog_location_close(slog_location *loc);
  * Thread safety: any thread (the counters are read one by one).  @since 0.3
  */
 SLOG_API void slog_twriter_get_stats(slog_twriter *tw, slog_twriter_stats *out);
+
+/**
+ * Write everything appended before the call to the file (the open
+ * locations' buffers included; states still open are not, as with
+ * slog_writer_flush), so that a reader or a crash sees it, and wait for
+ * it.  Appends go on meanwhile.  Each call closes partly filled nodes:
+ * call it on a timer (seconds), not per record.
+ * @param tw   the writer
+ * @param err  error details, or NULL
+ * @retval SLOG_OK     written and flushed
+ * @retval SLOG_EIO    writing failed (the writer fails: finish reports it too)
+ * @retval SLOG_ENOMEM out of memory (as SLOG_EIO)
+ * @retval SLOG_ESTATE the writer is finished (or finished during the call)
+ * Thread safety: any thread.  @since 0.3
+ */
+SLOG_API int slog_twriter_flush(slog_twriter *tw, slog_error *err);
 
 /**
  * Take everything appended so far (open locations' buffers included), end
