@@ -1289,7 +1289,10 @@ static bool open_plain(store *s, hid_t fapl, h5_cause *cause)
 static int open_file(store *s, slog_error *err)
 {
     const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_file_locking(fapl, 0, 1) < 0) {
+    /* No sieve buffer: /summary (the one contiguous dataset) is rewritten
+     * in place by a live writer, and a reader that caught it half written
+     * must read it again from the file, not from HDF5's copy. */
+    if (fapl < 0 || H5Pset_file_locking(fapl, 0, 1) < 0 || H5Pset_sieve_buf_size(fapl, 0) < 0) {
         if (fapl >= 0) {
             (void)H5Pclose(fapl);
         }
