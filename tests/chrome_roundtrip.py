@@ -5,20 +5,28 @@
 # written back as Chrome JSON by `slog-query --format chrome`, and imported
 # again gives the same drawables.  Both .slog files are listed with
 # `slog-query --format jsonl`; lines are compared as multisets with the
-# timeline and category ids removed (ids are assigned in order of
-# appearance, which the export changes) and the timeline names (drawables on
-# a process timeline come back on a thread of it).  Chrome X events cannot
-# say which of two slices with the same start and end encloses the other, so
-# the depths of states with equal (start, end) are compared as a multiset,
-# and a zero-length slice at a parent's end may nest or not: its depth is not
-# compared.  Not round-trippable by construction (skipped, with the reason):
-# inputs whose disorder exceeds the sort window (depths computed late) and
-# inputs with improper nesting (a child longer than its parent cannot be
-# written as X events).
+# timeline and category ids removed (ids are assigned in order of appearance,
+# which the export changes) and each timeline name replaced by the timeline's
+# path (names from the root down, from `slog-info --json --all`): every
+# drawable must come back on the same path, a global- or process-scoped
+# instant on the global or process timeline, a counter on its "name.key" track
+# (issue 12 item 5).  The category's group is compared too (a counter's group
+# is its counter name).  The export names only the timelines it exports, so
+# the second file holds exactly the paths of the first file's drawables and
+# their ancestors: no timeline more.  Chrome X events cannot say which of two
+# slices with the same start and end encloses the other, so the depths of
+# states with equal (start, end) are compared as a multiset, and a zero-length
+# slice at a parent's end may nest or not: its depth is not compared.  Not
+# round-trippable by construction (skipped, with the reason): inputs whose
+# disorder exceeds the sort window (depths computed late) and inputs with
+# improper nesting (a child longer than its parent cannot be written as X
+# events).
 #   chrome_roundtrip.py SLOG_IMPORT SLOG_QUERY FILE...      TAP output
 #   chrome_roundtrip.py SLOG_IMPORT SLOG_QUERY --data DIR --corpus DIR
 #        the crafted y_ files of DIR and the corpus files under 300 KB of
 #        every Chrome producer
+# slog-info is the build's sibling of slog-query (utils/slog-info/slog-info),
+# or $SLOG_INFO.
 import collections
 import glob
 import json
@@ -27,16 +35,48 @@ import subprocess
 import sys
 import tempfile
 
-DROP = ('timeline_id', 'category_id', 'from_id', 'to_id', 'timeline', 'from', 'to')
+DROP = ('timeline_id', 'category_id', 'from_id', 'to_id')
+# the fields holding a timeline name, and the field of its id
+PATHS = (('timeline', 'timeline_id'), ('from', 'from_id'), ('to', 'to_id'))
 
 
-def listing(query, slog):
+def file_tables(info, slog):
+    """Timeline id -> path (a list of names from the root down), and
+    category id -> group."""
+    doc = json.loads(subprocess.run([info, '--json', '--all', slog], capture_output=True,
+                                    text=True, check=True).stdout)
+    groups = {c['id']: c.get('group', '') for c in doc['category_list']}
+    tls = {t['id']: t for t in doc['timeline_list']}
+    paths = {}
+    for tid in tls:
+        path, at, seen = [], tid, set()
+        while at is not None and at in tls and at not in seen:
+            seen.add(at)
+            path.append(tls[at]['name'])
+            at = tls[at]['parent']
+        paths[tid] = path[::-1]
+    return paths, groups
+
+
+def listing(query, info, slog, every_timeline):
+    """The drawables as a multiset of normalised lines, with one line per
+    timeline path: those of the drawables and their ancestors, or with
+    @p every_timeline those of the file's table."""
     out = subprocess.run([query, '--format', 'jsonl', slog], capture_output=True, text=True,
                          check=True).stdout
+    paths, groups = file_tables(info, slog)
     items = collections.Counter()
     depths = collections.defaultdict(list)
+    timelines = set(tuple(p) for p in paths.values()) if every_timeline else set()
     for line in out.splitlines():
         d = json.loads(line)
+        for name, ident in PATHS:
+            if ident in d:
+                d[name] = paths.get(d[ident], ['?#%s' % d[ident]])
+                if not every_timeline:
+                    timelines.update(tuple(d[name][:n]) for n in range(1, len(d[name]) + 1))
+        if d.get('category_id') is not None:
+            d['group'] = groups.get(d['category_id'], '?')
         for k in DROP:
             d.pop(k, None)
         if d.get('kind') == 'state':
@@ -46,6 +86,8 @@ def listing(query, slog):
         items[json.dumps(d, sort_keys=True)] += 1
     for span, ds in depths.items():
         items['depths %d %d %s' % (span[0], span[1], sorted(ds))] += 1
+    for path in timelines:
+        items['timeline %s' % json.dumps(path)] += 1
     return items
 
 
@@ -71,6 +113,11 @@ def select(data, corpus):
 
 def main(argv):
     imp, query, files = argv[1], argv[2], argv[3:]
+    info = os.environ.get('SLOG_INFO') or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(query))), 'slog-info', 'slog-info')
+    if not os.access(info, os.X_OK):
+        print('Bail out! no slog-info at %s (set SLOG_INFO)' % info)
+        return 1
     if len(files) == 4 and files[0] == '--data' and files[2] == '--corpus':
         files = select(files[1], files[3])
     print('1..%d' % len(files))
@@ -88,7 +135,7 @@ def main(argv):
                 with open(exported, 'w') as out:
                     subprocess.run([query, '--format', 'chrome', a], check=True, stdout=out)
                 subprocess.run([imp, '-q', '-o', b, exported], check=True, capture_output=True)
-                first, second = listing(query, a), listing(query, b)
+                first, second = listing(query, info, a, False), listing(query, info, b, True)
             except subprocess.CalledProcessError as e:
                 print('not ok %d - %s: %s failed: %s' % (i, name, e.cmd[0], (e.stderr or b'')[-200:]))
                 failed += 1

@@ -7,19 +7,27 @@
  * Mapping.  A timeline of kind PROCESS, or one with children, or a top-level
  * one, becomes a pid (numbered 1.. in display order); every other timeline
  * becomes a tid under its nearest pid ancestor.  process_name/thread_name
- * (and *_sort_index with the sort key) M events carry the names.
+ * (and *_sort_index with the sort key) M events carry the names, written
+ * just before the first drawable of their timeline (and of its pid): only
+ * the timelines the output holds are named, in constant memory.
  * States are X events (name = category, cat = category group, depth implied
- * by nesting), events i (scope t), arrows s/f flow pairs with a fresh id and
- * bp "e", counter samples C events {"name": counter, args {category: v}}
- * (counter = the track's name without ".category" for a counter track
- * named that way, as importers of C events name them, else the category).
+ * by nesting), events i with the scope the Chrome importer reads back ("g"
+ * on its top-level "global" timeline, "p" on another pid timeline, "t" on
+ * a tid), arrows s/f flow pairs with a fresh id and bp "e", counter samples
+ * C events {"name": counter, "id": id, args {category: v}} (on a counter
+ * track "NAME.SERIES" or "NAME[ID].SERIES" of the category SERIES of group
+ * NAME, as the importer of C events names them, NAME and ID; on another
+ * "PREFIX.SERIES" track, PREFIX; else the category): a Chrome trace keeps
+ * every drawable's timeline path (tests/chrome_roundtrip.py).
  * ts/dur are microseconds printed from integer ns with exactly three
  * fraction digits, never through a double.  Drawables on a pid timeline use
- * tid = pid.  Previews have no Chrome equivalent: state previews become X
- * events of cat "slog.preview" carrying the summary in args; the others are
- * counted in "otherData".  Pixel runs (of any kind) become X events named
- * after their dominant category, cat "slog.run", args {of, count, share,
- * inclusive_ns, categories}.
+ * tid = pid (but for instants, they come back on a thread of the process
+ * when re-imported: Chrome has no slices on a process).  Previews have no
+ * Chrome equivalent: state previews become X events of cat "slog.preview"
+ * carrying the summary in args; the others are counted in "otherData".
+ * Pixel runs (of any kind) become X events named after their dominant
+ * category, cat "slog.run", args {of, count, share, inclusive_ns,
+ * categories}.
  * Tools layer: public libslog headers and utils/common.
  */
 #include <inttypes.h>
@@ -29,42 +37,63 @@
 #include "query_out.h"
 #include "units.h"
 
+/* What a timeline becomes. */
+typedef struct chrome_tl {
+    uint32_t pid;
+    uint32_t tid; /* == pid for a pid timeline */
+    bool is_process;
+    bool is_global; /* the Chrome importer's "global": its instants are "s":"g" */
+    bool named;     /* its M events are written */
+} chrome_tl;
+
 typedef struct chrome_state {
-    uint32_t *pid; /* per timeline */
-    uint32_t *tid; /* per timeline; == pid for a pid timeline */
-    bool *is_process;
+    chrome_tl *tl; /* per timeline */
     bool first;
     uint64_t next_flow;
     uint64_t previews_skipped;
 } chrome_state;
 
+static bool is_root(const timeline_tree *t, uint32_t id)
+{
+    return t->info[id].parent == SLOG_NO_PARENT || t->info[id].parent >= t->n;
+}
+
 static bool process_role(const timeline_tree *t, uint32_t id)
 {
-    const slog_timeline_info *ti = &t->info[id];
-    return ti->kind == SLOG_TIMELINE_PROCESS || timeline_tree_nchildren(t, id) > 0 ||
-           ti->parent == SLOG_NO_PARENT || ti->parent >= t->n;
+    return t->info[id].kind == SLOG_TIMELINE_PROCESS || timeline_tree_nchildren(t, id) > 0 ||
+           is_root(t, id);
+}
+
+/* The timeline the Chrome importer makes for global-scoped instants of a
+ * single input (one of several inputs gets "global (FILE)": exported as a
+ * process of that name, so that it keeps its name). */
+static bool is_global(const timeline_tree *t, uint32_t id)
+{
+    return t->info[id].kind == SLOG_TIMELINE_GENERIC && is_root(t, id) &&
+           timeline_tree_nchildren(t, id) == 0 && strcmp(t->info[id].name, "global") == 0;
 }
 
 /* pids and tids in display order, so a parent is numbered before its children */
-static void assign_ids(chrome_state *st, const timeline_tree *t)
+static void assign_ids(chrome_tl *tl, const timeline_tree *t)
 {
     uint32_t next_pid = 1;
     for (uint32_t k = 0; k < t->n; k++) {
         const uint32_t id = t->order[k];
         const uint32_t parent = t->info[id].parent;
-        if (process_role(t, id) || !st->is_process[parent]) {
-            st->is_process[id] = true;
-            st->pid[id] = next_pid++;
-            st->tid[id] = st->pid[id];
+        if (process_role(t, id) || !tl[parent].is_process) {
+            tl[id].is_process = true;
+            tl[id].is_global = is_global(t, id);
+            tl[id].pid = next_pid++;
+            tl[id].tid = tl[id].pid;
         }
     }
     /* tids above every pid, so a pid timeline's own tid (== pid) is unique */
     uint32_t next_tid = next_pid;
     for (uint32_t k = 0; k < t->n; k++) {
         const uint32_t id = t->order[k];
-        if (!st->is_process[id]) {
-            st->pid[id] = st->pid[t->info[id].parent];
-            st->tid[id] = next_tid++;
+        if (!tl[id].is_process) {
+            tl[id].pid = tl[t->info[id].parent].pid;
+            tl[id].tid = next_tid++;
         }
     }
 }
@@ -86,8 +115,8 @@ static void meta_open(qout_ctx *c, json_writer *j, const char *what, uint32_t id
     json_begin_object(j);
     json_kv_string(j, "ph", "M");
     json_kv_string(j, "name", what);
-    json_kv_uint(j, "pid", st->pid[id]);
-    json_kv_uint(j, "tid", st->tid[id]);
+    json_kv_uint(j, "pid", st->tl[id].pid);
+    json_kv_uint(j, "tid", st->tl[id].tid);
     json_key(j, "args");
     json_begin_object(j);
 }
@@ -98,25 +127,42 @@ static void meta_close(json_writer *j)
     json_end_object(j);
 }
 
-static void emit_metadata(qout_ctx *c, json_writer *j)
+/* The name and (always, so an importer's default order cannot differ from
+ * ours) the sort index of timeline @p id, once. */
+static void write_names(qout_ctx *c, uint32_t id)
 {
-    const chrome_state *st = c->impl;
-    const timeline_tree *t = c->tl;
-    for (uint32_t k = 0; k < t->n; k++) {
-        const uint32_t id = t->order[k];
-        const slog_timeline_info *ti = &t->info[id];
-        const bool proc = st->is_process[id];
-        if (!proc && ti->kind == SLOG_TIMELINE_COUNTER) {
-            continue; /* its samples are C events of the process, named after it */
-        }
-        meta_open(c, j, proc ? "process_name" : "thread_name", id);
-        json_kv_string(j, "name", ti->name);
-        meta_close(j);
-        /* always, so an importer's default order cannot differ from ours */
-        meta_open(c, j, proc ? "process_sort_index" : "thread_sort_index", id);
-        json_kv_int(j, "sort_index", ti->sort_key);
-        meta_close(j);
+    chrome_state *st = c->impl;
+    const bool proc = st->tl[id].is_process;
+    json_writer j;
+    st->tl[id].named = true;
+    meta_open(c, &j, proc ? "process_name" : "thread_name", id);
+    json_kv_string(&j, "name", c->tl->info[id].name);
+    meta_close(&j);
+    meta_open(c, &j, proc ? "process_sort_index" : "thread_sort_index", id);
+    json_kv_int(&j, "sort_index", c->tl->info[id].sort_key);
+    meta_close(&j);
+}
+
+/* Before the first drawable of timeline @p id: the M events of its pid
+ * timeline, then its own, so only exported timelines are named.  A counter
+ * track has none: its samples are C events of the process, named after it. */
+static void name_timeline(qout_ctx *c, uint32_t id)
+{
+    chrome_state *st = c->impl;
+    if (id >= c->tl->n || st->tl[id].named) {
+        return;
     }
+    if (!st->tl[id].is_process) {
+        const uint32_t parent = c->tl->info[id].parent;
+        if (!st->tl[parent].named) {
+            write_names(c, parent);
+        }
+        if (c->tl->info[id].kind == SLOG_TIMELINE_COUNTER) {
+            st->tl[id].named = true;
+            return;
+        }
+    }
+    write_names(c, id);
 }
 
 static int chrome_begin(qout_ctx *c)
@@ -127,23 +173,20 @@ static int chrome_begin(qout_ctx *c)
         return -1;
     }
     c->impl = st;
-    st->pid = calloc((size_t)n + 1, sizeof *st->pid);
-    st->tid = calloc((size_t)n + 1, sizeof *st->tid);
-    st->is_process = calloc((size_t)n + 1, sizeof *st->is_process);
-    if (st->pid == NULL || st->tid == NULL || st->is_process == NULL) {
+    st->tl = calloc((size_t)n + 1, sizeof *st->tl);
+    if (st->tl == NULL) {
         return -1;
     }
     st->first = true;
-    assign_ids(st, c->tl);
+    assign_ids(st->tl, c->tl);
     (void)fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", c->f);
-    json_writer j;
-    json_writer_init(&j, c->f);
-    emit_metadata(c, &j);
     return 0;
 }
 
 /* "ph", name/cat from the category (cat: @p cat when not NULL), pid/tid
- * from the timeline, "ts" from sp.start; the object stays open. */
+ * from the timeline, "ts" from sp.start; the object stays open.  The
+ * timeline is named first, unless this is an instant on the global
+ * timeline (written "s":"g", it needs no pid). */
 static void event_head_named(
     qout_ctx *c, json_writer *j, const char *ph, qout_span sp, const char *cat, const char *name)
 {
@@ -151,7 +194,11 @@ static void event_head_named(
     const uint32_t category = sp.category;
     const int64_t ts_ticks = sp.start;
     const chrome_state *st = c->impl;
+    const bool known = timeline < c->tl->n;
     char buf[48];
+    if (known && !(ph[0] == 'i' && st->tl[timeline].is_global)) {
+        name_timeline(c, timeline);
+    }
     next_element(c);
     json_writer_init(j, c->f);
     json_begin_object(j);
@@ -161,9 +208,8 @@ static void event_head_named(
     if (*group != '\0') {
         json_kv_string(j, "cat", group);
     }
-    const bool known = timeline < c->tl->n;
-    json_kv_uint(j, "pid", known ? st->pid[timeline] : 0);
-    json_kv_uint(j, "tid", known ? st->tid[timeline] : 0);
+    json_kv_uint(j, "pid", known ? st->tl[timeline].pid : 0);
+    json_kv_uint(j, "tid", known ? st->tl[timeline].tid : 0);
     json_key(j, "ts");
     json_raw(j, units_format_us3(qout_abs_ns(c, ts_ticks), buf, sizeof buf));
 }
@@ -254,43 +300,75 @@ static void chrome_state_x(qout_ctx *c, json_writer *j, const slog_item *it)
     json_end_object(j);
 }
 
+/* An instant keeps its scope: "g" on the global timeline, "p" on a pid
+ * timeline (the Chrome importer puts them back there, not on a thread),
+ * "t" on a thread. */
 static void chrome_event_i(qout_ctx *c, json_writer *j, const slog_item *it)
 {
     const slog_event *e = &it->u.event;
+    const chrome_state *st = c->impl;
+    const char *scope = "t";
+    if (e->timeline < c->tl->n && st->tl[e->timeline].is_process) {
+        scope = st->tl[e->timeline].is_global ? "g" : "p";
+    }
     event_head(c, j, "i", (qout_span){e->timeline, e->category, e->time, e->time}, NULL);
-    json_kv_string(j, "s", "t");
+    json_kv_string(j, "s", scope);
     args_field(j, it);
     json_end_object(j);
 }
 
-/* Length of the counter name when @p timeline is a counter track named
- * "NAME.SERIES" after the sample's category SERIES (what an importer of C
- * events creates), else 0: then NAME is given back and the track re-imports
- * under the same name. */
-static size_t counter_track_prefix(const qout_ctx *c, uint32_t timeline, const char *series)
+/* The counter a sample re-imports under (strings allocated; NULL: none, or
+ * no memory).  On a counter track named "NAME.SERIES" or "NAME[ID].SERIES"
+ * for the sample's category SERIES of group NAME (how the Chrome importer
+ * names series SERIES of counter NAME, with or without an id), NAME and ID:
+ * track and category come back as they were.  On another track named
+ * "PREFIX.SERIES", PREFIX (the track keeps its name); otherwise none, and
+ * the series names the counter. */
+typedef struct counter_name {
+    char *name;
+    char *id;
+} counter_name;
+
+static counter_name counter_name_of(const qout_ctx *c, const slog_counter *k, const char *series)
 {
-    if (timeline >= c->tl->n || c->tl->info[timeline].kind != SLOG_TIMELINE_COUNTER) {
-        return 0;
+    counter_name out = {NULL, NULL};
+    if (k->timeline >= c->tl->n || c->tl->info[k->timeline].kind != SLOG_TIMELINE_COUNTER) {
+        return out;
     }
-    const char *name = c->tl->info[timeline].name;
-    const size_t n = strlen(name);
+    const char *track = c->tl->info[k->timeline].name;
+    const char *group = qout_category_group(c, k->category);
+    const size_t n = strlen(track);
     const size_t ns = strlen(series);
-    if (n < ns + 2 || name[n - ns - 1] != '.' || strcmp(name + n - ns, series) != 0) {
-        return 0;
+    const size_t ng = strlen(group);
+    if (n < ns + 1 || track[n - ns - 1] != '.' || strcmp(track + n - ns, series) != 0) {
+        return out;
     }
-    return n - ns - 1;
+    const size_t head = n - ns - 1; /* NAME or NAME[ID] */
+    const bool of_group = strncmp(track, group, ng) == 0;
+    if (of_group && head == ng) {
+        out.name = strndup(group, ng);
+    } else if (of_group && head >= ng + 2 && track[ng] == '[' && track[head - 1] == ']') {
+        out.name = strndup(group, ng);
+        out.id = strndup(track + ng + 1, head - ng - 2);
+    } else if (head > 0) {
+        out.name = strndup(track, head);
+    }
+    return out;
 }
 
-/* C event: {"name": counter, "args": {series: value}} where the series is
- * the category. */
+/* C event: {"name": counter, "id": id, "args": {series: value}} where the
+ * series is the category. */
 static void chrome_counter_c(qout_ctx *c, json_writer *j, const slog_counter *k)
 {
     const char *series = qout_category_name(c, k->category);
-    const size_t prefix = counter_track_prefix(c, k->timeline, series);
-    char *name = prefix > 0 ? strndup(c->tl->info[k->timeline].name, prefix) : NULL;
+    counter_name cn = counter_name_of(c, k, series);
     event_head_named(c, j, "C", (qout_span){k->timeline, k->category, k->time, k->time}, NULL,
-                     name);
-    free(name);
+                     cn.name);
+    if (cn.id != NULL) {
+        json_kv_string(j, "id", cn.id);
+    }
+    free(cn.name);
+    free(cn.id);
     json_key(j, "args");
     json_begin_object(j);
     json_kv_double(j, series, k->value);
@@ -334,9 +412,7 @@ static int chrome_end(qout_ctx *c)
                   "\n],\"otherData\":{\"generator\":\"slog-query\",\"previews_skipped\":%" PRIu64
                   "}}\n",
                   st->previews_skipped);
-    free(st->pid);
-    free(st->tid);
-    free(st->is_process);
+    free(st->tl);
     free(st);
     c->impl = NULL;
     return 0;
