@@ -24,7 +24,7 @@
 #   chrome_roundtrip.py SLOG_IMPORT SLOG_QUERY FILE...      TAP output
 #   chrome_roundtrip.py SLOG_IMPORT SLOG_QUERY --data DIR --corpus DIR
 #        the crafted y_ files of DIR and the corpus files under 300 KB of
-#        every Chrome producer
+#        every Chrome producer (the list of chrome_corpus_count.py)
 # slog-info is the build's sibling of slog-query (utils/slog-info/slog-info),
 # or $SLOG_INFO.
 import collections
@@ -34,6 +34,9 @@ import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chrome_corpus_count import INVALID, corpus_cases  # noqa: E402
 
 DROP = ('timeline_id', 'category_id', 'from_id', 'to_id')
 # the fields holding a timeline name, and the field of its id
@@ -98,16 +101,13 @@ SKIP = {
 }
 
 
-CORPUS_GLOBS = ('catapult/*.json', 'speedscope/trace-event/*.json', 'tracecompass/*.json',
-                'lighthouse/*.json', 'hta/*.json.gz', 'clangbuildanalyzer/*.json',
-                'recorder/*.recorder2timeline.json', 'dftracer/*.pfw')
-
-
 def select(data, corpus):
+    """The crafted y_ files, then each single-file case of the corpus
+    (chrome_corpus_count.py's list: every Chrome producer) under 300 KB."""
     files = sorted(glob.glob(data + '/y_*.json') + glob.glob(data + '/y_*.pfw'))
-    for g in CORPUS_GLOBS:
-        files += sorted(f for f in glob.glob(os.path.join(corpus, g))
-                        if os.path.getsize(f) < 300000)
+    for name, paths in corpus_cases(corpus):
+        if len(paths) == 1 and name not in INVALID and os.path.getsize(paths[0]) < 300000:
+            files.append(paths[0])
     return files
 
 
