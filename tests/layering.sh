@@ -10,9 +10,10 @@
 # <lz4*.h> only in codec_lz4.c.  A file whose name fits no layer is an error.
 # utils/ files include only public <slog/...> headers and headers of utils/,
 # never a libslog/ header, <hdf5.h> or <lz4*.h>.
-# The import library (libslog/import/**) uses only the public API: its files
-# include public <slog/...> headers and headers of libslog/import/, never a
-# libslog/ core header, <hdf5.h> or <lz4*.h>.
+# The import library (libslog/import/**) and the merge library
+# (libslog/merge/**) use only the public API: their files include public
+# <slog/...> headers and headers of their own folder, never a libslog/ core
+# header, <hdf5.h> or <lz4*.h>.
 # libslog/shared/ (shared internal utilities, doc/DESIGN.md) may be included
 # by every part and itself includes only its own shared_*.h headers and the
 # C library: no <slog/...>, no libslog/ header, no third-party library.
@@ -127,7 +128,7 @@ check_tree() {
                 fi
                 case "$name" in
                 slog/slog.h | slog/slog_common.h | slog/slog_reader.h | slog/slog_writer.h | \
-                    slog/slog_import.h | slog/slog_thread.h) ;;
+                    slog/slog_import.h | slog/slog_thread.h | slog/slog_merge.h) ;;
                 slog/*)
                     echo "$rel: includes <$name>, which is not a public header"
                     bad=1
@@ -168,15 +169,16 @@ check_tree() {
         done < "${TMPDIR:-/tmp}/layering.$$"
         rm -f "${TMPDIR:-/tmp}/layering.$$"
     done
-    check_import "$root" || bad=1
+    check_public_lib "$root" import || bad=1
+    check_public_lib "$root" merge || bad=1
     check_shared "$root" || bad=1
     return $bad
 }
 
-# libslog/import/**: public headers and its own headers only.
-check_import() {
+# libslog/import/** and libslog/merge/**: public headers and their own headers only.
+check_public_lib() {
     root=$1
-    imp="$root/libslog/import"
+    imp="$root/libslog/$2"
     [ -d "$imp" ] || return 0
     ibad=0
     find "$imp" -name '*.[ch]' | sort > "${TMPDIR:-/tmp}/layering_i.$$"
@@ -187,20 +189,20 @@ check_import() {
             hb=$(basename "$name")
             if [ "$how" = quote ]; then
                 if [ -z "$(find "$imp" -name "$hb" -print -quit)" ] || [ -e "$root/libslog/$hb" ]; then
-                    echo "$rel: includes \"$name\", which is not a header of libslog/import/"
+                    echo "$rel: includes \"$name\", which is not a header of libslog/$2/"
                     ibad=1
                 fi
                 continue
             fi
             case "$name" in
             slog/slog.h | slog/slog_common.h | slog/slog_reader.h | slog/slog_writer.h | \
-                slog/slog_import.h | slog/slog_stats.h | slog/slog_search.h) ;;
+                slog/slog_import.h | slog/slog_stats.h | slog/slog_search.h | slog/slog_merge.h) ;;
             slog/*)
                 echo "$rel: includes <$name>, which is not a public header"
                 ibad=1
                 ;;
             hdf5.h | H5*.h | hdf5_hl.h | lz4*.h)
-                echo "$rel: includes <$name>; the import library uses the public API"
+                echo "$rel: includes <$name>; the $2 library uses the public API"
                 ibad=1
                 ;;
             *)
@@ -287,6 +289,9 @@ self_test() {
     mk; printf '#include "../../util_buf.h"\n' >> "$t/r/libslog/import/core/run.c"; expect fail "import library includes ../../util_buf.h"
     mk; printf '#include <hdf5.h>\n' >> "$t/r/libslog/import/core/run.c"; expect fail "import library includes hdf5.h"
     mk; printf '#include <slog/internal.h>\n' >> "$t/r/libslog/import/core/run.c"; expect fail "import library includes a non-public slog header"
+    mk; mkdir -p "$t/r/libslog/merge"; printf '#include <slog/slog_merge.h>\n#include <shared_grow.h>\n' > "$t/r/libslog/merge/merge_api.c"; expect pass "merge library includes the public API"
+    mk; mkdir -p "$t/r/libslog/merge"; printf '#include "store.h"\n' > "$t/r/libslog/merge/merge_api.c"; expect fail "merge library includes store.h"
+    mk; mkdir -p "$t/r/libslog/merge"; printf '#include <hdf5.h>\n' > "$t/r/libslog/merge/merge_api.c"; expect fail "merge library includes hdf5.h"
     mk; mkdir -p "$t/r/libslog/shared"; printf '#include <stdlib.h>\n' > "$t/r/libslog/shared/shared_grow.h"
     printf '#include <shared_grow.h>\n' >> "$t/r/utils/tool/main.c"; expect pass "tool includes a shared utility"
     printf '#include "util_buf.h"\n' >> "$t/r/libslog/shared/shared_grow.h"; expect fail "shared includes a libslog header"

@@ -3,7 +3,9 @@
 # against it with `pkg-config --cflags --libs slog` only; the program writes a
 # trace and reads it back through the installed shared library.  Then the
 # same for the import library (`pkg-config slog-import`, <slog/slog_import.h>):
-# a program imports a Chrome trace held in memory.  TAP output.
+# a program imports a Chrome trace held in memory; and for the merge library
+# (`pkg-config slog-merge`, <slog/slog_merge.h>): a program merges two files.
+# TAP output.
 set -u
 builddir=$1
 sanitize=${2:-none}
@@ -13,7 +15,7 @@ if [ "$sanitize" != none ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "1..5"
+echo "1..7"
 if DESTDIR="$tmp/root" meson install -C "$builddir" --no-rebuild >"$tmp/install.log" 2>&1; then
     echo "ok 1 - meson install into DESTDIR"
 else
@@ -95,4 +97,50 @@ if LD_LIBRARY_PATH=$libdir "$tmp/imp" "$tmp/i.slog" >"$tmp/run2.log" 2>&1; then
     echo "ok 5 - the installed import library imports a trace: $(cat "$tmp/run2.log")"
 else
     echo "not ok 5 - run against the installed import library"; sed 's/^/# /' "$tmp/run2.log"; exit 1
+fi
+
+cat >"$tmp/merge.c" <<'C'
+#include <slog/slog.h>
+#include <slog/slog_merge.h>
+#include <stdio.h>
+static int one(const char *path, int64_t t)
+{
+    slog_writer *w;
+    uint32_t tl, cat;
+    if (slog_writer_create(&w, path, NULL, NULL) != SLOG_OK) {
+        return 1;
+    }
+    const int rc = slog_writer_add_timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "t", 0, &tl,
+                                            NULL) ||
+                   slog_writer_add_category(w, SLOG_KIND_STATE, "work", 0, NULL, &cat, NULL) ||
+                   slog_writer_begin(w, tl, cat, t, NULL, 0, NULL) ||
+                   slog_writer_end(w, tl, t + 10, NULL) || slog_writer_finish(w, NULL);
+    slog_writer_destroy(w);
+    return rc;
+}
+int main(int argc, char **argv)
+{
+    (void)argc;
+    const char *const in[] = {argv[1], argv[2]};
+    slog_merge_summary s;
+    slog_error err;
+    if (one(in[0], 10) || one(in[1], 20) ||
+        slog_merge_files(in, 2, argv[3], NULL, &s, &err) != SLOG_OK) {
+        fprintf(stderr, "%s: %s\n", err.source, err.message);
+        return 1;
+    }
+    printf("merged states=%llu timelines=%u\n", (unsigned long long)s.states, s.timelines);
+    return s.states == 2 && s.timelines == 4 ? 0 : 1;
+}
+C
+flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-variable=prefix="$tmp/root$prefix" --cflags --libs slog-merge)
+if cc -std=c11 -Wall -Werror $san_flags -o "$tmp/merge" "$tmp/merge.c" $flags 2>"$tmp/cc3.log"; then
+    echo "ok 6 - compiles and links with: pkg-config --cflags --libs slog-merge"
+else
+    echo "not ok 6 - compile with pkg-config slog-merge flags ($flags)"; sed 's/^/# /' "$tmp/cc3.log"; exit 1
+fi
+if LD_LIBRARY_PATH=$libdir "$tmp/merge" "$tmp/m1.slog" "$tmp/m2.slog" "$tmp/m.slog" >"$tmp/run3.log" 2>&1; then
+    echo "ok 7 - the installed merge library merges two files: $(cat "$tmp/run3.log")"
+else
+    echo "not ok 7 - run against the installed merge library"; sed 's/^/# /' "$tmp/run3.log"; exit 1
 fi
