@@ -185,15 +185,21 @@ uint32_t store_format_version(const store *s);
  * chunks -> SLOG_ECORRUPT with the chunk's offset. */
 int store_read_blob(store *s, uint64_t offset, uint64_t n, void *dst, store_io *io,
                     slog_error *err);
-/* The same for a blob whose chunks lie end to end at file address addr,
- * zlen stored bytes (a format-4 node row's addr and zlen members): one pread,
- * outside the HDF5 lock, no walk of HDF5's chunk index.  SLOG_OK, or 1 when
- * that cannot be done (no POSIX descriptor, a short read, bytes there that
- * are not the blob's chunks, e.g. after h5repack moved them): read it with
- * store_read_blob then.  The caller verifies the blob's checksum either
- * way; a blob that fails it should be read again with store_read_blob. */
-int store_read_blob_at(store *s, uint64_t addr, uint32_t zlen, uint64_t offset, uint64_t n,
-                       void *dst, store_io *io);
+/* Where a blob's chunks lie end to end in the file: a format-4 node row's
+ * addr and zlen members. */
+typedef struct store_blob_addr {
+    uint64_t addr; /* file address of the first chunk, 0 = unknown */
+    uint32_t zlen; /* stored bytes of all the chunks */
+} store_blob_addr;
+/* The same for a blob whose chunks lie end to end at at.addr, at.zlen
+ * stored bytes: one pread, outside the HDF5 lock, no walk of HDF5's chunk
+ * index.  SLOG_OK, or 1 when that cannot be done (no POSIX descriptor, a
+ * short read, bytes there that are not the blob's chunks, e.g. after
+ * h5repack moved them): read it with store_read_blob then.  The caller
+ * verifies the blob's checksum either way; a blob that fails it should be
+ * read again with store_read_blob. */
+int store_read_blob_at(store *s, store_blob_addr at, uint64_t offset, uint64_t n, void *dst,
+                       store_io *io);
 /* SLOG_OK when [offset, offset+n) lies inside /payload (checked before a
  * reader allocates n bytes for it), else SLOG_ECORRUPT. */
 int store_check_blob(store *s, uint64_t offset, uint64_t n, slog_error *err);

@@ -63,37 +63,40 @@ void blob_loc_fill_row(const blob_loc_ring *r, store_node_row *row)
     row->addr_crc = store_node_addr_crc(row);
 }
 
-/* Decode the part [lo, hi) of the chunk starting at coff (its stored bytes
- * c[0..clen)) into dst + (lo - dst_off); the chunk's head is decoded only
- * up to hi, a part starting inside it goes through scratch. */
+/* Decode the part p of the chunk starting at coff (its stored bytes
+ * c[0..clen), cb when decoded; p lies inside it) into p->dst; the chunk's
+ * head is decoded only up to the part's end, a part starting inside it goes
+ * through scratch. */
 static int decode_part(const unsigned char *c, size_t clen, uint32_t cb, uint64_t coff,
-                       uint64_t lo, uint64_t hi, unsigned char *dst, unsigned char *scratch)
+                       const blob_part *p, unsigned char *scratch)
 {
     if (codec_lz4_decoded_size(c, clen) != cb) {
         return -1;
     }
-    const size_t want = (size_t)(hi - coff);
-    unsigned char *const out = lo == coff ? dst : scratch;
+    const size_t want = (size_t)(p->off + p->n - coff);
+    unsigned char *const out = p->off == coff ? p->dst : scratch;
     if (codec_lz4_decode_prefix(c, clen, out, cb, want) != want) {
         return -1;
     }
-    if (lo != coff) {
-        memcpy(dst, scratch + (lo - coff), (size_t)(hi - lo));
+    if (p->off != coff) {
+        memcpy(p->dst, scratch + (p->off - coff), (size_t)p->n);
     }
     return 0;
 }
 
 int blob_loc_decode(const unsigned char *z, size_t zlen, uint32_t chunk_bytes, uint64_t blob_off,
-                    uint64_t off, uint64_t n, unsigned char *dst, uint64_t *decoded)
+                    const blob_part *p, uint64_t *decoded)
 {
+    const uint64_t off = p->off;
+    const uint64_t end = p->off + p->n;
     unsigned char *scratch = NULL;
     size_t pos = 0;
     int rc = 0;
     *decoded = 0;
-    for (uint64_t coff = blob_off; rc == 0 && coff < off + n; coff += chunk_bytes) {
+    for (uint64_t coff = blob_off; rc == 0 && coff < end; coff += chunk_bytes) {
         const size_t clen = codec_lz4_chunk_bytes(z + pos, zlen - pos);
         const uint64_t lo = coff > off ? coff : off;
-        const uint64_t hi = coff + chunk_bytes < off + n ? coff + chunk_bytes : off + n;
+        const uint64_t hi = coff + chunk_bytes < end ? coff + chunk_bytes : end;
         if (clen == 0) {
             rc = -1;
         } else if (hi > lo) {
@@ -101,7 +104,8 @@ int blob_loc_decode(const unsigned char *z, size_t zlen, uint32_t chunk_bytes, u
                 rc = -1;
                 break;
             }
-            rc = decode_part(z + pos, clen, chunk_bytes, coff, lo, hi, dst + (lo - off), scratch);
+            const blob_part part = {lo, hi - lo, p->dst + (lo - off)};
+            rc = decode_part(z + pos, clen, chunk_bytes, coff, &part, scratch);
             *decoded += hi - coff;
         }
         pos += clen;

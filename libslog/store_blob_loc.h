@@ -50,11 +50,18 @@ void blob_loc_put(blob_loc_ring *r, uint64_t off, const chunk_span *sp);
  * addr_crc. */
 void blob_loc_fill_row(const blob_loc_ring *r, store_node_row *row);
 
-/* Decode [off, off + n) of a blob starting at blob_off in /payload from the
+/* Bytes [off, off + n) of decoded /payload and where they go. */
+typedef struct blob_part {
+    uint64_t off;
+    uint64_t n;
+    unsigned char *dst; /* capacity >= n; dst[0] is byte off */
+} blob_part;
+
+/* Decode the part p of a blob starting at blob_off in /payload from the
  * bytes z[0..zlen) of its chunks laid end to end (each chunk_bytes when
  * decoded).  0 on success with *decoded the bytes decoded, -1 when the
  * bytes are not such chunks. */
 int blob_loc_decode(const unsigned char *z, size_t zlen, uint32_t chunk_bytes, uint64_t blob_off,
-                    uint64_t off, uint64_t n, unsigned char *dst, uint64_t *decoded);
+                    const blob_part *p, uint64_t *decoded);
 
 #endif

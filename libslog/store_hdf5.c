@@ -238,7 +238,9 @@ static void cause_text(char *out, size_t cap, const char *desc)
         (void)snprintf(out, cap, "%s", desc);
     }
     for (char *p = out; *p != '\0'; p++) {
-        *p = (unsigned char)*p < 0x20 ? ' ' : *p;
+        if ((unsigned char)*p < 0x20) {
+            *p = ' ';
+        }
     }
 }
 
@@ -1551,10 +1553,12 @@ static herr_t shared_release(store *s)
     return rc;
 }
 
-/* Open a 1-D dataset and check its element type; *extent gets its size. */
-static int open_dataset(store *s, const char *name, const layout *l, hid_t reuse, hid_t *out,
-                        uint64_t *extent, slog_error *err)
+/* Open the 1-D dataset l->name and check its element type; *extent gets
+ * its size. */
+static int open_dataset(store *s, const layout *l, hid_t reuse, hid_t *out, uint64_t *extent,
+                        slog_error *err)
 {
+    const char *const name = l->name;
     if (reuse < 0 && H5Lexists(s->file, name, H5P_DEFAULT) <= 0) {
         return util_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, "Missing dataset /%s", name);
     }
@@ -1601,7 +1605,7 @@ static int open_payload(store *s, slog_error *err)
 {
     const layout bytes = {"payload", NULL, 0, 1, 0};
     const hid_t reuse = s->shared != NULL ? shared_payload(s->shared) : H5I_INVALID_HID;
-    int rc = open_dataset(s, "payload", &bytes, reuse, &s->payload, &s->payload_extent, err);
+    int rc = open_dataset(s, &bytes, reuse, &s->payload, &s->payload_extent, err);
     if (rc < 0) {
         return rc;
     }
@@ -1630,8 +1634,7 @@ static int open_datasets(store *s, slog_error *err)
 {
     for (int i = 0; i < T_COUNT; i++) {
         const hid_t reuse = s->shared != NULL ? shared_dset(s->shared, i) : H5I_INVALID_HID;
-        const int rc = open_dataset(s, layouts[i].name, &layouts[i], reuse, &s->t[i].dset,
-                                    &s->t[i].rows, err);
+        const int rc = open_dataset(s, &layouts[i], reuse, &s->t[i].dset, &s->t[i].rows, err);
         if (rc < 0) {
             return rc;
         }
@@ -2102,14 +2105,23 @@ static size_t fetch_chunk(store *s, uint64_t coff, uint32_t *mask, slog_error *e
     return (size_t)size;
 }
 
-/* Turn the fetched chunk (z bytes in zbuf) into its first `want` decoded
- * bytes at out (want <= cb: a blob ending inside the chunk does not pay for
- * decoding the zero padding after it; its checksum covers what it uses). */
-static int decode_chunk(store *s, size_t z, uint32_t mask, uint64_t coff, unsigned char *out,
-                        size_t want, slog_error *err)
+/* A chunk fetch_chunk put in zbuf. */
+typedef struct fetched_chunk {
+    uint64_t coff; /* its /payload offset */
+    size_t z;      /* its stored bytes */
+    uint32_t mask; /* its filter mask: bit 0 set, LZ4 skipped (raw) */
+} fetched_chunk;
+
+/* Turn the fetched chunk c into its first `want` decoded bytes at out
+ * (want <= cb: a blob ending inside the chunk does not pay for decoding the
+ * zero padding after it; its checksum covers what it uses). */
+static int decode_chunk(store *s, const fetched_chunk *c, unsigned char *out, size_t want,
+                        slog_error *err)
 {
     const size_t cb = s->chunk_bytes;
-    const bool raw = s->mode == PAYLOAD_RAW || (mask & 1u) != 0;
+    const size_t z = c->z;
+    const uint64_t coff = c->coff;
+    const bool raw = s->mode == PAYLOAD_RAW || (c->mask & 1u) != 0;
     if (raw ? z != cb
             : codec_lz4_decoded_size(s->zbuf, z) != cb ||
                   codec_lz4_decode_prefix(s->zbuf, z, out, cb, want) != want) {
@@ -2149,7 +2161,8 @@ static int read_one_chunk(store *s, uint64_t coff, const blob_req *r, slog_error
     const bool head = lo == coff; /* the blob's bytes start the chunk: decode just them */
     const size_t want = (size_t)(hi - coff);
     unsigned char *const out = head ? r->dst + (coff - r->offset) : s->cbuf;
-    const int rc = decode_chunk(s, z, mask, coff, out, want, err);
+    const fetched_chunk c = {coff, z, mask};
+    const int rc = decode_chunk(s, &c, out, want, err);
     if (rc < 0) {
         return rc;
     }
@@ -2186,9 +2199,11 @@ int store_read_blob(store *s, uint64_t offset, uint64_t n, void *dst, store_io *
     return rc;
 }
 
-int store_read_blob_at(store *s, uint64_t addr, uint32_t zlen, uint64_t offset, uint64_t n,
-                       void *dst, store_io *io)
+int store_read_blob_at(store *s, store_blob_addr at, uint64_t offset, uint64_t n, void *dst,
+                       store_io *io)
 {
+    const uint64_t addr = at.addr;
+    const uint32_t zlen = at.zlen;
     const uint64_t cb = s->chunk_bytes;
     const uint64_t blob_off = offset - offset % cb;
     const uint64_t chunks = (offset + n - blob_off + cb - 1) / cb;
@@ -2205,7 +2220,8 @@ int store_read_blob_at(store *s, uint64_t addr, uint32_t zlen, uint64_t offset, 
         got += (size_t)r;
     }
     uint64_t decoded = 0;
-    if (blob_loc_decode(s->zbuf, zlen, s->chunk_bytes, blob_off, offset, n, dst, &decoded) != 0) {
+    const blob_part part = {offset, n, dst};
+    if (blob_loc_decode(s->zbuf, zlen, s->chunk_bytes, blob_off, &part, &decoded) != 0) {
         return 1;
     }
     if (io != NULL) {

@@ -372,8 +372,8 @@ typedef struct blob_ref {
 static int read_by_address(tree_read *t, const blob_ref *b, uint8_t *raw, tree_read_cost *cost)
 {
     store_io io = {0, 0};
-    if (b->addr == 0 ||
-        store_read_blob_at(t->st, b->addr, b->zlen, b->off, b->len, raw, &io) != SLOG_OK) {
+    const store_blob_addr at = {b->addr, b->zlen};
+    if (b->addr == 0 || store_read_blob_at(t->st, at, b->off, b->len, raw, &io) != SLOG_OK) {
         return 0;
     }
     cost->bytes_read += io.bytes_read;
