@@ -40,6 +40,19 @@ typedef atomic_int slog_merge_atomic_int;
  *  merged and the input counts in slog_merge_summary.incomplete_inputs. */
 #define SLOG_MERGE_ALLOW_INCOMPLETE (1u << 0)
 
+/** A timeline of one input that stands for a timeline of an earlier input
+ *  (slog_merge_options.links): its drawables go to that input's timeline in
+ *  the output, and it is not defined again.  An input whose every timeline
+ *  is linked gets no top timeline: it only adds drawables to the others'
+ *  timelines, as the input holding the arrows of MPI messages between the
+ *  ranks' files does (slog_mpi.h).  @since 0.3 */
+typedef struct slog_merge_link {
+    uint32_t input;       /* position of the linked input among the inputs */
+    uint32_t timeline;    /* one of its timeline ids */
+    uint32_t to_input;    /* an earlier input: to_input < input */
+    uint32_t to_timeline; /* the timeline id of to_input it stands for */
+} slog_merge_link;
+
 typedef struct slog_merge_options {
     uint32_t struct_size;            /* sizeof(slog_merge_options) */
     uint32_t flags;                  /* SLOG_MERGE_* */
@@ -63,10 +76,13 @@ typedef struct slog_merge_options {
                                         0 = SLOG_TIMELINE_GENERIC; SLOG_TIMELINE_RANK for
                                         the files of MPI ranks */
     uint32_t reserved;               /* 0 */
+    const slog_merge_link *links;    /* timelines that stand for an earlier input's (each
+                                        linked at most once); NULL = none */
+    size_t nlinks;                   /* entries of links */
 } slog_merge_options;
 
 #define SLOG_MERGE_OPTIONS_INIT                                                                    \
-    {sizeof(slog_merge_options), 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, 0}
+    {sizeof(slog_merge_options), 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, 0}
 
 /**
  * Fill @p opts with the defaults, as SLOG_MERGE_OPTIONS_INIT does.

@@ -114,6 +114,16 @@ bool merge_time_out(const merge_input *in, int64_t t, int64_t *out);
 /* merge_meta.c */
 int merge_meta_define(merge_ctx *m);
 
+/* merge_links.c: slog_merge_options.links, sorted by input; next is the
+ * first link of the next input to define. */
+typedef struct merge_links {
+    slog_merge_link *v;
+    size_t n, next;
+} merge_links;
+int merge_links_load(merge_ctx *m, merge_links *l);
+/* Map input @p index's linked timelines (inputs in order); *linked counts them. */
+int merge_links_map(merge_ctx *m, merge_links *l, size_t index, uint32_t *linked);
+
 /* merge_slice.c */
 int merge_slices_run(merge_ctx *m);
 

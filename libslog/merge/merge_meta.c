@@ -8,8 +8,11 @@
  * timeline whose parent is not defined yet has its chain of undefined
  * ancestors defined first (the reader guarantees parent < id today; the
  * merge does not rely on it, and a cycle is reported as damage).
- * Categories of all inputs are joined by (kind, name, group) in a string
- * map; the first input that has one gives its colour.  The result is one
+ * Timelines linked to an earlier input's (slog_merge_options.links,
+ * merge_links.c) take that one's id; an input all of whose timelines are
+ * linked gets no top timeline.  Categories of all inputs are joined by
+ * (kind, name, group) in a string map; the first input that has one gives
+ * its colour.  The result is one
  * id map per input and table, used on every drawable.
  * Merge library: public libslog headers and libslog/shared only.
  */
@@ -61,14 +64,11 @@ static int define_chain(merge_ctx *m, merge_input *in, uint32_t id, uint32_t *st
     return SLOG_OK;
 }
 
-static int define_timelines(merge_ctx *m, merge_input *in, size_t index)
+/* The input's top timeline (unless it only links to others' timelines) and
+ * its timelines under it. */
+static int define_timelines(merge_ctx *m, merge_input *in, size_t index, merge_links *links)
 {
     const uint32_t n = in->info->timelines;
-    int rc = slog_writer_add_timeline(m->w, SLOG_NO_PARENT, (slog_timeline_kind)m->opts.o.top_kind,
-                                      in->label, (int64_t)index, &in->top, m->err);
-    if (rc != SLOG_OK) {
-        return merge_err_source(m->err, rc, m->out);
-    }
     in->tl_map = malloc(((size_t)n + 1) * sizeof *in->tl_map);
     uint32_t *const stack = malloc(((size_t)n + 1) * sizeof *stack);
     if (in->tl_map == NULL || stack == NULL) {
@@ -76,11 +76,20 @@ static int define_timelines(merge_ctx *m, merge_input *in, size_t index)
         return merge_err(m->err, SLOG_ENOMEM, in->path, "Cannot map its %u timelines", n);
     }
     memset(in->tl_map, 0xff, ((size_t)n + 1) * sizeof *in->tl_map);
+    uint32_t linked = 0;
+    int rc = merge_links_map(m, links, index, &linked);
+    if (rc == SLOG_OK && (linked < n || n == 0)) {
+        rc = slog_writer_add_timeline(m->w, SLOG_NO_PARENT, (slog_timeline_kind)m->opts.o.top_kind,
+                                      in->label, (int64_t)index, &in->top, m->err);
+        rc = merge_err_source(m->err, rc, m->out);
+        m->sum.timelines += rc == SLOG_OK;
+    }
     for (uint32_t id = 0; id < n && rc == SLOG_OK; id++) {
         if (in->tl_map[id] == UINT32_MAX) {
             rc = define_chain(m, in, id, stack);
         }
     }
+    m->sum.timelines += rc == SLOG_OK ? n - linked : 0;
     free(stack);
     return rc;
 }
@@ -148,15 +157,16 @@ int merge_meta_define(merge_ctx *m)
     shared_strmap cats;
     shared_strmap_init(&cats, NULL);
     key_buf k = {NULL, 0};
-    int rc = SLOG_OK;
+    merge_links links;
+    int rc = merge_links_load(m, &links);
     for (size_t i = 0; i < m->n && rc == SLOG_OK; i++) {
-        rc = define_timelines(m, &m->in[i], i);
+        rc = define_timelines(m, &m->in[i], i, &links);
         if (rc == SLOG_OK) {
-            m->sum.timelines += 1 + m->in[i].info->timelines;
             rc = define_categories(m, &m->in[i], &cats, &k);
         }
     }
     shared_strmap_clear(&cats, NULL, NULL);
     free(k.p);
+    free(links.v);
     return rc;
 }

@@ -37,9 +37,11 @@ static const size_t merge_ends[] = {
     END_OF(slog_merge_options, user),
     END_OF(slog_merge_options, top_kind),
     END_OF(slog_merge_options, reserved),
+    END_OF(slog_merge_options, links),
+    END_OF(slog_merge_options, nlinks),
 };
 /* NOLINTEND(bugprone-sizeof-expression) */
-_Static_assert(sizeof(slog_merge_options) - END_OF(slog_merge_options, reserved) <
+_Static_assert(sizeof(slog_merge_options) - END_OF(slog_merge_options, nlinks) <
                    alignof(slog_merge_options),
                "a slog_merge_options member is missing from merge_ends");
 
@@ -113,6 +115,10 @@ int merge_options_load(merge_opts *dst, const slog_merge_options *opts, slog_err
     if ((o->flags & ~KNOWN_FLAGS) != 0) {
         return merge_err(err, SLOG_EINVAL, "", "Invalid slog_merge_options.flags: 0x%x unknown",
                          o->flags & ~KNOWN_FLAGS);
+    }
+    if (o->nlinks > 0 && o->links == NULL) {
+        return merge_err(err, SLOG_EINVAL, "", "Invalid slog_merge_options: %zu links, no array",
+                         o->nlinks);
     }
     if (o->reserved != 0 || o->slice_ticks < 0 || o->top_kind > SLOG_TIMELINE_RANK) {
         return merge_err(err, SLOG_EINVAL, "",
