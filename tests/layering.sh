@@ -10,8 +10,9 @@
 # <lz4*.h> only in codec_lz4.c.  A file whose name fits no layer is an error.
 # utils/ files include only public <slog/...> headers and headers of utils/,
 # never a libslog/ header, <hdf5.h> or <lz4*.h>.
-# The import library (libslog/import/**) and the merge library
-# (libslog/merge/**) use only the public API: their files include public
+# The import library (libslog/import/**), the merge library
+# (libslog/merge/**) and the MPI writer (libslog/mpi/**) use only the public
+# API: their files include public
 # <slog/...> headers and headers of their own folder, never a libslog/ core
 # header, <hdf5.h> or <lz4*.h>.
 # libslog/shared/ (shared internal utilities, doc/DESIGN.md) may be included
@@ -171,6 +172,7 @@ check_tree() {
     done
     check_public_lib "$root" import || bad=1
     check_public_lib "$root" merge || bad=1
+    check_public_lib "$root" mpi || bad=1
     check_shared "$root" || bad=1
     return $bad
 }
@@ -196,7 +198,8 @@ check_public_lib() {
             fi
             case "$name" in
             slog/slog.h | slog/slog_common.h | slog/slog_reader.h | slog/slog_writer.h | \
-                slog/slog_import.h | slog/slog_stats.h | slog/slog_search.h | slog/slog_merge.h) ;;
+                slog/slog_import.h | slog/slog_stats.h | slog/slog_search.h | slog/slog_merge.h | \
+                slog/slog_mpi.h) ;;
             slog/*)
                 echo "$rel: includes <$name>, which is not a public header"
                 ibad=1
@@ -292,6 +295,8 @@ self_test() {
     mk; mkdir -p "$t/r/libslog/merge"; printf '#include <slog/slog_merge.h>\n#include <shared_grow.h>\n' > "$t/r/libslog/merge/merge_api.c"; expect pass "merge library includes the public API"
     mk; mkdir -p "$t/r/libslog/merge"; printf '#include "store.h"\n' > "$t/r/libslog/merge/merge_api.c"; expect fail "merge library includes store.h"
     mk; mkdir -p "$t/r/libslog/merge"; printf '#include <hdf5.h>\n' > "$t/r/libslog/merge/merge_api.c"; expect fail "merge library includes hdf5.h"
+    mk; mkdir -p "$t/r/libslog/mpi"; printf '#include <mpi.h>\n#include <slog/slog_mpi.h>\n#include <slog/slog_merge.h>\n' > "$t/r/libslog/mpi/mw_writer.c"; expect pass "MPI writer includes mpi.h and the public API"
+    mk; mkdir -p "$t/r/libslog/mpi"; printf '#include "util_buf.h"\n' > "$t/r/libslog/mpi/mw_writer.c"; expect fail "MPI writer includes util_buf.h"
     mk; mkdir -p "$t/r/libslog/shared"; printf '#include <stdlib.h>\n' > "$t/r/libslog/shared/shared_grow.h"
     printf '#include <shared_grow.h>\n' >> "$t/r/utils/tool/main.c"; expect pass "tool includes a shared utility"
     printf '#include "util_buf.h"\n' >> "$t/r/libslog/shared/shared_grow.h"; expect fail "shared includes a libslog header"
