@@ -20,9 +20,9 @@
 #include <shared_lcm.h>
 
 /* Per-reader node cache: a share of this, within the bounds below. */
-#define CACHE_BUDGET ((uint64_t)256 << 20)
-#define CACHE_MIN ((uint64_t)4 << 20)
-#define CACHE_MAX ((uint64_t)64 << 20)
+#define CACHE_BUDGET ((uint64_t)64 << 20)
+#define CACHE_MIN ((uint64_t)2 << 20)
+#define CACHE_MAX ((uint64_t)8 << 20)
 
 typedef struct file_id {
     dev_t dev;

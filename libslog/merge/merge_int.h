@@ -66,6 +66,8 @@ typedef struct merge_items {
     int64_t ka, kb; /* the slice: drawables whose key lies in [ka, kb] */
     merge_item *v;
     size_t n, cap;
+    const merge_item **order; /* the items sorted (pointers: cheaper to move than items) */
+    size_t order_cap;
     merge_arena_block *blocks;
     uint64_t seq;
 } merge_items;
@@ -132,8 +134,9 @@ int merge_slices_run(merge_ctx *m);
  * buffer when its key lies in [b->ka, b->kb]; *kept says whether it did. */
 int merge_items_take(merge_items *b, merge_input *in, const slog_item *it, bool *kept,
                      slog_error *err);
-void merge_items_sort(merge_items *b);
-/* Append the buffer's items to w in its order; counts go to sum. */
+/* 0, or -1 when out of memory. */
+int merge_items_sort(merge_items *b);
+/* Append the buffer's items to w in sorted order; counts go to sum. */
 int merge_items_write(const merge_items *b, slog_writer *w, slog_merge_summary *sum,
                       slog_error *err);
 /* Forget the items (keep the first arena block for the next slice). */

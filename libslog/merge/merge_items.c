@@ -178,8 +178,8 @@ int merge_items_take(merge_items *b, merge_input *in, const slog_item *it, bool 
 
 static int cmp_item(const void *pa, const void *pb)
 {
-    const merge_item *a = pa;
-    const merge_item *b = pb;
+    const merge_item *const a = *(const merge_item *const *)pa;
+    const merge_item *const b = *(const merge_item *const *)pb;
     if (a->end != b->end) {
         return a->end < b->end ? -1 : 1;
     }
@@ -195,11 +195,18 @@ static int cmp_item(const void *pa, const void *pb)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-void merge_items_sort(merge_items *b)
+int merge_items_sort(merge_items *b)
 {
-    if (b->n > 1) {
-        qsort(b->v, b->n, sizeof *b->v, cmp_item);
+    if (shared_grow(&b->order, &b->order_cap, b->n, sizeof(const merge_item *)) != 0) {
+        return -1;
     }
+    for (size_t i = 0; i < b->n; i++) {
+        b->order[i] = &b->v[i];
+    }
+    if (b->n > 1) {
+        qsort(b->order, b->n, sizeof(const merge_item *), cmp_item);
+    }
+    return 0;
 }
 
 static int append(slog_writer *w, const merge_item *x, slog_error *err)
@@ -230,7 +237,7 @@ int merge_items_write(const merge_items *b, slog_writer *w, slog_merge_summary *
                       slog_error *err)
 {
     for (size_t i = 0; i < b->n; i++) {
-        const merge_item *const x = &b->v[i];
+        const merge_item *const x = b->order[i];
         const int rc = append(w, x, err);
         if (rc != SLOG_OK) {
             return rc;
@@ -264,5 +271,6 @@ void merge_items_free(merge_items *b)
     merge_items_clear(b);
     free(b->blocks);
     free(b->v);
+    free(b->order);
     memset(b, 0, sizeof *b);
 }

@@ -138,7 +138,10 @@ static int fill_slice(merge_ctx *m, int64_t ka, int64_t kb, uint64_t cap, bool *
 /* Sort and append the slice; count it per input. */
 static int write_slice(merge_ctx *m)
 {
-    merge_items_sort(&m->items);
+    if (merge_items_sort(&m->items) != 0) {
+        return merge_err(m->err, SLOG_ENOMEM, m->out, "Cannot sort a slice of %zu drawables",
+                         m->items.n);
+    }
     const int rc = merge_items_write(&m->items, m->w, &m->sum, m->err);
     if (rc != SLOG_OK) {
         return merge_err_source(m->err, rc, m->out);

@@ -162,7 +162,8 @@ typedef struct merge_names {
 
 static int make_names(merge_names *nm, const char *dir, int ranks, const char *arrows_path)
 {
-    const size_t per = strlen(dir) + 48;
+    enum { LABEL_BYTES = 24 }; /* "rank -2147483648" and its NUL fit */
+    const size_t per = strlen(dir) + 32 + LABEL_BYTES;
     const size_t n = (size_t)ranks + 1;
     nm->inputs = calloc(2 * n, sizeof *nm->inputs);
     nm->text = malloc(n * per);
@@ -172,9 +173,9 @@ static int make_names(merge_names *nm, const char *dir, int ranks, const char *a
     nm->labels = nm->inputs + n;
     for (int i = 0; i < ranks; i++) {
         char *const path = nm->text + (size_t)i * per;
-        (void)snprintf(path, per - 16, "%s/rank-%06d.slog", dir, i);
-        char *const label = path + strlen(path) + 1;
-        (void)snprintf(label, 16, "rank %d", i);
+        char *const label = path + per - LABEL_BYTES;
+        (void)snprintf(path, per - LABEL_BYTES, "%s/rank-%06d.slog", dir, i);
+        (void)snprintf(label, LABEL_BYTES, "rank %d", i);
         nm->inputs[i] = path;
         nm->labels[i] = label;
     }
