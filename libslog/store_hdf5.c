@@ -1237,6 +1237,9 @@ static bool superblock_marks_writer(const char *path, bool *reaches_eof)
     return true;
 }
 
+#define LIVE_EOF_WAITS 10u     /* 1 + 2 + .. + 512 ms */
+#define LIVE_PLAIN_ATTEMPTS 4  /* a superblock read torn by the writer's rewrite looks closed */
+
 typedef enum live_verdict {
     LIVE_DAMAGED, /* marked open for writing, never reaches its end */
     LIVE_SWMR,    /* a live writer, caught up: open with SWMR read */
@@ -1246,12 +1249,14 @@ typedef enum live_verdict {
 /* A plain open that catches a live writer mid-flush may see the file end
  * before the end its superblock records ("truncated"): that is no damage
  * when the superblock marks the file open for writing and the file reaches
- * that end a moment later (waits of 1, 2, 4 .. 64 ms; a killed writer's
- * truncated file never does and stays damaged), nor when the writer has
- * closed the file since. */
+ * that end a moment later (waits of 1, 2, 4 .. 512 ms, about 1 s in all:
+ * a writer descheduled on a loaded machine or slowed by a sanitizer took
+ * more than the 127 ms of 8 waits; a killed writer's truncated file never
+ * reaches it and stays damaged), nor when the writer has closed the file
+ * since. */
 static live_verdict live_writer_verdict(const char *path)
 {
-    for (unsigned k = 0; k < 8; k++) {
+    for (unsigned k = 0; k < LIVE_EOF_WAITS; k++) {
         bool reaches = false;
         if (!superblock_marks_writer(path, &reaches)) {
             return LIVE_CLOSED;
@@ -1265,12 +1270,12 @@ static live_verdict live_writer_verdict(const char *path)
     return LIVE_DAMAGED;
 }
 
-/* The plain read-only open, once more if a damaged-looking file was a
+/* The plain read-only open, again (up to LIVE_PLAIN_ATTEMPTS) if a damaged-looking file was a
  * writer closing; *cause gets HDF5's reason when it fails.  true when the
  * file is damaged (no SWMR retry). */
 static bool open_plain(store *s, hid_t fapl, h5_cause *cause)
 {
-    for (int attempt = 0; attempt < 2; attempt++) {
+    for (int attempt = 0; attempt < LIVE_PLAIN_ATTEMPTS; attempt++) {
         s->file = H5Fopen(s->path, H5F_ACC_RDONLY, fapl);
         *cause = h5_last_cause();
         if (s->file >= 0 || !cause->damaged) {
