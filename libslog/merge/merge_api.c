@@ -3,9 +3,9 @@
  * merge_api.c - slog_merge_files, the public entry of libslog-merge, and
  * the error helpers.  A merge runs its steps in order and stops at the
  * first failure: options; input names (none twice, none the output); open
- * every input (incomplete ones refused unless allowed); the output clock;
- * the output range; only then create the output, so a refused merge
- * writes nothing; timelines and categories; the slices; finish.  A failure
+ * every input (incomplete ones refused unless allowed); the links; the
+ * output clock; the output range; only then create the output, so a
+ * refused merge writes nothing; timelines and categories; the slices; finish.  A failure
  * after the output exists destroys its writer without finish, which leaves
  * the file marked incomplete.  The summary is filled on every return.
  * Merge library (libslog/merge/): public libslog headers and libslog/shared
@@ -74,6 +74,9 @@ static int prepare(merge_ctx *m, const char *const *inputs, const slog_merge_opt
                            : merge_err(m->err, SLOG_ENOMEM, "", "Cannot hold %zu inputs", m->n);
     }
     if (rc == SLOG_OK) {
+        rc = merge_links_load(m);
+    }
+    if (rc == SLOG_OK) {
         rc = merge_inputs_clock(m);
     }
     return rc == SLOG_OK ? merge_inputs_range(m) : rc;
@@ -110,6 +113,7 @@ static void release(merge_ctx *m)
         free(m->in[i].cat_map);
     }
     free(m->in);
+    free(m->links.v);
     merge_items_free(&m->items);
 }
 

@@ -78,6 +78,13 @@ typedef struct merge_opts {
     slog_writer_options wo; /* the output writer's */
 } merge_opts;
 
+/* slog_merge_options.links sorted by (input, timeline); next is the first
+ * link of the next input to define. */
+typedef struct merge_links {
+    slog_merge_link *v;
+    size_t n, next;
+} merge_links;
+
 /* One run of slog_merge_files. */
 typedef struct merge_ctx {
     merge_input *in;
@@ -90,6 +97,7 @@ typedef struct merge_ctx {
     bool empty;              /* no input holds a drawable */
     uint64_t total;          /* drawables of all inputs */
     merge_items items;
+    merge_links links;
     slog_merge_summary sum;
     slog_error *err;
 } merge_ctx;
@@ -116,15 +124,11 @@ bool merge_time_out(const merge_input *in, int64_t t, int64_t *out);
 /* merge_meta.c */
 int merge_meta_define(merge_ctx *m);
 
-/* merge_links.c: slog_merge_options.links, sorted by input; next is the
- * first link of the next input to define. */
-typedef struct merge_links {
-    slog_merge_link *v;
-    size_t n, next;
-} merge_links;
-int merge_links_load(merge_ctx *m, merge_links *l);
+/* merge_links.c: check the links and keep them sorted (before the output
+ * exists, so a bad link writes nothing). */
+int merge_links_load(merge_ctx *m);
 /* Map input @p index's linked timelines (inputs in order); *linked counts them. */
-int merge_links_map(merge_ctx *m, merge_links *l, size_t index, uint32_t *linked);
+int merge_links_map(merge_ctx *m, size_t index, uint32_t *linked);
 
 /* merge_slice.c */
 int merge_slices_run(merge_ctx *m);

@@ -66,7 +66,7 @@ static int define_chain(merge_ctx *m, merge_input *in, uint32_t id, uint32_t *st
 
 /* The input's top timeline (unless it only links to others' timelines) and
  * its timelines under it. */
-static int define_timelines(merge_ctx *m, merge_input *in, size_t index, merge_links *links)
+static int define_timelines(merge_ctx *m, merge_input *in, size_t index)
 {
     const uint32_t n = in->info->timelines;
     in->tl_map = malloc(((size_t)n + 1) * sizeof *in->tl_map);
@@ -77,7 +77,7 @@ static int define_timelines(merge_ctx *m, merge_input *in, size_t index, merge_l
     }
     memset(in->tl_map, 0xff, ((size_t)n + 1) * sizeof *in->tl_map);
     uint32_t linked = 0;
-    int rc = merge_links_map(m, links, index, &linked);
+    int rc = merge_links_map(m, index, &linked);
     if (rc == SLOG_OK && (linked < n || n == 0)) {
         rc = slog_writer_add_timeline(m->w, SLOG_NO_PARENT, (slog_timeline_kind)m->opts.o.top_kind,
                                       in->label, (int64_t)index, &in->top, m->err);
@@ -157,16 +157,14 @@ int merge_meta_define(merge_ctx *m)
     shared_strmap cats;
     shared_strmap_init(&cats, NULL);
     key_buf k = {NULL, 0};
-    merge_links links;
-    int rc = merge_links_load(m, &links);
+    int rc = SLOG_OK;
     for (size_t i = 0; i < m->n && rc == SLOG_OK; i++) {
-        rc = define_timelines(m, &m->in[i], i, &links);
+        rc = define_timelines(m, &m->in[i], i);
         if (rc == SLOG_OK) {
             rc = define_categories(m, &m->in[i], &cats, &k);
         }
     }
     shared_strmap_clear(&cats, NULL, NULL);
     free(k.p);
-    free(links.v);
     return rc;
 }

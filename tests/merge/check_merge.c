@@ -881,6 +881,102 @@ START_TEST(test_merge_empty_input)
 END_TEST
 
 /* Two real traces of different formats, imported by slog-import. */
+/* Links (slog_merge_options.links, the MPI writer's hook): a timeline of a
+ * later input stands for one of an earlier input.  Fully linked, the input
+ * adds no timeline at all; partly linked, it keeps a top timeline for the
+ * rest.  Bad links are refused. */
+static void write_linked(const char *path, uint32_t ntl)
+{
+    slog_writer *w;
+    uint32_t tl[3], cat;
+    ck_assert_int_eq(slog_writer_create(&w, path, NULL, NULL), SLOG_OK);
+    for (uint32_t i = 0; i < ntl; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "own %u", i);
+        ck_assert_int_eq(slog_writer_add_timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, name,
+                                                  0, &tl[i], NULL), SLOG_OK);
+    }
+    ck_assert_int_eq(slog_writer_add_category(w, SLOG_KIND_EVENT, "linked ev", 0, NULL, &cat,
+                                              NULL), SLOG_OK);
+    for (uint32_t i = 0; i < ntl; i++) {
+        const slog_event e = {tl[i], cat, 5000 + (int64_t)i, 0, NULL};
+        ck_assert_int_eq(slog_writer_append_event(w, &e, NULL), SLOG_OK);
+    }
+    ck_assert_int_eq(slog_writer_finish(w, NULL), SLOG_OK);
+    slog_writer_destroy(w);
+}
+
+/* The output timeline of every "linked ev" event, by time - 5000. */
+static void linked_rows(const char *path, uint32_t *rows, uint32_t n)
+{
+    slog_reader *r;
+    ck_assert_int_eq(slog_reader_open(&r, path, NULL, NULL), SLOG_OK);
+    slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    q.kinds = 1u << SLOG_KIND_EVENT;
+    q.t0 = 5000;
+    q.t1 = 5000 + (int64_t)n;
+    slog_query *qq;
+    ck_assert_int_eq(slog_query_create(&qq, r, &q, NULL), SLOG_OK);
+    const slog_item *it;
+    while (slog_query_next(qq, &it, NULL) == SLOG_OK) {
+        slog_category_info ci;
+        ck_assert_int_eq(slog_reader_category(r, it->u.event.category, &ci), SLOG_OK);
+        if (strcmp(ci.name, "linked ev") == 0) {
+            rows[it->u.event.time - 5000] = it->u.event.timeline;
+        }
+    }
+    slog_query_destroy(qq);
+    slog_reader_destroy(r);
+}
+
+START_TEST(test_merge_links)
+{
+    write_random(tp("a.slog"), 21, 1000000000u, 1000, 100000, 300, true);
+    write_linked(tp("all.slog"), 2);
+    write_linked(tp("part.slog"), 3);
+    const char *const in[] = {tp("a.slog"), tp("all.slog")};
+    const slog_merge_link links[] = {{1, 0, 0, 3}, {1, 1, 0, 5}};
+    slog_merge_options o = SLOG_MERGE_OPTIONS_INIT;
+    o.links = links;
+    o.nlinks = 2;
+    slog_merge_summary s;
+    slog_error err;
+    ck_assert_int_eq(slog_merge_files(in, 2, tp("out.slog"), &o, &s, &err), SLOG_OK);
+    slog_reader *r;
+    ck_assert_int_eq(slog_reader_open(&r, tp("a.slog"), NULL, NULL), SLOG_OK);
+    const uint32_t a_tl = slog_reader_info(r)->timelines;
+    slog_reader_destroy(r);
+    ck_assert_uint_eq(s.timelines, 1 + a_tl); /* no top timeline, nothing new for all.slog */
+    uint32_t rows[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    linked_rows(tp("out.slog"), rows, 2);
+    ck_assert_uint_eq(rows[0], 1 + 3); /* a's top is 0, its timeline i is 1 + i */
+    ck_assert_uint_eq(rows[1], 1 + 5);
+
+    const char *const in2[] = {tp("a.slog"), tp("part.slog")};
+    ck_assert_int_eq(slog_merge_files(in2, 2, tp("out2.slog"), &o, &s, &err), SLOG_OK);
+    ck_assert_uint_eq(s.timelines, 1 + a_tl + 2); /* a top timeline and "own 2" */
+    linked_rows(tp("out2.slog"), rows, 3);
+    ck_assert_uint_eq(rows[0], 4);
+    ck_assert_uint_eq(rows[1], 6);
+    ck_assert_uint_eq(rows[2], 1 + a_tl + 1);
+
+    const slog_merge_link twice[] = {{1, 0, 0, 3}, {1, 0, 0, 4}};
+    const slog_merge_link later[] = {{0, 0, 1, 0}};
+    const slog_merge_link range[] = {{1, 7, 0, 3}};
+    const slog_merge_link *const bad[] = {twice, later, range};
+    const size_t nbad[] = {2, 1, 1};
+    for (size_t i = 0; i < NELEM(bad); i++) {
+        o.links = bad[i];
+        o.nlinks = nbad[i];
+        ck_assert_int_eq(slog_merge_files(in, 2, tp("bad.slog"), &o, &s, &err), SLOG_EINVAL);
+        ck_assert(!s.output_created); /* refused before anything is written */
+    }
+    o.links = NULL;
+    ck_assert_int_eq(slog_merge_files(in, 2, tp("bad.slog"), &o, &s, &err), SLOG_EINVAL);
+    ck_assert_int_ne(access(tp("bad.slog"), F_OK), 0);
+}
+END_TEST
+
 START_TEST(test_merge_corpus_imports)
 {
     const char *const imp = getenv("SLOG_IMPORT");
@@ -934,6 +1030,7 @@ int main(void)
     tcase_add_test(exact, test_merge_dense_burst_splits);
     tcase_add_test(exact, test_merge_int64_end);
     tcase_add_test(exact, test_merge_empty_input);
+    tcase_add_test(exact, test_merge_links);
     tcase_add_test(exact, test_merge_corpus_imports);
     suite_add_tcase(s, exact);
     TCase *const refused = tcase_create("refused");
