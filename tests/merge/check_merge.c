@@ -52,6 +52,16 @@ static void teardown(void)
     }
 }
 
+/* A path in the test's directory that stays valid for the whole test. */
+static const char *tp_keep(const char *name)
+{
+    static char keep[MAX_IN][256];
+    static unsigned next;
+    char *const b = keep[next++ % MAX_IN];
+    snprintf(b, sizeof keep[0], "%s/%s", g_dir, name);
+    return b;
+}
+
 /* A path in the test's directory (a few at a time: rotating buffers). */
 static const char *tp(const char *name)
 {
@@ -508,7 +518,7 @@ static void write_three(expect *x)
     memset(x, 0, sizeof *x);
     x->n = 3;
     for (size_t i = 0; i < 3; i++) {
-        x->paths[i] = strdup(tp(i == 0 ? "a.slog" : i == 1 ? "b.slog" : "c.slog"));
+        x->paths[i] = tp_keep(i == 0 ? "a.slog" : i == 1 ? "b.slog" : "c.slog");
         x->labels[i] = labels[i];
     }
 }
@@ -990,7 +1000,7 @@ START_TEST(test_merge_corpus_imports)
             return;
         }
     }
-    expect x = {.paths = {strdup(tp("chrome.slog")), strdup(tp("mpe.slog"))},
+    expect x = {.paths = {tp_keep("chrome.slog"), tp_keep("mpe.slog")},
                 .labels = {"chrome", "mpe"},
                 .n = 2};
     uint64_t counts[4] = {0, 0, 0, 0};
