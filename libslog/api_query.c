@@ -6,11 +6,11 @@
  * decides per node (the density rule of tree_walk.h, counting the rows of
  * the node's preview) whether it stands as its preview (one item per
  * preview entry, or, when the node is a pixel wide or more and its
- * preview's time bins are at most a pixel wide, one per (row, category,
- * pixel) summing the bins of that pixel) or yields its own drawables and
- * is descended, filters by kind, timeline and category, hands sub-pixel
- * drawables to the pixel-run accumulator (api_pixel.c), records every blob
- * the query needed with its cost, and fills batches.
+ * preview's time bins are at most TREE_WALK_BIN_PIXELS wide, one per (row,
+ * category, pixel) summing the bins that start in that pixel) or yields its
+ * own drawables and is descended, filters by kind, timeline and category,
+ * hands sub-pixel drawables to the pixel-run accumulator (api_pixel.c),
+ * records every blob the query needed with its cost, and fills batches.
  * Layer 5: api.
  */
 #include "api_internal.h"
@@ -264,7 +264,7 @@ static uint64_t node_pixels(const slog_query *q, const store_node_row *n)
 }
 
 /* Does a preview node emit per pixel from its bins: at least a pixel wide,
- * bins at most a pixel wide? */
+ * bins at most TREE_WALK_BIN_PIXELS wide (tree_walk.h)? */
 static int emits_bins(const slog_query *q, const store_node_row *n, const cache_entry *e)
 {
     return q->resolution > 0 && e->bins.n > 0 && node_pixels(q, n) >= 1 &&

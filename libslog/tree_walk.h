@@ -29,10 +29,22 @@ static inline int tree_walk_overlaps(int64_t s, int64_t e, int64_t w0, int64_t w
 /* Dense nodes at most this many pixels wide are shown as previews. */
 #define TREE_WALK_DENSE_PIXELS 16u
 
-/* Bins 2^k ticks wide are at most one pixel wide. */
+/* A node's time bins are fine enough to draw it from its preview when they
+ * are at most this many pixels wide.  One bin step (k + 1) doubles their
+ * width, and the writer raises k until a leaf's bins fit their budget, so a
+ * leaf's bins sit anywhere in a factor of 2 around a pixel: at 1 pixel, a
+ * leaf that needed one more step was read whole (the NCCL corpus trace's
+ * first leaf, 1.44-pixel bins, 46.6 KB of geometry for a 1000-pixel view:
+ * doc/DESIGN.md, "Time bins").  2 pixels keeps previews 8 times finer than
+ * the TREE_WALK_DENSE_PIXELS cap a node without bins stands at. */
+#define TREE_WALK_BIN_PIXELS 2u
+_Static_assert(TREE_WALK_BIN_PIXELS <= 2u, "resolution x TREE_WALK_BIN_PIXELS fits a uint64");
+
+/* Bins 2^k ticks wide are at most TREE_WALK_BIN_PIXELS pixels wide. */
 static inline int tree_walk_bins_fine(uint32_t k, int64_t resolution)
 {
-    return k < 63 && ((int64_t)1 << k) <= resolution;
+    return k < 63 && resolution > 0 &&
+           ((uint64_t)1 << k) <= (uint64_t)resolution * TREE_WALK_BIN_PIXELS;
 }
 
 /* The k of a node's preview bins from its row (63 when it has none). */
@@ -48,8 +60,8 @@ static inline uint32_t tree_walk_bins_k(const store_node_row *n)
  * more than one drawable per pixel per row, rows being those present in
  * its preview (restricted to the query's selection): items > pixels x rows,
  * and it is at most TREE_WALK_DENSE_PIXELS wide or its preview's time bins
- * are at most a pixel wide (the node's row says their width; the caller
- * checks the bins it loaded agree).  Other nodes are
+ * are at most TREE_WALK_BIN_PIXELS wide (the node's row says their width;
+ * the caller checks the bins it loaded agree).  Other nodes are
  * descended, so previews keep the time resolution of a few pixels, and a
  * node read in full holds about one drawable per pixel and row: bytes read
  * stay near pixels x rows.

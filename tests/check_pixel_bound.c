@@ -73,6 +73,19 @@ static uint32_t count_series(const tref_trace *t)
     return distinct;
 }
 
+/* The bound's depth levels and counter series of f's trace. */
+static void bound_measure(bound_file *f)
+{
+    for (size_t k = 0; k < f->trace.nitems; k++) {
+        const tref_item *it = &f->trace.items[k];
+        if (it->kind == SLOG_KIND_STATE && it->depth + 1 > f->depth_levels) {
+            f->depth_levels = it->depth + 1;
+        }
+    }
+    f->depth_levels = f->depth_levels ? f->depth_levels : 1;
+    f->series = count_series(&f->trace);
+}
+
 static void bound_open(bound_file *f, int i)
 {
     const shape *s = &shapes[i / NSEEDS];
@@ -96,14 +109,7 @@ static void bound_open(bound_file *f, int i)
     slog_error err;
     ck_assert_int_eq(tref_write(&f->trace, f->path, &o, s->order, p.seed, true, &err), SLOG_OK);
     ck_assert_int_eq(slog_reader_open(&f->reader, f->path, NULL, &err), SLOG_OK);
-    for (size_t k = 0; k < f->trace.nitems; k++) {
-        const tref_item *it = &f->trace.items[k];
-        if (it->kind == SLOG_KIND_STATE && it->depth + 1 > f->depth_levels) {
-            f->depth_levels = it->depth + 1;
-        }
-    }
-    f->depth_levels = f->depth_levels ? f->depth_levels : 1;
-    f->series = count_series(&f->trace);
+    bound_measure(f);
 }
 
 static void bound_close(bound_file *f)
@@ -391,25 +397,33 @@ static bool is_node_box(slog_reader *r, const slog_preview *p)
     return false;
 }
 
+/* A short trace at 64 KiB leaves, written with time bins: few wide dense
+ * leaves. */
+static void bins_open(bound_file *f, uint64_t seed, const char *tag, int i)
+{
+    const tref_params p = {.seed = seed, .timelines = 6, .states = 40000,
+                           .events = 2000, .arrows = 1000, .counters = 1000,
+                           .state_categories = 12, .max_depth = 3, .base = -777,
+                           .span = 80000000, .args_percent = 0};
+    memset(f, 0, sizeof *f);
+    ck_assert_int_eq(tref_generate(&f->trace, &p), 0);
+    snprintf(f->path, sizeof f->path, "/tmp/check_pixel_%s_%d_%d.slog", tag, i, (int)getpid());
+    slog_writer_options o = SLOG_WRITER_OPTIONS_INIT;
+    o.flags = SLOG_WRITER_TIME_BINS;
+    slog_error err;
+    ck_assert_int_eq(tref_write(&f->trace, f->path, &o, TR_ORDER_END, p.seed, true, &err), SLOG_OK);
+    ck_assert_int_eq(slog_reader_open(&f->reader, f->path, NULL, &err), SLOG_OK);
+    bound_measure(f);
+}
+
 /* Few wide dense leaves (a short trace at 64 KiB leaves): the overview
  * stands on the leaves' time bins, one preview per (row, category, pixel),
  * instead of reading their drawables; totals per kind stay exact and the
  * output pixel-bounded. */
 START_TEST(test_pixel_bound_bins_stand_for_wide_leaves)
 {
-    const tref_params p = {.seed = 4242u + (uint64_t)_i, .timelines = 6, .states = 40000,
-                           .events = 2000, .arrows = 1000, .counters = 1000,
-                           .state_categories = 12, .max_depth = 3, .base = -777,
-                           .span = 80000000, .args_percent = 0};
     bound_file f;
-    memset(&f, 0, sizeof f);
-    ck_assert_int_eq(tref_generate(&f.trace, &p), 0);
-    snprintf(f.path, sizeof f.path, "/tmp/check_pixel_bins_%d_%d.slog", _i, (int)getpid());
-    slog_writer_options o = SLOG_WRITER_OPTIONS_INIT;
-    o.flags = SLOG_WRITER_TIME_BINS;
-    slog_error err;
-    ck_assert_int_eq(tref_write(&f.trace, f.path, &o, TR_ORDER_END, p.seed, true, &err), SLOG_OK);
-    ck_assert_int_eq(slog_reader_open(&f.reader, f.path, NULL, &err), SLOG_OK);
+    bins_open(&f, 4242u + (uint64_t)_i, "bins", _i);
     slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
     q.t0 = f.trace.start;
     q.t1 = f.trace.end + 1;
@@ -440,6 +454,68 @@ START_TEST(test_pixel_bound_bins_stand_for_wide_leaves)
 }
 END_TEST
 
+/* Is t some node's box start (a bin start the reader clipped to its node)? */
+static bool is_node_start(slog_reader *r, int64_t t)
+{
+    const uint64_t nodes = slog_reader_info(r)->nodes;
+    for (uint64_t i = 0; i < nodes; i++) {
+        slog_node_info ni;
+        ck_assert_int_eq(slog_reader_node(r, i, &ni), SLOG_OK);
+        if (ni.start == t) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The previews of a whole-trace query at `res` ticks per pixel: how many
+ * were summed from time bins, and the finest bin width they show (the
+ * largest power of two dividing every bin start, 0 when none). */
+static uint64_t binned_previews(bound_file *f, int64_t res, uint64_t *width)
+{
+    slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    q.t0 = f->trace.start;
+    q.t1 = f->trace.end + 1;
+    q.resolution = res;
+    tref_result r;
+    ck_assert_int_eq(tref_run_query(f->reader, &q, &r), SLOG_END);
+    uint64_t binned = 0, bits = 0; /* the lowest bit set in a start is its power of two */
+    for (size_t i = 0; i < r.npreviews; i++) {
+        const slog_preview *v = &r.previews[i];
+        if (is_node_box(f->reader, v)) {
+            continue;
+        }
+        binned++;
+        if (!is_node_start(f->reader, v->start)) {
+            bits |= (uint64_t)v->start;
+        }
+    }
+    tref_result_free(&r);
+    *width = bits & (0 - bits);
+    return binned;
+}
+
+/* A leaf's bins one step coarser than a pixel (the writer raises their
+ * width by powers of two to fit their budget) still stand for it: at 3/4
+ * of the finest bin width, bins are 1.33 pixels wide; the overview comes
+ * from them, within the bound, with exact totals. */
+START_TEST(test_pixel_bound_bins_up_to_two_pixels_stand)
+{
+    bound_file f;
+    bins_open(&f, 5151u + (uint64_t)_i, "bins2", _i);
+    const int64_t span = f.trace.end + 1 - f.trace.start;
+    uint64_t width = 0;
+    ck_assert_uint_gt(binned_previews(&f, (span + 199) / 200, &width), 0);
+    ck_assert_uint_ge(width, 4);
+    const int64_t res = (int64_t)(width / 4 * 3);
+    uint64_t coarse = 0;
+    ck_assert_uint_gt(binned_previews(&f, res, &coarse), 0);
+    ck_assert_uint_eq(coarse, width); /* the same bins, now 1.33 pixels wide */
+    run_one(&f, f.trace.start, f.trace.end + 1, (span + res - 1) / res, true);
+    bound_close(&f);
+}
+END_TEST
+
 static Suite *pixel_bound_suite(void)
 {
     Suite *s = suite_create("pixel_bound");
@@ -448,6 +524,7 @@ static Suite *pixel_bound_suite(void)
     tcase_add_loop_test(tc, test_pixel_bound_holds_and_totals_add_up, 0, NSHAPES * NSEEDS);
     tcase_add_test(tc, test_pixel_bound_runs_replace_dense_drawables);
     tcase_add_loop_test(tc, test_pixel_bound_bins_stand_for_wide_leaves, 0, 3);
+    tcase_add_loop_test(tc, test_pixel_bound_bins_up_to_two_pixels_stand, 0, 3);
     suite_add_tcase(s, tc);
     return s;
 }
