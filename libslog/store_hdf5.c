@@ -816,6 +816,28 @@ static int locked_error(const store *s, int e, slog_error *err)
                                      : strerror(e));
 }
 
+/* 0, or the errno of the exclusive flock that an existing PATH refuses us
+ * (EWOULDBLOCK: its writer is live).  A reader that caught a live-looking
+ * truncated file probes with a shared lock for microseconds
+ * (writer_holds_lock): a refusal is asked again twice, 1 ms apart. */
+static int existing_file_busy(const char *path)
+{
+    int busy = 0;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        const int old = open(path, O_RDONLY | O_CLOEXEC);
+        busy = old >= 0 && flock(old, LOCK_EX | LOCK_NB) != 0 ? errno : 0;
+        if (old >= 0) {
+            (void)close(old); /* drops the test lock */
+        }
+        if (busy != EWOULDBLOCK) {
+            break;
+        }
+        const struct timespec ms = {0, 1000000L};
+        (void)nanosleep(&ms, NULL);
+    }
+    return busy;
+}
+
 /* One writer per file: an exclusive flock on a descriptor of our own on
  * the file being made (PATH.creating, renamed to PATH later: the lock goes
  * with the inode), taken before HDF5 truncates anything and held until the
@@ -834,11 +856,7 @@ static int lock_for_writing(store *s, const char *creating, slog_error *err)
         (void)close(fd); /* another writer is creating it: not ours to remove */
         return locked_error(s, e, err);
     }
-    const int old = open(s->path, O_RDONLY | O_CLOEXEC);
-    const int busy = old >= 0 && flock(old, LOCK_EX | LOCK_NB) != 0 ? errno : 0;
-    if (old >= 0) {
-        (void)close(old); /* drops the test lock */
-    }
+    const int busy = existing_file_busy(s->path);
     if (busy != 0) {
         (void)unlink(creating); /* ours: we hold its lock */
         (void)close(fd);
@@ -1237,8 +1255,22 @@ static bool superblock_marks_writer(const char *path, bool *reaches_eof)
     return true;
 }
 
-#define LIVE_EOF_WAITS 10u     /* 1 + 2 + .. + 512 ms */
-#define LIVE_PLAIN_ATTEMPTS 4  /* a superblock read torn by the writer's rewrite looks closed */
+#define LIVE_EOF_WAITS 10u /* 1 + 2 + .. + 512 ms */
+
+/* Does a live libslog writer hold the file (its exclusive flock,
+ * lock_for_writing)?  A shared lock taken and dropped at once on a
+ * descriptor of our own fails only while it does; a killed writer's lock
+ * went with its process. */
+static bool writer_holds_lock(const char *path)
+{
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return false;
+    }
+    const bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    (void)close(fd); /* drops the lock if we got it */
+    return held;
+}
 
 typedef enum live_verdict {
     LIVE_DAMAGED, /* marked open for writing, never reaches its end */
@@ -1248,12 +1280,12 @@ typedef enum live_verdict {
 
 /* A plain open that catches a live writer mid-flush may see the file end
  * before the end its superblock records ("truncated"): that is no damage
- * when the superblock marks the file open for writing and the file reaches
- * that end a moment later (waits of 1, 2, 4 .. 512 ms, about 1 s in all:
- * a writer descheduled on a loaded machine or slowed by a sanitizer took
- * more than the 127 ms of 8 waits; a killed writer's truncated file never
- * reaches it and stays damaged), nor when the writer has closed the file
- * since. */
+ * when the superblock marks the file open for writing, a writer still
+ * holds its lock, and the file reaches that end a moment later (waits of
+ * 1, 2, 4 .. 512 ms, about 1 s in all: a writer descheduled on a loaded
+ * machine or slowed by a sanitizer took more than 127 ms), nor when the
+ * writer has closed the file since.  A killed writer's truncated file
+ * (no lock) is damaged at once. */
 static live_verdict live_writer_verdict(const char *path)
 {
     for (unsigned k = 0; k < LIVE_EOF_WAITS; k++) {
@@ -1264,18 +1296,26 @@ static live_verdict live_writer_verdict(const char *path)
         if (reaches) {
             return LIVE_SWMR;
         }
+        if (!writer_holds_lock(path)) {
+            return superblock_marks_writer(path, &reaches) ? LIVE_DAMAGED : LIVE_CLOSED;
+        }
         const struct timespec ts = {0, (1L << k) * 1000000L};
         (void)nanosleep(&ts, NULL);
     }
     return LIVE_DAMAGED;
 }
 
-/* The plain read-only open, again (up to LIVE_PLAIN_ATTEMPTS) if a damaged-looking file was a
- * writer closing; *cause gets HDF5's reason when it fails.  true when the
- * file is damaged (no SWMR retry). */
+/* The plain read-only open, again if a damaged-looking file was a writer
+ * closing it: once after 1 ms (a superblock read torn by the writer's
+ * rewrite looks closed; a writer that just finished leaves a whole file),
+ * then as long as the writer holds its lock (HDF5 rewrites the superblock,
+ * flags cleared, before it sets the file's final length: under a
+ * sanitizer at load 7 that window was seen by 1 of 560 opens), with
+ * growing waits (1 .. 512 ms).  *cause gets HDF5's reason when it fails.
+ * true when the file is damaged (no SWMR retry). */
 static bool open_plain(store *s, hid_t fapl, h5_cause *cause)
 {
-    for (int attempt = 0; attempt < LIVE_PLAIN_ATTEMPTS; attempt++) {
+    for (unsigned attempt = 0; attempt < LIVE_EOF_WAITS; attempt++) {
         s->file = H5Fopen(s->path, H5F_ACC_RDONLY, fapl);
         *cause = h5_last_cause();
         if (s->file >= 0 || !cause->damaged) {
@@ -1286,8 +1326,33 @@ static bool open_plain(store *s, hid_t fapl, h5_cause *cause)
             return v == LIVE_DAMAGED;
         }
         (void)H5Eclear2(H5E_DEFAULT);
+        if (attempt > 0 && !writer_holds_lock(s->path)) {
+            return true;
+        }
+        const struct timespec ts = {0, (1L << attempt) * 1000000L};
+        (void)nanosleep(&ts, NULL);
     }
     return true;
+}
+
+/* The plain open, then (a live or killed writer's file) the SWMR-read one;
+ * *c gets the cause of the failure that says most. */
+static void open_plain_or_swmr(store *s, hid_t fapl, h5_cause *c)
+{
+    if (open_plain(s, fapl, c) || s->file >= 0) {
+        return;
+    }
+    (void)H5Eclear2(H5E_DEFAULT);
+    /* SWMR readers retry a metadata read whose checksum fails (the
+     * writer may be mid-write), 100 times by default with growing
+     * sleeps: a damaged file would then take minutes to refuse. */
+    (void)H5Pset_metadata_read_attempts(fapl, SWMR_READ_ATTEMPTS);
+    s->file = H5Fopen(s->path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
+    s->swmr_read = s->file >= 0;
+    const h5_cause c2 = s->file < 0 ? h5_last_cause() : *c;
+    if (c2.damaged) {
+        *c = c2;
+    }
 }
 
 /* Open read-only; a file still marked open for write (killed writer, or a
@@ -1306,18 +1371,21 @@ static int open_file(store *s, slog_error *err)
         return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to set up file access");
     }
     h5_cause c;
-    if (!open_plain(s, fapl, &c) && s->file < 0) {
-        (void)H5Eclear2(H5E_DEFAULT);
-        /* SWMR readers retry a metadata read whose checksum fails (the
-         * writer may be mid-write), 100 times by default with growing
-         * sleeps: a damaged file would then take minutes to refuse. */
-        (void)H5Pset_metadata_read_attempts(fapl, SWMR_READ_ATTEMPTS);
-        s->file = H5Fopen(s->path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
-        s->swmr_read = s->file >= 0;
-        const h5_cause c2 = s->file < 0 ? h5_last_cause() : c;
-        if (c2.damaged) {
-            c = c2;
+    bool last = false;
+    for (unsigned attempt = 0; attempt < LIVE_EOF_WAITS; attempt++) {
+        open_plain_or_swmr(s, fapl, &c);
+        /* A writer closing the file rewrites its superblock (flags cleared)
+         * before the file reaches its final length: an open in that window
+         * fails (1 of 560 opens under a sanitizer at load 7).  Try again
+         * while the writer holds its lock, and once after it let go (it
+         * has then finished the file). */
+        if (s->file >= 0 || !c.damaged || last) {
+            break;
         }
+        last = !writer_holds_lock(s->path);
+        (void)H5Eclear2(H5E_DEFAULT);
+        const struct timespec ts = {0, (1L << attempt) * 1000000L};
+        (void)nanosleep(&ts, NULL);
     }
     (void)H5Pclose(fapl);
     if (s->file >= 0) {
