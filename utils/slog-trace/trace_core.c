@@ -90,9 +90,10 @@ void trace_leave(const trace_call *c, trace_fn fn, const trace_args *args)
     const int64_t end = trace_now();
     trace_tls *const t = &trace_self;
     t->depth = c->depth;
+    const sink_span s = {(uint32_t)fn, c->depth, c->start, end, args != NULL ? args->a : NULL,
+                         args != NULL ? args->n : 0};
     t->guard++;
-    sink_state(this_thread(), (uint32_t)fn, c->start, end, c->depth, args != NULL ? args->a : NULL,
-               args != NULL ? args->n : 0);
+    sink_state(this_thread(), &s);
     t->guard--;
     errno = saved;
 }

@@ -122,10 +122,10 @@ void *trace_resolve(const char *name);
 /* The real function fn (looked up once, then cached). */
 #define TRACE_REAL(fn)                                                                             \
     __extension__({                                                                                \
-        static __typeof__(&fn) real_;                                                              \
-        __typeof__(&fn) r_ = __atomic_load_n(&real_, __ATOMIC_RELAXED);                            \
+        static __typeof__(&(fn)) real_;                                                            \
+        __typeof__(&(fn)) r_ = __atomic_load_n(&real_, __ATOMIC_RELAXED);                          \
         if (r_ == NULL) {                                                                          \
-            r_ = (__typeof__(&fn))trace_resolve(#fn);                                              \
+            r_ = (__typeof__(&(fn)))trace_resolve(#fn);                                            \
             __atomic_store_n(&real_, r_, __ATOMIC_RELAXED);                                        \
         }                                                                                          \
         r_;                                                                                        \

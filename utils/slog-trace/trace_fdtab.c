@@ -39,6 +39,7 @@ static uint64_t hash_text(const char *s)
 static bool grow_names(void)
 {
     const size_t cap = names.cap == 0 ? 256 : names.cap * 2;
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): slots are pointers; a pointer's size is meant
     fd_name **slots = calloc(cap, sizeof *slots);
     if (slots == NULL) {
         return false;

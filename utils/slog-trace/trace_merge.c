@@ -23,6 +23,7 @@
 #include <slog/slog.h>
 
 #include "cli.h"
+#include "trace_arg_copy.h"
 #include "trace_merge_msg.h"
 
 #define PROG "slog-trace merge"
@@ -94,33 +95,6 @@ static int map_category(merge_ctx *m, slog_reader *r, uint32_t c, uint32_t *out)
     return rc;
 }
 
-static slog_arg *copy_args(const slog_arg *args, uint32_t n)
-{
-    if (n == 0) {
-        return NULL;
-    }
-    slog_arg *c = calloc(n, sizeof *c);
-    for (uint32_t i = 0; c != NULL && i < n; i++) {
-        c[i] = args[i];
-        c[i].key = strdup(args[i].key);
-        if (args[i].type == SLOG_ARG_STRING || args[i].type == SLOG_ARG_JSON) {
-            c[i].v.s = strdup(args[i].v.s);
-        }
-    }
-    return c;
-}
-
-static void free_args(slog_arg *args, uint32_t n)
-{
-    for (uint32_t i = 0; args != NULL && i < n; i++) {
-        free((void *)(uintptr_t)args[i].key);
-        if (args[i].type == SLOG_ARG_STRING || args[i].type == SLOG_ARG_JSON) {
-            free((void *)(uintptr_t)args[i].v.s);
-        }
-    }
-    free(args);
-}
-
 /* One query item as a merge_item (input timeline ids, output categories). */
 static int take_item(merge_ctx *m, slog_reader *r, const slog_item *it)
 {
@@ -153,7 +127,7 @@ static int take_item(merge_ctx *m, slog_reader *r, const slog_item *it)
     if (rc != SLOG_OK) {
         return rc;
     }
-    x.args = copy_args(args, x.nargs);
+    x.args = trace_arg_copy(args, x.nargs);
     if (x.nargs > 0 && x.args == NULL) {
         return SLOG_ENOMEM;
     }
@@ -161,7 +135,7 @@ static int take_item(merge_ctx *m, slog_reader *r, const slog_item *it)
         const size_t cap = m->cap == 0 ? 1024 : m->cap * 2;
         merge_item *v = realloc(m->items, cap * sizeof *v);
         if (v == NULL) {
-            free_args(x.args, x.nargs);
+            free(x.args);
             return SLOG_ENOMEM;
         }
         m->items = v, m->cap = cap;
@@ -325,7 +299,7 @@ static int is_trace_file(const struct dirent *d)
 static void free_ctx(merge_ctx *m)
 {
     for (size_t i = 0; i < m->n; i++) {
-        free_args(m->items[i].args, m->items[i].nargs);
+        free(m->items[i].args);
     }
     for (size_t i = 0; i < m->ncats; i++) {
         free(m->cats[i].name);

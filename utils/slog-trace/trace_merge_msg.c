@@ -70,6 +70,43 @@ static bool arg_int(const slog_arg *a, int64_t *out)
     return false;
 }
 
+/* The end of a message a "msg" arg names: 1 send, 2 recv, 0 neither. */
+static int msg_side(const char *v)
+{
+    return strcmp(v, "send") == 0 ? 1 : strcmp(v, "recv") == 0 ? 2 : 0;
+}
+
+/* Take an integer arg into e when it is a field of the message: returns
+ * the field's bit of the key (comm 1, src 2, dst 4, tag 8), 0 for bytes
+ * (optional) and for any other arg. */
+static unsigned take_field(msg_end *e, const slog_arg *a)
+{
+    int64_t v = 0;
+    if (!arg_int(a, &v)) {
+        return 0;
+    }
+    if (strcmp(a->key, "comm") == 0) {
+        e->comm = (uint64_t)v;
+        return 1;
+    }
+    if (strcmp(a->key, "src") == 0) {
+        e->src = v;
+        return 2;
+    }
+    if (strcmp(a->key, "dst") == 0) {
+        e->dst = v;
+        return 4;
+    }
+    if (strcmp(a->key, "tag") == 0) {
+        e->tag = v;
+        return 8;
+    }
+    if (strcmp(a->key, "bytes") == 0) {
+        e->bytes = v;
+    }
+    return 0;
+}
+
 int merge_msgs_note(merge_msgs *m, uint32_t timeline, int64_t start, int64_t end,
                     const slog_arg *args, uint32_t nargs)
 {
@@ -78,21 +115,10 @@ int merge_msgs_note(merge_msgs *m, uint32_t timeline, int64_t start, int64_t end
     msg_end e = {0, 0, 0, 0, 0, 0, timeline};
     for (uint32_t i = 0; i < nargs; i++) {
         const slog_arg *a = &args[i];
-        int64_t v = 0;
         if (strcmp(a->key, "msg") == 0 && a->type == SLOG_ARG_STRING) {
-            side = strcmp(a->v.s, "send") == 0 ? 1 : strcmp(a->v.s, "recv") == 0 ? 2 : 0;
-        } else if (!arg_int(a, &v)) {
-            continue;
-        } else if (strcmp(a->key, "comm") == 0) {
-            e.comm = (uint64_t)v, have |= 1;
-        } else if (strcmp(a->key, "src") == 0) {
-            e.src = v, have |= 2;
-        } else if (strcmp(a->key, "dst") == 0) {
-            e.dst = v, have |= 4;
-        } else if (strcmp(a->key, "tag") == 0) {
-            e.tag = v, have |= 8;
-        } else if (strcmp(a->key, "bytes") == 0) {
-            e.bytes = v;
+            side = msg_side(a->v.s);
+        } else {
+            have |= take_field(&e, a);
         }
     }
     if (side == 0 || have != 15) {

@@ -15,7 +15,8 @@
 
 #include "trace_core.h"
 
-#define TRACE_WEAK(fn) extern __typeof__(fn) fn __attribute__((weak))
+/* The declarator (fn) in parentheses is fn itself (C11 6.7.6p6). */
+#define TRACE_WEAK(fn) extern __typeof__(fn)(fn) __attribute__((weak))
 
 TRACE_WEAK(PMPI_Init);
 TRACE_WEAK(PMPI_Init_thread);

@@ -37,35 +37,43 @@ static uint64_t hash_ranks(const int *world, int n)
     return h | 1u; /* never 0, MPI_COMM_WORLD's key */
 }
 
-/* Fill m for comm; 0, or -1 when the group cannot be read. */
-static int build_map(comm_map *m, MPI_Comm comm)
+/* world[i] = the MPI_COMM_WORLD rank of rank i of group g, i < size;
+ * 0, or -1 when MPI cannot say. */
+static int translate_ranks(MPI_Group g, int size, int *world)
 {
-    MPI_Group g, wg;
-    int size = 0;
-    if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size <= 0 ||
-        PMPI_Comm_group(comm, &g) != MPI_SUCCESS) {
-        return -1;
-    }
-    int *ranks = malloc(2 * (size_t)size * sizeof *ranks);
+    MPI_Group wg;
+    int *ranks = malloc((size_t)size * sizeof *ranks);
     int rc = ranks == NULL || PMPI_Comm_group(MPI_COMM_WORLD, &wg) != MPI_SUCCESS ? -1 : 0;
     if (rc == 0) {
         for (int i = 0; i < size; i++) {
             ranks[i] = i;
         }
-        rc = PMPI_Group_translate_ranks(g, size, ranks, wg, ranks + size) == MPI_SUCCESS ? 0 : -1;
+        rc = PMPI_Group_translate_ranks(g, size, ranks, wg, world) == MPI_SUCCESS ? 0 : -1;
         (void)PMPI_Group_free(&wg);
     }
+    free(ranks);
+    return rc;
+}
+
+/* Fill m for comm; 0, or -1 when the group cannot be read. */
+static int build_map(comm_map *m, MPI_Comm comm)
+{
+    MPI_Group g;
+    int size = 0;
+    if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size <= 0 ||
+        PMPI_Comm_group(comm, &g) != MPI_SUCCESS) {
+        return -1;
+    }
+    int *world = malloc((size_t)size * sizeof *world);
+    const int rc = world == NULL ? -1 : translate_ranks(g, size, world);
     (void)PMPI_Group_free(&g);
     if (rc != 0) {
-        free(ranks);
+        free(world);
         return -1;
     }
     free(m->world);
-    m->comm = comm, m->size = size, m->world = ranks;
-    for (int i = 0; i < size; i++) {
-        ranks[i] = ranks[size + i];
-    }
-    m->key = hash_ranks(ranks, size);
+    m->comm = comm, m->size = size, m->world = world;
+    m->key = hash_ranks(world, size);
     return 0;
 }
 
@@ -117,27 +125,35 @@ int64_t trace_mpi_bytes(int count, MPI_Datatype type)
     return PMPI_Type_size(type, &size) == MPI_SUCCESS ? (int64_t)count * size : -1;
 }
 
-static void msg_args(trace_args *a, const char *side, uint64_t key, int src, int dst, int tag,
-                     int64_t bytes)
+/* One end of a message, in MPI_COMM_WORLD ranks. */
+typedef struct msg_end {
+    const char *side; /* "send" or "recv" */
+    uint64_t key;     /* the communicator's (trace_mpi_world) */
+    int src, dst, tag;
+    int64_t bytes; /* -1: unknown */
+} msg_end;
+
+static void msg_args(trace_args *a, const msg_end *m)
 {
-    targ_str(a, "msg", side);
-    targ_uint(a, "comm", key);
-    targ_int(a, "src", src);
-    targ_int(a, "dst", dst);
-    targ_int(a, "tag", tag);
-    targ_int(a, "bytes", bytes);
+    targ_str(a, "msg", m->side);
+    targ_uint(a, "comm", m->key);
+    targ_int(a, "src", m->src);
+    targ_int(a, "dst", m->dst);
+    targ_int(a, "tag", m->tag);
+    targ_int(a, "bytes", m->bytes);
 }
 
 /* The args of a send of count items of type to dest of comm. */
 void trace_mpi_send_args(trace_args *a, int count, MPI_Datatype type, int dest, int tag,
-                      MPI_Comm comm)
+                         MPI_Comm comm)
 {
     if (dest == MPI_PROC_NULL) {
         return;
     }
     uint64_t key = 0;
     const int dst = trace_mpi_world(comm, dest, &key);
-    msg_args(a, "send", key, trace_mpi_rank, dst, tag, trace_mpi_bytes(count, type));
+    const int64_t bytes = trace_mpi_bytes(count, type);
+    msg_args(a, &(const msg_end){"send", key, trace_mpi_rank, dst, tag, bytes});
 }
 
 /* The args of a completed receive (status st) of type on comm. */
@@ -147,9 +163,10 @@ void trace_mpi_recv_args(trace_args *a, MPI_Comm comm, MPI_Datatype type, const 
         return;
     }
     int n = 0;
-    const int64_t bytes =
-        PMPI_Get_count(st, type, &n) == MPI_SUCCESS && n != MPI_UNDEFINED ? trace_mpi_bytes(n, type) : -1;
+    const int64_t bytes = PMPI_Get_count(st, type, &n) == MPI_SUCCESS && n != MPI_UNDEFINED
+                              ? trace_mpi_bytes(n, type)
+                              : -1;
     uint64_t key = 0;
     const int src = trace_mpi_world(comm, st->MPI_SOURCE, &key);
-    msg_args(a, "recv", key, src, trace_mpi_rank, st->MPI_TAG, bytes);
+    msg_args(a, &(const msg_end){"recv", key, src, trace_mpi_rank, st->MPI_TAG, bytes});
 }

@@ -20,14 +20,15 @@
 #define BYTES_AT(n, off) FD_EXTRA(FD_NONE, n, off, FD_NONE)
 #define NOTHING FD_EXTRA(FD_NONE, FD_NONE, FD_NONE, FD_NONE)
 
-ssize_t read(int fd, void *buf, size_t n)
+ssize_t read(int fd, void *buf, size_t nbytes)
 {
-    FD_CALL_BODY(ssize_t, TRACE_REAL(read), TRACE_FN_READ, fd, BYTES(n), fd, buf, n);
+    FD_CALL_BODY(ssize_t, TRACE_REAL(read), TRACE_FN_READ, fd, BYTES(nbytes), fd, buf, nbytes);
 }
 
-ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+ssize_t __read_chk(int fd, void *buf, size_t nbytes, size_t buflen)
 {
-    FD_CALL_BODY(ssize_t, TRACE_REAL(__read_chk), TRACE_FN_READ, fd, BYTES(n), fd, buf, n, buflen);
+    FD_CALL_BODY(ssize_t, TRACE_REAL(__read_chk), TRACE_FN_READ, fd, BYTES(nbytes), fd, buf, nbytes,
+                 buflen);
 }
 
 ssize_t write(int fd, const void *buf, size_t n)
@@ -35,39 +36,40 @@ ssize_t write(int fd, const void *buf, size_t n)
     FD_CALL_BODY(ssize_t, TRACE_REAL(write), TRACE_FN_WRITE, fd, BYTES(n), fd, buf, n);
 }
 
-ssize_t pread(int fd, void *buf, size_t n, off_t off)
+ssize_t pread(int fd, void *buf, size_t nbytes, off_t offset)
 {
-    FD_CALL_BODY(ssize_t, TRACE_REAL(pread), TRACE_FN_PREAD, fd, BYTES_AT(n, off), fd, buf, n, off);
+    FD_CALL_BODY(ssize_t, TRACE_REAL(pread), TRACE_FN_PREAD, fd, BYTES_AT(nbytes, offset), fd, buf,
+                 nbytes, offset);
 }
 
-ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+ssize_t pread64(int fd, void *buf, size_t nbytes, off64_t offset)
 {
-    FD_CALL_BODY(ssize_t, TRACE_REAL(pread64), TRACE_FN_PREAD, fd, BYTES_AT(n, off), fd, buf, n,
-                 off);
+    FD_CALL_BODY(ssize_t, TRACE_REAL(pread64), TRACE_FN_PREAD, fd, BYTES_AT(nbytes, offset), fd,
+                 buf, nbytes, offset);
 }
 
-ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+ssize_t __pread_chk(int fd, void *buf, size_t nbytes, off_t offset, size_t buflen)
 {
-    FD_CALL_BODY(ssize_t, TRACE_REAL(__pread_chk), TRACE_FN_PREAD, fd, BYTES_AT(n, off), fd, buf,
-                 n, off, buflen);
+    FD_CALL_BODY(ssize_t, TRACE_REAL(__pread_chk), TRACE_FN_PREAD, fd, BYTES_AT(nbytes, offset),
+                 fd, buf, nbytes, offset, buflen);
 }
 
-ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
+ssize_t __pread64_chk(int fd, void *buf, size_t nbytes, off64_t offset, size_t buflen)
 {
-    FD_CALL_BODY(ssize_t, TRACE_REAL(__pread64_chk), TRACE_FN_PREAD, fd, BYTES_AT(n, off), fd, buf,
-                 n, off, buflen);
+    FD_CALL_BODY(ssize_t, TRACE_REAL(__pread64_chk), TRACE_FN_PREAD, fd, BYTES_AT(nbytes, offset),
+                 fd, buf, nbytes, offset, buflen);
 }
 
-ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t offset)
 {
-    FD_CALL_BODY(ssize_t, TRACE_REAL(pwrite), TRACE_FN_PWRITE, fd, BYTES_AT(n, off), fd, buf, n,
-                 off);
+    FD_CALL_BODY(ssize_t, TRACE_REAL(pwrite), TRACE_FN_PWRITE, fd, BYTES_AT(n, offset), fd, buf, n,
+                 offset);
 }
 
-ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
+ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t offset)
 {
-    FD_CALL_BODY(ssize_t, TRACE_REAL(pwrite64), TRACE_FN_PWRITE, fd, BYTES_AT(n, off), fd, buf, n,
-                 off);
+    FD_CALL_BODY(ssize_t, TRACE_REAL(pwrite64), TRACE_FN_PWRITE, fd, BYTES_AT(n, offset), fd, buf,
+                 n, offset);
 }
 
 static int64_t iov_bytes(const struct iovec *iov, int n)
@@ -79,28 +81,28 @@ static int64_t iov_bytes(const struct iovec *iov, int n)
     return (int64_t)total;
 }
 
-ssize_t readv(int fd, const struct iovec *iov, int n)
+ssize_t readv(int fd, const struct iovec *iovec, int count)
 {
-    FD_CALL_BODY(ssize_t, TRACE_REAL(readv), TRACE_FN_READV, fd, BYTES(iov_bytes(iov, n)), fd, iov,
-                 n);
+    FD_CALL_BODY(ssize_t, TRACE_REAL(readv), TRACE_FN_READV, fd, BYTES(iov_bytes(iovec, count)),
+                 fd, iovec, count);
 }
 
-ssize_t writev(int fd, const struct iovec *iov, int n)
+ssize_t writev(int fd, const struct iovec *iovec, int count)
 {
-    FD_CALL_BODY(ssize_t, TRACE_REAL(writev), TRACE_FN_WRITEV, fd, BYTES(iov_bytes(iov, n)), fd,
-                 iov, n);
+    FD_CALL_BODY(ssize_t, TRACE_REAL(writev), TRACE_FN_WRITEV, fd, BYTES(iov_bytes(iovec, count)),
+                 fd, iovec, count);
 }
 
-off_t lseek(int fd, off_t off, int whence)
+off_t lseek(int fd, off_t offset, int whence)
 {
     FD_CALL_BODY(off_t, TRACE_REAL(lseek), TRACE_FN_LSEEK, fd,
-                 FD_EXTRA(FD_NONE, FD_NONE, off, whence), fd, off, whence);
+                 FD_EXTRA(FD_NONE, FD_NONE, offset, whence), fd, offset, whence);
 }
 
-off64_t lseek64(int fd, off64_t off, int whence)
+off64_t lseek64(int fd, off64_t offset, int whence)
 {
     FD_CALL_BODY(off64_t, TRACE_REAL(lseek64), TRACE_FN_LSEEK, fd,
-                 FD_EXTRA(FD_NONE, FD_NONE, off, whence), fd, off, whence);
+                 FD_EXTRA(FD_NONE, FD_NONE, offset, whence), fd, offset, whence);
 }
 
 int fsync(int fd)
@@ -108,17 +110,17 @@ int fsync(int fd)
     FD_CALL_BODY(int, TRACE_REAL(fsync), TRACE_FN_FSYNC, fd, NOTHING, fd);
 }
 
-int fdatasync(int fd)
+int fdatasync(int fildes)
 {
-    FD_CALL_BODY(int, TRACE_REAL(fdatasync), TRACE_FN_FDATASYNC, fd, NOTHING, fd);
+    FD_CALL_BODY(int, TRACE_REAL(fdatasync), TRACE_FN_FDATASYNC, fildes, NOTHING, fildes);
 }
 
-int ftruncate(int fd, off_t len)
+int ftruncate(int fd, off_t length)
 {
-    FD_CALL_BODY(int, TRACE_REAL(ftruncate), TRACE_FN_FTRUNCATE, fd, BYTES(len), fd, len);
+    FD_CALL_BODY(int, TRACE_REAL(ftruncate), TRACE_FN_FTRUNCATE, fd, BYTES(length), fd, length);
 }
 
-int ftruncate64(int fd, off64_t len)
+int ftruncate64(int fd, off64_t length)
 {
-    FD_CALL_BODY(int, TRACE_REAL(ftruncate64), TRACE_FN_FTRUNCATE, fd, BYTES(len), fd, len);
+    FD_CALL_BODY(int, TRACE_REAL(ftruncate64), TRACE_FN_FTRUNCATE, fd, BYTES(length), fd, length);
 }

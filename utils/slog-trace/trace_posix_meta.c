@@ -47,71 +47,79 @@ static void meta_done(const trace_call *c, trace_fn fn, int fd, const char *path
     meta_done(&c, fn, fd, path, r, errno);                                                         \
     return r
 
-int stat(const char *path, struct stat *st)
+int stat(const char *file, struct stat *buf)
 {
-    META_BODY(TRACE_REAL(stat), TRACE_FN_STAT, AT_FDCWD, path, path, st);
+    META_BODY(TRACE_REAL(stat), TRACE_FN_STAT, AT_FDCWD, file, file, buf);
 }
 
-int stat64(const char *path, struct stat64 *st)
+int stat64(const char *file, struct stat64 *buf)
 {
-    META_BODY(TRACE_REAL(stat64), TRACE_FN_STAT, AT_FDCWD, path, path, st);
+    META_BODY(TRACE_REAL(stat64), TRACE_FN_STAT, AT_FDCWD, file, file, buf);
 }
 
-int lstat(const char *path, struct stat *st)
+int lstat(const char *file, struct stat *buf)
 {
-    META_BODY(TRACE_REAL(lstat), TRACE_FN_LSTAT, AT_FDCWD, path, path, st);
+    META_BODY(TRACE_REAL(lstat), TRACE_FN_LSTAT, AT_FDCWD, file, file, buf);
 }
 
-int lstat64(const char *path, struct stat64 *st)
+int lstat64(const char *file, struct stat64 *buf)
 {
-    META_BODY(TRACE_REAL(lstat64), TRACE_FN_LSTAT, AT_FDCWD, path, path, st);
+    META_BODY(TRACE_REAL(lstat64), TRACE_FN_LSTAT, AT_FDCWD, file, file, buf);
 }
 
-int fstat(int fd, struct stat *st)
+int fstat(int fd, struct stat *buf)
 {
-    META_BODY(TRACE_REAL(fstat), TRACE_FN_FSTAT, fd, NULL, fd, st);
+    META_BODY(TRACE_REAL(fstat), TRACE_FN_FSTAT, fd, NULL, fd, buf);
 }
 
-int fstat64(int fd, struct stat64 *st)
+int fstat64(int fd, struct stat64 *buf)
 {
-    META_BODY(TRACE_REAL(fstat64), TRACE_FN_FSTAT, fd, NULL, fd, st);
+    META_BODY(TRACE_REAL(fstat64), TRACE_FN_FSTAT, fd, NULL, fd, buf);
 }
 
-int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+int fstatat(int fd, const char *file, struct stat *buf, int flag)
 {
-    META_BODY(TRACE_REAL(fstatat), TRACE_FN_FSTATAT, dirfd, path, dirfd, path, st, flags);
+    META_BODY(TRACE_REAL(fstatat), TRACE_FN_FSTATAT, fd, file, fd, file, buf, flag);
 }
 
-int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+int fstatat64(int fd, const char *file, struct stat64 *buf, int flag)
 {
-    META_BODY(TRACE_REAL(fstatat64), TRACE_FN_FSTATAT, dirfd, path, dirfd, path, st, flags);
+    META_BODY(TRACE_REAL(fstatat64), TRACE_FN_FSTATAT, fd, file, fd, file, buf, flag);
 }
 
-int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *st)
+int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *buf)
 {
-    META_BODY(TRACE_REAL(statx), TRACE_FN_STATX, dirfd, path, dirfd, path, flags, mask, st);
+    META_BODY(TRACE_REAL(statx), TRACE_FN_STATX, dirfd, path, dirfd, path, flags, mask, buf);
 }
 
-int unlink(const char *path)
+int unlink(const char *name)
 {
-    META_BODY(TRACE_REAL(unlink), TRACE_FN_UNLINK, AT_FDCWD, path, path);
+    META_BODY(TRACE_REAL(unlink), TRACE_FN_UNLINK, AT_FDCWD, name, name);
 }
+
+/* What an mmap asked for (fd < 0: an anonymous map). */
+typedef struct mmap_call {
+    size_t len;
+    int prot;
+    int flags;
+    int fd;
+    int64_t offset;
+} mmap_call;
 
 /* mmap: fd and file (none for anonymous maps), length, offset, prot, flags. */
-static void mmap_done(const trace_call *c, void *r, size_t len, int prot, int flags, int fd,
-                      int64_t off, int err)
+static void mmap_done(const trace_call *c, const mmap_call *m, const void *r, int err)
 {
-    if (fd >= 0 && fdtab_own(fd)) {
+    if (m->fd >= 0 && fdtab_own(m->fd)) {
         trace_skip(c);
         return;
     }
     trace_args a = {.n = 0};
-    targ_int(&a, "fd", fd);
-    targ_str(&a, "path", fd >= 0 ? fdtab_path(fd) : "");
-    targ_uint(&a, "length", len);
-    targ_int(&a, "offset", off);
-    targ_int(&a, "prot", prot);
-    targ_int(&a, "flags", flags);
+    targ_int(&a, "fd", m->fd);
+    targ_str(&a, "path", m->fd >= 0 ? fdtab_path(m->fd) : "");
+    targ_uint(&a, "length", m->len);
+    targ_int(&a, "offset", m->offset);
+    targ_int(&a, "prot", m->prot);
+    targ_int(&a, "flags", m->flags);
     targ_result(&a, r == MAP_FAILED ? -1 : 0, err);
     trace_leave(c, TRACE_FN_MMAP, &a);
     errno = err;
@@ -120,18 +128,18 @@ static void mmap_done(const trace_call *c, void *r, size_t len, int prot, int fl
 #define MMAP_BODY(real)                                                                            \
     trace_call c;                                                                                  \
     if (!trace_enter(&c)) {                                                                        \
-        return real(addr, len, prot, flags, fd, off);                                              \
+        return real(addr, len, prot, flags, fd, offset);                                           \
     }                                                                                              \
-    void *r = real(addr, len, prot, flags, fd, off);                                               \
-    mmap_done(&c, r, len, prot, flags, fd, off, errno);                                            \
+    void *r = real(addr, len, prot, flags, fd, offset);                                            \
+    mmap_done(&c, &(const mmap_call){len, prot, flags, fd, offset}, r, errno);                     \
     return r
 
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset)
 {
     MMAP_BODY(TRACE_REAL(mmap));
 }
 
-void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t offset)
 {
     MMAP_BODY(TRACE_REAL(mmap64));
 }
@@ -190,16 +198,16 @@ int dup(int fd)
     return dup_done(&c, traced, TRACE_FN_DUP, fd, TRACE_REAL(dup)(fd));
 }
 
-int dup2(int fd, int newfd)
+int dup2(int fd, int fd2)
 {
     trace_call c;
     const bool traced = trace_enter(&c);
-    return dup_done(&c, traced, TRACE_FN_DUP2, fd, TRACE_REAL(dup2)(fd, newfd));
+    return dup_done(&c, traced, TRACE_FN_DUP2, fd, TRACE_REAL(dup2)(fd, fd2));
 }
 
-int dup3(int fd, int newfd, int flags)
+int dup3(int fd, int fd2, int flags)
 {
     trace_call c;
     const bool traced = trace_enter(&c);
-    return dup_done(&c, traced, TRACE_FN_DUP3, fd, TRACE_REAL(dup3)(fd, newfd, flags));
+    return dup_done(&c, traced, TRACE_FN_DUP3, fd, TRACE_REAL(dup3)(fd, fd2, flags));
 }

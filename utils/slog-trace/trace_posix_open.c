@@ -32,99 +32,103 @@
         m_;                                                                                        \
     })
 
+/* What an open asked for: category, dirfd (AT_FDCWD: none), path, flags
+ * and mode. */
+typedef struct open_call {
+    trace_fn fn;
+    int dirfd;
+    const char *path;
+    int flags;
+    unsigned mode;
+} open_call;
+
 /* After an open returned fd: table, own-file note, record. */
-static int opened(const trace_call *c, bool traced, trace_fn fn, int dirfd, const char *path,
-                  int flags, unsigned mode, int fd)
+static int opened(const trace_call *c, bool traced, const open_call *o, int fd)
 {
     const int err = errno;
     if (trace_self.guard != 0) {
-        trace_note_own_open(path, fd);
+        trace_note_own_open(o->path, fd);
     } else {
-        fdtab_opened(fd, path);
+        fdtab_opened(fd, o->path);
     }
-    if (traced && trace_path_own(path)) {
+    if (traced && trace_path_own(o->path)) {
         trace_skip(c);
     } else if (traced) {
         trace_args a = {.n = 0};
-        targ_str(&a, "path", path);
-        if (dirfd != AT_FDCWD) {
-            targ_int(&a, "dirfd", dirfd);
+        targ_str(&a, "path", o->path);
+        if (o->dirfd != AT_FDCWD) {
+            targ_int(&a, "dirfd", o->dirfd);
         }
-        targ_int(&a, "flags", flags);
-        targ_uint(&a, "mode", mode);
+        targ_int(&a, "flags", o->flags);
+        targ_uint(&a, "mode", o->mode);
         targ_result(&a, fd, err);
-        trace_leave(c, fn, &a);
+        trace_leave(c, o->fn, &a);
     }
     errno = err;
     return fd;
 }
 
-#define OPEN_BODY(real, fn, dirfd, ...)                                                            \
+#define OPEN_BODY(real, fn, dirfd, path, flags, mode, ...)                                         \
     trace_call c;                                                                                  \
     const bool traced = trace_enter(&c);                                                           \
-    const int fd = real(__VA_ARGS__);                                                              \
-    return opened(&c, traced, fn, dirfd, path, flags, mode, fd)
+    const int fd_ = real(__VA_ARGS__);                                                             \
+    return opened(&c, traced, &(const open_call){fn, dirfd, path, flags, mode}, fd_)
 
-int open(const char *path, int flags, ...)
+int open(const char *file, int oflag, ...)
 {
-    const unsigned mode = OPEN_MODE(flags, flags);
-    OPEN_BODY(TRACE_REAL(open), TRACE_FN_OPEN, AT_FDCWD, path, flags, mode);
+    const unsigned mode = OPEN_MODE(oflag, oflag);
+    OPEN_BODY(TRACE_REAL(open), TRACE_FN_OPEN, AT_FDCWD, file, oflag, mode, file, oflag, mode);
 }
 
-int open64(const char *path, int flags, ...)
+int open64(const char *file, int oflag, ...)
 {
-    const unsigned mode = OPEN_MODE(flags, flags);
-    OPEN_BODY(TRACE_REAL(open64), TRACE_FN_OPEN, AT_FDCWD, path, flags, mode);
+    const unsigned mode = OPEN_MODE(oflag, oflag);
+    OPEN_BODY(TRACE_REAL(open64), TRACE_FN_OPEN, AT_FDCWD, file, oflag, mode, file, oflag, mode);
 }
 
 int __open_2(const char *path, int flags)
 {
-    const unsigned mode = 0;
-    OPEN_BODY(TRACE_REAL(__open_2), TRACE_FN_OPEN, AT_FDCWD, path, flags);
+    OPEN_BODY(TRACE_REAL(__open_2), TRACE_FN_OPEN, AT_FDCWD, path, flags, 0u, path, flags);
 }
 
 int __open64_2(const char *path, int flags)
 {
-    const unsigned mode = 0;
-    OPEN_BODY(TRACE_REAL(__open64_2), TRACE_FN_OPEN, AT_FDCWD, path, flags);
+    OPEN_BODY(TRACE_REAL(__open64_2), TRACE_FN_OPEN, AT_FDCWD, path, flags, 0u, path, flags);
 }
 
-int openat(int dirfd, const char *path, int flags, ...)
+int openat(int fd, const char *file, int oflag, ...)
 {
-    const unsigned mode = OPEN_MODE(flags, flags);
-    OPEN_BODY(TRACE_REAL(openat), TRACE_FN_OPENAT, dirfd, dirfd, path, flags, mode);
+    const unsigned mode = OPEN_MODE(oflag, oflag);
+    OPEN_BODY(TRACE_REAL(openat), TRACE_FN_OPENAT, fd, file, oflag, mode, fd, file, oflag, mode);
 }
 
-int openat64(int dirfd, const char *path, int flags, ...)
+int openat64(int fd, const char *file, int oflag, ...)
 {
-    const unsigned mode = OPEN_MODE(flags, flags);
-    OPEN_BODY(TRACE_REAL(openat64), TRACE_FN_OPENAT, dirfd, dirfd, path, flags, mode);
+    const unsigned mode = OPEN_MODE(oflag, oflag);
+    OPEN_BODY(TRACE_REAL(openat64), TRACE_FN_OPENAT, fd, file, oflag, mode, fd, file, oflag, mode);
 }
 
 int __openat_2(int dirfd, const char *path, int flags)
 {
-    const unsigned mode = 0;
-    OPEN_BODY(TRACE_REAL(__openat_2), TRACE_FN_OPENAT, dirfd, dirfd, path, flags);
+    OPEN_BODY(TRACE_REAL(__openat_2), TRACE_FN_OPENAT, dirfd, path, flags, 0u, dirfd, path, flags);
 }
 
 int __openat64_2(int dirfd, const char *path, int flags)
 {
-    const unsigned mode = 0;
-    OPEN_BODY(TRACE_REAL(__openat64_2), TRACE_FN_OPENAT, dirfd, dirfd, path, flags);
+    OPEN_BODY(TRACE_REAL(__openat64_2), TRACE_FN_OPENAT, dirfd, path, flags, 0u, dirfd, path,
+              flags);
 }
 
-int creat(const char *path, mode_t m)
+#define CREAT_FLAGS (O_CREAT | O_WRONLY | O_TRUNC)
+
+int creat(const char *file, mode_t mode)
 {
-    const int flags = O_CREAT | O_WRONLY | O_TRUNC;
-    const unsigned mode = m;
-    OPEN_BODY(TRACE_REAL(creat), TRACE_FN_CREAT, AT_FDCWD, path, m);
+    OPEN_BODY(TRACE_REAL(creat), TRACE_FN_CREAT, AT_FDCWD, file, CREAT_FLAGS, mode, file, mode);
 }
 
-int creat64(const char *path, mode_t m)
+int creat64(const char *file, mode_t mode)
 {
-    const int flags = O_CREAT | O_WRONLY | O_TRUNC;
-    const unsigned mode = m;
-    OPEN_BODY(TRACE_REAL(creat64), TRACE_FN_CREAT, AT_FDCWD, path, m);
+    OPEN_BODY(TRACE_REAL(creat64), TRACE_FN_CREAT, AT_FDCWD, file, CREAT_FLAGS, mode, file, mode);
 }
 
 int close(int fd)

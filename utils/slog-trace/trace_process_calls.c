@@ -84,6 +84,18 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 /* execl, execlp, execle: the list as an argv array (on the stack up to
  * 127 args, else allocated), then the v form; envp is the execle's. */
 #define EXECL_MAX 128
+
+/* The first arg as an argv entry: the exec functions take char *const[]
+ * but never write through it (glibc's execl casts the const away too). */
+static char *execl_first(const char *arg)
+{
+    const union {
+        const char *in;
+        char *out;
+    } u = {.in = arg};
+    return u.out;
+}
+
 #define EXECL_BODY(call, first, with_env)                                                          \
     va_list ap;                                                                                    \
     size_t n = 1;                                                                                  \
@@ -100,7 +112,7 @@ int fexecve(int fd, char *const argv[], char *const envp[])
     }                                                                                              \
     char *const *envp = NULL;                                                                      \
     va_start(ap, first);                                                                           \
-    argv[0] = (char *)(uintptr_t)(first);                                                          \
+    argv[0] = execl_first(first);                                                                  \
     for (size_t i = 1; i <= n; i++) {                                                              \
         argv[i] = va_arg(ap, char *);                                                              \
     }                                                                                              \
@@ -181,18 +193,19 @@ static pthread_create_fn *real_pthread_create(void)
     return f;
 }
 
-int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+int pthread_create(pthread_t *newthread, const pthread_attr_t *attr,
+                   void *(*start_routine)(void *), void *arg)
 {
     if (trace_self.guard == 0) {
-        return real_pthread_create()(th, attr, fn, arg);
+        return real_pthread_create()(newthread, attr, start_routine, arg);
     }
     guarded_start *s = malloc(sizeof *s);
     if (s == NULL) {
         return EAGAIN;
     }
-    s->fn = fn;
+    s->fn = start_routine;
     s->arg = arg;
-    const int r = real_pthread_create()(th, attr, guarded_main, s);
+    const int r = real_pthread_create()(newthread, attr, guarded_main, s);
     if (r != 0) {
         free(s);
     }

@@ -36,10 +36,9 @@ void sink_thread_close(sink_thread *t)
     ops->thread_close(t);
 }
 
-void sink_state(sink_thread *t, uint32_t cat, int64_t start, int64_t end, uint32_t depth,
-                const slog_arg *args, uint32_t nargs)
+void sink_state(sink_thread *t, const sink_span *s)
 {
-    ops->state(t, cat, start, end, depth, args, nargs);
+    ops->state(t, s);
 }
 
 void sink_event(sink_thread *t, uint32_t cat, int64_t time, uint32_t open, const slog_arg *args,

@@ -45,9 +45,19 @@ bool sink_thread_stale(const sink_thread *t);
 /* The thread ended (its pthread key destructor): its data stays. */
 void sink_thread_close(sink_thread *t);
 
-/* Record a state [start, end] of category cat at depth on t's timeline. */
-void sink_state(sink_thread *t, uint32_t cat, int64_t start, int64_t end, uint32_t depth,
-                const slog_arg *args, uint32_t nargs);
+/* A state [start, end] of category cat at depth (calls open around it on
+ * its thread), with args[0..nargs). */
+typedef struct sink_span {
+    uint32_t cat;
+    uint32_t depth;
+    int64_t start;
+    int64_t end;
+    const slog_arg *args;
+    uint32_t nargs;
+} sink_span;
+
+/* Record the state s on t's timeline. */
+void sink_state(sink_thread *t, const sink_span *s);
 
 /* Record an event of category cat at time on t's timeline, while open
  * recorded calls are in progress on the thread (they are recorded later). */

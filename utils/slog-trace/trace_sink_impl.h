@@ -15,8 +15,7 @@ typedef struct sink_ops {
     sink_thread *(*thread_open)(const char *name);
     bool (*thread_stale)(const sink_thread *t);
     void (*thread_close)(sink_thread *t);
-    void (*state)(sink_thread *t, uint32_t cat, int64_t start, int64_t end, uint32_t depth,
-                  const slog_arg *args, uint32_t nargs);
+    void (*state)(sink_thread *t, const sink_span *s);
     void (*event)(sink_thread *t, uint32_t cat, int64_t time, uint32_t open,
                   const slog_arg *args, uint32_t nargs);
     void (*rename_process)(const char *name);

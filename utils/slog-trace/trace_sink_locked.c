@@ -126,15 +126,15 @@ static slog_writer *lock_for(const sink_thread *t)
     return sink.w;
 }
 
-static void locked_state(sink_thread *t, uint32_t cat, int64_t start, int64_t end, uint32_t depth,
-                const slog_arg *args, uint32_t nargs)
+static void locked_state(sink_thread *t, const sink_span *s)
 {
     slog_writer *w = lock_for(t);
     if (w == NULL) {
         return;
     }
-    const slog_state s = {t->timeline, cat, start, end < start ? start : end, depth, nargs, args};
-    (void)slog_writer_append_state(w, &s, NULL);
+    const int64_t end = s->end < s->start ? s->start : s->end;
+    const slog_state st = {t->timeline, s->cat, s->start, end, s->depth, s->nargs, s->args};
+    (void)slog_writer_append_state(w, &st, NULL);
     pthread_mutex_unlock(&sink.lock);
 }
 

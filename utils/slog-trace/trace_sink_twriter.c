@@ -15,10 +15,10 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <slog/slog_thread.h>
 
+#include "trace_arg_copy.h"
 #include "trace_sink_impl.h"
 #include "trace_version.h"
 
@@ -136,36 +136,6 @@ static int64_t at(sink_thread *t, int64_t time)
     return time;
 }
 
-/* args and their strings copied into one block; NULL when n is 0 or out
- * of memory. */
-static slog_arg *copy_args(const slog_arg *args, uint32_t n)
-{
-    size_t bytes = n * sizeof(slog_arg);
-    for (uint32_t i = 0; i < n; i++) {
-        bytes += strlen(args[i].key) + 1;
-        if (args[i].type == SLOG_ARG_STRING || args[i].type == SLOG_ARG_JSON) {
-            bytes += strlen(args[i].v.s) + 1;
-        }
-    }
-    slog_arg *c = n > 0 ? malloc(bytes) : NULL;
-    if (c == NULL) {
-        return NULL;
-    }
-    char *text = (char *)(c + n);
-    for (uint32_t i = 0; i < n; i++) {
-        c[i] = args[i];
-        const size_t k = strlen(args[i].key) + 1;
-        c[i].key = memcpy(text, args[i].key, k);
-        text += k;
-        if (args[i].type == SLOG_ARG_STRING || args[i].type == SLOG_ARG_JSON) {
-            const size_t l = strlen(args[i].v.s) + 1;
-            c[i].v.s = memcpy(text, args[i].v.s, l);
-            text += l;
-        }
-    }
-    return c;
-}
-
 /* Copy a record aside until its depth-0 call returns. */
 static void set_aside(sink_thread *t, const pending *p, const slog_arg *args)
 {
@@ -179,7 +149,7 @@ static void set_aside(sink_thread *t, const pending *p, const slog_arg *args)
         t->v = v, t->cap = cap;
     }
     t->v[t->n] = *p;
-    t->v[t->n].args = copy_args(args, p->nargs);
+    t->v[t->n].args = trace_arg_copy(args, p->nargs);
     t->v[t->n].nargs = t->v[t->n].args != NULL ? p->nargs : 0;
     t->n++;
 }
@@ -226,25 +196,24 @@ static bool usable(const sink_thread *t)
     return t != NULL && t->loc != NULL && !tw_thread_stale(t);
 }
 
-static void tw_state(sink_thread *t, uint32_t cat, int64_t start, int64_t end, uint32_t depth,
-                     const slog_arg *args, uint32_t nargs)
+static void tw_state(sink_thread *t, const sink_span *s)
 {
     if (!usable(t)) {
         return;
     }
-    const pending p = {cat, depth, nargs, false, start, end, NULL};
-    if (depth > 0 || t->n > 0) {
-        set_aside(t, &p, args);
+    const pending p = {s->cat, s->depth, s->nargs, false, s->start, s->end, NULL};
+    if (s->depth > 0 || t->n > 0) {
+        set_aside(t, &p, s->args);
     }
-    if (depth > 0) {
+    if (s->depth > 0) {
         return;
     }
     if (t->n > 0) {
         write_aside(t);
         return;
     }
-    (void)slog_location_begin(t->loc, cat, at(t, start), args, nargs);
-    (void)slog_location_end(t->loc, at(t, end));
+    (void)slog_location_begin(t->loc, s->cat, at(t, s->start), s->args, s->nargs);
+    (void)slog_location_end(t->loc, at(t, s->end));
 }
 
 static void tw_event(sink_thread *t, uint32_t cat, int64_t time, uint32_t open,
