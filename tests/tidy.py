@@ -15,8 +15,8 @@
 #   28.7 s -> 8.9 s).  LINT_DEEP=1 keeps the default budget (weekly runs).
 # - results are cached per translation unit under the key: clang-tidy's
 #   version, .clang-tidy, the analyzer options, the compile command and the
-#   preprocessed text of the unit (the compiler's -E: every header it
-#   includes), so an unchanged unit is not analysed again, whatever clone it
+#   preprocessed text of the unit (the compiler's -E -C: every header it
+#   includes, comments kept for NOLINT), so an unchanged unit is not analysed again, whatever clone it
 #   is in.  Cache: $SLOG_LINT_CACHE, else $XDG_CACHE_HOME/slog-lint, else
 #   ~/.cache/slog-lint; LINT_NO_CACHE=1 disables it.
 #
@@ -86,7 +86,8 @@ def units(build, root, dirs):
 
 
 def preprocess_command(entry):
-    """The unit's compile command with -E to stdout instead of -c/-o/-M*."""
+    """The unit's compile command with -E -C to stdout instead of -c/-o/-M*
+    (-C keeps comments: a NOLINT comment changes what clang-tidy reports)."""
     argv = entry['arguments'] if 'arguments' in entry else shlex.split(entry['command'])
     out, skip = [], False
     for a in argv:
@@ -96,7 +97,7 @@ def preprocess_command(entry):
             skip = True
         elif a not in ('-c', '-MD', '-MMD'):
             out.append(a)
-    return out + ['-E', '-o', '-']
+    return out + ['-E', '-C', '-o', '-']
 
 
 def unit_key(entry, salt):
