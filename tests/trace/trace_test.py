@@ -230,13 +230,29 @@ def test_crash(tmp, mode, kill):
        f"{mode}: the trace opens, marked incomplete, with the calls made before the crash")
 
 
+def test_merge_empty(tmp):
+    """A process that records nothing (/bin/true) leaves a file without
+    drawables; `slog-trace merge` joins it instead of failing on it (it
+    failed with SLOG_EINVAL: the empty file's window was reversed)."""
+    out = os.path.join(tmp, "empty.trace")
+    run = subprocess.run([SLOG_TRACE, "-o", out, "--", "/bin/true"], env=ENV,
+                         capture_output=True, text=True)
+    merged = os.path.join(tmp, "empty.slog")
+    m = subprocess.run([SLOG_TRACE, "merge", out, "-o", merged], env=ENV,
+                       capture_output=True, text=True)
+    ok(run.returncode == 0 and m.returncode == 0 and complete(merged) and records(merged) == [],
+       f"merge of a file without drawables (exit {run.returncode}/{m.returncode}: "
+       f"{m.stderr.strip()})")
+
+
 def main():
-    print("1..18")
+    print("1..19")
     with tempfile.TemporaryDirectory(prefix="slog-trace-test-") as tmp:
         test_calls(tmp)
         test_exit_status(tmp)
         test_crash(tmp, "crash", kill=False)
         test_crash(tmp, "wait", kill=True)
+        test_merge_empty(tmp)
     return 0 if all_passed() else 1
 
 

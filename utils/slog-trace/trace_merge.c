@@ -148,6 +148,9 @@ static int take_item(merge_ctx *m, slog_reader *r, const slog_item *it)
 static int read_all(merge_ctx *m, slog_reader *r, slog_error *err)
 {
     const slog_file_info *info = slog_reader_info(r);
+    if (info->start > info->end) {
+        return SLOG_OK; /* no drawable (a process that recorded nothing): nothing to read */
+    }
     slog_query_options qo;
     slog_query_options_init(&qo);
     qo.t0 = info->start;
