@@ -286,6 +286,7 @@ static uint64_t import_run(const char *anchor, const char *out)
 
 typedef struct sample {
     double seconds;
+    double cpu; /* user + system of the child (wait4), seconds */
     uint64_t events;
     long rss_kib;
 } sample;
@@ -295,7 +296,7 @@ typedef struct sample {
 static sample measure(int which, const char *anchor, const char *out, uint32_t nloc)
 {
     int fd[2];
-    sample s = {0, 0, 0};
+    sample s = {0, 0, 0, 0};
     if (pipe(fd) != 0) {
         exit(1);
     }
@@ -322,6 +323,8 @@ static sample measure(int which, const char *anchor, const char *out, uint32_t n
         exit(1);
     }
     s.rss_kib = ru.ru_maxrss;
+    s.cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
     return s;
 }
 
@@ -354,24 +357,28 @@ static uint64_t dir_bytes(const char *dir, uint32_t nloc)
 static uint64_t
 run_reps(const char *anchor, const char *out, uint32_t nloc, int reps, uint64_t written)
 {
-    double bt[99], it[99], brss[99], irss[99];
+    double bt[99], it[99], bc[99], ic[99], brss[99], irss[99];
     uint64_t bev = 0, iev = 0;
     for (int r = 0; r < reps; r++) {
         const sample b = measure(0, anchor, out, nloc);
         const sample m = measure(1, anchor, out, nloc);
         bt[r] = b.seconds;
         it[r] = m.seconds;
+        bc[r] = b.cpu;
+        ic[r] = m.cpu;
         brss[r] = (double)b.rss_kib;
         irss[r] = (double)m.rss_kib;
         bev = b.events;
         iev = m.events;
-        (void)printf("rep %d: bare %.3f s %ld KiB, import %.3f s %ld KiB\n", r + 1, b.seconds,
-                     b.rss_kib, m.seconds, m.rss_kib);
+        (void)printf("rep %d: bare %.3f s (CPU %.3f s) %ld KiB, import %.3f s (CPU %.3f s) %ld "
+                     "KiB\n",
+                     r + 1, b.seconds, b.cpu, b.rss_kib, m.seconds, m.cpu, m.rss_kib);
         (void)fflush(stdout);
     }
     struct stat st;
     const double slog_mib = stat(out, &st) == 0 ? (double)st.st_size / 1048576.0 : 0;
     const double mb = median(bt, reps), mi = median(it, reps);
+    const double cb = median(bc, reps), ci = median(ic, reps);
     const double rb = median(brss, reps) / 1024.0, ri = median(irss, reps) / 1024.0;
     (void)printf(
         "bare OTF2 global read: %llu events, median %.3f s, %.2f M events/s, peak RSS %.1f "
@@ -381,8 +388,9 @@ run_reps(const char *anchor, const char *out, uint32_t nloc, int reps, uint64_t 
         "otf2 import (slog-import): %llu records imported, median %.3f s, %.2f M events/s, "
         "peak RSS %.1f MiB, output %.1f MiB\n",
         (unsigned long long)iev, mi, (double)written / mi / 1e6, ri, slog_mib);
-    (void)printf("ratio import/bare: time %.2fx, peak RSS %.2fx (medians of %d)\n", mi / mb,
-                 ri / rb, reps);
+    (void)printf("ratio import/bare: time %.2fx, CPU %.2fx (%.3f s / %.3f s), peak RSS %.2fx "
+                 "(medians of %d)\n",
+                 mi / mb, ci / cb, ci, cb, ri / rb, reps);
     return bev;
 }
 

@@ -1092,6 +1092,60 @@ START_TEST(test_otf2_import_clock_is_exact)
 }
 END_TEST
 
+/* otf2_clock_ns (a multiply by the resolution's reciprocal, for the event
+ * path) against the plain 128-bit division, at random ticks and around
+ * multiples of the resolution, for resolutions from 1 Hz to the largest one
+ * that takes the 64-bit path. */
+static const uint64_t clock_resolutions[] = {
+    1,          2,           3,           7,           1000000,      999999937,   1000000000,
+    1995386627, 2500000000u, 4294967295u, 4294967297u, 17999999999u, 18000000000u};
+
+static int64_t ns_reference(uint64_t t, uint64_t offset, uint64_t res)
+{
+    __extension__ typedef unsigned __int128 u128;
+    const bool neg = t < offset;
+    const uint64_t dt = neg ? offset - t : t - offset;
+    const u128 q = ((u128)dt * 1000000000u + res / 2) / res;
+    if (q > (u128)INT64_MAX) {
+        return neg ? INT64_MIN : INT64_MAX;
+    }
+    return neg ? -(int64_t)q : (int64_t)q;
+}
+
+static uint64_t xorshift64(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+START_TEST(test_otf2_import_clock_reciprocal_matches_division)
+{
+    const uint64_t res = clock_resolutions[_i];
+    uint64_t seed = UINT64_C(0x9E3779B97F4A7C15) + (uint64_t)_i;
+    otf2_clock c;
+    for (int k = 0; k < 200000; k++) {
+        const uint64_t r = xorshift64(&seed);
+        const uint64_t offset = k % 4 == 0 ? 0 : xorshift64(&seed) >> (k % 64);
+        /* random ticks of every magnitude, and ticks next to n * res */
+        uint64_t t = r >> (k % 64);
+        if (k % 3 == 0) {
+            t = offset + (r % (UINT64_MAX / res)) * res + (uint64_t)(k % 5) - 2;
+        }
+        otf2_clock_init(&c, offset, res);
+        ck_assert_int_eq(otf2_clock_ns(&c, t), ns_reference(t, offset, res));
+    }
+    const uint64_t edges[] = {
+        0, 1, res - 1, res, res + 1, UINT64_MAX - res, UINT64_MAX - 1, UINT64_MAX,
+    };
+    otf2_clock_init(&c, 0, res);
+    for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
+        ck_assert_int_eq(otf2_clock_ns(&c, edges[k]), ns_reference(edges[k], 0, res));
+    }
+}
+END_TEST
+
 static void file_range(int64_t *start, int64_t *end, uint64_t *states)
 {
     char path[300];
@@ -1246,6 +1300,8 @@ static Suite *otf2_import_suite(void)
     TCase *const clock = tcase_create("clock");
     tcase_add_loop_test(clock, test_otf2_import_clock_is_exact, 0,
                         (int)(sizeof clock_cases / sizeof clock_cases[0]));
+    tcase_add_loop_test(clock, test_otf2_import_clock_reciprocal_matches_division, 0,
+                        (int)(sizeof clock_resolutions / sizeof clock_resolutions[0]));
     suite_add_tcase(s, clock);
     return s;
 }

@@ -245,6 +245,7 @@ typedef struct otf2_imp {
     import_ctx *ctx;
     slog_writer *w;
     otf2_defs defs;
+    otf2_clock clock; /* defs' offset and resolution, prepared for per-event use */
     otf2_match *match;
     char trace_dir[4096]; /* <archive>/<name>: where <location>.evt live */
     uint64_t counts[REC_COUNT][IMPORT_OUTCOMES];
@@ -671,7 +672,7 @@ static otf2_def_loc *event_loc(otf2_imp *imp, int rec, uint64_t loc, uint64_t t,
         rec_error(imp, RC(rec, loc, t), "undefined LOCATION %" PRIu64, loc);
         return NULL;
     }
-    *ns = otf2_ticks_to_ns(t, imp->defs.offset, imp->defs.resolution);
+    *ns = otf2_clock_ns(&imp->clock, t);
     if (*ns > l->last_time) {
         l->last_time = *ns;
     }
@@ -1477,7 +1478,7 @@ static OTF2_CallbackCode cb_buffer_flush(
     if (!l) {
         return OTF2_CALLBACK_INTERRUPT;
     }
-    int64_t end = otf2_ticks_to_ns(stop, imp->defs.offset, imp->defs.resolution);
+    int64_t end = otf2_clock_ns(&imp->clock, stop);
     if (end < ns) {
         end = ns;
         count(imp, REC_FLUSH_SKEW, IMPORT_REPAIRED);
@@ -2145,6 +2146,7 @@ static int import_archive(otf2_imp *imp, const char *anchor)
     if (!rd) {
         return -1;
     }
+    otf2_clock_init(&imp->clock, imp->defs.offset, imp->defs.resolution);
     int rc = -1;
     if (define_timelines(imp) == 0 &&
         add_category(imp, SLOG_KIND_ARROW, "MPI message", "MPI/point2point",

@@ -9,6 +9,7 @@
  */
 #include "otf2_defs.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <shared_grow.h>
 #include <stdarg.h>
@@ -27,6 +28,9 @@ static size_t idmap_slot(uint64_t key, size_t cap)
 
 uint32_t otf2_idmap_get(const otf2_idmap *m, uint64_t key)
 {
+    if (key < m->dense) {
+        return (uint32_t)key;
+    }
     if (m->cap == 0) {
         return OTF2_NO_INDEX;
     }
@@ -83,6 +87,11 @@ int otf2_idmap_put(otf2_idmap *m, uint64_t key, uint32_t val)
     }
     m->keys[i] = key;
     m->vals[i] = val;
+    if (key == m->dense && val == key) {
+        m->dense++;
+    } else if (key < m->dense && val != key) {
+        m->dense = (size_t)key; /* an identity entry was overwritten */
+    }
     return 0;
 }
 
@@ -1135,25 +1144,57 @@ const char *otf2_collective_name(OTF2_CollectiveOp op)
 
 __extension__ typedef unsigned __int128 otf2_u128;
 
-int64_t otf2_ticks_to_ns(uint64_t t, uint64_t offset, uint64_t resolution)
+void otf2_clock_init(otf2_clock *c, uint64_t offset, uint64_t resolution)
 {
-    const bool neg = t < offset;
-    const uint64_t dt = neg ? offset - t : t - offset;
-    if (resolution == 0) {
-        resolution = 1000000000u;
+    c->offset = offset;
+    c->resolution = resolution == 0 ? 1000000000u : resolution;
+    c->inv = UINT64_MAX / c->resolution;
+}
+
+/* x / c->resolution (remainder in *rem) without a division instruction:
+ * q = floor(x * inv / 2^64) with inv = floor((2^64 - 1) / res) satisfies
+ * x / res - 2 < q <= x / res, so q is the quotient or one below it and a
+ * single correction makes it exact for every 64-bit x.  The two divq per
+ * event this replaces were the largest part of the importer's own time
+ * (doc/PERFORMANCE.md, "OTF2 import speed"). */
+static uint64_t clock_div(const otf2_clock *c, uint64_t x, uint64_t *rem)
+{
+    assert(c->resolution != 0); /* otf2_clock_init not called */
+    uint64_t q = (uint64_t)(((otf2_u128)x * c->inv) >> 64);
+    uint64_t r = x - q * c->resolution;
+    while (r >= c->resolution) {
+        r -= c->resolution;
+        q++;
     }
+    *rem = r;
+    return q;
+}
+
+int64_t otf2_clock_ns(const otf2_clock *c, uint64_t t)
+{
+    const bool neg = t < c->offset;
+    const uint64_t dt = neg ? c->offset - t : t - c->offset;
+    const uint64_t res = c->resolution;
     otf2_u128 q;
-    if (resolution <= 18000000000u) {
+    if (res <= 18000000000u) {
         /* dt * 1e9 / res = whole * 1e9 + rest * 1e9 / res, and rest * 1e9 +
-         * res / 2 < 1.81e19 fits 64 bits: two 64-bit divisions instead of a
+         * res / 2 < 1.81e19 fits 64 bits: two 64-bit quotients instead of a
          * 128-bit one (the same result; every Score-P clock takes this path) */
-        const uint64_t whole = dt / resolution, rest = dt % resolution;
-        q = (otf2_u128)whole * 1000000000u + (rest * 1000000000u + resolution / 2) / resolution;
+        uint64_t rest, unused;
+        const uint64_t whole = clock_div(c, dt, &rest);
+        q = (otf2_u128)whole * 1000000000u + clock_div(c, rest * 1000000000u + res / 2, &unused);
     } else {
-        q = ((otf2_u128)dt * 1000000000u + resolution / 2) / resolution;
+        q = ((otf2_u128)dt * 1000000000u + res / 2) / res;
     }
     if (q > (otf2_u128)INT64_MAX) {
         return neg ? INT64_MIN : INT64_MAX;
     }
     return neg ? -(int64_t)q : (int64_t)q;
+}
+
+int64_t otf2_ticks_to_ns(uint64_t t, uint64_t offset, uint64_t resolution)
+{
+    otf2_clock c;
+    otf2_clock_init(&c, offset, resolution);
+    return otf2_clock_ns(&c, t);
 }

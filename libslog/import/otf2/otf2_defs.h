@@ -20,12 +20,16 @@
 
 #define OTF2_NO_INDEX UINT32_MAX
 
-/* Open-addressing map from a 64-bit OTF2 id to a dense table index. */
+/* Open-addressing map from a 64-bit OTF2 id to a dense table index.
+ * Writers usually number definitions 0, 1, 2, ... in the order they write
+ * them, so ids below `dense` map to themselves and are answered without a
+ * hash probe (every entry is in the hash table as well). */
 typedef struct otf2_idmap {
     uint64_t *keys;
     uint32_t *vals; /* OTF2_NO_INDEX marks an empty slot */
     size_t cap;     /* power of two, or 0 */
     size_t count;
+    size_t dense; /* keys 0 .. dense-1 are present, each mapped to itself */
 } otf2_idmap;
 
 uint32_t otf2_idmap_get(const otf2_idmap *m, uint64_t key);
@@ -200,7 +204,18 @@ const char *otf2_collective_name(OTF2_CollectiveOp op);
 
 /* Ticks -> ns: round((t - offset) * 1e9 / resolution), half away from zero,
  * in 128-bit integers.  Exact for every 64-bit tick value; saturates at
- * INT64_MIN/INT64_MAX. */
+ * INT64_MIN/INT64_MAX.  A resolution of 0 is taken as 1 GHz. */
 int64_t otf2_ticks_to_ns(uint64_t t, uint64_t offset, uint64_t resolution);
+
+/* The same conversion with the resolution's reciprocal computed once, for
+ * the per-event path: otf2_clock_ns(c, t) == otf2_ticks_to_ns(t, offset,
+ * resolution) for every t. */
+typedef struct otf2_clock {
+    uint64_t offset, resolution; /* resolution != 0 */
+    uint64_t inv;                /* UINT64_MAX / resolution */
+} otf2_clock;
+
+void otf2_clock_init(otf2_clock *c, uint64_t offset, uint64_t resolution);
+int64_t otf2_clock_ns(const otf2_clock *c, uint64_t t);
 
 #endif /* SLOG_IMPORT_OTF2_DEFS_H */
