@@ -73,6 +73,7 @@ static void tw_free(slog_twriter *tw)
     (void)pthread_cond_destroy(&tw->q_nonempty);
     (void)pthread_cond_destroy(&tw->q_space);
     (void)pthread_cond_destroy(&tw->flushed);
+    (void)pthread_cond_destroy(&tw->fork_cv);
     util_free(tw);
 }
 
@@ -99,6 +100,8 @@ static slog_twriter *tw_alloc(const slog_twriter_options *o, const char *path)
     (void)pthread_cond_init(&tw->q_nonempty, NULL);
     (void)pthread_cond_init(&tw->q_space, NULL);
     (void)pthread_cond_init(&tw->flushed, NULL);
+    (void)pthread_cond_init(&tw->fork_cv, NULL);
+    atomic_init(&tw->fork_waiting, 0);
     return tw;
 }
 
@@ -125,9 +128,13 @@ int slog_twriter_create(slog_twriter **out, const char *path, const slog_twriter
     }
     tw->wopts = wo;
     rc = slog_writer_create(&tw->w, path, &tw->wopts, err);
-    if (rc == SLOG_OK && pthread_create(&tw->bg, NULL, tw_background_main, tw) != 0) {
-        slog_writer_destroy(tw->w);
-        rc = util_err(err, SLOG_EIO, UINT64_MAX, path, "Cannot start the background thread");
+    if (rc == SLOG_OK) {
+        tw_fork_track(tw); /* a fork waits until the background started and is idle */
+        if (pthread_create(&tw->bg, NULL, tw_background_main, tw) != 0) {
+            tw_fork_untrack(tw);
+            slog_writer_destroy(tw->w);
+            rc = util_err(err, SLOG_EIO, UINT64_MAX, path, "Cannot start the background thread");
+        }
     }
     if (rc != SLOG_OK) {
         tw_free(tw);

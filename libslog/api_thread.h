@@ -11,7 +11,8 @@
  * background takes it in FIFO order, so one location's records reach the
  * file writer in the order they were appended.  Lock order: reg_mu, then a
  * location's mu, then def_mu or qmu.  Only the background thread (and
- * finish/destroy after it stopped) touches the slog_writer.
+ * finish/destroy after it stopped) touches the slog_writer; fork() waits
+ * until it is idle (api_thread_fork.c).
  * Layer 5: api.
  */
 #ifndef API_THREAD_H
@@ -142,6 +143,14 @@ struct slog_twriter {
     pthread_t bg;
     int bg_running;
 
+    /* api_thread_fork.c: fork() waits until the background is idle, so the
+     * child never inherits a lock it held (bg_busy and the wait under qmu) */
+    int bg_busy;              /* from before its start to its first wait; while it works;
+                                 from its last work until it was joined */
+    _Atomic int fork_waiting; /* a fork waits: the background starts no work */
+    pthread_cond_t fork_cv;   /* bg_busy or fork_waiting went to 0 */
+    struct slog_twriter *fork_prev, *fork_next; /* writers with a background */
+
     /* background-only state */
     slog_writer *w;
     size_t synced_tl, synced_cat;
@@ -184,6 +193,20 @@ void tw_recycle(slog_twriter *tw, tw_item *it);
  * order across timelines, up to the watermark (everything with force). */
 int tw_merge_add(slog_twriter *tw, tw_item *it);
 void tw_merge_emit(slog_twriter *tw, int force);
+
+/* api_thread_fork.c: a writer is tracked (bg_busy set) from before its
+ * background starts until after it was joined (tw_fork_joined).  The
+ * background reports idle (_idle_locked, under qmu) before it waits for
+ * work and calls _work_locked (under qmu) before it works, tw_fork_point
+ * between two slices.  The fork handlers: tests call them to hold a fork. */
+void tw_fork_track(slog_twriter *tw);
+void tw_fork_untrack(slog_twriter *tw);
+void tw_fork_joined(slog_twriter *tw);
+void tw_fork_idle_locked(slog_twriter *tw);
+void tw_fork_work_locked(slog_twriter *tw);
+void tw_fork_point(slog_twriter *tw);
+void tw_atfork_prepare(void);
+void tw_atfork_parent(void);
 
 /* api_writer.c: a child after fork releases the parent's file writer. */
 void api_writer_forget_after_fork(slog_writer *w);

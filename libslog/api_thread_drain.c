@@ -247,6 +247,7 @@ static tw_item *take_queue(slog_twriter *tw, int *timed_out, int *stop, uint64_t
     (void)pthread_mutex_lock(&tw->qmu);
     *timed_out = 0;
     while (tw->head == NULL && !tw->stop && !*timed_out && tw->flush_req == tw->flush_done) {
+        tw_fork_idle_locked(tw); /* a fork may go on while it waits */
         if (tw->pending_bytes == 0) {
             (void)pthread_cond_wait(&tw->q_nonempty, &tw->qmu);
             continue;
@@ -258,6 +259,7 @@ static tw_item *take_queue(slog_twriter *tw, int *timed_out, int *stop, uint64_t
         ts.tv_nsec %= 1000000000L;
         *timed_out = pthread_cond_timedwait(&tw->q_nonempty, &tw->qmu, &ts) != 0;
     }
+    tw_fork_work_locked(tw); /* not while a fork is in progress */
     tw_item *const list = tw->head;
     tw->head = tw->tail = NULL;
     *stop = tw->stop;

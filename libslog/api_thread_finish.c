@@ -57,6 +57,7 @@ static void stop_background(slog_twriter *tw)
     if (tw->bg_running) {
         (void)pthread_join(tw->bg, NULL);
         tw->bg_running = 0;
+        tw_fork_joined(tw);
     }
     /* definitions made after the last buffer still belong in the file */
     if (!tw->failed) {

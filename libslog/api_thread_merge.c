@@ -175,5 +175,6 @@ void tw_merge_emit(slog_twriter *tw, int force)
         if (upto >= w || tw->nactive == 0 || (!force && upto >= top)) {
             break;
         }
+        tw_fork_point(tw); /* a long forced replay: a fork need not wait for all of it */
     }
 }

@@ -44,9 +44,14 @@ static void lock_init(void)
     (void)pthread_atfork(before_fork, parent_after_fork, child_after_fork);
 }
 
-void util_lock_hdf5(void)
+void util_lock_init(void)
 {
     (void)pthread_once(&lock_once, lock_init);
+}
+
+void util_lock_hdf5(void)
+{
+    util_lock_init();
     (void)pthread_mutex_lock(&hdf5_lock);
 }
 
@@ -57,6 +62,6 @@ void util_unlock_hdf5(void)
 
 int util_trylock_hdf5(void)
 {
-    (void)pthread_once(&lock_once, lock_init);
+    util_lock_init();
     return pthread_mutex_trylock(&hdf5_lock);
 }

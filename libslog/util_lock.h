@@ -13,5 +13,9 @@ void util_unlock_hdf5(void);
 /* 0 when the lock was free and is now held; nonzero when another thread
  * holds it (exit handlers must not wait for a thread that exit stops). */
 int util_trylock_hdf5(void);
+/* Create the lock and register its fork handlers now (once).  A module
+ * whose own fork prepare handler must run before the lock's (POSIX runs
+ * prepare handlers in reverse order of registration) registers after this. */
+void util_lock_init(void);
 
 #endif /* UTIL_LOCK_H */

@@ -9,6 +9,7 @@
  * records are counted, and what is in the file is what was appended (a
  * state whose end was dropped is ended at the last time before the gap and
  * counted as truncated; one whose begin was dropped is not written).
+ * Fork: the fork prepare handler, called by the test, keeps the background idle.
  */
 #include "ck_quiet.h"
 #include <pthread.h>
@@ -202,6 +203,41 @@ START_TEST(test_thread_memory_drop_counts_and_keeps_pairs)
 }
 END_TEST
 
+/* A fork in progress (its prepare handler run, as fork() does) keeps the
+ * background idle, so that the child inherits no lock it held (an
+ * allocator's: api_thread_fork.c): records handed over meanwhile wait, and
+ * the background writes them by itself once the fork is over. */
+START_TEST(test_thread_memory_fork_holds_background)
+{
+    uint32_t cat;
+    slog_location *loc;
+    slog_twriter *const tw = create(0, &cat, &loc);
+    tw_atfork_prepare();
+    for (int64_t t = 0; t < 200; t += 2) { /* 100 states: one buffer */
+        ck_assert_int_eq(slog_location_begin(loc, cat, t, NULL, 0), SLOG_OK);
+        ck_assert_int_eq(slog_location_end(loc, t + 1), SLOG_OK);
+    }
+    slog_location_close(loc); /* queued without waiting */
+    usleep(200000);           /* a free background takes it within a millisecond */
+    slog_twriter_stats st;
+    slog_twriter_get_stats(tw, &st);
+    ck_assert_uint_eq(st.records, 0);
+    tw_atfork_parent();
+    do {
+        usleep(1000);
+        slog_twriter_get_stats(tw, &st);
+    } while (st.records < 100); /* no finish needed: the background went on */
+    ck_assert_int_eq(slog_twriter_finish(tw, NULL), SLOG_OK);
+    slog_twriter_get_stats(tw, &st);
+    ck_assert_uint_eq(st.records, 100);
+    slog_twriter_destroy(tw);
+    size_t n;
+    slog_state *const got = read_states(&n);
+    ck_assert_uint_eq(n, 100);
+    free(got);
+}
+END_TEST
+
 static Suite *thread_memory_suite(void)
 {
     Suite *s = suite_create("thread_memory");
@@ -210,6 +246,7 @@ static Suite *thread_memory_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_thread_memory_full_queue_waits);
     tcase_add_test(tc, test_thread_memory_drop_counts_and_keeps_pairs);
+    tcase_add_test(tc, test_thread_memory_fork_holds_background);
     suite_add_tcase(s, tc);
     return s;
 }

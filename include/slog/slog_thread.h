@@ -51,7 +51,11 @@
  * without exec calls slog_twriter_forget_after_fork on every writer it
  * inherited: it releases what it can without touching the parent's file.
  * Then the child may create its own writer.  libslog holds its HDF5 lock
- * across fork (pthread_atfork), so the child never inherits it locked.
+ * across fork (pthread_atfork), so the child never inherits it locked, and
+ * fork waits until each writer's background thread is idle (a working one
+ * stops between two slices of work), so the child never inherits a lock a
+ * background held (the allocator's included: AddressSanitizer's has no
+ * fork handler).
  */
 #ifndef SLOG_THREAD_H
 #define SLOG_THREAD_H
