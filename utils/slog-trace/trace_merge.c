@@ -277,7 +277,9 @@ static int append_item(slog_writer *w, const merge_item *x, slog_error *err)
 static int write_out(merge_ctx *m, const char *out, uint64_t *matched, uint64_t *unmatched,
                      slog_error *err)
 {
-    qsort(m->items, m->n, sizeof *m->items, cmp_item_end);
+    if (m->n > 0) { /* items is NULL when no file held a drawable */
+        qsort(m->items, m->n, sizeof *m->items, cmp_item_end);
+    }
     int rc = SLOG_OK;
     for (size_t i = 0; rc == SLOG_OK && i < m->n; i++) {
         rc = append_item(m->w, &m->items[i], err);

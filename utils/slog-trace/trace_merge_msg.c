@@ -171,8 +171,12 @@ static int append_arrow(slog_writer *w, uint32_t cat, const msg_end *s, const ms
 int merge_msgs_write(merge_msgs *m, slog_writer *w, uint32_t cat, uint64_t *matched,
                      uint64_t *unmatched, slog_error *err)
 {
-    qsort(m->sends.v, m->sends.n, sizeof(msg_end), cmp_end);
-    qsort(m->recvs.v, m->recvs.n, sizeof(msg_end), cmp_end);
+    if (m->sends.n > 0) { /* v is NULL while empty: qsort's pointer must not be */
+        qsort(m->sends.v, m->sends.n, sizeof(msg_end), cmp_end);
+    }
+    if (m->recvs.n > 0) {
+        qsort(m->recvs.v, m->recvs.n, sizeof(msg_end), cmp_end);
+    }
     size_t i = 0, j = 0;
     *matched = *unmatched = 0;
     while (i < m->sends.n && j < m->recvs.n) {
