@@ -12,8 +12,8 @@
  * reports, so the summary counts can be checked too.
  */
 #include <check.h>
-#include <pthread.h>
 #include <otf2/otf2.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include <slog/slog.h>
-
 #include <slog/slog_import.h>
 
 #include "export_otf2.h"
@@ -307,7 +306,8 @@ static void write_gpu(OTF2_EvtWriter *w)
     OK(OTF2_EvtWriter_CallingContextLeave(w, NULL, T(170), 0));
 }
 
-static void write_definitions(OTF2_GlobalDefWriter *g, const uint64_t *nevents, int damage)
+/* Clock, strings, system tree, location groups and locations. */
+static void write_tree_and_locations(OTF2_GlobalDefWriter *g, const uint64_t *nevents, int damage)
 {
     if (damage != NO_CLOCK) {
         OK(OTF2_GlobalDefWriter_WriteClockProperties(g, 2000000000u, OFFSET, T(200) - OFFSET, 0));
@@ -338,6 +338,10 @@ static void write_definitions(OTF2_GlobalDefWriter *g, const uint64_t *nevents, 
                                           OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, nevents[3], 2));
     OK(OTF2_GlobalDefWriter_WriteLocation(g, LOC_EMPTY, S_EMPTY, OTF2_LOCATION_TYPE_CPU_THREAD, 0,
                                           1));
+}
+
+static void write_regions(OTF2_GlobalDefWriter *g)
+{
     region(g, R_MAIN, S_MAIN, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER);
     region(g, R_FOO, S_FOO, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER);
     region(g, R_SEND, S_SEND, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI);
@@ -347,6 +351,11 @@ static void write_definitions(OTF2_GlobalDefWriter *g, const uint64_t *nevents, 
     region(g, R_WAIT, S_WAIT, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI);
     region(g, R_ALLREDUCE, S_ALLREDUCE, OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI);
     region(g, R_KERNEL, S_KERNEL, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_CUDA);
+}
+
+/* MPI groups and communicators (world, self, an inter-communicator). */
+static void write_comms(OTF2_GlobalDefWriter *g)
+{
     const uint64_t world_locs[2] = {LOC_R0, LOC_R1}, world_ranks[2] = {0, 1};
     OK(OTF2_GlobalDefWriter_WriteGroup(g, 0, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, world_locs));
@@ -362,6 +371,11 @@ static void write_definitions(OTF2_GlobalDefWriter *g, const uint64_t *nevents, 
     OK(OTF2_GlobalDefWriter_WriteGroup(g, 4, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                        OTF2_GROUP_FLAG_NONE, 1, only1));
     OK(OTF2_GlobalDefWriter_WriteInterComm(g, 2, S_INTER, 3, 4, 0, OTF2_COMM_FLAG_NONE));
+}
+
+/* Calling context, attribute, parameter and the metric definitions. */
+static void write_metric_defs(OTF2_GlobalDefWriter *g)
+{
     OK(OTF2_GlobalDefWriter_WriteCallingContext(g, 0, R_FOO, OTF2_UNDEFINED_SOURCE_CODE_LOCATION,
                                                 OTF2_UNDEFINED_CALLING_CONTEXT));
     OK(OTF2_GlobalDefWriter_WriteAttribute(g, 0, S_PID, S_EMPTY, OTF2_TYPE_UINT64));
@@ -377,6 +391,14 @@ static void write_definitions(OTF2_GlobalDefWriter *g, const uint64_t *nevents, 
                                              OTF2_RECORDER_KIND_ABSTRACT));
     OK(OTF2_GlobalDefWriter_WriteMetricInstance(g, 1, 0, LOC_METRIC, OTF2_SCOPE_LOCATION_GROUP, 0));
     OK(OTF2_GlobalDefWriter_WriteMetricInstance(g, 2, 0, LOC_METRIC, OTF2_SCOPE_LOCATION_GROUP, 1));
+}
+
+static void write_definitions(OTF2_GlobalDefWriter *g, const uint64_t *nevents, int damage)
+{
+    write_tree_and_locations(g, nevents, damage);
+    write_regions(g);
+    write_comms(g);
+    write_metric_defs(g);
 }
 
 /* Write the test archive as <g_dir>/arch/traces.otf2. */
@@ -578,9 +600,83 @@ static void read_drawables(lines *out)
     read_window(path, INT64_MIN, INT64_MAX, false, out);
 }
 
-static void read_window(const char *path, int64_t t0, int64_t t1, bool roundtrip, lines *out)
+/* One line per drawable kind; roundtrip: leaf timeline names and category
+ * groups (what a Chrome round trip keeps), else full paths and args. */
+static void add_state_line(slog_reader *r, const slog_state *s, bool roundtrip, lines *out)
+{
+    char tl1[512], args[1024];
+    render_args(args, sizeof args, s->args, s->nargs);
+    if (roundtrip) {
+        lines_add(out, "S|%s|%s(%s)|%lld|%lld|%u|%s", leaf(r, s->timeline, tl1, sizeof tl1),
+                  cat(r, s->category), group(r, s->category), (long long)s->start,
+                  (long long)s->end, s->depth, args);
+    } else {
+        lines_add(out, "S|%s|%s|%lld|%lld|%u|%s", tl(r, s->timeline, tl1, sizeof tl1),
+                  cat(r, s->category), (long long)s->start, (long long)s->end, s->depth, args);
+    }
+}
+
+static void add_event_line(slog_reader *r, const slog_event *v, bool roundtrip, lines *out)
+{
+    char tl1[512], args[1024];
+    render_args(args, sizeof args, v->args, v->nargs);
+    if (roundtrip) {
+        lines_add(out, "E|%s|%s(%s)|%lld|%s", leaf(r, v->timeline, tl1, sizeof tl1),
+                  cat(r, v->category), group(r, v->category), (long long)v->time, args);
+    } else {
+        lines_add(out, "E|%s|%s|%lld|%s", tl(r, v->timeline, tl1, sizeof tl1), cat(r, v->category),
+                  (long long)v->time, args);
+    }
+}
+
+static void add_arrow_line(slog_reader *r, const slog_arrow *a, bool roundtrip, lines *out)
 {
     char tl1[512], tl2[512], args[1024];
+    render_args(args, sizeof args, a->args, a->nargs);
+    if (roundtrip) {
+        lines_add(out, "A|%s|%s|%lld|%lld", leaf(r, a->from, tl1, sizeof tl1),
+                  leaf(r, a->to, tl2, sizeof tl2), (long long)a->start, (long long)a->end);
+    } else {
+        lines_add(out, "A|%s|%s|%s|%lld|%lld|%s", cat(r, a->category),
+                  tl(r, a->from, tl1, sizeof tl1), tl(r, a->to, tl2, sizeof tl2),
+                  (long long)a->start, (long long)a->end, args);
+    }
+}
+
+static void add_counter_line(slog_reader *r, const slog_counter *c, bool roundtrip, lines *out)
+{
+    char tl1[512];
+    if (roundtrip) {
+        lines_add(out, "C|%s|%s(%s)|%lld|%.17g", leaf(r, c->timeline, tl1, sizeof tl1),
+                  cat(r, c->category), group(r, c->category), (long long)c->time, c->value);
+    } else {
+        lines_add(out, "C|%s|%s|%lld|%g", tl(r, c->timeline, tl1, sizeof tl1), cat(r, c->category),
+                  (long long)c->time, c->value);
+    }
+}
+
+static void add_item_line(slog_reader *r, const slog_item *it, bool roundtrip, lines *out)
+{
+    switch (it->kind) {
+    case SLOG_KIND_STATE:
+        add_state_line(r, &it->u.state, roundtrip, out);
+        break;
+    case SLOG_KIND_EVENT:
+        add_event_line(r, &it->u.event, roundtrip, out);
+        break;
+    case SLOG_KIND_ARROW:
+        add_arrow_line(r, &it->u.arrow, roundtrip, out);
+        break;
+    case SLOG_KIND_COUNTER:
+        add_counter_line(r, &it->u.counter, roundtrip, out);
+        break;
+    default:
+        ck_abort_msg("unexpected item kind %d", (int)it->kind);
+    }
+}
+
+static void read_window(const char *path, int64_t t0, int64_t t1, bool roundtrip, lines *out)
+{
     slog_reader *r;
     slog_query *q;
     slog_error e;
@@ -594,60 +690,7 @@ static void read_window(const char *path, int64_t t0, int64_t t1, bool roundtrip
     const slog_item *it;
     int rc;
     while ((rc = slog_query_next(q, &it, &e)) == SLOG_OK) {
-        switch (it->kind) {
-        case SLOG_KIND_STATE: {
-            const slog_state *const s = &it->u.state;
-            render_args(args, sizeof args, s->args, s->nargs);
-            if (roundtrip) {
-                lines_add(out, "S|%s|%s(%s)|%lld|%lld|%u|%s", leaf(r, s->timeline, tl1, sizeof tl1),
-                          cat(r, s->category), group(r, s->category), (long long)s->start,
-                          (long long)s->end, s->depth, args);
-            } else {
-                lines_add(out, "S|%s|%s|%lld|%lld|%u|%s", tl(r, s->timeline, tl1, sizeof tl1),
-                          cat(r, s->category), (long long)s->start, (long long)s->end, s->depth,
-                          args);
-            }
-            break;
-        }
-        case SLOG_KIND_EVENT: {
-            const slog_event *const v = &it->u.event;
-            render_args(args, sizeof args, v->args, v->nargs);
-            if (roundtrip) {
-                lines_add(out, "E|%s|%s(%s)|%lld|%s", leaf(r, v->timeline, tl1, sizeof tl1),
-                          cat(r, v->category), group(r, v->category), (long long)v->time, args);
-            } else {
-                lines_add(out, "E|%s|%s|%lld|%s", tl(r, v->timeline, tl1, sizeof tl1),
-                          cat(r, v->category), (long long)v->time, args);
-            }
-            break;
-        }
-        case SLOG_KIND_ARROW: {
-            const slog_arrow *const a = &it->u.arrow;
-            render_args(args, sizeof args, a->args, a->nargs);
-            if (roundtrip) {
-                lines_add(out, "A|%s|%s|%lld|%lld", leaf(r, a->from, tl1, sizeof tl1),
-                          leaf(r, a->to, tl2, sizeof tl2), (long long)a->start, (long long)a->end);
-            } else {
-                lines_add(out, "A|%s|%s|%s|%lld|%lld|%s", cat(r, a->category),
-                          tl(r, a->from, tl1, sizeof tl1), tl(r, a->to, tl2, sizeof tl2),
-                          (long long)a->start, (long long)a->end, args);
-            }
-            break;
-        }
-        case SLOG_KIND_COUNTER: {
-            const slog_counter *const c = &it->u.counter;
-            if (roundtrip) {
-                lines_add(out, "C|%s|%s(%s)|%lld|%.17g", leaf(r, c->timeline, tl1, sizeof tl1),
-                          cat(r, c->category), group(r, c->category), (long long)c->time, c->value);
-            } else {
-                lines_add(out, "C|%s|%s|%lld|%g", tl(r, c->timeline, tl1, sizeof tl1),
-                          cat(r, c->category), (long long)c->time, c->value);
-            }
-            break;
-        }
-        default:
-            ck_abort_msg("unexpected item kind %d", (int)it->kind);
-        }
+        add_item_line(r, it, roundtrip, out);
     }
     ck_assert_int_eq(rc, SLOG_END);
     slog_query_destroy(q);
