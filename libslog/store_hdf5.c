@@ -1305,34 +1305,18 @@ static live_verdict live_writer_verdict(const char *path)
     return LIVE_DAMAGED;
 }
 
-/* The plain read-only open, again if a damaged-looking file was a writer
- * closing it: once after 1 ms (a superblock read torn by the writer's
- * rewrite looks closed; a writer that just finished leaves a whole file),
- * then as long as the writer holds its lock (HDF5 rewrites the superblock,
- * flags cleared, before it sets the file's final length: under a
- * sanitizer at load 7 that window was seen by 1 of 560 opens), with
- * growing waits (1 .. 512 ms).  *cause gets HDF5's reason when it fails.
- * true when the file is damaged (no SWMR retry). */
+/* The plain read-only open; *cause gets HDF5's reason when it fails.  true
+ * when the file is damaged: no SWMR retry (a file that looks closed, or
+ * a killed writer's); open_file tries again while a writer holds its lock. */
 static bool open_plain(store *s, hid_t fapl, h5_cause *cause)
 {
-    for (unsigned attempt = 0; attempt < LIVE_EOF_WAITS; attempt++) {
-        s->file = H5Fopen(s->path, H5F_ACC_RDONLY, fapl);
-        *cause = h5_last_cause();
-        if (s->file >= 0 || !cause->damaged) {
-            return false;
-        }
-        const live_verdict v = live_writer_verdict(s->path);
-        if (v != LIVE_CLOSED) {
-            return v == LIVE_DAMAGED;
-        }
-        (void)H5Eclear2(H5E_DEFAULT);
-        if (attempt > 0 && !writer_holds_lock(s->path)) {
-            return true;
-        }
-        const struct timespec ts = {0, (1L << attempt) * 1000000L};
-        (void)nanosleep(&ts, NULL);
+    s->file = H5Fopen(s->path, H5F_ACC_RDONLY, fapl);
+    *cause = h5_last_cause();
+    if (s->file >= 0 || !cause->damaged) {
+        return false;
     }
-    return true;
+    const live_verdict v = live_writer_verdict(s->path);
+    return v != LIVE_SWMR;
 }
 
 /* The plain open, then (a live or killed writer's file) the SWMR-read one;
@@ -1376,9 +1360,10 @@ static int open_file(store *s, slog_error *err)
         open_plain_or_swmr(s, fapl, &c);
         /* A writer closing the file rewrites its superblock (flags cleared)
          * before the file reaches its final length: an open in that window
-         * fails (1 of 560 opens under a sanitizer at load 7).  Try again
-         * while the writer holds its lock, and once after it let go (it
-         * has then finished the file). */
+         * fails (1 of 560 opens under a sanitizer at load 7), and a
+         * superblock read torn by that rewrite looks closed.  Try again
+         * (waits 1 .. 512 ms) while the writer holds its lock, and once
+         * after it let go (it has then finished the file). */
         if (s->file >= 0 || !c.damaged || last) {
             break;
         }
