@@ -13,6 +13,13 @@
 
 #include <slog/slog_reader.h>
 
+/* An index's copy of an input's top levels cannot answer (a query would
+ * descend into a node whose subtree stayed in the input file): internal,
+ * never returned by a public call (api_index_query.c asks the file). */
+#define API_ECUT (-1000)
+
+typedef struct api_index api_index;
+
 struct slog_reader {
     store *st;
     store_header hdr;
@@ -34,6 +41,8 @@ struct slog_reader {
     uint64_t strings_cap;
     char **retired;
     size_t nretired, retired_cap;
+    api_index *index;         /* an index file's inputs, views and pool; NULL otherwise */
+    bool view;                /* one input's view of an index: st, strings are borrowed */
 };
 
 /* /timelines rows with each one's parent and root, validated. */

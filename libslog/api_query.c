@@ -13,6 +13,7 @@
  * records every blob the query needed with its cost, and fills batches.
  * Layer 5: api.
  */
+#include "api_index.h"
 #include "api_internal.h"
 #include "api_options.h"
 #include "api_pixel.h"
@@ -57,6 +58,7 @@ struct slog_query {
     int single;                 /* slog_query_create_node: one node's drawables, any time */
     uint64_t single_node;
     int single_done;
+    api_ixq *ix;                /* a query over an index (api_index_query.c) */
 };
 
 static int build_selection(slog_query *q, const slog_query_options *o, slog_error *err)
@@ -129,6 +131,24 @@ static int query_new(slog_query **out, slog_reader *r, const slog_query_options 
     return SLOG_OK;
 }
 
+/* A query over an index: the composite runs it, this struct carries it. */
+static int index_query_new(slog_query **out, slog_reader *r, const slog_query_options *o,
+                           slog_error *err)
+{
+    slog_query *const q = util_calloc(1, sizeof *q);
+    if (q == NULL) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
+    }
+    q->r = r;
+    const int rc = api_ixq_create(&q->ix, r, o, err);
+    if (rc != SLOG_OK) {
+        util_free(q);
+        return rc;
+    }
+    *out = q;
+    return SLOG_OK;
+}
+
 int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options *opts,
                       slog_error *err)
 {
@@ -147,6 +167,9 @@ int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options
                         "first_node)");
     }
     slog_query *q;
+    if (r->index != NULL) {
+        return index_query_new(out, r, &o, err);
+    }
     rc = query_new(&q, r, &o, err);
     if (rc == SLOG_OK) {
         rc = tree_read_walk_init(&q->walk, &r->tree, q->w0, q->w1, err);
@@ -163,6 +186,10 @@ int slog_query_create_node(slog_query **out, slog_reader *r, uint64_t index,
                            const slog_query_options *opts, slog_error *err)
 {
     *out = NULL;
+    if (r->index != NULL) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path,
+                        "An index's nodes are copies: query its input files' nodes");
+    }
     if (index >= r->tree.nnodes) {
         return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "No node %llu (the file has %llu)",
                         (unsigned long long)index, (unsigned long long)r->tree.nnodes);
@@ -193,6 +220,7 @@ void slog_query_destroy(slog_query *q)
     if (q == NULL) {
         return;
     }
+    api_ixq_free(q->ix);
     node_cache_unpin(q->cur);
     util_free(q->tl_sel);
     util_free(q->cat_sel);
@@ -208,6 +236,11 @@ void slog_query_destroy(slog_query *q)
 
 void slog_query_stats_get(const slog_query *q, slog_query_stats *out)
 {
+    if (q->ix != NULL) {
+        api_ixq_stats(q->ix, out);
+        out->items = q->stats.items;
+        return;
+    }
     *out = q->stats;
 }
 
@@ -360,6 +393,9 @@ static int visit_next(slog_query *q, slog_error *err)
             return SLOG_OK;
         }
         return open_blob(q, i, n, 1, err);
+    }
+    if (n->flags & TREE_NODE_CUT) {
+        return API_ECUT; /* an index's copy ends here: its input file has the rest */
     }
     rc = tree_read_walk_descend(&q->walk, i, err);
     if (rc != SLOG_OK) {
@@ -794,6 +830,9 @@ static int drain_runs(slog_query *q, slog_error *err)
  * error. */
 static int advance(slog_query *q, slog_error *err)
 {
+    if (q->ix != NULL) {
+        return api_ixq_next(q->ix, &q->item, err);
+    }
     for (;;) {
         if (pix_next(&q->pix, &q->item)) {
             return SLOG_OK;

@@ -9,6 +9,7 @@
  * row are checked against their CRC32C first.
  * Layer 5: api.
  */
+#include "api_index.h"
 #include "api_internal.h"
 #include "api_options.h"
 #include "codec_crc32c.h"
@@ -246,6 +247,26 @@ int api_reader_count_incomplete(slog_reader *r, slog_error *err)
     return SLOG_OK;
 }
 
+/* The node table: an index's copied top levels (api_index_open.c) or the
+ * file's own tree; then the info. */
+static int open_tree(slog_reader *r, uint64_t cache_bytes, slog_error *err)
+{
+    int rc = api_index_open(r, cache_bytes, err);
+    if (rc != SLOG_END) {
+        return rc;
+    }
+    const size_t cache = cache_bytes ? (size_t)cache_bytes : DEFAULT_CACHE_BYTES;
+    r->tree.st = r->st;
+    r->tree.path = r->path;
+    r->tree.fs = &r->fs;
+    rc = tree_read_open(&r->tree, &r->sum, cache, err);
+    if (rc == SLOG_OK) {
+        api_reader_fill_info(r);
+        rc = api_reader_count_incomplete(r, err);
+    }
+    return rc;
+}
+
 int slog_reader_open(slog_reader **out, const char *path, const slog_reader_options *opts,
                      slog_error *err)
 {
@@ -274,15 +295,7 @@ int slog_reader_open(slog_reader **out, const char *path, const slog_reader_opti
         rc = load_categories(r, err);
     }
     if (rc == SLOG_OK) {
-        const size_t cache = o.cache_bytes ? (size_t)o.cache_bytes : DEFAULT_CACHE_BYTES;
-        r->tree.st = r->st;
-        r->tree.path = r->path;
-        r->tree.fs = &r->fs;
-        rc = tree_read_open(&r->tree, &r->sum, cache, err);
-    }
-    if (rc == SLOG_OK) {
-        api_reader_fill_info(r);
-        rc = api_reader_count_incomplete(r, err);
+        rc = open_tree(r, o.cache_bytes, err);
     }
     if (rc != SLOG_OK) {
         slog_reader_destroy(r);
@@ -298,8 +311,11 @@ void slog_reader_destroy(slog_reader *r)
         return;
     }
     tree_read_close(&r->tree);
-    (void)store_close(r->st, NULL);
-    util_free(r->strings);
+    api_index_free(r->index);
+    if (!r->view) { /* a view borrows its index's store and strings */
+        (void)store_close(r->st, NULL);
+        util_free(r->strings);
+    }
     for (size_t i = 0; i < r->nretired; i++) {
         util_free(r->retired[i]);
     }

@@ -154,6 +154,9 @@ int slog_reader_refresh(slog_reader *r, bool *grew, slog_error *err)
     if (grew != NULL) {
         *grew = false;
     }
+    if (r->index != NULL) {
+        return SLOG_OK; /* an index is written once, complete: it does not grow */
+    }
     store_summary sum;
     int rc = store_refresh(r->st, true, err);
     if (rc == SLOG_OK) {

@@ -10,6 +10,7 @@
  * by their preview's longest matching state, and stops once no subtree left
  * can beat the N-th state found.  Layer 5: api.
  */
+#include "api_index.h"
 #include "api_options.h"
 #include "api_stats_int.h"
 #include "tree_walk.h"
@@ -415,6 +416,9 @@ static int search_one(const search_req *q, slog_item *out, slog_search_cost *cos
 int slog_search_next(slog_reader *r, const slog_search_options *opts, int64_t after,
                      slog_item *out, slog_search_cost *cost, slog_error *err)
 {
+    if (r->index != NULL) {
+        return api_index_search(r, opts, after, 1, out, cost, err);
+    }
     const search_req q = {r, opts, after, 1};
     return search_one(&q, out, cost, err);
 }
@@ -422,6 +426,9 @@ int slog_search_next(slog_reader *r, const slog_search_options *opts, int64_t af
 int slog_search_prev(slog_reader *r, const slog_search_options *opts, int64_t before,
                      slog_item *out, slog_search_cost *cost, slog_error *err)
 {
+    if (r->index != NULL) {
+        return api_index_search(r, opts, before, 0, out, cost, err);
+    }
     const search_req q = {r, opts, before, 0};
     return search_one(&q, out, cost, err);
 }
@@ -630,6 +637,9 @@ static int top_check(search_ctx *c, uint32_t n)
 int slog_search_top(slog_reader *r, const slog_search_options *opts, slog_state *out,
                     uint32_t *count, slog_search_cost *cost, slog_error *err)
 {
+    if (r->index != NULL) {
+        return api_index_top(r, opts, out, count, cost, err);
+    }
     const uint32_t n = *count;
     *count = 0;
     search_ctx c;

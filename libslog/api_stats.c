@@ -20,6 +20,7 @@
  * naming the node, never a wrong total.
  * Layer 5: api.
  */
+#include "api_index.h"
 #include "api_options.h"
 #include "api_stats_int.h"
 #include "tree_walk.h"
@@ -956,6 +957,9 @@ int slog_stats_compute(slog_stats **out, slog_reader *r, const slog_stats_option
                        slog_error *err)
 {
     *out = NULL;
+    if (r->index != NULL) {
+        return api_index_stats(out, r, opts, err);
+    }
     stats_ctx c;
     memset(&c, 0, sizeof c);
     c.r = r;
@@ -978,6 +982,19 @@ int slog_stats_compute(slog_stats **out, slog_reader *r, const slog_stats_option
         slog_stats_destroy(s);
         return rc;
     }
+    *out = s;
+    return SLOG_OK;
+}
+
+int api_stats_wrap(slog_stats **out, slog_stats_row *rows, size_t n, const slog_stats_cost *cost)
+{
+    slog_stats *const s = util_calloc(1, sizeof *s);
+    if (s == NULL) {
+        return SLOG_ENOMEM;
+    }
+    s->rows = rows;
+    s->n = n;
+    s->cost = *cost;
     *out = s;
     return SLOG_OK;
 }

@@ -76,6 +76,10 @@ int api_node_load(slog_reader *r, uint64_t node, int preview, cache_entry **out,
 int api_node_error(slog_reader *r, uint64_t node, int code, uint64_t off, const char *what,
                    slog_error *err);
 
+/* A result made of rows (util_malloc'ed, taken over; sorted by timeline,
+ * kind, category).  SLOG_OK or SLOG_ENOMEM (rows are then not taken). */
+int api_stats_wrap(slog_stats **out, slog_stats_row *rows, size_t n, const slog_stats_cost *cost);
+
 /* Selection tests. */
 int stats_tl_ok(const stats_ctx *c, uint32_t tl);
 int stats_cat_ok(const stats_ctx *c, uint32_t cat);

@@ -27,9 +27,11 @@
 /* This library reads files whose format_read_version is at most
  * STORE_FORMAT_READ_VERSION, and writes files of STORE_FORMAT_WRITE_VERSION
  * that need a reader of STORE_FORMAT_WRITTEN_READ_VERSION (doc/FORMAT.md §9). */
-#define STORE_FORMAT_READ_VERSION         3
+#define STORE_FORMAT_READ_VERSION         4
 #define STORE_FORMAT_WRITE_VERSION        4
 #define STORE_FORMAT_WRITTEN_READ_VERSION 3
+/* An index file (doc/FORMAT.md §13) needs a reader that knows indexes. */
+#define STORE_FORMAT_INDEX_READ_VERSION   4
 #define STORE_MAGIC                "libslog"
 
 /* Immutable, written once at create as root attributes. */

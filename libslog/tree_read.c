@@ -310,6 +310,31 @@ int tree_read_open(tree_read *t, const store_summary *sum, size_t cache_bytes, s
     return find_roots(t, sum->complete, err);
 }
 
+int tree_read_open_roots(tree_read *t, const store_summary *sum, const uint64_t *roots,
+                         uint64_t nroots, uint32_t depth, size_t cache_bytes, slog_error *err)
+{
+    t->version = store_format_version(t->st);
+    t->nnodes = sum->nodes;
+    t->payload_bytes = sum->payload_bytes;
+    for (size_t s = 0; s < TREE_READ_BLOCK_SLOTS; s++) {
+        t->blocks[s].index = UINT64_MAX;
+    }
+    node_cache_init(&t->cache, cache_bytes);
+    t->roots = util_malloc((size_t)(nroots ? nroots : 1) * sizeof *t->roots);
+    if (t->roots == NULL) {
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, t->path, "Cannot list the roots");
+    }
+    for (uint64_t i = 0; i < nroots; i++) {
+        if (roots[i] >= t->nnodes) {
+            return corrupt(t, err, "a root outside the node table", roots[i]);
+        }
+        t->roots[i] = roots[i];
+    }
+    t->nroots = nroots;
+    t->depth = depth;
+    return SLOG_OK;
+}
+
 void tree_read_close(tree_read *t)
 {
     node_cache_free(&t->cache);

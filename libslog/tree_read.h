@@ -27,6 +27,12 @@
 #define TREE_READ_BLOCK_ROWS 16u
 #define TREE_READ_BLOCK_SLOTS 256u
 
+/* store_node_row.flags of an index file (doc/FORMAT.md §13): a copied node
+ * whose children were not copied (its subtree is in the input file), and
+ * the row that locates the input table. */
+#define TREE_NODE_CUT   2u
+#define TREE_NODE_INDEX 4u
+
 typedef struct tree_read_block {
     uint64_t index;           /* block number; UINT64_MAX: slot empty */
     uint64_t used;            /* last use (tick), for eviction */
@@ -65,6 +71,11 @@ typedef struct tree_read_cost {
  * when first used.  SLOG_OK, SLOG_ECORRUPT, SLOG_ENOMEM or a store error;
  * on error call tree_read_close. */
 int tree_read_open(tree_read *t, const store_summary *sum, size_t cache_bytes, slog_error *err);
+/* The same for a part of an index file's /nodes (one input's copied top
+ * levels): the roots are given (rows < sum->nodes), with the input's depth,
+ * and no row is read. */
+int tree_read_open_roots(tree_read *t, const store_summary *sum, const uint64_t *roots,
+                         uint64_t nroots, uint32_t depth, size_t cache_bytes, slog_error *err);
 /* The parts of the view a refresh changes, kept to undo it. */
 typedef struct tree_read_view {
     uint64_t nnodes, payload_bytes;

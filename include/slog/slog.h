@@ -6,6 +6,7 @@
 #define SLOG_H
 
 #include <slog/slog_common.h>
+#include <slog/slog_index.h>
 #include <slog/slog_reader.h>
 #include <slog/slog_search.h>
 #include <slog/slog_stats.h>

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT
+ *
+ * api_index_query.c - a query over an index, answered input by input in
+ * input order.  For each input whose time range meets the window and which
+ * holds a selected timeline and category, the query is translated into the
+ * input's ids and clock (window minus its offset) and asked first of the
+ * input's view (its copied top levels, inside the index): when the walk
+ * never needs a node below the copy (a zoomed-out view) the view answers,
+ * else (API_ECUT) the input file does, opened through the pool.  A probe
+ * run decides this before any item of the input is handed out, and fills
+ * the view's node cache, so the answering run costs little.  Items come
+ * back with global timeline and category ids and offset times; previews
+ * folded above an input's own timelines come back on its top timeline.
+ * Layer 5: api.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_index.h"
+#include "util_alloc.h"
+#include "util_error.h"
+#include "util_sat.h"
+
+struct api_ixq {
+    slog_reader *ix;
+    slog_query_options o;      /* in global ids; arrays below */
+    uint8_t *tl_sel, *cat_sel; /* per global id, NULL = all */
+    uint32_t next_input;
+    slog_query *sub; /* the current input's query, NULL between inputs */
+    uint32_t sub_input;
+    int sub_file;         /* the sub-query runs on the input file */
+    uint32_t *ltl, *lcat; /* the current input's selection, local ids */
+    slog_run_share *shares;
+    size_t shares_cap;
+    slog_query_stats done; /* cost of the finished sub-queries and probes */
+};
+
+int api_ixq_create(api_ixq **out, slog_reader *r, const slog_query_options *o, slog_error *err)
+{
+    *out = NULL;
+    if (o->first_node > 0) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path,
+                        "first_node does not apply to an index (it does not grow)");
+    }
+    for (uint32_t i = 0; o->timelines != NULL && i < o->ntimelines; i++) {
+        if (o->timelines[i] >= r->ntl) {
+            return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "Unknown timeline %u",
+                            o->timelines[i]);
+        }
+    }
+    for (uint32_t i = 0; o->categories != NULL && i < o->ncategories; i++) {
+        if (o->categories[i] >= r->ncat) {
+            return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "Unknown category %u",
+                            o->categories[i]);
+        }
+    }
+    api_ixq *const x = util_calloc(1, sizeof *x);
+    if (x != NULL) {
+        x->ix = r;
+        x->o = *o;
+        x->tl_sel = o->timelines ? api_index_selection(o->timelines, o->ntimelines, r->ntl) : NULL;
+        x->cat_sel =
+            o->categories ? api_index_selection(o->categories, o->ncategories, r->ncat) : NULL;
+        x->ltl = util_malloc(sizeof *x->ltl * 1);
+        x->lcat = util_malloc(sizeof *x->lcat * 1);
+    }
+    if (x == NULL || (o->timelines && !x->tl_sel) || (o->categories && !x->cat_sel) || !x->ltl ||
+        !x->lcat) {
+        api_ixq_free(x);
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
+    }
+    x->o.timelines = NULL;
+    x->o.categories = NULL;
+    *out = x;
+    return SLOG_OK;
+}
+
+/* The query in input in's ids and clock; 0 when nothing of it is wanted. */
+static int local_options(api_ixq *x, const ix_input *in, slog_query_options *lo, int *wanted)
+{
+    *lo = x->o;
+    *wanted = 0;
+    if (!api_index_local_window(in, x->o.t0, x->o.t1, &lo->t0, &lo->t1)) {
+        return 0; /* nothing of the input meets [t0, t1) */
+    }
+    const api_index *const ix = x->ix->index;
+    if (x->tl_sel != NULL) {
+        if (api_index_local_ids(ix, in, x->tl_sel, 0, &x->ltl, &lo->ntimelines) != 0) {
+            return -1;
+        }
+        lo->timelines = x->ltl;
+        if (lo->ntimelines == 0) {
+            return 0;
+        }
+    }
+    if (x->cat_sel != NULL) {
+        if (api_index_local_ids(ix, in, x->cat_sel, 1, &x->lcat, &lo->ncategories) != 0) {
+            return -1;
+        }
+        lo->categories = x->lcat;
+        if (lo->ncategories == 0) {
+            return 0;
+        }
+    }
+    *wanted = 1;
+    return 0;
+}
+
+static void add_stats(slog_query_stats *to, const slog_query *q)
+{
+    slog_query_stats s;
+    slog_query_stats_get(q, &s);
+    to->nodes_visited += s.nodes_visited;
+    to->nodes_read += s.nodes_read;
+    to->cache_hits += s.cache_hits;
+    to->bytes_read += s.bytes_read;
+    to->bytes_decoded += s.bytes_decoded;
+}
+
+/* Can input k's view answer lo?  1 yes, 0 no (a node below its copy is
+ * needed), < 0 an error. */
+static int
+view_answers(api_ixq *x, slog_reader *view, const slog_query_options *lo, slog_error *err)
+{
+    slog_query *probe = NULL;
+    int rc = slog_query_create(&probe, view, lo, err);
+    const slog_item *it = NULL;
+    while (rc == SLOG_OK) {
+        rc = slog_query_next(probe, &it, err);
+    }
+    if (probe != NULL) {
+        add_stats(&x->done, probe);
+    }
+    slog_query_destroy(probe);
+    if (rc == API_ECUT) {
+        if (err != NULL) {
+            memset(err, 0, sizeof *err);
+        }
+        return 0;
+    }
+    return rc == SLOG_END ? 1 : rc;
+}
+
+static int start_on(api_ixq *x, uint32_t k, int file, const slog_query_options *lo, slog_error *err)
+{
+    slog_reader *r = NULL;
+    int rc = file ? api_index_file(x->ix, k, &r, err) : api_index_view(x->ix, k, &r, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    int answers = 1;
+    if (!file) {
+        answers = view_answers(x, r, lo, err);
+    }
+    if (answers == 1) {
+        rc = slog_query_create(&x->sub, r, lo, err);
+    }
+    if (answers != 1 || rc != SLOG_OK) {
+        api_index_unpin(x->ix, k, file);
+        return answers < 0 ? answers : answers == 0 ? SLOG_END : rc;
+    }
+    x->sub_input = k;
+    x->sub_file = file;
+    return SLOG_OK;
+}
+
+/* Start the next input that has something to say; SLOG_END when none. */
+static int start_next(api_ixq *x, slog_error *err)
+{
+    const ix_table *const t = &x->ix->index->t;
+    while (x->next_input < t->h.ninputs) {
+        const uint32_t k = x->next_input++;
+        const ix_input *const in = &t->inputs[k];
+        slog_query_options lo;
+        int wanted = 0;
+        if (local_options(x, in, &lo, &wanted) != 0) {
+            return util_err(err, SLOG_ENOMEM, UINT64_MAX, x->ix->path, "Cannot run the query");
+        }
+        if (!wanted) {
+            continue;
+        }
+        const int use_view = in->nroots > 0 && !(lo.flags & SLOG_QUERY_ARGS);
+        int rc = use_view ? start_on(x, k, 0, &lo, err) : SLOG_END;
+        if (rc == SLOG_END) {
+            rc = start_on(x, k, 1, &lo, err);
+        }
+        return rc;
+    }
+    return SLOG_END;
+}
+
+static void end_sub(api_ixq *x)
+{
+    if (x->sub != NULL) {
+        add_stats(&x->done, x->sub);
+        slog_query_destroy(x->sub);
+        x->sub = NULL;
+        api_index_unpin(x->ix, x->sub_input, x->sub_file);
+    }
+}
+
+int api_ixq_next(api_ixq *x, slog_item *item, slog_error *err)
+{
+    for (;;) {
+        if (x->sub == NULL) {
+            const int rc = start_next(x, err);
+            if (rc != SLOG_OK) {
+                return rc;
+            }
+        }
+        const slog_item *it = NULL;
+        const int rc = slog_query_next(x->sub, &it, err);
+        if (rc == SLOG_OK) {
+            const ix_input *const in = &x->ix->index->t.inputs[x->sub_input];
+            return api_ixq_remap(x->ix->index, in, it, item, &x->shares, &x->shares_cap) == 0
+                       ? SLOG_OK
+                       : util_err(err, SLOG_ENOMEM, UINT64_MAX, x->ix->path, "Out of memory");
+        }
+        end_sub(x);
+        if (rc != SLOG_END) {
+            return rc;
+        }
+    }
+}
+
+void api_ixq_stats(const api_ixq *x, slog_query_stats *out)
+{
+    *out = x->done;
+    if (x->sub != NULL) {
+        add_stats(out, x->sub);
+    }
+}
+
+void api_ixq_free(api_ixq *x)
+{
+    if (x == NULL) {
+        return;
+    }
+    end_sub(x);
+    util_free(x->tl_sel);
+    util_free(x->cat_sel);
+    util_free(x->ltl);
+    util_free(x->lcat);
+    util_free(x->shares);
+    util_free(x);
+}
