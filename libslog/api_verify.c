@@ -6,13 +6,17 @@
  * tree layer's loaders - so one damaged node never hides another.  Each
  * damaged node is reported with its box (for a damaged row, the box of its
  * nearest intact ancestor: post-order puts it after the node) and the byte
- * offset of the first failure.  Damage is data, not an error of the call:
+ * offset of the first failure.  An index verifies its copied levels and
+ * then each input file (one that cannot be opened is reported as one
+ * damaged entry standing for its drawables).  Damage is data, not an error of the call:
  * only running out of memory or the caller's stop ends the scan early.
  * Layer 5: api.
  */
+#include "api_index.h"
 #include "api_internal.h"
 #include "util_error.h"
 
+#include <slog/slog_index.h>
 #include <slog/slog_verify.h>
 #include <stdio.h>
 #include <string.h>
@@ -113,26 +117,110 @@ static int verify_node(slog_reader *r, uint64_t i, slog_node_damage *d, slog_ver
     return fatal;
 }
 
+/* The nodes of r's own node table (an index: its copied top levels). */
+static int verify_nodes(slog_reader *r, slog_damage_fn on_damage, void *user,
+                        slog_verify_totals *tot, slog_error *err)
+{
+    int rc = SLOG_OK;
+    for (uint64_t i = 0; rc == SLOG_OK && i < r->tree.nnodes; i++) {
+        slog_node_damage d;
+        rc = verify_node(r, i, &d, tot);
+        tot->nodes++;
+        if (rc != SLOG_OK) {
+            return util_err(err, rc, UINT64_MAX, r->path, "Cannot verify node %llu: out of memory",
+                            (unsigned long long)i);
+        }
+        if (d.parts != 0) {
+            tot->nodes_damaged++;
+            rc = on_damage != NULL ? on_damage(&d, user) : SLOG_OK;
+        }
+    }
+    return rc;
+}
+
+/* An input's damage, reported with the input's path in front. */
+typedef struct input_sink {
+    slog_damage_fn on_damage;
+    void *user;
+    const char *path;
+} input_sink;
+
+static int input_damage(const slog_node_damage *d, void *user)
+{
+    const input_sink *const s = user;
+    slog_node_damage named = *d;
+    (void)snprintf(named.message, sizeof named.message, "input %.96s: %.140s", s->path,
+                   d->message);
+    return s->on_damage != NULL ? s->on_damage(&named, s->user) : SLOG_OK;
+}
+
+/* An input file that cannot be opened (missing, changed, damaged tables)
+ * is one damaged "node" standing for all its drawables. */
+static int input_unreadable(slog_reader *r, uint32_t k, const slog_error *e, input_sink *s,
+                            slog_verify_totals *tot)
+{
+    slog_index_input_info in;
+    (void)slog_reader_index_input(r, k, &in);
+    slog_node_damage d;
+    memset(&d, 0, sizeof d);
+    d.index = UINT64_MAX;
+    d.parts = SLOG_DAMAGE_ROW;
+    d.level = UINT32_MAX;
+    d.start = in.start;
+    d.end = in.end;
+    d.drawables = in.counts[0] + in.counts[1] + in.counts[2] + in.counts[3];
+    d.code = e->code;
+    d.offset = UINT64_MAX;
+    (void)snprintf(d.message, sizeof d.message, "%s", e->message);
+    tot->nodes_damaged++;
+    tot->drawables_lost += d.drawables;
+    return input_damage(&d, s);
+}
+
+/* An index: its copied levels (their drawables are the inputs', counted
+ * there), then every input file. */
+static int verify_index(slog_reader *r, slog_damage_fn on_damage, void *user,
+                        slog_verify_totals *tot, slog_error *err)
+{
+    slog_verify_totals copy;
+    memset(&copy, 0, sizeof copy);
+    int rc = verify_nodes(r, on_damage, user, &copy, err);
+    tot->nodes = copy.nodes;
+    tot->nodes_damaged = copy.nodes_damaged;
+    tot->blobs = copy.blobs;
+    tot->bytes_verified = copy.bytes_verified;
+    for (uint32_t k = 0; rc == SLOG_OK && k < slog_reader_index_inputs(r); k++) {
+        slog_index_input_info in;
+        (void)slog_reader_index_input(r, k, &in);
+        input_sink s = {on_damage, user, in.path};
+        slog_reader *f = NULL;
+        slog_error e;
+        memset(&e, 0, sizeof e);
+        if (api_index_file(r, k, &f, &e) != SLOG_OK) {
+            rc = input_unreadable(r, k, &e, &s, tot);
+            continue;
+        }
+        slog_verify_totals t;
+        memset(&t, 0, sizeof t);
+        rc = verify_nodes(f, input_damage, &s, &t, err);
+        api_index_unpin(r, k, 1);
+        tot->nodes += t.nodes;
+        tot->nodes_damaged += t.nodes_damaged;
+        tot->blobs += t.blobs;
+        tot->bytes_verified += t.bytes_verified;
+        tot->drawables_intact += t.drawables_intact;
+        tot->drawables_lost += t.drawables_lost;
+    }
+    return rc;
+}
+
 int slog_reader_verify(slog_reader *r, slog_damage_fn on_damage, void *user,
                        slog_verify_totals *totals, slog_error *err)
 {
     slog_verify_totals tot;
     memset(&tot, 0, sizeof tot);
-    int rc = SLOG_OK;
-    for (uint64_t i = 0; rc == SLOG_OK && i < r->tree.nnodes; i++) {
-        slog_node_damage d;
-        rc = verify_node(r, i, &d, &tot);
-        tot.nodes++;
-        if (rc != SLOG_OK) {
-            rc = util_err(err, rc, UINT64_MAX, r->path, "Cannot verify node %llu: out of memory",
-                          (unsigned long long)i);
-            break;
-        }
-        if (d.parts != 0) {
-            tot.nodes_damaged++;
-            rc = on_damage != NULL ? on_damage(&d, user) : SLOG_OK;
-        }
-    }
+    const int rc = r->index != NULL ? verify_index(r, on_damage, user, &tot, err)
+                                    : verify_nodes(r, on_damage, user, &tot, err);
     if (totals != NULL) {
         *totals = tot;
     }

@@ -26,7 +26,9 @@ extern "C" {
 
 /** One damaged node, as slog_reader_verify reports it. @since 0.3 */
 typedef struct slog_node_damage {
-    uint64_t index;     /* post-order index in the node table */
+    uint64_t index;     /* post-order index in the node table (of an index's input file:
+                           the message starts "input PATH:"); UINT64_MAX: an index's
+                           input file that cannot be read at all (drawables: all of it) */
     uint32_t parts;     /* SLOG_DAMAGE_* bits */
     uint32_t level;     /* 0 = leaf; UINT32_MAX when the row itself is damaged */
     int64_t start, end; /* the node's box; row damaged: the box of its nearest intact

@@ -110,6 +110,11 @@ static void text_ranges(const check_result *c, const char *what, uint32_t parts)
 
 static void text_damage(const slog_node_damage *d)
 {
+    if (d->index == UINT64_MAX) { /* an index's input file that cannot be read */
+        (void)printf("unreadable input (%" PRIu64 " drawables) [%" PRId64 ", %" PRId64 "]: %s\n",
+                     d->drawables, d->start, d->end, d->message);
+        return;
+    }
     (void)printf("damaged node %" PRIu64, d->index);
     if (d->level != UINT32_MAX) {
         (void)printf(" (level %" PRIu32 ", %" PRIu64 " drawables)", d->level, d->drawables);

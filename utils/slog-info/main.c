@@ -4,7 +4,7 @@
  * clock and time range, counts per kind, the timeline tree, the categories
  * and the shape and size of the bounding-box tree.  It reads only what
  * slog_reader_open reads (attributes and tables, never a payload), so it
- * is instant on any file size.  Text for people, or with --json one object
+ * is instant on any file size.  For an index it lists the inputs.  Text for people, or with --json one object
  * (schema 1) whose times are integer ns converted exactly from ticks.
  */
 #include <getopt.h>
@@ -19,6 +19,7 @@
 #include <slog/slog.h>
 
 #include "cli.h"
+#include "info_index.h"
 #include "json_out.h"
 #include "timeline_tree.h"
 #include "units.h"
@@ -392,6 +393,7 @@ static int describe(const info_opts *o, slog_reader *r)
         json_kv_uint(&j, "leaves", ls.leaves);
         json_kv_uint(&j, "leaf_drawables", ls.drawables);
         json_kv_uint(&j, "largest_node_payload_bytes", ls.payload_max);
+        info_index_json(&j, r);
         json_timelines(&j, &t);
         rc = json_categories(&j, r, fi->categories);
         json_end_object(&j);
@@ -399,6 +401,7 @@ static int describe(const info_opts *o, slog_reader *r)
     } else {
         text_summary(o->path, fi);
         text_leaves(fi, &ls);
+        info_index_text(r, o->all, DEFAULT_LINES);
         text_timelines(&t, o->all);
         rc = text_categories(r, fi->categories, o->all);
     }
