@@ -20,7 +20,7 @@
 
 /* Open readers kept per kind; a pinned reader (in use by a query) is never
  * closed, so a pool may hold more while queries run. */
-#define API_INDEX_POOL_FILES 32u
+#define API_INDEX_POOL_FILES 64u
 #define API_INDEX_POOL_VIEWS 64u
 
 typedef struct api_index_pool {

@@ -217,6 +217,17 @@ int ixb_add_categories(ixb *b, size_t i, const slog_reader *r, slog_error *err)
     return SLOG_OK;
 }
 
+uint64_t ixb_copy_budget(const ixb *b)
+{
+    if (b->o.copy_bytes != 0) {
+        return b->o.copy_bytes;
+    }
+    const uint64_t share = ((uint64_t)64 << 20) / (b->t.h.ninputs ? b->t.h.ninputs : 1);
+    const uint64_t lo = (uint64_t)16 << 10;
+    const uint64_t hi = (uint64_t)1 << 20;
+    return share < lo ? lo : share > hi ? hi : share;
+}
+
 int ixb_create_store(ixb *b, slog_error *err)
 {
     if (b->st != NULL) {

@@ -50,6 +50,9 @@ int ixb_check_links(const ixb *b, size_t n, slog_error *err);
  * r NULL: a missing input, its top timeline only. */
 int ixb_add_timelines(ixb *b, size_t i, const slog_reader *r, const char *label, slog_error *err);
 int ixb_add_categories(ixb *b, size_t i, const slog_reader *r, slog_error *err);
+/* Decoded blob bytes copied per input: the option, or by default 64 MiB
+ * shared by the inputs, at least 16 KiB and at most 1 MiB each. */
+uint64_t ixb_copy_budget(const ixb *b);
 /* Copy input i's top levels (api_index_copy.c). */
 int ixb_copy_top(ixb *b, size_t i, slog_reader *r, slog_error *err);
 int ixb_create_store(ixb *b, slog_error *err);

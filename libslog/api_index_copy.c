@@ -103,7 +103,7 @@ static int levels_to_copy(ixb *b, slog_reader *r, uint32_t *depth, slog_error *e
             rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Out of memory");
         }
     }
-    const uint64_t budget = b->o.copy_bytes ? b->o.copy_bytes : ((uint64_t)256 << 10);
+    const uint64_t budget = ixb_copy_budget(b);
     *depth = 0;
     while (rc == SLOG_OK) {
         uint64_t bytes = 0;

@@ -19,7 +19,8 @@
 #include "util_error.h"
 #include "util_sat.h"
 
-#define INPUT_CACHE_DEFAULT ((uint64_t)16 << 20)
+#define INPUT_CACHE_DEFAULT ((uint64_t)4 << 20)  /* each input file's reader */
+#define INDEX_CACHE_DEFAULT ((uint64_t)64 << 20) /* the index's own, as a file's */
 
 static int corrupt(const slog_reader *r, slog_error *err, const char *what)
 {
@@ -144,7 +145,7 @@ int api_index_open(slog_reader *r, uint64_t cache_bytes, slog_error *err)
     }
     r->index = x;
     set_dir(x, r->path);
-    x->input_cache_bytes = cache_bytes ? cache_bytes / 4 : INPUT_CACHE_DEFAULT;
+    x->input_cache_bytes = cache_bytes ? cache_bytes / 16 : INPUT_CACHE_DEFAULT;
     rc = read_table(r, &row, &x->t, err);
     if (rc == SLOG_OK) {
         rc = check_table(r, &x->t, err);
@@ -161,7 +162,7 @@ int api_index_open(slog_reader *r, uint64_t cache_bytes, slog_error *err)
         r->tree.path = r->path;
         r->tree.fs = &r->fs;
         rc = tree_read_open_roots(&r->tree, &copied, x->t.roots, x->t.h.nroots, r->sum.depth,
-                                  cache_bytes ? (size_t)cache_bytes : INPUT_CACHE_DEFAULT, err);
+                                  cache_bytes ? (size_t)cache_bytes : INDEX_CACHE_DEFAULT, err);
     }
     if (rc == SLOG_OK) {
         fill_index_info(r);

@@ -26,7 +26,6 @@
 #include "util_alloc.h"
 #include "util_error.h"
 
-#define DEFAULT_COPY_BYTES ((uint64_t)256 << 10)
 #define INPUT_CACHE_BYTES  ((size_t)4 << 20)
 
 void slog_index_options_init(slog_index_options *opts)

@@ -54,8 +54,10 @@ typedef struct slog_index_options {
                                      offsets between hosts); NULL = none */
     uint32_t top_kind;            /* slog_timeline_kind of the top timelines; 0 = GENERIC */
     uint32_t reserved;            /* 0 */
-    uint64_t copy_bytes;          /* per input, at most this many decoded blob bytes of its
-                                     top tree levels go into the index; 0 = 256 KiB */
+    uint64_t copy_bytes;           /* per input, at most this many decoded blob bytes of its
+                                      top tree levels go into the index; 0 = 64 MiB shared
+                                      by the inputs, at least 16 KiB and at most 1 MiB each
+                                      (the root level is copied whatever its size) */
     const slog_index_link *links; /* NULL = none */
     size_t nlinks;
 } slog_index_options;
