@@ -50,7 +50,7 @@ static store_header header(uint32_t chunk, int level)
 {
     store_header h;
     memset(&h, 0, sizeof h);
-    h.format_read_version = STORE_FORMAT_READ_VERSION;
+    h.format_read_version = STORE_FORMAT_WRITTEN_READ_VERSION;
     h.format_write_version = STORE_FORMAT_WRITE_VERSION;
     h.ticks_per_second = 1000000000u;
     h.fanout = 2;

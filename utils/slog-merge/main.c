@@ -41,6 +41,7 @@ typedef struct options {
     const char *output;
     char temp[4096]; /* output + ".part" while it is written */
     bool allow_incomplete, json, quiet;
+    bool index, allow_missing; /* --index: write an index over the inputs */
     int progress;             /* -1 default, 0 off, 1 on */
     const char *slice;        /* --slice DURATION, NULL: the library's choice */
     const char **labels;      /* --label specs, in order */
@@ -75,6 +76,10 @@ static void usage(FILE *f)
         "directory INPUT stands for the *.slog files in it, sorted by name.\n"
         "\n"
         "  -o, --output FILE       output file (written as FILE.part, renamed when done)\n"
+        "      --index             write an index over the inputs instead of copying\n"
+        "                          their drawables: OUT names them, holds their top\n"
+        "                          levels and is read like one file (inputs: one clock)\n"
+        "      --allow-missing     with --index: record an absent input as missing\n"
         "      --allow-incomplete  merge inputs whose writer did not finish (what they\n"
         "                          flushed); refused otherwise\n"
         "      --label IN=NAME     name of IN's top timeline (default: its file name\n"
@@ -92,7 +97,7 @@ static void usage(FILE *f)
         "Exit status: 0 merged, 1 failure (no OUT written), 2 usage, 130 interrupted.\n");
 }
 
-enum { OPT_ALLOW = 256, OPT_LABEL, OPT_OFFSET, OPT_SLICE, OPT_JSON, OPT_PROGRESS, OPT_NO_PROGRESS };
+enum { OPT_ALLOW = 256, OPT_INDEX, OPT_MISSING, OPT_LABEL, OPT_OFFSET, OPT_SLICE, OPT_JSON, OPT_PROGRESS, OPT_NO_PROGRESS };
 
 /* -1 to go on, otherwise the exit status. */
 static int parse_option(options *o, int c, const char *arg)
@@ -103,6 +108,12 @@ static int parse_option(options *o, int c, const char *arg)
         return -1;
     case OPT_ALLOW:
         o->allow_incomplete = true;
+        return -1;
+    case OPT_INDEX:
+        o->index = true;
+        return -1;
+    case OPT_MISSING:
+        o->allow_missing = true;
         return -1;
     case OPT_LABEL:
         o->labels[o->nlabels++] = arg;
@@ -140,6 +151,8 @@ static int parse_args(options *o, int argc, char **argv)
     static const struct option longs[] = {
         {"output", required_argument, NULL, 'o'},
         {"allow-incomplete", no_argument, NULL, OPT_ALLOW},
+        {"index", no_argument, NULL, OPT_INDEX},
+        {"allow-missing", no_argument, NULL, OPT_MISSING},
         {"label", required_argument, NULL, OPT_LABEL},
         {"offset", required_argument, NULL, OPT_OFFSET},
         {"slice", required_argument, NULL, OPT_SLICE},
@@ -167,6 +180,12 @@ static int parse_args(options *o, int argc, char **argv)
     }
     if (o->output == NULL) {
         return cli_usage_error(PROG, "no output given (-o OUT.slog)");
+    }
+    if (o->allow_missing && !o->index) {
+        return cli_usage_error(PROG, "--allow-missing needs --index");
+    }
+    if (o->index && o->slice != NULL) {
+        return cli_usage_error(PROG, "--slice does not apply to --index");
     }
     if (out_file_temp_name(o->temp, sizeof o->temp, o->output) != 0) {
         return cli_usage_error(PROG, "the output %s is not a regular file, or its name is too long",
@@ -342,6 +361,72 @@ static int merge(plan *p, const options *o)
     return 0;
 }
 
+static void index_summary(const slog_index_summary *s, const options *o, double secs)
+{
+    if (o->json) {
+        json_writer j;
+        json_writer_init(&j, stdout);
+        json_begin_object(&j);
+        json_kv_int(&j, "schema", 1);
+        json_kv_string(&j, "tool", PROG);
+        json_kv_string(&j, "index", o->output);
+        json_kv_uint(&j, "inputs", s->inputs);
+        json_kv_uint(&j, "missing_inputs", s->missing);
+        json_kv_uint(&j, "incomplete_inputs", s->incomplete);
+        json_kv_uint(&j, "states", s->states);
+        json_kv_uint(&j, "events", s->events);
+        json_kv_uint(&j, "arrows", s->arrows);
+        json_kv_uint(&j, "counters", s->counters);
+        json_kv_uint(&j, "timelines", s->timelines);
+        json_kv_uint(&j, "categories", s->categories);
+        json_kv_uint(&j, "copied_nodes", s->copied_nodes);
+        json_kv_uint(&j, "copied_bytes", s->copied_bytes);
+        json_kv_uint(&j, "file_bytes", s->file_bytes);
+        json_end_object(&j);
+        (void)fputc('\n', stdout);
+    } else if (!o->quiet) {
+        (void)fprintf(stderr,
+                      PROG ": indexed %u input%s (%u missing, %u incomplete) in %s in %.2f s: "
+                      "%llu states, %llu events, %llu arrows, %llu counter samples; %u "
+                      "timelines, %u categories; %llu nodes copied, %llu bytes\n",
+                      s->inputs, s->inputs == 1 ? "" : "s", s->missing, s->incomplete,
+                      o->output, secs, (unsigned long long)s->states,
+                      (unsigned long long)s->events, (unsigned long long)s->arrows,
+                      (unsigned long long)s->counters, s->timelines, s->categories,
+                      (unsigned long long)s->copied_nodes, (unsigned long long)s->file_bytes);
+    }
+}
+
+/* --index: the inputs stay where they are; OUT names them. */
+static int write_index(const plan *p, const options *o)
+{
+    slog_index_options io;
+    slog_index_options_init(&io);
+    io.flags = (o->allow_incomplete ? SLOG_INDEX_ALLOW_INCOMPLETE : 0u) |
+               (o->allow_missing ? SLOG_INDEX_ALLOW_MISSING : 0u);
+    io.labels = p->labels;
+    io.offsets = p->offsets;
+    slog_index_summary s;
+    slog_error err;
+    memset(&err, 0, sizeof err);
+    const double t0 = now_seconds();
+    const int rc = slog_index_write((const char *const *)p->in.paths, p->in.n, o->temp, &io, &s,
+                                    &err);
+    if (rc != SLOG_OK) {
+        report_error(rc, &err, o);
+        (void)unlink(o->temp);
+        return 1;
+    }
+    if (out_file_commit(o->temp, o->output) != 0) {
+        (void)fprintf(stderr, PROG ": %s: Cannot rename %s over it: %s\n", o->output, o->temp,
+                      strerror(errno));
+        (void)unlink(o->temp);
+        return 1;
+    }
+    index_summary(&s, o, now_seconds() - t0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     out_file_guard_stdout(PROG);
@@ -361,7 +446,7 @@ int main(int argc, char **argv)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_sigint;
         (void)sigaction(SIGINT, &sa, NULL);
-        status = merge(&p, &o);
+        status = o.index ? write_index(&p, &o) : merge(&p, &o);
     }
     cli_inputs_free(&p.in);
     free(p.labels);

@@ -660,14 +660,20 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-static void print_io(const slog_query_stats *st, double ms)
+/* An index also says how many of its input files the query opened. */
+static void print_io(const slog_reader *r, const slog_query_stats *st, double ms)
 {
+    char files[64] = "";
+    if (slog_reader_index_inputs(r) > 0) {
+        (void)snprintf(files, sizeof files, " index_files_opened=%" PRIu64,
+                       slog_reader_index_files_opened(r));
+    }
     (void)fprintf(stderr,
                   PROG ": io: nodes_visited=%" PRIu64 " nodes_read=%" PRIu64 " cache_hits=%" PRIu64
                        " bytes_read=%" PRIu64 " bytes_decoded=%" PRIu64 " items=%" PRIu64
-                       " elapsed_ms=%.3f\n",
+                       "%s elapsed_ms=%.3f\n",
                   st->nodes_visited, st->nodes_read, st->cache_hits, st->bytes_read,
-                  st->bytes_decoded, st->items, ms);
+                  st->bytes_decoded, st->items, files, ms);
 }
 
 static const qout_format *format_impl(out_format f)
@@ -716,7 +722,7 @@ static int stream_items(query_run *run, const qout_format *fmt)
     if (run->o->io) {
         slog_query_stats st;
         slog_query_stats_get(q, &st);
-        print_io(&st, now_ms() - t_start);
+        print_io(run->r, &st, now_ms() - t_start);
     }
     slog_query_destroy(q);
     return status;
