@@ -22,13 +22,16 @@
  * closed, so a pool may hold more while queries run. */
 #define API_INDEX_POOL_FILES 64u
 #define API_INDEX_POOL_VIEWS 64u
+#define API_INDEX_POOL_MAX   64u /* the larger of the two */
+_Static_assert(API_INDEX_POOL_FILES <= API_INDEX_POOL_MAX &&
+                   API_INDEX_POOL_VIEWS <= API_INDEX_POOL_MAX,
+               "pool bounds fit the open list");
 
 typedef struct api_index_pool {
     slog_reader **by_input; /* per input, NULL when closed */
     uint32_t *pins;         /* per input, queries using it */
     uint64_t *used;         /* per input, last use (tick) */
-    uint32_t open[API_INDEX_POOL_FILES > API_INDEX_POOL_VIEWS ? API_INDEX_POOL_FILES
-                                                              : API_INDEX_POOL_VIEWS];
+    uint32_t open[API_INDEX_POOL_MAX];
     uint32_t nopen, bound;
 } api_index_pool;
 
@@ -90,12 +93,15 @@ typedef struct api_index_part {
 } api_index_part;
 /* Check the global ids and make their bitmaps: SLOG_OK, SLOG_EINVAL (an
  * unknown id), SLOG_ENOMEM.  Free with api_index_part_free either way. */
+typedef struct api_index_ids {
+    const uint32_t *tls; /* NULL = all */
+    uint32_t ntl;
+    const uint32_t *cats; /* NULL = all */
+    uint32_t ncat;
+} api_index_ids;
 int api_index_part_init(api_index_part *p,
                         slog_reader *r,
-                        const uint32_t *tls,
-                        uint32_t ntl,
-                        const uint32_t *cats,
-                        uint32_t ncat,
+                        const api_index_ids *ids,
                         slog_error *err);
 void api_index_part_free(api_index_part *p);
 /* Input in's part of [t0, t1): 1 filled, 0 nothing of it selected, -1 no memory. */
@@ -105,10 +111,14 @@ int api_index_part_of(
 /* Statistics and search over an index (api_index_analysis.c): input by
  * input on the input files of the selection, results in global ids. */
 int api_index_stats(slog_stats **out, slog_reader *r, const slog_stats_options *o, slog_error *err);
+/* Where a search starts: after t (forward) or before it. */
+typedef struct api_index_seek {
+    int64_t t;
+    int forward;
+} api_index_seek;
 int api_index_search(slog_reader *r,
                      const slog_search_options *o,
-                     int64_t t,
-                     int forward,
+                     const api_index_seek *at,
                      slog_item *out,
                      slog_search_cost *cost,
                      slog_error *err);

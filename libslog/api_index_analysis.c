@@ -107,21 +107,26 @@ static void add_cost(slog_stats_cost *to, const slog_stats *s)
     to->exact_fallback |= c.exact_fallback;
 }
 
-/* Input k's statistics added to acc. */
-static int stats_input(slog_reader *r,
-                       uint32_t k,
-                       const slog_stats_options *o,
-                       api_index_part *p,
-                       rows *acc,
-                       slog_stats_cost *cost,
-                       slog_error *err)
+/* A statistics request over an index, input by input. */
+typedef struct stats_run {
+    slog_reader *r;
+    slog_stats_options o; /* global */
+    api_index_part p;
+    rows acc; /* the inputs' rows, global ids */
+    slog_stats_cost cost;
+} stats_run;
+
+/* Input k's statistics added to s->acc. */
+static int stats_input(stats_run *s, uint32_t k, slog_error *err)
 {
+    slog_reader *const r = s->r;
     const ix_input *const in = &r->index->t.inputs[k];
-    const int want = api_index_part_of(p, r, in, o->t0, o->t1);
+    api_index_part *const p = &s->p;
+    const int want = api_index_part_of(p, r, in, s->o.t0, s->o.t1);
     if (want <= 0) {
         return want < 0 ? util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Out of memory") : 0;
     }
-    slog_stats_options lo = *o;
+    slog_stats_options lo = s->o;
     lo.t0 = p->t0;
     lo.t1 = p->t1;
     lo.timelines = p->tl_sel ? p->ltl : NULL;
@@ -130,18 +135,18 @@ static int stats_input(slog_reader *r,
     lo.ncategories = p->cat_sel ? p->nlcat : 0;
     slog_reader *f = NULL;
     int rc = api_index_file(r, k, &f, err);
-    slog_stats *s = NULL;
+    slog_stats *st = NULL;
     if (rc == SLOG_OK) {
-        rc = slog_stats_compute(&s, f, &lo, err);
+        rc = slog_stats_compute(&st, f, &lo, err);
         api_index_unpin(r, k, 1);
     }
     if (rc == SLOG_OK) {
-        add_cost(cost, s);
-        rc = add_rows(acc, r->index, in, s) == 0
+        add_cost(&s->cost, st);
+        rc = add_rows(&s->acc, r->index, in, st) == 0
                  ? SLOG_OK
                  : util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Out of memory");
     }
-    slog_stats_destroy(s);
+    slog_stats_destroy(st);
     return rc;
 }
 
@@ -150,29 +155,29 @@ int api_index_stats(slog_stats **out,
                     const slog_stats_options *opts,
                     slog_error *err)
 {
-    slog_stats_options o;
-    int rc = api_stats_options_load(&o, opts, r->path, err);
-    if (rc == SLOG_OK && o.t0 >= o.t1) {
+    stats_run s;
+    memset(&s, 0, sizeof s);
+    s.r = r;
+    int rc = api_stats_options_load(&s.o, opts, r->path, err);
+    if (rc == SLOG_OK && s.o.t0 >= s.o.t1) {
         rc = util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "Statistics need t0 < t1");
     }
-    api_index_part p;
-    memset(&p, 0, sizeof p);
     if (rc == SLOG_OK) {
-        rc =
-            api_index_part_init(&p, r, o.timelines, o.ntimelines, o.categories, o.ncategories, err);
+        const api_index_ids ids = {s.o.timelines, s.o.ntimelines, s.o.categories, s.o.ncategories};
+        rc = api_index_part_init(&s.p, r, &ids, err);
     }
-    rows acc = {NULL, 0, 0};
-    slog_stats_cost cost;
-    memset(&cost, 0, sizeof cost);
     for (uint32_t k = 0; rc == SLOG_OK && k < r->index->t.h.ninputs; k++) {
-        rc = stats_input(r, k, &o, &p, &acc, &cost, err);
+        rc = stats_input(&s, k, err);
     }
-    api_index_part_free(&p);
+    api_index_part_free(&s.p);
     if (rc == SLOG_OK) {
-        rc = api_stats_wrap(out, acc.v, merge_rows(&acc), &cost);
+        rc = api_stats_wrap(out, s.acc.v, merge_rows(&s.acc), &s.cost);
+        if (rc == SLOG_ENOMEM) {
+            rc = util_err(err, rc, UINT64_MAX, r->path, "Out of memory");
+        }
     }
     if (rc != SLOG_OK) {
-        util_free(acc.v);
+        util_free(s.acc.v);
     }
-    return rc == SLOG_ENOMEM ? util_err(err, rc, UINT64_MAX, r->path, "Out of memory") : rc;
+    return rc;
 }

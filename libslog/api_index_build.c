@@ -25,24 +25,6 @@ static int oom(const ixb *b, slog_error *err)
     return util_err(err, SLOG_ENOMEM, UINT64_MAX, b->out, "Out of memory writing the index");
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap) {
-        return 0;
-    }
-    size_t c = *cap ? *cap : 64;
-    while (c < need) {
-        c *= 2;
-    }
-    void *const q = util_realloc(*p, c * size);
-    if (q == NULL) {
-        return -1;
-    }
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 int ixb_init(ixb *b, size_t n, const char *out, slog_error *err)
 {
     memset(b, 0, sizeof *b);
@@ -104,30 +86,30 @@ static uint32_t linked_to(const ixb *b, size_t i, uint32_t tl)
 
 static int push_map(ixb *b, uint32_t v, slog_error *err)
 {
-    if (grow((void **)&b->t.map, &b->mapcap, (size_t)b->t.h.nmap + 1, sizeof *b->t.map) != 0) {
+    if (util_grow((void **)&b->t.map, &b->mapcap, (size_t)b->t.h.nmap + 1, sizeof *b->t.map) != 0) {
         return oom(b, err);
     }
     b->t.map[b->t.h.nmap++] = v;
     return SLOG_OK;
 }
 
-static int push_timeline(ixb *b,
-                         uint32_t parent,
-                         uint32_t kind,
-                         int64_t key,
-                         const char *name,
-                         uint32_t *id,
-                         slog_error *err)
+/* A new global timeline like *proto (its id, name offset and crc set here). */
+static int push_timeline(
+    ixb *b, const store_timeline_row *proto, const char *name, uint32_t *id, slog_error *err)
 {
     const uint64_t off = util_intern_add(&b->strings, name, strlen(name), 0);
-    if (off == UINT64_MAX || grow((void **)&b->tls, &b->tlcap, b->ntl + 1, sizeof *b->tls) != 0) {
+    if (off == UINT64_MAX ||
+        util_grow((void **)&b->tls, &b->tlcap, b->ntl + 1, sizeof *b->tls) != 0) {
         return oom(b, err);
     }
     if (b->ntl >= UINT32_MAX - 2) {
         return util_err(err, SLOG_EINVAL, UINT64_MAX, b->out, "Too many timelines for one index");
     }
     *id = (uint32_t)b->ntl;
-    b->tls[b->ntl++] = (store_timeline_row){*id, parent, kind, 0, key, off};
+    b->tls[b->ntl] = *proto;
+    b->tls[b->ntl].id = *id;
+    b->tls[b->ntl].crc = 0;
+    b->tls[b->ntl++].name = off;
     return SLOG_OK;
 }
 
@@ -148,7 +130,8 @@ int ixb_add_timelines(ixb *b, size_t i, const slog_reader *r, const char *label,
     in->top = UINT32_MAX;
     int rc = SLOG_OK;
     if (!all_linked(b, i, ntl)) {
-        rc = push_timeline(b, SLOG_NO_PARENT, b->o.top_kind, (int64_t)i, label, &in->top, err);
+        const store_timeline_row top = {0, SLOG_NO_PARENT, b->o.top_kind, 0, (int64_t)i, 0};
+        rc = push_timeline(b, &top, label, &in->top, err);
     }
     in->map_first = b->t.h.nmap;
     in->ntimelines = ntl;
@@ -162,7 +145,8 @@ int ixb_add_timelines(ixb *b, size_t i, const slog_reader *r, const char *label,
             const store_timeline_row *const t = &r->tls[l];
             const uint32_t p =
                 t->parent == SLOG_NO_PARENT ? in->top : b->t.map[in->map_first + t->parent];
-            rc = push_timeline(b, p, t->kind, t->sort_key, r->strings + t->name, &g, err);
+            const store_timeline_row proto = {0, p, t->kind, 0, t->sort_key, 0};
+            rc = push_timeline(b, &proto, r->strings + t->name, &g, err);
         }
         if (rc == SLOG_OK) {
             rc = push_map(b, g, err);
@@ -180,7 +164,7 @@ static int find_category(ixb *b, const store_category_row *want, uint32_t *id, s
             return SLOG_OK;
         }
     }
-    if (grow((void **)&b->cats, &b->catcap, b->ncat + 1, sizeof *b->cats) != 0) {
+    if (util_grow((void **)&b->cats, &b->catcap, b->ncat + 1, sizeof *b->cats) != 0) {
         return oom(b, err);
     }
     *id = (uint32_t)b->ncat;
@@ -258,7 +242,8 @@ int ixb_append_blob(ixb *b, const void *raw, size_t n, uint64_t *off, slog_error
 
 int ixb_push_root(ixb *b, uint64_t row, slog_error *err)
 {
-    if (grow((void **)&b->t.roots, &b->rootcap, (size_t)b->t.h.nroots + 1, sizeof *b->t.roots)) {
+    if (util_grow((void **)&b->t.roots, &b->rootcap, (size_t)b->t.h.nroots + 1,
+                  sizeof *b->t.roots)) {
         return oom(b, err);
     }
     b->t.roots[b->t.h.nroots++] = row;

@@ -122,35 +122,36 @@ static int levels_to_copy(ixb *b, slog_reader *r, uint32_t *depth, slog_error *e
     return rc;
 }
 
-/* Read blob [off, off+len) of the input, check its CRC32C, append it. */
-static int copy_blob(ixb *b,
-                     slog_reader *r,
-                     uint64_t node,
-                     uint64_t off,
-                     uint64_t len,
-                     uint32_t crc,
-                     uint64_t *new_off,
-                     slog_error *err)
+/* One blob of an input node: where it is and what it must hash to. */
+typedef struct blob_ref {
+    uint64_t node;
+    uint64_t off, len;
+    uint32_t crc;
+} blob_ref;
+
+/* Read the blob, check its CRC32C, append it; *new_off gets its offset. */
+static int
+copy_blob(ixb *b, slog_reader *r, const blob_ref *ref, uint64_t *new_off, slog_error *err)
 {
-    if (len > b->blobcap) {
-        uint8_t *const p = util_realloc(b->blob, (size_t)len);
+    if (ref->len > b->blobcap) {
+        uint8_t *const p = util_realloc(b->blob, (size_t)ref->len);
         if (p == NULL) {
             return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Out of memory");
         }
         b->blob = p;
-        b->blobcap = (size_t)len;
+        b->blobcap = (size_t)ref->len;
     }
     store_io io = {0, 0};
-    int rc = store_read_blob(r->st, off, len, b->blob, &io, err);
-    if (rc == SLOG_OK && codec_crc32c(0, b->blob, (size_t)len) != crc) {
-        rc = util_err(err, SLOG_ECORRUPT, off, r->path,
+    int rc = store_read_blob(r->st, ref->off, ref->len, b->blob, &io, err);
+    if (rc == SLOG_OK && codec_crc32c(0, b->blob, (size_t)ref->len) != ref->crc) {
+        rc = util_err(err, SLOG_ECORRUPT, ref->off, r->path,
                       "Corrupt file: node %llu's blob at /payload byte %llu fails its checksum",
-                      (unsigned long long)node, (unsigned long long)off);
+                      (unsigned long long)ref->node, (unsigned long long)ref->off);
     }
     if (rc == SLOG_OK) {
-        rc = ixb_append_blob(b, b->blob, (size_t)len, new_off, err);
+        rc = ixb_append_blob(b, b->blob, (size_t)ref->len, new_off, err);
     }
-    b->summary.copied_bytes += rc == SLOG_OK ? len : 0;
+    b->summary.copied_bytes += rc == SLOG_OK ? ref->len : 0;
     return rc;
 }
 
@@ -159,12 +160,12 @@ static int copy_row(ixb *b, slog_reader *r, uint64_t i, store_node_row *row, slo
 {
     int rc = SLOG_OK;
     if (row->payload_len > 0) {
-        rc = copy_blob(b, r, i, row->payload_off, row->payload_len, row->payload_crc,
-                       &row->payload_off, err);
+        const blob_ref g = {i, row->payload_off, row->payload_len, row->payload_crc};
+        rc = copy_blob(b, r, &g, &row->payload_off, err);
     }
     if (rc == SLOG_OK && row->preview_len > 0) {
-        rc = copy_blob(b, r, i, row->preview_off, row->preview_len, row->preview_crc,
-                       &row->preview_off, err);
+        const blob_ref p = {i, row->preview_off, row->preview_len, row->preview_crc};
+        rc = copy_blob(b, r, &p, &row->preview_off, err);
     }
     row->args_off = row->args_len = 0;
     row->args_crc = 0;

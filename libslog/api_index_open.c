@@ -105,7 +105,7 @@ static int check_table(const slog_reader *r, const ix_table *t, slog_error *err)
 
 static int make_pool(api_index_pool *p, uint32_t n, uint32_t bound)
 {
-    p->by_input = util_calloc((size_t)n + 1, sizeof *p->by_input);
+    p->by_input = util_calloc((size_t)n + 1, sizeof(void *));
     p->pins = util_calloc((size_t)n + 1, sizeof *p->pins);
     p->used = util_calloc((size_t)n + 1, sizeof *p->used);
     p->bound = bound;
@@ -161,7 +161,8 @@ int api_index_open(slog_reader *r, uint64_t cache_bytes, slog_error *err)
         r->tree.st = r->st;
         r->tree.path = r->path;
         r->tree.fs = &r->fs;
-        rc = tree_read_open_roots(&r->tree, &copied, x->t.roots, x->t.h.nroots, r->sum.depth,
+        const tree_read_roots roots = {x->t.roots, x->t.h.nroots, r->sum.depth};
+        rc = tree_read_open_roots(&r->tree, &copied, &roots,
                                   cache_bytes ? (size_t)cache_bytes : INDEX_CACHE_DEFAULT, err);
     }
     if (rc == SLOG_OK) {

@@ -108,8 +108,8 @@ static int open_view(slog_reader *ix, uint32_t k, slog_reader **out, slog_error 
         v->tree.st = v->st;
         v->tree.path = v->path;
         v->tree.fs = &v->fs;
-        rc = tree_read_open_roots(&v->tree, &v->sum, &ix->index->t.roots[in->roots_first],
-                                  in->nroots, in->depth, VIEW_CACHE_BYTES, err);
+        const tree_read_roots roots = {&ix->index->t.roots[in->roots_first], in->nroots, in->depth};
+        rc = tree_read_open_roots(&v->tree, &v->sum, &roots, VIEW_CACHE_BYTES, err);
     }
     if (rc != SLOG_OK) {
         slog_reader_destroy(v);

@@ -72,8 +72,9 @@ static int run_init(search_run *s, slog_reader *r, const slog_search_options *in
         s->o.name_contains = NULL;
     }
     if (rc == SLOG_OK) {
-        rc = api_index_part_init(&s->p, r, s->o.timelines, s->o.ntimelines, s->o.categories,
-                                 s->o.ncategories, err);
+        const api_index_ids ids = {s->o.timelines, s->o.ntimelines, s->o.categories,
+                                   s->o.ncategories};
+        rc = api_index_part_init(&s->p, r, &ids, err);
     }
     return rc;
 }
@@ -156,25 +157,30 @@ static int item_cmp(const slog_item *x, const slog_item *y)
 }
 
 /* Input k's nearest drawable, kept in *best when nearer. */
-static int search_input(
-    search_run *s, uint32_t k, int64_t t, int forward, slog_item *best, int *have, slog_error *err)
+static int search_input(search_run *s,
+                        uint32_t k,
+                        const api_index_seek *at,
+                        slog_item *best,
+                        int *have,
+                        slog_error *err)
 {
     const ix_input *const in = &s->r->index->t.inputs[k];
+    const int fw = at->forward;
     slog_search_options lo;
-    int rc = input_options(s, in, forward ? t : INT64_MIN, forward ? INT64_MAX : t, &lo, err);
+    int rc = input_options(s, in, fw ? at->t : INT64_MIN, fw ? INT64_MAX : at->t, &lo, err);
     if (rc <= 0) {
         return rc;
     }
     const int64_t back = in->offset == INT64_MIN ? INT64_MAX : -in->offset;
-    const int64_t lt = util_sat_add_i64(t, back);
+    const int64_t lt = util_sat_add_i64(at->t, back);
     slog_reader *f = NULL;
     rc = api_index_file(s->r, k, &f, err);
     slog_item it;
     slog_search_cost c;
     memset(&c, 0, sizeof c);
     if (rc == SLOG_OK) {
-        rc = forward ? slog_search_next(f, &lo, lt, &it, &c, err)
-                     : slog_search_prev(f, &lo, lt, &it, &c, err);
+        rc = fw ? slog_search_next(f, &lo, lt, &it, &c, err)
+                : slog_search_prev(f, &lo, lt, &it, &c, err);
         api_index_unpin(s->r, k, 1);
         add_cost(&s->cost, &c);
     }
@@ -184,7 +190,7 @@ static int search_input(
     slog_item g;
     (void)api_ixq_remap(s->r->index, in, &it, &g, NULL, NULL); /* no run: no shares */
     const int cmp = *have ? item_cmp(&g, best) : 0;
-    if (!*have || (forward ? cmp < 0 : cmp > 0)) {
+    if (!*have || (fw ? cmp < 0 : cmp > 0)) {
         *best = g;
         *have = 1;
     }
@@ -193,8 +199,7 @@ static int search_input(
 
 int api_index_search(slog_reader *r,
                      const slog_search_options *o,
-                     int64_t t,
-                     int forward,
+                     const api_index_seek *at,
                      slog_item *out,
                      slog_search_cost *cost,
                      slog_error *err)
@@ -203,7 +208,7 @@ int api_index_search(slog_reader *r,
     int rc = run_init(&s, r, o, err);
     int have = 0;
     for (uint32_t k = 0; rc == SLOG_OK && k < r->index->t.h.ninputs; k++) {
-        rc = search_input(&s, k, t, forward, out, &have, err);
+        rc = search_input(&s, k, at, out, &have, err);
     }
     run_free(&s, cost);
     return rc != SLOG_OK ? rc : have ? SLOG_OK : SLOG_END;

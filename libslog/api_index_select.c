@@ -64,30 +64,27 @@ int api_index_local_window(const ix_input *in, int64_t t0, int64_t t1, int64_t *
     return 1;
 }
 
-/* One input's part of a request: its ids (local) and window. */
-
 int api_index_part_init(api_index_part *p,
                         slog_reader *r,
-                        const uint32_t *tls,
-                        uint32_t ntl,
-                        const uint32_t *cats,
-                        uint32_t ncat,
+                        const api_index_ids *ids,
                         slog_error *err)
 {
     memset(p, 0, sizeof *p);
-    for (uint32_t i = 0; tls != NULL && i < ntl; i++) {
-        if (tls[i] >= r->ntl) {
-            return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "Unknown timeline %u", tls[i]);
+    for (uint32_t i = 0; ids->tls != NULL && i < ids->ntl; i++) {
+        if (ids->tls[i] >= r->ntl) {
+            return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "Unknown timeline %u",
+                            ids->tls[i]);
         }
     }
-    for (uint32_t i = 0; cats != NULL && i < ncat; i++) {
-        if (cats[i] >= r->ncat) {
-            return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "Unknown category %u", cats[i]);
+    for (uint32_t i = 0; ids->cats != NULL && i < ids->ncat; i++) {
+        if (ids->cats[i] >= r->ncat) {
+            return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "Unknown category %u",
+                            ids->cats[i]);
         }
     }
-    p->tl_sel = tls ? api_index_selection(tls, ntl, r->ntl) : NULL;
-    p->cat_sel = cats ? api_index_selection(cats, ncat, r->ncat) : NULL;
-    if ((tls && !p->tl_sel) || (cats && !p->cat_sel)) {
+    p->tl_sel = ids->tls ? api_index_selection(ids->tls, ids->ntl, r->ntl) : NULL;
+    p->cat_sel = ids->cats ? api_index_selection(ids->cats, ids->ncat, r->ncat) : NULL;
+    if ((ids->tls && !p->tl_sel) || (ids->cats && !p->cat_sel)) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Out of memory");
     }
     return SLOG_OK;

@@ -26,7 +26,7 @@
 #include "util_alloc.h"
 #include "util_error.h"
 
-#define INPUT_CACHE_BYTES  ((size_t)4 << 20)
+#define INPUT_CACHE_BYTES ((size_t)4 << 20)
 
 void slog_index_options_init(slog_index_options *opts)
 {

@@ -417,7 +417,8 @@ int slog_search_next(slog_reader *r, const slog_search_options *opts, int64_t af
                      slog_item *out, slog_search_cost *cost, slog_error *err)
 {
     if (r->index != NULL) {
-        return api_index_search(r, opts, after, 1, out, cost, err);
+        const api_index_seek at = {after, 1};
+        return api_index_search(r, opts, &at, out, cost, err);
     }
     const search_req q = {r, opts, after, 1};
     return search_one(&q, out, cost, err);
@@ -427,7 +428,8 @@ int slog_search_prev(slog_reader *r, const slog_search_options *opts, int64_t be
                      slog_item *out, slog_search_cost *cost, slog_error *err)
 {
     if (r->index != NULL) {
-        return api_index_search(r, opts, before, 0, out, cost, err);
+        const api_index_seek at = {before, 0};
+        return api_index_search(r, opts, &at, out, cost, err);
     }
     const search_req q = {r, opts, before, 0};
     return search_one(&q, out, cost, err);

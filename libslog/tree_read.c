@@ -310,8 +310,8 @@ int tree_read_open(tree_read *t, const store_summary *sum, size_t cache_bytes, s
     return find_roots(t, sum->complete, err);
 }
 
-int tree_read_open_roots(tree_read *t, const store_summary *sum, const uint64_t *roots,
-                         uint64_t nroots, uint32_t depth, size_t cache_bytes, slog_error *err)
+int tree_read_open_roots(tree_read *t, const store_summary *sum, const tree_read_roots *roots,
+                         size_t cache_bytes, slog_error *err)
 {
     t->version = store_format_version(t->st);
     t->nnodes = sum->nodes;
@@ -320,18 +320,18 @@ int tree_read_open_roots(tree_read *t, const store_summary *sum, const uint64_t 
         t->blocks[s].index = UINT64_MAX;
     }
     node_cache_init(&t->cache, cache_bytes);
-    t->roots = util_malloc((size_t)(nroots ? nroots : 1) * sizeof *t->roots);
+    t->roots = util_malloc((size_t)(roots->n ? roots->n : 1) * sizeof *t->roots);
     if (t->roots == NULL) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, t->path, "Cannot list the roots");
     }
-    for (uint64_t i = 0; i < nroots; i++) {
-        if (roots[i] >= t->nnodes) {
-            return corrupt(t, err, "a root outside the node table", roots[i]);
+    for (uint64_t i = 0; i < roots->n; i++) {
+        if (roots->v[i] >= t->nnodes) {
+            return corrupt(t, err, "a root outside the node table", roots->v[i]);
         }
-        t->roots[i] = roots[i];
+        t->roots[i] = roots->v[i];
     }
-    t->nroots = nroots;
-    t->depth = depth;
+    t->nroots = roots->n;
+    t->depth = roots->depth;
     return SLOG_OK;
 }
 

@@ -74,8 +74,13 @@ int tree_read_open(tree_read *t, const store_summary *sum, size_t cache_bytes, s
 /* The same for a part of an index file's /nodes (one input's copied top
  * levels): the roots are given (rows < sum->nodes), with the input's depth,
  * and no row is read. */
-int tree_read_open_roots(tree_read *t, const store_summary *sum, const uint64_t *roots,
-                         uint64_t nroots, uint32_t depth, size_t cache_bytes, slog_error *err);
+typedef struct tree_read_roots {
+    const uint64_t *v;        /* root rows */
+    uint64_t n;
+    uint32_t depth;           /* levels of the tallest */
+} tree_read_roots;
+int tree_read_open_roots(tree_read *t, const store_summary *sum, const tree_read_roots *roots,
+                         size_t cache_bytes, slog_error *err);
 /* The parts of the view a refresh changes, kept to undo it. */
 typedef struct tree_read_view {
     uint64_t nnodes, payload_bytes;

@@ -317,9 +317,10 @@ static double now_seconds(void)
 /* The merge's error as one line naming the file (OUT, never OUT.part). */
 static void report_error(int rc, const slog_error *err, const options *o)
 {
-    const char *src = err->source[0] != '\0' ? err->source : o->output;
+    const char *const out = o->output != NULL ? o->output : "";
+    const char *src = err->source[0] != '\0' ? err->source : out;
     if (strcmp(src, o->temp) == 0) {
-        src = o->output;
+        src = out;
     }
     (void)fprintf(stderr, PROG ": %s: %s (%s)\n", src,
                   err->message[0] != '\0' ? err->message : "failed", slog_status_name(rc));
