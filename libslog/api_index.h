@@ -57,6 +57,10 @@ void api_index_free(api_index *x);
 int api_index_view(slog_reader *r, uint32_t k, slog_reader **out, slog_error *err);
 int api_index_file(slog_reader *r, uint32_t k, slog_reader **out, slog_error *err);
 void api_index_unpin(slog_reader *r, uint32_t k, int file);
+/* What answers statistics and search for input k: its view when the index
+ * holds it whole (SLOG_INDEX_COPY_ALL), else its file; *file says which
+ * (for api_index_unpin). */
+int api_index_source(slog_reader *r, uint32_t k, slog_reader **out, int *file, slog_error *err);
 
 /* Local -> global ids of input in (UINT32_MAX when out of range). */
 static inline uint32_t api_index_tl(const api_index *x, const ix_input *in, uint32_t l)

@@ -134,11 +134,12 @@ static int stats_input(stats_run *s, uint32_t k, slog_error *err)
     lo.categories = p->cat_sel ? p->lcat : NULL;
     lo.ncategories = p->cat_sel ? p->nlcat : 0;
     slog_reader *f = NULL;
-    int rc = api_index_file(r, k, &f, err);
+    int file = 1;
+    int rc = api_index_source(r, k, &f, &file, err);
     slog_stats *st = NULL;
     if (rc == SLOG_OK) {
         rc = slog_stats_compute(&st, f, &lo, err);
-        api_index_unpin(r, k, 1);
+        api_index_unpin(r, k, file);
     }
     if (rc == SLOG_OK) {
         add_cost(&s->cost, st);

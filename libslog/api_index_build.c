@@ -57,6 +57,25 @@ void ixb_free(ixb *b, bool keep)
     util_free(b->blob);
 }
 
+int ixb_embed_strings(ixb *b, size_t i, const slog_reader *r, slog_error *err)
+{
+    if (b->t.heaps == NULL) {
+        b->t.h.flags |= IX_SELF_CONTAINED;
+        b->t.heaps = util_calloc(b->t.h.ninputs, sizeof *b->t.heaps);
+        if (b->t.heaps == NULL) {
+            return oom(b, err);
+        }
+    }
+    if (r == NULL) {
+        return SLOG_OK; /* missing: no strings */
+    }
+    b->t.heaps[i].first = b->strings.heap.len;
+    b->t.heaps[i].len = r->strings_len;
+    return util_buf_append(&b->strings.heap, r->strings, (size_t)r->strings_len) == 0
+               ? SLOG_OK
+               : oom(b, err);
+}
+
 int ixb_check_links(const ixb *b, size_t n, slog_error *err)
 {
     for (size_t k = 0; k < b->o.nlinks; k++) {
@@ -203,6 +222,9 @@ int ixb_add_categories(ixb *b, size_t i, const slog_reader *r, slog_error *err)
 
 uint64_t ixb_copy_budget(const ixb *b)
 {
+    if (b->o.flags & SLOG_INDEX_COPY_ALL) {
+        return UINT64_MAX;
+    }
     if (b->o.copy_bytes != 0) {
         return b->o.copy_bytes;
     }

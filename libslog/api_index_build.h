@@ -46,6 +46,9 @@ int ixb_init(ixb *b, size_t n, const char *out, slog_error *err);
 /* Remove a half-written index unless keep. */
 void ixb_free(ixb *b, bool keep);
 int ixb_check_links(const ixb *b, size_t n, slog_error *err);
+/* SLOG_INDEX_COPY_ALL: input i's whole string heap appended to the index's
+ * (its args name strings by offset in it); r NULL: a missing input. */
+int ixb_embed_strings(ixb *b, size_t i, const slog_reader *r, slog_error *err);
 /* Input i's top timeline (unless every timeline is linked) and timelines;
  * r NULL: a missing input, its top timeline only. */
 int ixb_add_timelines(ixb *b, size_t i, const slog_reader *r, const char *label, slog_error *err);

@@ -167,8 +167,13 @@ static int copy_row(ixb *b, slog_reader *r, uint64_t i, store_node_row *row, slo
         const blob_ref p = {i, row->preview_off, row->preview_len, row->preview_crc};
         rc = copy_blob(b, r, &p, &row->preview_off, err);
     }
-    row->args_off = row->args_len = 0;
-    row->args_crc = 0;
+    if (rc == SLOG_OK && row->args_len > 0 && (b->o.flags & SLOG_INDEX_COPY_ALL)) {
+        const blob_ref a = {i, row->args_off, row->args_len, row->args_crc};
+        rc = copy_blob(b, r, &a, &row->args_off, err);
+    } else {
+        row->args_off = row->args_len = 0;
+        row->args_crc = 0;
+    }
     row->payload_addr = row->preview_addr = row->args_addr = 0;
     row->payload_zlen = row->preview_zlen = row->args_zlen = 0;
     return rc;
@@ -215,8 +220,12 @@ int ixb_copy_top(ixb *b, size_t i, slog_reader *r, slog_error *err)
     uint32_t levels = 0;
     int rc = ixb_create_store(b, err);
     if (r->tree.version < 2) { /* format 1: no checksums, args inside the geometry */
-        in->nroots = 0;        /* nothing copied: its file answers every query */
-        return rc;
+        in->nroots = 0;            /* nothing copied: its file answers every query */
+        return rc == SLOG_OK && (b->o.flags & SLOG_INDEX_COPY_ALL)
+                   ? util_err(err, SLOG_EINVAL, UINT64_MAX, r->path,
+                              "A format-1 file cannot be copied whole (no checksums, args "
+                              "inside the geometry): merge it instead")
+                   : rc;
     }
     if (rc == SLOG_OK) {
         rc = levels_to_copy(b, r, &levels, err);

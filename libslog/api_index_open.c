@@ -95,6 +95,12 @@ static int check_table(const slog_reader *r, const ix_table *t, slog_error *err)
             }
         }
     }
+    for (uint32_t i = 0; t->heaps != NULL && i < t->h.ninputs; i++) {
+        const ix_heap *const h = &t->heaps[i];
+        if (h->first > r->strings_len || h->len > r->strings_len - h->first) {
+            return corrupt(r, err, "an input's string heap lies outside /strings");
+        }
+    }
     for (uint64_t k = 0; k < t->h.nroots; k++) {
         if (t->roots[k] + 1 >= r->sum.nodes) {
             return corrupt(r, err, "a root outside the copied rows");
@@ -213,6 +219,7 @@ int slog_reader_index_input(const slog_reader *r, uint32_t i, slog_index_input_i
     memcpy(out->counts, in->counts, sizeof out->counts);
     out->file_bytes = in->file_bytes;
     out->opened = r->index->files.by_input[i] != NULL;
+    out->embedded = r->index->t.heaps != NULL;
     return SLOG_OK;
 }
 

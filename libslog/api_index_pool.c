@@ -101,6 +101,11 @@ static int open_view(slog_reader *ix, uint32_t k, slog_reader **out, slog_error 
     v->strings = ix->strings;
     v->strings_len = ix->strings_len;
     v->fs = ix->fs;
+    if (ix->index->t.heaps != NULL) { /* copied whole: args name its own heap */
+        const ix_heap *const h = &ix->index->t.heaps[k];
+        v->fs.heap = ix->strings + h->first;
+        v->fs.len = h->len;
+    }
     int rc = view_timelines(v, ix, in) == 0 && view_categories(v, ix, in) == 0
                  ? SLOG_OK
                  : util_err(err, SLOG_ENOMEM, UINT64_MAX, ix->path, "Cannot open an input's view");
@@ -221,6 +226,12 @@ int api_index_view(slog_reader *r, uint32_t k, slog_reader **out, slog_error *er
 int api_index_file(slog_reader *r, uint32_t k, slog_reader **out, slog_error *err)
 {
     return get(r, &r->index->files, k, 1, out, err);
+}
+
+int api_index_source(slog_reader *r, uint32_t k, slog_reader **out, int *file, slog_error *err)
+{
+    *file = r->index->t.heaps == NULL;
+    return *file ? api_index_file(r, k, out, err) : api_index_view(r, k, out, err);
 }
 
 void api_index_unpin(slog_reader *r, uint32_t k, int file)

@@ -149,7 +149,7 @@ static int start_on(api_ixq *x, uint32_t k, int file, const slog_query_options *
         return rc;
     }
     int answers = 1;
-    if (!file) {
+    if (!file && x->ix->index->t.heaps == NULL) { /* a whole copy has no CUT node: no probe */
         answers = view_answers(x, r, lo, err);
     }
     if (answers == 1) {
@@ -179,7 +179,8 @@ static int start_next(api_ixq *x, slog_error *err)
         if (!wanted) {
             continue;
         }
-        const int use_view = in->nroots > 0 && !(lo.flags & SLOG_QUERY_ARGS);
+        const int whole = x->ix->index->t.heaps != NULL; /* args copied too */
+        const int use_view = in->nroots > 0 && (whole || !(lo.flags & SLOG_QUERY_ARGS));
         int rc = use_view ? start_on(x, k, 0, &lo, err) : SLOG_END;
         if (rc == SLOG_END) {
             rc = start_on(x, k, 1, &lo, err);

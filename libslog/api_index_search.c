@@ -174,14 +174,15 @@ static int search_input(search_run *s,
     const int64_t back = in->offset == INT64_MIN ? INT64_MAX : -in->offset;
     const int64_t lt = util_sat_add_i64(at->t, back);
     slog_reader *f = NULL;
-    rc = api_index_file(s->r, k, &f, err);
+    int file = 1;
+    rc = api_index_source(s->r, k, &f, &file, err);
     slog_item it;
     slog_search_cost c;
     memset(&c, 0, sizeof c);
     if (rc == SLOG_OK) {
         rc = fw ? slog_search_next(f, &lo, lt, &it, &c, err)
                 : slog_search_prev(f, &lo, lt, &it, &c, err);
-        api_index_unpin(s->r, k, 1);
+        api_index_unpin(s->r, k, file);
         add_cost(&s->cost, &c);
     }
     if (rc != SLOG_OK) {
@@ -242,13 +243,14 @@ top_input(search_run *s, uint32_t k, uint32_t n, slog_state *all, uint32_t *nall
         return rc;
     }
     slog_reader *f = NULL;
-    rc = api_index_file(s->r, k, &f, err);
+    int file = 1;
+    rc = api_index_source(s->r, k, &f, &file, err);
     uint32_t got = n;
     slog_search_cost c;
     memset(&c, 0, sizeof c);
     if (rc == SLOG_OK) {
         rc = slog_search_top(f, &lo, all + *nall, &got, &c, err);
-        api_index_unpin(s->r, k, 1);
+        api_index_unpin(s->r, k, file);
         add_cost(&s->cost, &c);
     }
     for (uint32_t i = 0; rc == SLOG_OK && i < got; i++) {

@@ -195,6 +195,9 @@ static int add_input(ixb *b, size_t i, const char *path, slog_error *err)
     if (rc == SLOG_OK && r != NULL) {
         rc = ixb_add_categories(b, i, r, err);
     }
+    if (rc == SLOG_OK && (b->o.flags & SLOG_INDEX_COPY_ALL)) {
+        rc = ixb_embed_strings(b, i, r, err);
+    }
     if (rc == SLOG_OK && r != NULL) {
         rc = ixb_copy_top(b, i, r, err);
     }

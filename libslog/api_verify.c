@@ -219,8 +219,10 @@ int slog_reader_verify(slog_reader *r, slog_damage_fn on_damage, void *user,
 {
     slog_verify_totals tot;
     memset(&tot, 0, sizeof tot);
-    const int rc = r->index != NULL ? verify_index(r, on_damage, user, &tot, err)
-                                    : verify_nodes(r, on_damage, user, &tot, err);
+    slog_index_input_info first;
+    const int whole = slog_reader_index_input(r, 0, &first) == SLOG_OK && first.embedded;
+    const int rc = r->index != NULL && !whole ? verify_index(r, on_damage, user, &tot, err)
+                                              : verify_nodes(r, on_damage, user, &tot, err);
     if (totals != NULL) {
         *totals = tot;
     }

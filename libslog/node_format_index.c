@@ -12,10 +12,15 @@
 #include "codec_crc32c.h"
 #include "util_alloc.h"
 
+static size_t heap_bytes(const ix_header *h)
+{
+    return (h->flags & IX_SELF_CONTAINED) ? (size_t)h->ninputs * sizeof(ix_heap) : 0;
+}
+
 static size_t blob_bytes(const ix_header *h)
 {
     return sizeof *h + (size_t)h->ninputs * sizeof(ix_input) + (size_t)h->nmap * 4u +
-           (size_t)h->nroots * 8u;
+           (size_t)h->nroots * 8u + heap_bytes(h);
 }
 
 int ix_encode(const ix_table *t, uint8_t **out, size_t *n)
@@ -38,6 +43,10 @@ int ix_encode(const ix_table *t, uint8_t **out, size_t *n)
     memcpy(b + at, t->map, (size_t)h.nmap * 4u);
     at += (size_t)h.nmap * 4u;
     memcpy(b + at, t->roots, (size_t)h.nroots * 8u);
+    at += (size_t)h.nroots * 8u;
+    if (heap_bytes(&h) > 0) {
+        memcpy(b + at, t->heaps, heap_bytes(&h));
+    }
     const uint32_t crc = codec_crc32c(0, b, len);
     memcpy(b + offsetof(ix_header, crc), &crc, sizeof crc);
     *out = b;
@@ -74,13 +83,18 @@ static int copy_arrays(const uint8_t *blob, ix_table *t)
     t->inputs = util_malloc(ni ? ni : 1);
     t->map = util_malloc(nm ? nm : 1);
     t->roots = util_malloc(nr ? nr : 1);
-    if (t->inputs == NULL || t->map == NULL || t->roots == NULL) {
+    const size_t nh = heap_bytes(&t->h);
+    t->heaps = nh > 0 ? util_malloc(nh) : NULL;
+    if (t->inputs == NULL || t->map == NULL || t->roots == NULL || (nh > 0 && !t->heaps)) {
         return -1;
     }
     const uint8_t *p = blob + sizeof(ix_header);
     memcpy(t->inputs, p, ni);
     memcpy(t->map, p + ni, nm);
     memcpy(t->roots, p + ni + nm, nr);
+    if (nh > 0) {
+        memcpy(t->heaps, p + ni + nm + nr, nh);
+    }
     return 0;
 }
 
@@ -96,7 +110,8 @@ int ix_decode(const uint8_t *blob, size_t n, ix_table *t, const char **what)
     zeroed.crc = 0;
     uint32_t crc = codec_crc32c(0, &zeroed, sizeof zeroed);
     crc = codec_crc32c(crc, blob + sizeof zeroed, n - sizeof zeroed);
-    if (memcmp(t->h.magic, IX_MAGIC, sizeof IX_MAGIC) != 0 || t->h.version != IX_VERSION) {
+    if (memcmp(t->h.magic, IX_MAGIC, sizeof IX_MAGIC) != 0 || t->h.version != IX_VERSION ||
+        (t->h.flags & ~IX_SELF_CONTAINED) != 0) {
         *what = "the input table has a bad magic or version";
         return 1;
     }
@@ -125,6 +140,8 @@ void ix_free(ix_table *t)
     util_free(t->inputs);
     util_free(t->map);
     util_free(t->roots);
+    util_free(t->heaps);
+    t->heaps = NULL;
     t->inputs = NULL;
     t->map = NULL;
     t->roots = NULL;

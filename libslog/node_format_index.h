@@ -14,6 +14,8 @@
  *               timeline ids, then ncategories global category ids)
  *   ...    8    u64 roots, nroots times (per input: its copied roots, as
  *               rows of the index's /nodes)
+ *   ...    16   with IX_SELF_CONTAINED: per input, u64 first byte and u64
+ *               length of its string heap inside the index's /strings
  * Layer 3: format (codec, util).
  */
 #ifndef NODE_FORMAT_INDEX_H
@@ -31,10 +33,19 @@ typedef struct ix_header {
     uint32_t ninputs;
     uint64_t nmap;      /* u32 map entries */
     uint64_t nroots;    /* u64 root entries */
-    uint32_t reserved;  /* 0 */
+    uint32_t flags;     /* IX_SELF_CONTAINED */
     uint32_t crc;       /* CRC32C of the whole blob with this member 0 */
     uint64_t reserved2; /* 0 */
 } ix_header;
+
+/* ix_header.flags: every input copied whole (all its nodes, args blobs and
+ * string heap): the index answers without its input files. */
+#define IX_SELF_CONTAINED 1u
+
+/* Where an input's string heap lies in a self-contained index's /strings. */
+typedef struct ix_heap {
+    uint64_t first, len;
+} ix_heap;
 
 /* ix_input.state */
 #define IX_OK         0u
@@ -67,6 +78,7 @@ typedef struct ix_table {
     ix_input *inputs;
     uint32_t *map;
     uint64_t *roots;
+    ix_heap *heaps; /* per input, with IX_SELF_CONTAINED; else NULL */
 } ix_table;
 
 /* Encode t into a new blob (*out, util_malloc'ed, *n bytes), crc set.

@@ -35,6 +35,12 @@ extern "C" {
 /** slog_index_options.flags: an input that does not exist is recorded as
  *  missing (its top timeline stays, empty) instead of failing. */
 #define SLOG_INDEX_ALLOW_MISSING (1u << 1)
+/** slog_index_options.flags: copy every input whole (every node with its
+ *  geometry, args and preview blobs, and its string heap) instead of its top
+ *  levels: one self-contained file that answers without its inputs, made
+ *  without decoding a drawable (`slog-merge --copy`).  copy_bytes is
+ *  ignored; inputs of format 1 are refused (merge them instead). */
+#define SLOG_INDEX_COPY_ALL (1u << 2)
 
 /** A timeline of one input that stands for a timeline of an earlier input
  *  (the arrows of MPI messages between ranks' files; see slog_merge_link). */
@@ -130,6 +136,7 @@ typedef struct slog_index_input_info {
     uint64_t counts[4];    /* drawables per kind */
     uint64_t file_bytes;   /* its size when indexed */
     bool opened;           /* its file is open in the reader's pool now */
+    bool embedded;         /* copied whole (SLOG_INDEX_COPY_ALL): its file is never read */
 } slog_index_input_info;
 
 /**

@@ -44,9 +44,11 @@ void info_index_text(const slog_reader *r, bool all, unsigned max_lines)
             incomplete += in.state == SLOG_INDEX_INPUT_INCOMPLETE;
         }
     }
-    (void)printf("index of:        %" PRIu32 " input files (%" PRIu32 " incomplete, %" PRIu32
-                 " missing), read on demand\n",
-                 n, incomplete, missing);
+    slog_index_input_info first;
+    const bool whole = slog_reader_index_input(r, 0, &first) == SLOG_OK && first.embedded;
+    (void)printf("%s %" PRIu32 " input files (%" PRIu32 " incomplete, %" PRIu32 " missing), %s\n",
+                 whole ? "copies of:      " : "index of:       ", n, incomplete, missing,
+                 whole ? "copied whole: the inputs are not read" : "read on demand");
     for (uint32_t i = 0; i < n && (all || i < max_lines); i++) {
         slog_index_input_info in;
         if (slog_reader_index_input(r, i, &in) != SLOG_OK) {
@@ -84,6 +86,7 @@ void info_index_json(json_writer *j, const slog_reader *r)
         json_kv_int(j, "offset_ticks", in.offset);
         json_kv_uint(j, "drawables", drawables(&in));
         json_kv_uint(j, "file_bytes", in.file_bytes);
+        json_kv_bool(j, "embedded", in.embedded);
         json_end_object(j);
     }
     json_end_array(j);

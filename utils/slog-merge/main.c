@@ -42,6 +42,7 @@ typedef struct options {
     char temp[4096]; /* output + ".part" while it is written */
     bool allow_incomplete, json, quiet;
     bool index, allow_missing; /* --index: write an index over the inputs */
+    bool copy;                 /* --copy: an index holding every input whole */
     int progress;             /* -1 default, 0 off, 1 on */
     const char *slice;        /* --slice DURATION, NULL: the library's choice */
     const char **labels;      /* --label specs, in order */
@@ -80,6 +81,9 @@ static void usage(FILE *f)
         "                          their drawables: OUT names them, holds their top\n"
         "                          levels and is read like one file (inputs: one clock)\n"
         "      --allow-missing     with --index: record an absent input as missing\n"
+        "      --copy              one self-contained file made by copying every input's\n"
+        "                          nodes as they are (no drawable decoded; inputs: one\n"
+        "                          clock); read like an index that never needs its inputs\n"
         "      --allow-incomplete  merge inputs whose writer did not finish (what they\n"
         "                          flushed); refused otherwise\n"
         "      --label IN=NAME     name of IN's top timeline (default: its file name\n"
@@ -97,7 +101,7 @@ static void usage(FILE *f)
         "Exit status: 0 merged, 1 failure (no OUT written), 2 usage, 130 interrupted.\n");
 }
 
-enum { OPT_ALLOW = 256, OPT_INDEX, OPT_MISSING, OPT_LABEL, OPT_OFFSET, OPT_SLICE, OPT_JSON, OPT_PROGRESS, OPT_NO_PROGRESS };
+enum { OPT_ALLOW = 256, OPT_INDEX, OPT_MISSING, OPT_COPY, OPT_LABEL, OPT_OFFSET, OPT_SLICE, OPT_JSON, OPT_PROGRESS, OPT_NO_PROGRESS };
 
 /* -1 to go on, otherwise the exit status. */
 static int parse_option(options *o, int c, const char *arg)
@@ -114,6 +118,9 @@ static int parse_option(options *o, int c, const char *arg)
         return -1;
     case OPT_MISSING:
         o->allow_missing = true;
+        return -1;
+    case OPT_COPY:
+        o->copy = true;
         return -1;
     case OPT_LABEL:
         o->labels[o->nlabels++] = arg;
@@ -153,6 +160,7 @@ static int parse_args(options *o, int argc, char **argv)
         {"allow-incomplete", no_argument, NULL, OPT_ALLOW},
         {"index", no_argument, NULL, OPT_INDEX},
         {"allow-missing", no_argument, NULL, OPT_MISSING},
+        {"copy", no_argument, NULL, OPT_COPY},
         {"label", required_argument, NULL, OPT_LABEL},
         {"offset", required_argument, NULL, OPT_OFFSET},
         {"slice", required_argument, NULL, OPT_SLICE},
@@ -184,8 +192,11 @@ static int parse_args(options *o, int argc, char **argv)
     if (o->allow_missing && !o->index) {
         return cli_usage_error(PROG, "--allow-missing needs --index");
     }
-    if (o->index && o->slice != NULL) {
-        return cli_usage_error(PROG, "--slice does not apply to --index");
+    if (o->copy && o->index) {
+        return cli_usage_error(PROG, "--copy and --index exclude each other");
+    }
+    if ((o->index || o->copy) && o->slice != NULL) {
+        return cli_usage_error(PROG, "--slice does not apply to --index or --copy");
     }
     if (out_file_temp_name(o->temp, sizeof o->temp, o->output) != 0) {
         return cli_usage_error(PROG, "the output %s is not a regular file, or its name is too long",
@@ -387,10 +398,11 @@ static void index_summary(const slog_index_summary *s, const options *o, double 
         (void)fputc('\n', stdout);
     } else if (!o->quiet) {
         (void)fprintf(stderr,
-                      PROG ": indexed %u input%s (%u missing, %u incomplete) in %s in %.2f s: "
+                      PROG ": %s %u input%s (%u missing, %u incomplete) in %s in %.2f s: "
                       "%llu states, %llu events, %llu arrows, %llu counter samples; %u "
                       "timelines, %u categories; %llu nodes copied, %llu bytes\n",
-                      s->inputs, s->inputs == 1 ? "" : "s", s->missing, s->incomplete,
+                      o->copy ? "copied" : "indexed", s->inputs, s->inputs == 1 ? "" : "s",
+                      s->missing, s->incomplete,
                       o->output, secs, (unsigned long long)s->states,
                       (unsigned long long)s->events, (unsigned long long)s->arrows,
                       (unsigned long long)s->counters, s->timelines, s->categories,
@@ -404,7 +416,8 @@ static int write_index(const plan *p, const options *o)
     slog_index_options io;
     slog_index_options_init(&io);
     io.flags = (o->allow_incomplete ? SLOG_INDEX_ALLOW_INCOMPLETE : 0u) |
-               (o->allow_missing ? SLOG_INDEX_ALLOW_MISSING : 0u);
+               (o->allow_missing ? SLOG_INDEX_ALLOW_MISSING : 0u) |
+               (o->copy ? SLOG_INDEX_COPY_ALL : 0u);
     io.labels = p->labels;
     io.offsets = p->offsets;
     slog_index_summary s;
@@ -447,7 +460,7 @@ int main(int argc, char **argv)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_sigint;
         (void)sigaction(SIGINT, &sa, NULL);
-        status = o.index ? write_index(&p, &o) : merge(&p, &o);
+        status = o.index || o.copy ? write_index(&p, &o) : merge(&p, &o);
     }
     cli_inputs_free(&p.in);
     free(p.labels);
