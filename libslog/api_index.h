@@ -23,6 +23,10 @@
 #define API_INDEX_POOL_FILES 64u
 #define API_INDEX_POOL_VIEWS 64u
 #define API_INDEX_POOL_MAX   64u /* the larger of the two */
+/* A query at a resolution over all the timelines of an index of more inputs
+ * than this is an overview: each input answers from its copied levels only
+ * (doc/DESIGN.md, "Index files"). */
+#define API_INDEX_OVERVIEW_INPUTS 64u
 _Static_assert(API_INDEX_POOL_FILES <= API_INDEX_POOL_MAX &&
                    API_INDEX_POOL_VIEWS <= API_INDEX_POOL_MAX,
                "pool bounds fit the open list");

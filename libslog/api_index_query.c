@@ -33,6 +33,8 @@ struct api_ixq {
     slog_run_share *shares;
     size_t shares_cap;
     slog_query_stats done; /* cost of the finished sub-queries and probes */
+    int overview;          /* all timelines of many inputs at a resolution: the copies
+                              answer, a CUT node as its preview */
 };
 
 int api_ixq_create(api_ixq **out, slog_reader *r, const slog_query_options *o, slog_error *err)
@@ -71,6 +73,8 @@ int api_ixq_create(api_ixq **out, slog_reader *r, const slog_query_options *o, s
     }
     x->o.timelines = NULL;
     x->o.categories = NULL;
+    x->overview = o->timelines == NULL && o->resolution > 0 &&
+                  r->index->t.h.ninputs > API_INDEX_OVERVIEW_INPUTS;
     *out = x;
     return SLOG_OK;
 }
@@ -149,11 +153,15 @@ static int start_on(api_ixq *x, uint32_t k, int file, const slog_query_options *
         return rc;
     }
     int answers = 1;
-    if (!file && x->ix->index->t.heaps == NULL) { /* a whole copy has no CUT node: no probe */
+    const int probe = !file && !x->overview && x->ix->index->t.heaps == NULL;
+    if (probe) { /* a whole copy has no CUT node, an overview needs none */
         answers = view_answers(x, r, lo, err);
     }
     if (answers == 1) {
         rc = slog_query_create(&x->sub, r, lo, err);
+    }
+    if (answers == 1 && rc == SLOG_OK && x->overview) {
+        api_query_cut_as_preview(x->sub);
     }
     if (answers != 1 || rc != SLOG_OK) {
         api_index_unpin(x->ix, k, file);

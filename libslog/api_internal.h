@@ -20,6 +20,11 @@
 
 typedef struct api_index api_index;
 
+/* An index's overview (api_index_query.c): the query's walk of an input's
+ * copied levels treats a TREE_NODE_CUT node it would descend as dense (its
+ * preview stands for its subtree) instead of failing with API_ECUT. */
+void api_query_cut_as_preview(slog_query *q);
+
 struct slog_reader {
     store *st;
     store_header hdr;

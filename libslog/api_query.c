@@ -59,6 +59,7 @@ struct slog_query {
     uint64_t single_node;
     int single_done;
     api_ixq *ix;                /* a query over an index (api_index_query.c) */
+    int cut_as_preview;         /* an index overview: a CUT node stands as its preview */
 };
 
 static int build_selection(slog_query *q, const slog_query_options *o, slog_error *err)
@@ -234,6 +235,11 @@ void slog_query_destroy(slog_query *q)
     util_free(q);
 }
 
+void api_query_cut_as_preview(slog_query *q)
+{
+    q->cut_as_preview = 1;
+}
+
 void slog_query_stats_get(const slog_query *q, slog_query_stats *out)
 {
     if (q->ix != NULL) {
@@ -379,9 +385,12 @@ static int visit_next(slog_query *q, slog_error *err)
     }
     const store_node_row *const n = &row;
     cache_entry *pv = NULL;
-    const int dense = decide_preview(q, i, n, &pv, err);
+    int dense = decide_preview(q, i, n, &pv, err);
     if (dense < 0) {
         return dense;
+    }
+    if (dense == 0 && (n->flags & TREE_NODE_CUT) && q->cut_as_preview && q->resolution > 0) {
+        dense = 1; /* the index's overview: its copy is as fine as it goes */
     }
     if (dense > 0 && !q->previews) {
         node_cache_unpin(pv);

@@ -15,7 +15,10 @@
  * zoom needs nothing below them (a zoomed-out view reads only the index),
  * else from the input file itself, opened on first use and kept in a
  * bounded pool; an input none of whose rows or categories is selected is
- * never opened.  doc/FORMAT.md section 13 has the layout.
+ * never opened.  A query at a resolution over all timelines of an index of
+ * more than 64 inputs is an overview: the copies answer alone, a node whose
+ * subtree stayed in its input standing as its preview (exact totals, the
+ * copy's time resolution); select rows to see them finer.  doc/FORMAT.md section 13 has the layout.
  *
  * Thread safety: slog_index_write runs on the caller's thread; separate
  * calls may run in parallel threads.
