@@ -389,8 +389,9 @@ static int visit_next(slog_query *q, slog_error *err)
     if (dense < 0) {
         return dense;
     }
-    if (dense == 0 && (n->flags & TREE_NODE_CUT) && q->cut_as_preview && q->resolution > 0) {
-        dense = 1; /* the index's overview: its copy is as fine as it goes */
+    if (dense == 0 && (n->flags & TREE_NODE_CUT) && q->resolution > 0 &&
+        (q->cut_as_preview || node_pixels(q, n) <= TREE_WALK_DENSE_PIXELS)) {
+        dense = 1; /* an index's copy ends here: zoomed out, its preview stands for it */
     }
     if (dense > 0 && !q->previews) {
         node_cache_unpin(pv);

@@ -15,7 +15,9 @@
  * zoom needs nothing below them (a zoomed-out view reads only the index),
  * else from the input file itself, opened on first use and kept in a
  * bounded pool; an input none of whose rows or categories is selected is
- * never opened.  A query at a resolution over all timelines of an index of
+ * never opened.  At a resolution, a copied node whose subtree stayed in its
+ * input and which is at most 16 pixels wide stands as its preview (the
+ * zoomed-out case).  A query at a resolution over all timelines of an index of
  * more than 64 inputs is an overview: the copies answer alone, a node whose
  * subtree stayed in its input standing as its preview (exact totals, the
  * copy's time resolution); select rows to see them finer.  doc/FORMAT.md section 13 has the layout.
