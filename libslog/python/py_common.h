@@ -120,7 +120,7 @@ int py_list_append_new(PyObject *list, PyObject *item);
 int py_args_from_dict(PyObject *dict, py_args *out);
 void py_args_release(py_args *a);
 
-/* ---- reader (py_reader.c, py_window.c, py_details.c, py_analysis.c) ------- */
+/* ---- reader (py_reader.c, py_window.c, py_details.c, py_analysis.c, py_index.c) */
 
 extern PyTypeObject py_reader_type;
 
@@ -144,6 +144,11 @@ int py_window_details(py_reader *self, slog_reader *r, const slog_query_options 
 PyObject *py_reader_stats(PyObject *obj, PyObject *args, PyObject *kwargs);
 PyObject *py_reader_find(PyObject *obj, PyObject *args, PyObject *kwargs);
 PyObject *py_reader_top(PyObject *obj, PyObject *args, PyObject *kwargs);
+
+/** Reader.index_inputs() -> dict: the inputs of an index as numpy columns,
+ *  "path" (list of str) and "files_opened" (int); no rows for an ordinary
+ *  file (py_index.c). */
+PyObject *py_reader_index_inputs(PyObject *obj, PyObject *unused);
 
 /** A uint32 id list from None or a sequence of ints: a malloc'd array in
  *  @p ids (NULL for None; free it), its length in @p n.  0, or -1 with an

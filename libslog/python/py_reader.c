@@ -5,7 +5,8 @@
  * info as a dict and the timeline and category tables as columns (numpy
  * arrays plus lists of names), which slog/_reader.py turns into
  * DataFrames.  Queries live in py_window.c, statistics and search in
- * py_analysis.c.  Every call on one Reader holds its lock (py_handle.c).
+ * py_analysis.c, an index's inputs in py_index.c.  Every call on one
+ * Reader holds its lock (py_handle.c).
  * Python binding layer: public libslog headers, Python and numpy C APIs.
  */
 #include "py_common.h"
@@ -240,6 +241,8 @@ static PyMethodDef reader_methods[] = {
     {"stats", METH_KW(py_reader_stats), "Window statistics as numpy columns."},
     {"find", METH_KW(py_reader_find), "The next or previous matching drawable, or None."},
     {"top", METH_KW(py_reader_top), "The longest states of a window as numpy columns."},
+    {"index_inputs", py_reader_index_inputs, METH_NOARGS,
+     "An index's inputs as numpy columns (none for an ordinary file)."},
     {NULL, NULL, 0, NULL},
 };
 

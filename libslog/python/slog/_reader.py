@@ -21,6 +21,7 @@ __all__ = ["Reader", "open"]
 CATEGORY_OTHER = _slog.CATEGORY_OTHER
 _ANY = _slog.ANY
 _BY = {"category": 1, "timeline": 2, "both": 3}
+INPUT_STATES = ("ok", "incomplete", "missing")
 
 
 def _categorical(codes, names):
@@ -35,7 +36,8 @@ def open(path, *, cache_bytes=0):  # noqa: A001 - the module's entry point
 class Reader:
     """A libslog file open for reading.
 
-    Attributes: path, info (dict), timelines and categories (DataFrames).
+    Attributes: path, info (dict), timelines and categories (DataFrames);
+    for an index file (slog_index.h, read like one file) also inputs.
     One Reader is used by one thread at a time (calls from several threads
     queue on its lock); open one Reader per thread to read in parallel.
     """
@@ -69,6 +71,7 @@ class Reader:
         else:
             info["start"] = info["end"] = None
         info["duration"] = None if info["start"] is None else info["end"] - info["start"]
+        info["inputs"] = len(self._r.index_inputs()["path"])  # 0: not an index
         return info
 
     def _timeline_frame(self, tl):
@@ -108,6 +111,62 @@ class Reader:
             "rgba": rgba,
             "group": c["group"],
         })
+
+    @property
+    def inputs(self):
+        """The inputs of an index file (slog_index.h), one row each in input
+        order; no rows for an ordinary file.  Read afresh on each access
+        ("opened" changes as queries open input files).
+
+        Columns: path (as the index names it: relative to the index's
+        directory, or absolute), label (the name of its top timeline),
+        state (ok, incomplete, missing), top_timeline (global id, -1 when
+        none), offset (ns added to its times), start and end (ns, offset
+        applied; <NA> when it has no drawable), states, events, arrows,
+        counters, file_bytes (its size when indexed), opened (its file is
+        in the reader's pool now).
+        """
+        raw = self._r.index_inputs()
+        top = raw["top_timeline"].astype(np.int64)
+        top[raw["top_timeline"] == NO_PARENT] = -1
+        names = np.asarray(self.timelines.name, dtype=object)
+        empty = (raw["states"] + raw["events"] + raw["arrows"] + raw["counters"]) == 0
+        return pd.DataFrame({
+            "path": pd.Series(raw["path"], dtype=object),
+            "label": [names[t] if 0 <= t < len(names) else None for t in top],
+            "state": _categorical(raw["state"].astype(np.int8), INPUT_STATES),
+            "top_timeline": top,
+            "offset": raw["offset"],
+            "start": pd.Series(raw["start"], dtype="Int64").mask(empty),
+            "end": pd.Series(raw["end"], dtype="Int64").mask(empty),
+            **{k: raw[k] for k in ("states", "events", "arrows", "counters", "file_bytes",
+                                   "opened")},
+        })
+
+    @property
+    def files_opened(self):
+        """Input files this reader of an index has opened so far (0 for an
+        ordinary file); the pool closes the least recently used."""
+        return self._r.index_inputs()["files_opened"]
+
+    def _timeline_inputs(self):
+        """Per timeline id, the position of the index input it belongs to
+        (its top timeline's), -1 when none or for an ordinary file."""
+        raw = self._r.index_inputs()
+        owner = np.full(len(self.timelines), -1, dtype=np.int64)
+        for k, top in enumerate(raw["top_timeline"].tolist()):
+            if top < len(owner):
+                owner[top] = k
+        top_of = np.array([self._top_of(i) for i in range(len(owner))], dtype=np.int64)
+        return owner[top_of] if len(owner) else owner
+
+    def _top_of(self, i):
+        cat = self._catalog
+        for _ in range(64):
+            if cat._is_top(i):
+                break
+            i = cat.tl_parents[i]
+        return i
 
     def close(self):
         """Close the file; DataFrames already made stay valid."""

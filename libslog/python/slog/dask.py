@@ -23,6 +23,14 @@ the DataFrame has known divisions on ts, otherwise unknown ones.
 Columns are those of Reader.window plus "file" (the file's base name) and
 "process" (the name of the timeline's nearest process or rank ancestor),
 both categorical; "name" has the categories of all files.
+
+An index file (slog_index.h: slog-merge --index, the MPI writer's
+index.slog) is one file here: its slices cut the job's global time (so the
+divisions are known), each partition reads every input through the index,
+ids are the index's global ones and "file" is the base name of the input a
+row's timeline belongs to.  An input of an index given too (a job
+directory, "run/*.slog") is left out: each drawable is read once, through
+the index.
 """
 import glob
 import os
@@ -71,6 +79,8 @@ def _plan_file(path, window, pixels, timelines, categories, kinds, slices):
         q = r._query(*_window_args(window), pixels, timelines, categories, kinds)
         tps = r.info["ticks_per_second"]
         names = list(r.categories.name)
+        files = _file_names(path, r)
+        covered = _index_inputs(path, r)
         lo_ns = r.info["start"] if r.info["start"] is not None else 0
         hi_ns = r.info["end"] if r.info["end"] is not None else 0
     a, b = q["t0"], q["t1"]
@@ -87,14 +97,52 @@ def _plan_file(path, window, pixels, timelines, categories, kinds, slices):
         # what one partition reads: a query in ticks, the ns range of starts it keeps
         parts.append((path, sub, own_lo, own_hi))
     bounds = [lo_ns] + [p[2] for p in parts[1:]] + [max(hi_ns, lo_ns)]
-    return parts, bounds, names
+    return parts, bounds, names, files, covered
 
 
-def _read_part(part, cols, want_args, all_names, sort):
+def _index_inputs(path, r):
+    """Real paths of the inputs of an index (empty for an ordinary file):
+    relative input paths count from the index's directory."""
+    if r.info["inputs"] == 0:
+        return set()
+    here = os.path.dirname(os.path.abspath(path))
+    return {os.path.realpath(os.path.join(here, p)) for p in r.inputs.path}
+
+
+def _drop_covered(files, plans):
+    """Files (and their plans) that no index among them covers: a job
+    directory or glob that holds an index and its inputs reads each
+    drawable once, through the index (its offsets applied)."""
+    covered = set().union(*(plan[4] for plan in plans))
+    keep = [os.path.realpath(f) not in covered for f in files]
+    return ([f for f, k in zip(files, keep) if k], [p for p, k in zip(plans, keep) if k])
+
+
+def _file_names(path, r):
+    """The values of the "file" column: the file's base name, or for an
+    index (slog_index.h) its inputs' base names, in input order."""
+    if r.info["inputs"] == 0:
+        return [os.path.basename(path)]
+    return [os.path.basename(p) for p in r.inputs.path]
+
+
+def _file_column(path, r, timeline, all_files):
+    """The "file" column of rows on these timelines: the file's base name,
+    for an index the base name of the input each timeline belongs to."""
+    if r.info["inputs"] == 0:
+        return pd.Categorical([os.path.basename(path)] * len(timeline), categories=all_files)
+    names = np.asarray(_file_names(path, r) + [None], dtype=object)
+    owner = r._timeline_inputs()  # -1 (a timeline of no input): None
+    return pd.Categorical(names[owner[np.minimum(timeline, len(owner) - 1)]],
+                          categories=all_files)
+
+
+def _read_part(part, cols, want_args, all_names, all_files, sort):
     path, query, own_lo, own_hi = part
     with Reader(path) as r:
         df = r._read(query, want_args, None)
         proc_names = r.timelines.name.to_numpy()[r.timelines.process.to_numpy()]
+        file = _file_column(path, r, df.timeline.to_numpy(), all_files)
     keep = np.ones(len(df), dtype=bool)
     if own_lo is not None:
         keep &= df.start.to_numpy() >= own_lo
@@ -102,9 +150,10 @@ def _read_part(part, cols, want_args, all_names, sort):
         keep &= df.start.to_numpy() < own_hi
     if not keep.all():
         df = df[keep]
+        file = file[keep]
     df = df.assign(
         name=pd.Categorical(df.name.astype(object), categories=all_names),
-        file=pd.Categorical([os.path.basename(path)] * len(df)),
+        file=file,
         process=pd.Categorical(proc_names[np.minimum(df.timeline.to_numpy(),
                                                      len(proc_names) - 1)]
                                if len(proc_names) else [None] * len(df)))
@@ -122,7 +171,8 @@ def read(paths, window=None, *, pixels=None, timelines=None, categories=None, ki
          columns=None, args=False, slices=1):
     """A lazy dask DataFrame of the window of every file.
 
-    paths: a path, a glob ("run/*.slog"), a directory (its *.slog) or a list.
+    paths: a path, a glob ("run/*.slog"), a directory (its *.slog) or a list;
+    an index file reads as one file (its inputs, if given too, are left out).
     window: None (whole files), "T0:T1" in slog-query's syntax (relative to
     each file's start) or (t0, t1) (str sides, or int absolute ns).
     slices: time slices per file (partitions of a big file; full detail
@@ -132,8 +182,10 @@ def read(paths, window=None, *, pixels=None, timelines=None, categories=None, ki
     files = _expand(paths)
     kinds_mask(kinds)  # fail early on a bad kind
     plans = [_plan_file(p, window, pixels, timelines, categories, kinds, slices) for p in files]
+    files, plans = _drop_covered(files, plans)
     parts = [part for plan in plans for part in plan[0]]
     all_names = list(pd.unique(np.asarray([n for plan in plans for n in plan[2]], dtype=object)))
+    all_files = list(pd.unique(np.asarray([f for plan in plans for f in plan[3]], dtype=object)))
     spans = [(plan[1][i], plan[1][i + 1]) for plan in plans for i in range(len(plan[1]) - 1)]
     ordered = all(spans[i][1] <= spans[i + 1][0] for i in range(len(spans) - 1))
     divisions = None
@@ -142,10 +194,11 @@ def read(paths, window=None, *, pixels=None, timelines=None, categories=None, ki
         ordered = all(divisions[i] <= divisions[i + 1] for i in range(len(divisions) - 1))
         divisions = divisions if ordered else None
     meta = _read_part((files[0], dict(parts[0][1], t1=parts[0][1]["t0"] + 1), 0, 0),
-                      columns, args, all_names, ordered)
+                      columns, args, all_names, all_files, ordered)
     # one delayed task per partition, named by what it reads
     read_one = delayed(_read_part, pure=True)
-    tasks = [read_one(p, columns, args, all_names, ordered, dask_key_name=f"slog-read-{i}-{tok}")
+    tasks = [read_one(p, columns, args, all_names, all_files, ordered,
+                      dask_key_name=f"slog-read-{i}-{tok}")
              for i, p in enumerate(parts)
-             for tok in [tokenize(p, columns, args, all_names, ordered)]]
+             for tok in [tokenize(p, columns, args, all_names, all_files, ordered)]]
     return dd.from_delayed(tasks, meta=meta, divisions=divisions, verify_meta=False)
