@@ -53,21 +53,45 @@ load_options(slog_index_options *o, const slog_index_options *src, const char *o
     return SLOG_OK;
 }
 
+/* The directory part of path ("." when none) into dir. */
+static void dir_of(const char *path, char *dir, size_t cap)
+{
+    (void)snprintf(dir, cap, "%s", path);
+    char *const slash = strrchr(dir, '/');
+    if (slash == NULL) {
+        (void)snprintf(dir, cap, ".");
+    } else {
+        slash[slash == dir ? 1 : 0] = '\0';
+    }
+}
+
+/* path made absolute: realpath, or for a file that does not exist (a
+ * missing input) its directory's realpath and its name. */
+static int absolute(const char *path, char *out)
+{
+    if (realpath(path, out) != NULL) {
+        return 0;
+    }
+    char dir[PATH_MAX];
+    char abs_dir[PATH_MAX];
+    dir_of(path, dir, sizeof dir);
+    const char *const slash = strrchr(path, '/');
+    if (realpath(dir, abs_dir) == NULL) {
+        return -1;
+    }
+    const int n = snprintf(out, PATH_MAX, "%s/%s", abs_dir, slash ? slash + 1 : path);
+    return n < 0 || n >= PATH_MAX ? -1 : 0;
+}
+
 /* The name the index keeps for input: relative to the index's directory
  * when it lies under it, else absolute. */
 static int input_name(const char *input, const char *out, char *name, size_t cap)
 {
     char dir[PATH_MAX];
-    char abs_in[PATH_MAX];
-    (void)snprintf(dir, sizeof dir, "%s", out);
-    char *const slash = strrchr(dir, '/');
-    if (slash == NULL) {
-        (void)snprintf(dir, sizeof dir, ".");
-    } else {
-        slash[slash == dir ? 1 : 0] = '\0';
-    }
     char abs_dir[PATH_MAX];
-    if (realpath(dir, abs_dir) == NULL || realpath(input, abs_in) == NULL) {
+    char abs_in[PATH_MAX];
+    dir_of(out, dir, sizeof dir);
+    if (realpath(dir, abs_dir) == NULL || absolute(input, abs_in) != 0) {
         return -1;
     }
     const size_t nd = strlen(abs_dir);

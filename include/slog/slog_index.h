@@ -137,7 +137,7 @@ typedef struct slog_index_input_info {
     slog_index_input_state state;
     uint32_t top_timeline; /* global id of its top timeline */
     int64_t offset;        /* ticks added to its times */
-    int64_t start, end;    /* its time range, offset applied */
+    int64_t start, end;    /* its time range, offset applied; 0, 0 when it has no drawables */
     uint64_t counts[4];    /* drawables per kind */
     uint64_t file_bytes;   /* its size when indexed */
     bool opened;           /* its file is open in the reader's pool now */

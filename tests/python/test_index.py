@@ -295,8 +295,6 @@ def test_inputs_of_an_ordinary_file_and_a_missing_input(job, tmp_path):
         + sum(slog.open(job.inputs[0]).info[k] for k in ("events", "arrows", "counters"))
 
 
-@pytest.mark.xfail(strict=True, reason="libslog: slog_index_write names a missing input by "
-                   "the path as given (realpath fails), not relative to the index's directory")
 def test_missing_input_is_named_relative_to_the_index(tmp_path, monkeypatch):
     d = tmp_path / "run"
     d.mkdir()
