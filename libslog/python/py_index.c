@@ -16,7 +16,7 @@
 
 enum {
     I_STATE, I_TOP, I_OFFSET, I_START, I_END, I_STATES, I_EVENTS, I_ARROWS, I_COUNTERS,
-    I_FILE_BYTES, I_OPENED, NINPUT
+    I_FILE_BYTES, I_OPENED, I_EMBEDDED, NINPUT
 };
 
 static const py_column input_specs[NINPUT] = {
@@ -25,7 +25,7 @@ static const py_column input_specs[NINPUT] = {
     {NULL, 8, NPY_INT64, "end"},       {NULL, 8, NPY_UINT64, "states"},
     {NULL, 8, NPY_UINT64, "events"},   {NULL, 8, NPY_UINT64, "arrows"},
     {NULL, 8, NPY_UINT64, "counters"}, {NULL, 8, NPY_UINT64, "file_bytes"},
-    {NULL, 1, NPY_BOOL, "opened"},
+    {NULL, 1, NPY_BOOL, "opened"},     {NULL, 1, NPY_BOOL, "embedded"},
 };
 
 /* Row i of the input columns. */
@@ -41,6 +41,7 @@ static void input_row(py_column *c, size_t i, const slog_index_input_info *in, u
     }
     ((uint64_t *)c[I_FILE_BYTES].data)[i] = in->file_bytes;
     ((npy_bool *)c[I_OPENED].data)[i] = in->opened ? NPY_TRUE : NPY_FALSE;
+    ((npy_bool *)c[I_EMBEDDED].data)[i] = in->embedded ? NPY_TRUE : NPY_FALSE;
 }
 
 /* The columns and paths of the @p n inputs of @p r into @p dict.  0, or -1

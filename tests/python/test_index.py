@@ -248,7 +248,8 @@ def test_inputs_frame(job, pair):
     inp = slog.open(job.index).inputs
     assert list(inp.columns) == ["path", "label", "state", "top_timeline", "offset", "start",
                                  "end", "states", "events", "arrows", "counters", "file_bytes",
-                                 "opened"]
+                                 "opened", "embedded"]
+    assert not inp.embedded.any()
     assert inp.path.tolist() == [os.path.basename(p) for p in job.inputs]  # relative to the index
     assert inp.label.tolist() == [os.path.basename(p)[:-5] for p in job.inputs]
     assert inp.state.astype(str).tolist() == ["ok"] * 5
@@ -293,6 +294,28 @@ def test_inputs_of_an_ordinary_file_and_a_missing_input(job, tmp_path):
     assert inp.states.tolist() == [20000, 0]
     assert r.info["inputs"] == 2 and len(r.window()) == slog.open(job.inputs[0]).info["states"] \
         + sum(slog.open(job.inputs[0]).info[k] for k in ("events", "arrows", "counters"))
+
+
+def test_copy_is_embedded_and_needs_no_input(job, pair, tmp_path):
+    """slog-merge --copy: every input copied whole; the file answers alone."""
+    d = tmp_path / "in"
+    d.mkdir()
+    ins = []
+    for p in job.inputs[:2]:
+        q = d / os.path.basename(p)
+        q.write_bytes(open(p, "rb").read())
+        ins.append(str(q))
+    copy = merge(ins, tmp_path / "copy.slog", "--copy")
+    merged = merge(ins, tmp_path / "merged.slog")
+    for q in ins:
+        os.remove(q)
+    r = slog.open(copy)
+    assert r.inputs.embedded.all() and r.files_opened == 0
+    key = ["kind", "start", "end", "depth", "value"]
+    a = r.window(args=True).sort_values(key).reset_index(drop=True)
+    b = slog.open(merged).window(args=True).sort_values(key).reset_index(drop=True)
+    assert len(a) == len(b) and (a[key] == b[key]).all().all()
+    assert r.files_opened == 0
 
 
 def test_missing_input_is_named_relative_to_the_index(tmp_path, monkeypatch):

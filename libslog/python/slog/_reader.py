@@ -124,7 +124,8 @@ class Reader:
         none), offset (ns added to its times), start and end (ns, offset
         applied; <NA> when it has no drawable), states, events, arrows,
         counters, file_bytes (its size when indexed), opened (its file is
-        in the reader's pool now).
+        in the reader's pool now), embedded (copied whole by slog-merge
+        --copy: its file is never read).
         """
         raw = self._r.index_inputs()
         top = raw["top_timeline"].astype(np.int64)
@@ -140,7 +141,7 @@ class Reader:
             "start": pd.Series(raw["start"], dtype="Int64").mask(empty),
             "end": pd.Series(raw["end"], dtype="Int64").mask(empty),
             **{k: raw[k] for k in ("states", "events", "arrows", "counters", "file_bytes",
-                                   "opened")},
+                                   "opened", "embedded")},
         })
 
     @property
