@@ -7,11 +7,14 @@
  * "rank R (HOST)".  The calls measure each rank's clock offset to rank 0
  * (a ping-pong at create and at finish), record the two halves of
  * point-to-point messages, and at finish rank 0 writes DIR/manifest.jsonl
- * and merges the rank files into one file (slog_merge.h) whose arrows are
- * the messages, matched by (source, destination, tag) in order.  Unlike
- * the other public headers this one includes <mpi.h> (for MPI_Comm), so a
- * program using it is compiled with the MPI compiler flags (`mpicc`, or
- * pkg-config `slog-mpi ompi-c`).  doc/MPI.md has the whole story.
+ * and DIR/index.slog, an index over the rank files (slog_index.h: read
+ * like one file, nothing of them copied but their top tree levels) whose
+ * arrows are the messages, matched by (source, destination, tag) in
+ * order; when asked, it also merges the rank files into one file
+ * (slog_merge.h).  Unlike the other public headers this one includes
+ * <mpi.h> (for MPI_Comm), so a program using it is compiled with the MPI
+ * compiler flags (`mpicc`, or pkg-config `slog-mpi ompi-c`).  doc/MPI.md
+ * has the whole story.
  *
  *   slog_mpi_writer *m;  slog_error err;
  *   slog_mpi_writer_create(&m, MPI_COMM_WORLD, "run.d", NULL, &err);      (collective)
@@ -181,21 +184,26 @@ SLOG_API int slog_mpi_writer_recv(slog_mpi_writer *m, uint32_t timeline, int src
  * Finish the job's files: collective.  The clocks are measured again;
  * every rank seals its file (slog_writer_finish; states still open on a
  * rank are an error there and leave its file incomplete); rank 0 gathers
- * each rank's outcome and writes DIR/manifest.jsonl, and when
- * @p merged_name is not NULL merges the rank files into it
- * (slog_merge_files, a top timeline "rank R" per rank, each rank's times
+ * each rank's outcome, writes the matched messages as arrows into
+ * DIR/arrows.slog, writes DIR/index.slog over the rank files and it
+ * (slog_index_write, a top timeline "rank R" per rank, each rank's times
  * moved by its clock offset: the mean of the create and finish
- * measurements) with the matched messages as arrows.  Every rank returns
- * the same status: the lowest failing rank's error, else the merge's.
- * The merge runs even when a rank failed (its file then merged as
- * incomplete, if it opens).
+ * measurements; a rank file left incomplete or absent is marked so in the
+ * index) and DIR/manifest.jsonl, and when @p merged_name is not NULL
+ * merges the same inputs into it (slog_merge_files).  Every rank returns
+ * the same status: the lowest failing rank's error, else the first
+ * failure of rank 0's steps (arrows, index, merge, manifest).  The index
+ * and the merge are written even when a rank failed (its file then taken
+ * as incomplete, if it opens).
  * @param m            the MPI writer
  * @param merged_name  path of the merged file (as given, not under DIR), or NULL for none
  * @param err          error details, the same on every rank, or NULL
- * @retval SLOG_OK     every file sealed, the manifest and the merged file written
+ * @retval SLOG_OK     every file sealed, the manifest, the index and the merged file
+ *                     written
  * @retval SLOG_ESTATE already finished, or states still open on a rank
  * @retval SLOG_EIO, SLOG_ENOMEM, SLOG_EINVAL  a rank's file, the manifest, the
- *                     merge, or MPI failed (the error names the rank or file)
+ *                     arrows, the index, the merge, or MPI failed (the error
+ *                     names the rank or file)
  * Thread safety: one thread per rank.  @since 0.3
  */
 SLOG_API int slog_mpi_writer_finish(slog_mpi_writer *m, const char *merged_name, slog_error *err);

@@ -4,16 +4,19 @@
  * (local: whatever MPI does next, the file is whole), then, collectively:
  * the second clock measurement, the ranks' outcomes and message halves
  * gathered to rank 0.  Rank 0 computes the merge offsets, matches the
- * messages, writes the manifest ("merging"), merges, and writes the
- * manifest again with the result.  Its verdict (the lowest failing rank's
- * error, else the first failure of its own steps) is broadcast, so every
- * rank returns the same status and error.
+ * messages, writes the manifest ("merging"), then its outputs: the arrows
+ * input (mw_arrows.c), the index over the rank files and it (mw_index.c),
+ * the merged file when asked (mw_merge.c), and writes the manifest again
+ * with the results.  Its verdict (the lowest failing rank's error, else
+ * the first failure of its own steps) is broadcast, so every rank returns
+ * the same status and error.
  * libslog/mpi: the public API of libslog and libslog-merge only, plus MPI.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <slog/slog_reader.h>
 
@@ -29,6 +32,7 @@ static void read_outcome(mw_rank_rec *s, const char *path)
     const slog_file_info *fi = slog_reader_info(r);
     s->have_info = 1;
     s->complete = fi->complete;
+    s->timelines = fi->timelines;
     s->start = fi->start;
     s->end = fi->end;
     s->counts[0] = fi->states;
@@ -75,6 +79,7 @@ typedef struct root_run {
     size_t nmsgs;
     int msg_rc; /* gathering the messages */
     slog_error msg_err;
+    int ranks_rc; /* a rank failed: its file may be incomplete */
     int64_t *offsets;
     mw_arrow *arrows;
     size_t narrows;
@@ -86,54 +91,95 @@ static int first_error(int a, int b)
     return a != SLOG_OK ? a : b;
 }
 
-/* Where a step puts its error: the first failure's is kept. */
-static slog_error *slot(int step, slog_error *first, slog_error *scratch)
+/* Rank 0's own steps: the first failure's status and error are kept. */
+typedef struct root_steps {
+    int rc;
+    slog_error first, scratch;
+} root_steps;
+
+/* Where a step puts its error. */
+static slog_error *step_err(root_steps *st)
 {
-    return step == SLOG_OK ? first : scratch;
+    return st->rc == SLOG_OK ? &st->first : &st->scratch;
 }
 
-/* Rank 0: offsets, arrows, manifest, merge, manifest. */
+static int step_done(root_steps *st, int rc)
+{
+    st->rc = first_error(st->rc, rc);
+    return rc;
+}
+
+/* The arrows input, written, joins the inputs. */
+static int add_arrows(const slog_mpi_writer *m, const root_run *run, mw_inputs *in, slog_error *e)
+{
+    const mw_arrows_job aj = {in->paths[in->ranks], m->ticks_per_second, run->offsets, run->arrows,
+                              run->narrows};
+    mw_endpoint *ends = NULL;
+    size_t nends = 0;
+    int rc = mw_arrows_write(&aj, &ends, &nends, e);
+    if (rc == SLOG_OK && mw_inputs_add_arrows(in, ends, nends, run->recs) != SLOG_OK) {
+        rc = mw_fail(e, SLOG_ENOMEM, aj.path, "Out of memory");
+        (void)unlink(aj.path);
+    }
+    free(ends);
+    return rc;
+}
+
+/* After the arrows input: the index over the rank files and it (without
+ * it when it could not be written), then the merged file when asked;
+ * their results go into @p job. */
+static void root_outputs(const slog_mpi_writer *m, const root_run *run, mw_job *job, root_steps *st)
+{
+    mw_inputs in;
+    const int rc = step_done(st, mw_inputs_make(&in, m->dir, m->size, run->offsets, step_err(st)));
+    const int arc = rc == SLOG_OK && run->narrows > 0
+                        ? step_done(st, add_arrows(m, run, &in, step_err(st)))
+                        : rc;
+    const int irc = rc == SLOG_OK ? step_done(st, mw_index_job(m->dir, &in, step_err(st))) : rc;
+    job->index = irc == SLOG_OK ? MW_INDEX_FILE : NULL;
+    job->index_code = slog_status_name(irc);
+    if (run->merged != NULL) {
+        const int mrc = arc == SLOG_OK
+                            ? step_done(st, mw_merge_job(&in, run->merged, run->ranks_rc != SLOG_OK,
+                                                         step_err(st)))
+                            : arc;
+        job->merge_code = slog_status_name(mrc);
+    }
+    mw_inputs_free(&in);
+}
+
+/* Rank 0: offsets, arrows, manifest, index, merge, manifest. */
 static int root_finish(const slog_mpi_writer *m, root_run *run, slog_error *e)
 {
-    slog_error first = run->msg_err, scratch = first;
-    int rc = ranks_verdict(m, run->recs, e);
+    root_steps st = {run->msg_rc, run->msg_err, run->msg_err};
+    const int rc = run->ranks_rc = ranks_verdict(m, run->recs, e);
     run->offsets = malloc((size_t)m->size * sizeof *run->offsets);
     if (run->offsets == NULL) {
         return first_error(rc, mw_fail(e, SLOG_ENOMEM, m->dir, "Out of memory"));
     }
     const int per_rank = (m->opts.flags & SLOG_MPI_OFFSET_PER_RANK) != 0 || m->opts.clock != NULL;
     mw_clock_merge_offsets(run->recs, m->size, per_rank, run->offsets);
-    int step = run->msg_rc;
-    if (step == SLOG_OK && mw_msg_match(run->msgs, run->nmsgs, &run->arrows, &run->narrows,
-                                        &run->unmatched) != SLOG_OK) {
-        step = mw_fail(&first, SLOG_ENOMEM, m->dir, "Out of memory matching the messages");
+    if (st.rc == SLOG_OK && mw_msg_match(run->msgs, run->nmsgs, &run->arrows, &run->narrows,
+                                         &run->unmatched) != SLOG_OK) {
+        const char *const what = "Out of memory matching the messages";
+        step_done(&st, mw_fail(&st.first, SLOG_ENOMEM, m->dir, "%s", what));
     }
-    mw_job job = {run->merged != NULL ? "merging" : (rc == SLOG_OK ? "finished" : "failed"),
-                  m->size,
-                  m->opts.clock == NULL,
-                  m->ticks_per_second,
-                  run->merged,
-                  NULL,
-                  run->offsets,
-                  step == SLOG_OK,
-                  run->narrows,
-                  run->unmatched};
-    step =
-        first_error(step, mw_manifest_write(m->dir, &job, run->recs, slot(step, &first, &scratch)));
-    if (run->merged != NULL) {
-        const mw_job_merge jm = {m->dir,        run->merged,         m->size,
-                                 rc != SLOG_OK, m->ticks_per_second, run->offsets,
-                                 run->arrows,   run->narrows};
-        const int mrc = mw_merge_job(&jm, slot(step, &first, &scratch));
-        step = first_error(step, mrc);
-        job.merge_code = slog_status_name(mrc);
-        job.status = rc == SLOG_OK && step == SLOG_OK ? "finished" : "failed";
-        step = first_error(
-            step, mw_manifest_write(m->dir, &job, run->recs, slot(step, &first, &scratch)));
-    }
-    if (rc == SLOG_OK && step != SLOG_OK) {
-        *e = first;
-        rc = step;
+    mw_job job = {.status = "merging",
+                  .ranks = m->size,
+                  .default_clock = m->opts.clock == NULL,
+                  .ticks_per_second = m->ticks_per_second,
+                  .merged = run->merged,
+                  .offsets = run->offsets,
+                  .matched = st.rc == SLOG_OK,
+                  .arrows = run->narrows,
+                  .unmatched = run->unmatched};
+    step_done(&st, mw_manifest_write(m->dir, &job, run->recs, step_err(&st)));
+    root_outputs(m, run, &job, &st);
+    job.status = rc == SLOG_OK && st.rc == SLOG_OK ? "finished" : "failed";
+    step_done(&st, mw_manifest_write(m->dir, &job, run->recs, step_err(&st)));
+    if (rc == SLOG_OK && st.rc != SLOG_OK) {
+        *e = st.first;
+        return st.rc;
     }
     return rc;
 }
@@ -172,8 +218,8 @@ static int quiet_bcast(const slog_mpi_writer *m, slog_error *e)
 static int finish_job(slog_mpi_writer *m, const char *merged, slog_error *e)
 {
     int rc = mw_agree(m, mw_clock_measure(m, &m->self.clock[1], e), e);
-    root_run run = {merged, NULL, NULL, 0, SLOG_OK, {SLOG_OK, UINT64_MAX, "", ""},
-                    NULL,   NULL, 0,    0};
+    root_run run = {merged,  NULL, NULL, 0, SLOG_OK, {SLOG_OK, UINT64_MAX, "", ""},
+                    SLOG_OK, NULL, NULL, 0, 0};
     if (rc == SLOG_OK) {
         rc = mw_manifest_gather(m, &run.recs, e);
     }

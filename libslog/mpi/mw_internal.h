@@ -4,8 +4,9 @@
  * layout, the fixed-size records gathered to rank 0 (one per rank, one
  * per message half; bytes of one homogeneous job), and the steps of
  * create and finish (clock ping-pong, agreement on an error, message
- * matching, manifest, merge).  Every collective step runs on the
- * writer's duplicate communicator.
+ * matching, manifest, and rank 0's outputs: the arrows input, the index,
+ * the merge).  Every collective step runs on the writer's duplicate
+ * communicator.
  * libslog/mpi: the public API of libslog and libslog-merge only, plus MPI.
  */
 #ifndef SLOG_MW_INTERNAL_H
@@ -14,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <slog/slog_index.h>
+#include <slog/slog_merge.h>
 #include <slog/slog_mpi.h>
 
 #define MW_HOST_BYTES  256
@@ -34,11 +37,11 @@ typedef enum mw_rank_state {
 /* One rank's outcome, gathered to rank 0 (MPI_BYTE: a homogeneous job). */
 typedef struct mw_rank_rec {
     int32_t rank;
-    int32_t state;     /* mw_rank_state */
-    int32_t code;      /* slog status of the rank's finish */
-    int32_t have_info; /* its file opened after finish: start .. counts hold */
-    int32_t complete;  /* the file says it is complete */
-    int32_t reserved;
+    int32_t state;             /* mw_rank_state */
+    int32_t code;              /* slog status of the rank's finish */
+    int32_t have_info;         /* its file opened after finish: start .. counts hold */
+    int32_t complete;          /* the file says it is complete */
+    uint32_t timelines;        /* timelines the file holds (with have_info) */
     int64_t start, end;        /* the file's time range, its ticks */
     uint64_t counts[4];        /* drawables per slog_kind */
     mw_clock_est clock[2];     /* at create, at finish */
@@ -119,6 +122,8 @@ typedef struct mw_job {
     uint64_t ticks_per_second;
     const char *merged;     /* NULL: none */
     const char *merge_code; /* the merge's status name, NULL before it */
+    const char *index;      /* the index, relative to the directory; NULL: none (yet) */
+    const char *index_code; /* its status name, NULL before it was tried */
     const int64_t *offsets; /* per rank, for the merge; NULL before finish */
     int matched;            /* the messages were matched: arrows, unmatched hold */
     uint64_t arrows, unmatched;
@@ -128,18 +133,58 @@ typedef struct mw_job {
 int mw_manifest_gather(const slog_mpi_writer *m, mw_rank_rec **all, slog_error *e);
 int mw_manifest_write(const char *dir, const mw_job *job, const mw_rank_rec *recs, slog_error *e);
 
-/* Rank 0 at finish: the rank files and the arrows merged into one file (mw_merge.c) */
-typedef struct mw_job_merge {
-    const char *dir;
-    const char *merged;
-    int ranks;
-    int allow_incomplete; /* a rank failed: merge what its file holds */
+/* Rank 0 at finish: the arrows of the matched messages as one more input
+ * (mw_arrows.c), DIR/arrows.slog: a timeline per endpoint, then the arrows
+ * on rank 0's clock. */
+#define MW_ARROWS_FILE "arrows.slog"
+
+/* A timeline of a rank file an arrow leaves or reaches. */
+typedef struct mw_endpoint {
+    uint32_t rank, timeline;
+} mw_endpoint;
+
+typedef struct mw_arrows_job {
+    const char *path;
     uint64_t ticks_per_second;
-    const int64_t *offsets; /* per rank */
+    const int64_t *offsets; /* per rank, the merge offsets */
     const mw_arrow *arrows; /* local clocks, rank files' timeline ids */
     size_t narrows;
-} mw_job_merge;
+} mw_arrows_job;
 
-int mw_merge_job(const mw_job_merge *jm, slog_error *e);
+/* Writes the file (removed on failure); *ends (malloc'ed, sorted) are its
+ * timelines in order. */
+int mw_arrows_write(const mw_arrows_job *aj, mw_endpoint **ends, size_t *nends, slog_error *e);
+
+/* The inputs of the index and the merge (mw_inputs.c): the rank files,
+ * labelled "rank R", moved by their merge offsets, then the arrows input
+ * when there is one (offset 0), its timelines linked to the rank files'. */
+typedef struct mw_inputs {
+    size_t n, ranks;    /* n: ranks, + 1 with the arrows input */
+    const char **paths; /* paths[ranks]: the arrows input's, even before it counts */
+    const char **labels;
+    int64_t *offsets; /* per input, its ticks (one clock: the ranks') */
+    slog_merge_link *links;
+    size_t nlinks;
+    char *text;
+} mw_inputs;
+
+int mw_inputs_make(
+    mw_inputs *in, const char *dir, int ranks, const int64_t *offsets, slog_error *e);
+/* Counts the arrows input, paths[ranks] (DIR/arrows.slog), in; an endpoint
+ * is linked when its rank's file holds the timeline (recs), else it stays
+ * a timeline of its own.  SLOG_ENOMEM when memory is short. */
+int mw_inputs_add_arrows(mw_inputs *in,
+                         const mw_endpoint *ends,
+                         size_t nends,
+                         const mw_rank_rec *recs);
+void mw_inputs_free(mw_inputs *in);
+
+/* DIR/index.slog over the inputs (mw_index.c), written whole: a
+ * temporary file, flushed to disk, renamed over the old one. */
+#define MW_INDEX_FILE "index.slog"
+int mw_index_job(const char *dir, const mw_inputs *in, slog_error *e);
+
+/* The inputs merged into one file (mw_merge.c). */
+int mw_merge_job(const mw_inputs *in, const char *merged, int allow_incomplete, slog_error *e);
 
 #endif /* SLOG_MW_INTERNAL_H */

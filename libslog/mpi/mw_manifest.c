@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT
  *
  * mw_manifest.c - DIR/manifest.jsonl, the job directory's table of
- * contents (doc/FORMAT.md, "MPI job directory"): a "job" line, then one
- * line per rank with its file (relative to DIR), host, status, time range,
- * drawable counts, clock offsets and round trips.  Rank 0 writes it at
- * create (every rank "running", so a rank that died leaves its mark) and
- * at finish, each time whole: a temporary file, flushed to disk, renamed
- * over the old one, so a reader never sees half a manifest.
+ * contents (doc/FORMAT.md, "MPI job directory"): a "job" line (status,
+ * clock, the merged file and the index with their results, the arrows),
+ * then one line per rank with its file (relative to DIR), host, status,
+ * time range, drawable counts, clock offsets and round trips.  Rank 0
+ * writes it at create (every rank "running", so a rank that died leaves
+ * its mark) and at finish, each time whole: a temporary file, flushed to
+ * disk, renamed over the old one, so a reader never sees half a manifest.
  * libslog/mpi: the public API of libslog only, plus MPI.
  */
 #include <errno.h>
@@ -51,22 +52,27 @@ static void put_str(FILE *f, const char *s)
     (void)fputc('"', f);
 }
 
+/* ,"key":"value" or ,"key":null */
+static void put_opt_str(FILE *f, const char *key, const char *value)
+{
+    (void)fprintf(f, ",\"%s\":", key);
+    if (value != NULL) {
+        put_str(f, value);
+    } else {
+        (void)fputs("null", f);
+    }
+}
+
 static void put_job(FILE *f, const mw_job *job)
 {
     (void)fprintf(f, "{\"kind\":\"job\",\"schema\":1,\"ranks\":%d,\"status\":", job->ranks);
     put_str(f, job->status);
-    (void)fprintf(f, ",\"clock\":\"%s\",\"ticks_per_second\":%" PRIu64 ",\"merged\":",
+    (void)fprintf(f, ",\"clock\":\"%s\",\"ticks_per_second\":%" PRIu64,
                   job->default_clock ? "CLOCK_REALTIME" : "program", job->ticks_per_second);
-    if (job->merged != NULL) {
-        put_str(f, job->merged);
-    } else {
-        (void)fputs("null", f);
-    }
-    if (job->merge_code != NULL) {
-        (void)fprintf(f, ",\"merge\":\"%s\"", job->merge_code);
-    } else {
-        (void)fputs(",\"merge\":null", f);
-    }
+    put_opt_str(f, "merged", job->merged);
+    put_opt_str(f, "merge", job->merge_code);
+    put_opt_str(f, "index", job->index);
+    put_opt_str(f, "index_code", job->index_code);
     if (job->matched) {
         (void)fprintf(f, ",\"arrows\":%" PRIu64 ",\"unmatched\":%" PRIu64, job->arrows,
                       job->unmatched);

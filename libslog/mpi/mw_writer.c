@@ -233,9 +233,10 @@ static int write_running(slog_mpi_writer *m, slog_error *e)
     mw_rank_rec *all = NULL;
     int rc = mw_manifest_gather(m, &all, e);
     if (rc == SLOG_OK && m->rank == 0) {
-        const mw_job job = {
-            "running", m->size, m->opts.clock == NULL, m->ticks_per_second, NULL, NULL, NULL, 0,
-            0,         0};
+        const mw_job job = {.status = "running",
+                            .ranks = m->size,
+                            .default_clock = m->opts.clock == NULL,
+                            .ticks_per_second = m->ticks_per_second};
         rc = mw_manifest_write(m->dir, &job, all, e);
     }
     free(all);

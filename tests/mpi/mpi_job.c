@@ -5,28 +5,39 @@
  * known times, events and counters on a "main" timeline under its rank
  * timeline, and a ring of messages rank r -> r + 1 recorded with
  * slog_mpi_writer_send/_recv; it writes what it appended, as JSON lines
- * with its own (local) times, to EXPECT/rank-R.jsonl.
+ * with its own (local) times, to EXPECT/rank-R.jsonl.  After finish rank 0
+ * opens DIR/index.slog with slog_reader_open and prints its inputs as one
+ * line "index: {JSON}" ("index: none CODE MESSAGE" when it cannot).
  *
  *   mpi_job DIR MERGED|- EXPECT [--abort-rank R] [--bad-options-rank R] [--iters N]
+ *           [--fail-rank R] [--remove-rank R] [--offset-per-rank]
  *
  * --abort-rank R: every rank writes half its data and flushes; rank R then
  * calls abort(), the others wait in a barrier until mpirun ends the job.
  * --bad-options-rank R: rank R passes an invalid option to create; every
  * rank must get the same SLOG_EINVAL (printed as "create: CODE: MESSAGE").
- * Exit 0 when create and finish succeeded on this rank.
+ * --fail-rank R: rank R leaves a state open (not in EXPECT), so its finish
+ * fails and leaves its file incomplete; --remove-rank R: rank R removes its
+ * file before finish.  --offset-per-rank: SLOG_MPI_OFFSET_PER_RANK (ranks
+ * of one host get offsets of their own, small but not 0).  Exit 0 when
+ * create and finish succeeded on this rank.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <slog/slog_index.h>
 #include <slog/slog_mpi.h>
 
 typedef struct job {
     slog_mpi_writer *m;
     slog_writer *w;
     FILE *expect;
+    const char *dir;
     int rank, size;
+    int iters, abort_rank, fail_rank, remove_rank, per_rank;
     int64_t base;
     uint32_t main_tl, compute, solve, tick, residual;
 } job;
@@ -147,6 +158,7 @@ static int option_int(int argc, char **argv, const char *name, int dflt)
 static int create(job *j, const char *dir, int bad_rank)
 {
     slog_mpi_options o = SLOG_MPI_OPTIONS_INIT;
+    o.flags = j->per_rank ? SLOG_MPI_OFFSET_PER_RANK : 0;
     o.sync_rounds = j->rank == bad_rank ? 5000 : 0;
     slog_error e;
     const int rc = slog_mpi_writer_create(&j->m, MPI_COMM_WORLD, dir, &o, &e);
@@ -158,30 +170,87 @@ static int create(job *j, const char *dir, int bad_rank)
     return 0;
 }
 
-static int run(job *j, char **argv, int iters, int abort_rank)
+static const char *input_state(slog_index_input_state s)
+{
+    return s == SLOG_INDEX_INPUT_OK           ? "ok"
+           : s == SLOG_INDEX_INPUT_INCOMPLETE ? "incomplete"
+                                              : "missing";
+}
+
+/* Rank 0 after finish: DIR/index.slog as slog_reader_open reads it. */
+static void report_index(const job *j)
+{
+    char path[4096];
+    (void)snprintf(path, sizeof path, "%s/index.slog", j->dir);
+    slog_reader *r = NULL;
+    slog_error e;
+    const int rc = slog_reader_open(&r, path, NULL, &e);
+    if (rc != SLOG_OK) {
+        (void)printf("index: none %s %s\n", slog_status_name(rc), e.message);
+        return;
+    }
+    const uint32_t n = slog_reader_index_inputs(r);
+    (void)printf("index: {\"inputs\":%u,\"list\":[", n);
+    for (uint32_t i = 0; i < n; i++) {
+        slog_index_input_info in;
+        if (slog_reader_index_input(r, i, &in) == SLOG_OK) {
+            (void)printf("%s{\"path\":\"%s\",\"state\":\"%s\",\"offset\":%" PRId64 "}",
+                         i > 0 ? "," : "", in.path, input_state(in.state), in.offset);
+        }
+    }
+    (void)printf("]}\n");
+    slog_reader_destroy(r);
+}
+
+/* --fail-rank: a state left open; --remove-rank: the file gone. */
+static void spoil(const job *j)
+{
+    slog_error e;
+    if (j->rank == j->fail_rank) {
+        const int64_t t = j->base + (int64_t)j->iters * 10000;
+        check(j, "begin", slog_writer_begin(j->w, j->main_tl, j->compute, t, NULL, 0, &e), &e);
+    }
+    if (j->rank == j->remove_rank) {
+        char path[4096];
+        (void)snprintf(path, sizeof path, "%s/rank-%06d.slog", j->dir, j->rank);
+        if (unlink(path) != 0) {
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+}
+
+static int run(job *j, const char *merged)
 {
     define(j);
-    for (int i = 0; i < iters / 2; i++) {
+    for (int i = 0; i < j->iters / 2; i++) {
         iteration(j, i);
     }
     ring(j);
     slog_error e;
     check(j, "flush", slog_writer_flush(j->w, &e), &e);
-    if (abort_rank >= 0) {
+    if (j->abort_rank >= 0) {
         (void)fclose(j->expect);
-        if (j->rank == abort_rank) {
+        if (j->rank == j->abort_rank) {
             abort();
         }
         (void)MPI_Barrier(MPI_COMM_WORLD); /* never returns: rank abort_rank is gone */
         return 1;
     }
-    for (int i = iters / 2; i < iters; i++) {
+    for (int i = j->iters / 2; i < j->iters; i++) {
         iteration(j, i);
     }
     (void)fclose(j->expect);
+    spoil(j);
     e.message[0] = '\0';
-    const int rc = slog_mpi_writer_finish(j->m, strcmp(argv[2], "-") == 0 ? NULL : argv[2], &e);
+    const int rc = slog_mpi_writer_finish(j->m, strcmp(merged, "-") == 0 ? NULL : merged, &e);
     (void)printf("rank %d: finish %s %s\n", j->rank, slog_status_name(rc), e.message);
+    if (j->rank == 0) {
+        report_index(j);
+    }
+    (void)fflush(stdout);
+    /* no rank exits (mpirun ends the job at the first non-zero exit) before
+     * rank 0 has printed */
+    (void)MPI_Barrier(MPI_COMM_WORLD);
     return rc != SLOG_OK;
 }
 
@@ -189,10 +258,19 @@ int main(int argc, char **argv)
 {
     if (argc < 4) {
         (void)fprintf(stderr, "usage: mpi_job DIR MERGED|- EXPECT [--abort-rank R] "
-                              "[--bad-options-rank R] [--iters N]\n");
+                              "[--bad-options-rank R] [--iters N] [--fail-rank R] "
+                              "[--remove-rank R] [--offset-per-rank]\n");
         return 2;
     }
-    job j = {.m = NULL};
+    job j = {.m = NULL,
+             .dir = argv[1],
+             .iters = option_int(argc, argv, "--iters", 200),
+             .abort_rank = option_int(argc, argv, "--abort-rank", -1),
+             .fail_rank = option_int(argc, argv, "--fail-rank", -1),
+             .remove_rank = option_int(argc, argv, "--remove-rank", -1)};
+    for (int i = 4; i < argc; i++) {
+        j.per_rank |= strcmp(argv[i], "--offset-per-rank") == 0;
+    }
     MPI_Init(&argc, &argv);
     (void)MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
     (void)MPI_Comm_size(MPI_COMM_WORLD, &j.size);
@@ -205,8 +283,7 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
         j.base = slog_mpi_now();
-        status = run(&j, argv, option_int(argc, argv, "--iters", 200),
-                     option_int(argc, argv, "--abort-rank", -1));
+        status = run(&j, argv[2]);
     }
     slog_mpi_writer_destroy(j.m);
     MPI_Finalize();
