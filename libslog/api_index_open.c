@@ -81,24 +81,32 @@ static int valid_string(const slog_reader *r, uint64_t off)
     return off < r->strings_len;
 }
 
+/* Input i's row: its path, top timeline and map name what the tables hold. */
+static int check_input(const slog_reader *r, const ix_table *t, uint32_t i, slog_error *err)
+{
+    const ix_input *const in = &t->inputs[i];
+    if (!valid_string(r, in->path) || (in->top != UINT32_MAX && in->top >= r->ntl)) {
+        return corrupt(r, err, "an input has a bad path or top timeline");
+    }
+    for (uint64_t m = 0; m < (uint64_t)in->ntimelines + in->ncategories; m++) {
+        const uint32_t v = t->map[in->map_first + m];
+        if (v >= (m < in->ntimelines ? r->ntl : r->ncat)) {
+            return corrupt(r, err, "an input's map names an unknown timeline or category");
+        }
+    }
+    const ix_heap *const h = t->heaps != NULL ? &t->heaps[i] : NULL;
+    if (h != NULL && (h->first > r->strings_len || h->len > r->strings_len - h->first)) {
+        return corrupt(r, err, "an input's string heap lies outside /strings");
+    }
+    return SLOG_OK;
+}
+
 static int check_table(const slog_reader *r, const ix_table *t, slog_error *err)
 {
     for (uint32_t i = 0; i < t->h.ninputs; i++) {
-        const ix_input *const in = &t->inputs[i];
-        if (!valid_string(r, in->path) || (in->top != UINT32_MAX && in->top >= r->ntl)) {
-            return corrupt(r, err, "an input has a bad path or top timeline");
-        }
-        for (uint64_t m = 0; m < (uint64_t)in->ntimelines + in->ncategories; m++) {
-            const uint32_t v = t->map[in->map_first + m];
-            if (v >= (m < in->ntimelines ? r->ntl : r->ncat)) {
-                return corrupt(r, err, "an input's map names an unknown timeline or category");
-            }
-        }
-    }
-    for (uint32_t i = 0; t->heaps != NULL && i < t->h.ninputs; i++) {
-        const ix_heap *const h = &t->heaps[i];
-        if (h->first > r->strings_len || h->len > r->strings_len - h->first) {
-            return corrupt(r, err, "an input's string heap lies outside /strings");
+        const int rc = check_input(r, t, i, err);
+        if (rc != SLOG_OK) {
+            return rc;
         }
     }
     for (uint64_t k = 0; k < t->h.nroots; k++) {

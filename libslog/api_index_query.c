@@ -123,14 +123,29 @@ static void add_stats(slog_query_stats *to, const slog_query *q)
 
 /* Can input k's view answer lo?  1 yes, 0 no (a node below its copy is
  * needed), < 0 an error. */
+/* A drawable that may carry args (kept in the input file unless the
+ * index holds the input whole). */
+static int carries_args(const slog_item *it)
+{
+    return it->kind == SLOG_KIND_STATE || it->kind == SLOG_KIND_EVENT ||
+           it->kind == SLOG_KIND_ARROW;
+}
+
 static int
 view_answers(api_ixq *x, slog_reader *view, const slog_query_options *lo, slog_error *err)
 {
+    const int need_args = (lo->flags & SLOG_QUERY_ARGS) && x->ix->index->t.heaps == NULL;
     slog_query *probe = NULL;
     int rc = slog_query_create(&probe, view, lo, err);
+    if (rc == SLOG_OK && x->overview) {
+        api_query_cut_as_preview(probe);
+    }
     const slog_item *it = NULL;
     while (rc == SLOG_OK) {
         rc = slog_query_next(probe, &it, err);
+        if (rc == SLOG_OK && need_args && carries_args(it)) {
+            rc = API_ECUT; /* its args are in the input file */
+        }
     }
     if (probe != NULL) {
         add_stats(&x->done, probe);
@@ -153,8 +168,11 @@ static int start_on(api_ixq *x, uint32_t k, int file, const slog_query_options *
         return rc;
     }
     int answers = 1;
-    const int probe = !file && !x->overview && x->ix->index->t.heaps == NULL;
-    if (probe) { /* a whole copy has no CUT node, an overview needs none */
+    const int whole = x->ix->index->t.heaps != NULL;
+    const int args = (lo->flags & SLOG_QUERY_ARGS) != 0;
+    if (!file && !whole && (!x->overview || args)) { /* a whole copy has no CUT node and
+                                                        holds the args; an overview needs
+                                                        the file only for args */
         answers = view_answers(x, r, lo, err);
     }
     if (answers == 1) {
@@ -187,8 +205,7 @@ static int start_next(api_ixq *x, slog_error *err)
         if (!wanted) {
             continue;
         }
-        const int whole = x->ix->index->t.heaps != NULL; /* args copied too */
-        const int use_view = in->nroots > 0 && (whole || !(lo.flags & SLOG_QUERY_ARGS));
+        const int use_view = in->nroots > 0; /* asked for args, the probe checks */
         int rc = use_view ? start_on(x, k, 0, &lo, err) : SLOG_END;
         if (rc == SLOG_END) {
             rc = start_on(x, k, 1, &lo, err);

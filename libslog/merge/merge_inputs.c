@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "merge_int.h"
+#include <slog/slog_index.h>
 #include <shared_lcm.h>
 
 /* Per-reader node cache: a share of this, within the bounds below. */
@@ -111,6 +112,11 @@ static int open_one(merge_ctx *m, merge_input *in, uint64_t cache)
         return merge_err_source(m->err, rc, in->path);
     }
     in->info = slog_reader_info(in->r);
+    if (slog_reader_index_inputs(in->r) > 0) {
+        return merge_err(m->err, SLOG_EINVAL, in->path,
+                         "An index (of %u files) is not an input: merge its inputs instead",
+                         slog_reader_index_inputs(in->r));
+    }
     if (in->info->ticks_per_second == 0) {
         return merge_err(m->err, SLOG_ECORRUPT, in->path, "Its clock is 0 ticks per second");
     }
