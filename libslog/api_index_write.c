@@ -22,6 +22,7 @@
 #include <slog/slog_index.h>
 
 #include "api_index_build.h"
+#include "api_options.h"
 #include "codec_crc32c.h"
 #include "util_alloc.h"
 #include "util_error.h"
@@ -32,25 +33,6 @@ void slog_index_options_init(slog_index_options *opts)
 {
     const slog_index_options d = SLOG_INDEX_OPTIONS_INIT;
     *opts = d;
-}
-
-static int
-load_options(slog_index_options *o, const slog_index_options *src, const char *out, slog_error *err)
-{
-    slog_index_options_init(o);
-    if (src == NULL) {
-        return SLOG_OK;
-    }
-    if (src->struct_size == 0 || src->struct_size > sizeof *o) {
-        return util_err(err, SLOG_EINVAL, UINT64_MAX, out, "Bad slog_index_options.struct_size %u",
-                        src->struct_size);
-    }
-    memcpy(o, src, src->struct_size);
-    o->struct_size = sizeof *o;
-    if (o->top_kind > SLOG_TIMELINE_RANK) {
-        return util_err(err, SLOG_EINVAL, UINT64_MAX, out, "Bad top timeline kind %u", o->top_kind);
-    }
-    return SLOG_OK;
 }
 
 /* The directory part of path ("." when none) into dir. */
@@ -111,21 +93,31 @@ static const char *base_label(const char *path, char *buf, size_t cap)
     return buf;
 }
 
-/* Refuse an input named twice (or the index itself), by device and inode. */
-static int check_unique(ixb *b, size_t i, const char *path, const struct stat *st, slog_error *err)
+/* Every input before anything is written: none named twice (by device and
+ * inode) or the index itself, so a refused index never truncates an input.
+ * An input that does not exist is judged when it is opened. */
+static int check_paths(ixb *b, const char *const *inputs, size_t n, slog_error *err)
 {
-    for (size_t j = 0; j < i; j++) {
-        if (b->ids[j].dev == (uint64_t)st->st_dev && b->ids[j].ino == (uint64_t)st->st_ino) {
-            return util_err(err, SLOG_EINVAL, UINT64_MAX, path,
-                            "The same file is input %zu and input %zu", j, i);
-        }
-    }
     struct stat os;
-    if (stat(b->out, &os) == 0 && os.st_dev == st->st_dev && os.st_ino == st->st_ino) {
-        return util_err(err, SLOG_EINVAL, UINT64_MAX, path, "An input cannot be the index itself");
+    const int out_exists = stat(b->out, &os) == 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (inputs[i] == NULL || stat(inputs[i], &st) != 0) {
+            continue;
+        }
+        if (out_exists && os.st_dev == st.st_dev && os.st_ino == st.st_ino) {
+            return util_err(err, SLOG_EINVAL, UINT64_MAX, inputs[i],
+                            "Input %zu is the index itself: refusing to overwrite it", i);
+        }
+        for (size_t j = 0; j < i; j++) {
+            if (b->ids[j].dev == (uint64_t)st.st_dev && b->ids[j].ino == (uint64_t)st.st_ino) {
+                return util_err(err, SLOG_EINVAL, UINT64_MAX, inputs[i],
+                                "The same file is input %zu and input %zu", j, i);
+            }
+        }
+        b->ids[i].dev = (uint64_t)st.st_dev;
+        b->ids[i].ino = (uint64_t)st.st_ino;
     }
-    b->ids[i].dev = (uint64_t)st->st_dev;
-    b->ids[i].ino = (uint64_t)st->st_ino;
     return SLOG_OK;
 }
 
@@ -140,13 +132,9 @@ static int open_input(ixb *b, size_t i, const char *path, slog_reader **r, slog_
         return util_err(err, SLOG_EIO, UINT64_MAX, path, "Cannot read input %zu: %s", i,
                         strerror(errno));
     }
-    int rc = check_unique(b, i, path, &st, err);
-    if (rc != SLOG_OK) {
-        return rc;
-    }
     b->cur_bytes = (uint64_t)st.st_size;
     const slog_reader_options ro = {sizeof ro, 0, INPUT_CACHE_BYTES};
-    rc = slog_reader_open(r, path, &ro, err);
+    int rc = slog_reader_open(r, path, &ro, err);
     if (rc != SLOG_OK) {
         return rc;
     }
@@ -281,7 +269,10 @@ int slog_index_write(const char *const *inputs,
     ixb b;
     int rc = ixb_init(&b, n, out, err);
     if (rc == SLOG_OK) {
-        rc = load_options(&b.o, opts, out, err);
+        rc = api_index_options_load(&b.o, opts, out, err);
+    }
+    if (rc == SLOG_OK) {
+        rc = check_paths(&b, inputs, n, err);
     }
     if (rc == SLOG_OK) {
         rc = ixb_check_links(&b, n, err);

@@ -122,6 +122,23 @@ _Static_assert(sizeof(slog_twriter_options) -
                    alignof(slog_twriter_options),
                "a slog_twriter_options member is missing from twriter_ends");
 
+/* NOLINTBEGIN(bugprone-sizeof-expression): the members are pointers, on purpose */
+static const size_t index_ends[] = {
+    END_OF(slog_index_options, struct_size), /* 0.3 */
+    END_OF(slog_index_options, flags),
+    END_OF(slog_index_options, labels),
+    END_OF(slog_index_options, offsets),
+    END_OF(slog_index_options, top_kind),
+    END_OF(slog_index_options, reserved),
+    END_OF(slog_index_options, copy_bytes),
+    END_OF_PTR(slog_index_options, links, const slog_index_link *),
+    END_OF(slog_index_options, nlinks),
+};
+/* NOLINTEND(bugprone-sizeof-expression) */
+_Static_assert(sizeof(slog_index_options) - END_OF(slog_index_options, nlinks) <
+                   alignof(slog_index_options),
+               "a slog_index_options member is missing from index_ends");
+
 static size_t whole_members(const options_layout *l, size_t n)
 {
     size_t known = 0;
@@ -246,6 +263,23 @@ int api_twriter_options_load(slog_twriter_options *dst, const slog_twriter_optio
     rc = must_be_zero(rc, dst->flags & ~SLOG_TWRITER_DROP, "slog_twriter_options.flags", path,
                       err);
     return must_be_zero(rc, dst->reserved, "slog_twriter_options.reserved", path, err);
+}
+
+int api_index_options_load(slog_index_options *dst, const slog_index_options *src,
+                           const char *path, slog_error *err)
+{
+    static const options_layout l = {"slog_index_options", sizeof *dst, index_ends,
+                                     COUNT(index_ends)};
+    int rc = load(&l, dst, src, path, err);
+    const uint32_t known =
+        SLOG_INDEX_ALLOW_INCOMPLETE | SLOG_INDEX_ALLOW_MISSING | SLOG_INDEX_COPY_ALL;
+    rc = must_be_zero(rc, dst->flags & ~known, "slog_index_options.flags", path, err);
+    rc = must_be_zero(rc, dst->reserved, "slog_index_options.reserved", path, err);
+    if (rc == SLOG_OK && dst->top_kind > SLOG_TIMELINE_RANK) {
+        rc = util_err(err, SLOG_EINVAL, UINT64_MAX, path,
+                      "Invalid slog_index_options.top_kind %u", dst->top_kind);
+    }
+    return rc;
 }
 
 void slog_twriter_options_init(slog_twriter_options *opts)

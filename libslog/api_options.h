@@ -17,6 +17,7 @@
 #include <slog/slog_search.h>
 #include <slog/slog_stats.h>
 #include <slog/slog_thread.h>
+#include <slog/slog_index.h>
 #include <slog/slog_writer.h>
 
 /* Largest struct_size looked at; a bigger one is taken for garbage. */
@@ -35,6 +36,8 @@ int api_stats_options_load(slog_stats_options *dst, const slog_stats_options *sr
                            const char *path, slog_error *err);
 int api_search_options_load(slog_search_options *dst, const slog_search_options *src,
                             const char *path, slog_error *err);
+int api_index_options_load(slog_index_options *dst, const slog_index_options *src,
+                           const char *path, slog_error *err);
 int api_twriter_options_load(slog_twriter_options *dst, const slog_twriter_options *src,
                              const char *path, slog_error *err);
 

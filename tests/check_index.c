@@ -1522,10 +1522,9 @@ END_TEST
 
 /* The output named again among the inputs, after the first: refused, and
  * the file it names (here an index, in the merge test a trace) is left as
- * it was.  slog_merge_files checks every input path before creating its
- * output; slog_index_write creates the index (truncating that file) when
- * it copies input 0, and meets the clash only at the later input, then
- * removes the half-written index: the input is gone. */
+ * it was: slog_index_write checks every input path before it creates the
+ * index (it once met the clash only at the later input, after creating the
+ * index over that file, and then removed it). */
 START_TEST(test_output_among_inputs)
 {
     make_inputs(200);
@@ -2050,17 +2049,9 @@ int main(void)
     tcase_add_test(t, test_relative_paths);
     tcase_add_test(t, test_refresh_and_first_node);
     tcase_add_test(t, test_many_inputs);
+    tcase_add_test(t, test_output_among_inputs);
+    tcase_add_test(t, test_options_struct_size_rule);
     suite_add_tcase(s, t);
-    /* Known library bugs, one case each (tests/meson.build registers them
-     * with should_fail until the library is fixed). */
-    TCase *const b1 = tcase_create("bug_output_among_inputs");
-    tcase_add_checked_fixture(b1, setup, teardown);
-    tcase_add_test(b1, test_output_among_inputs);
-    suite_add_tcase(s, b1);
-    TCase *const b2 = tcase_create("bug_options_struct_size");
-    tcase_add_checked_fixture(b2, setup, teardown);
-    tcase_add_test(b2, test_options_struct_size_rule);
-    suite_add_tcase(s, b2);
     SRunner *const sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
     const int failed = srunner_ntests_failed(sr);
