@@ -446,8 +446,9 @@ static bool queue_take(queue *q, qrec **b, size_t *n, int *rc)
         pthread_mutex_unlock(&q->mu);
         const bool reserved = chrome_pool_reserve(q->f->pool);
         pthread_mutex_lock(&q->mu);
-        if (reserved) {
-            continue; /* look again before sleeping */
+        if (reserved || q->count > 0 || q->done) {
+            continue; /* look again before sleeping: while the lock was free the feeder may
+                         have queued its last batch and signalled, with nobody waiting */
         }
         q->consumer_waits = true;
         pthread_cond_wait(&q->nonempty, &q->mu);
