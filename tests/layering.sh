@@ -199,7 +199,7 @@ check_public_lib() {
             case "$name" in
             slog/slog.h | slog/slog_common.h | slog/slog_reader.h | slog/slog_writer.h | \
                 slog/slog_import.h | slog/slog_stats.h | slog/slog_search.h | slog/slog_merge.h | \
-                slog/slog_mpi.h) ;;
+                slog/slog_mpi.h | slog/slog_index.h) ;;
             slog/*)
                 echo "$rel: includes <$name>, which is not a public header"
                 ibad=1
