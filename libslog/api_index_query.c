@@ -24,12 +24,11 @@
 struct api_ixq {
     slog_reader *ix;
     slog_query_options o;      /* in global ids; arrays below */
-    uint8_t *tl_sel, *cat_sel; /* per global id, NULL = all */
+    api_index_part p;          /* the selection, and the current input's part of it */
     uint32_t next_input;
     slog_query *sub; /* the current input's query, NULL between inputs */
     uint32_t sub_input;
     int sub_file;         /* the sub-query runs on the input file */
-    uint32_t *ltl, *lcat; /* the current input's selection, local ids */
     slog_run_share *shares;
     size_t shares_cap;
     slog_query_stats done; /* cost of the finished sub-queries and probes */
@@ -44,32 +43,17 @@ int api_ixq_create(api_ixq **out, slog_reader *r, const slog_query_options *o, s
         return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path,
                         "first_node does not apply to an index (it does not grow)");
     }
-    for (uint32_t i = 0; o->timelines != NULL && i < o->ntimelines; i++) {
-        if (o->timelines[i] >= r->ntl) {
-            return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "Unknown timeline %u",
-                            o->timelines[i]);
-        }
-    }
-    for (uint32_t i = 0; o->categories != NULL && i < o->ncategories; i++) {
-        if (o->categories[i] >= r->ncat) {
-            return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path, "Unknown category %u",
-                            o->categories[i]);
-        }
-    }
     api_ixq *const x = util_calloc(1, sizeof *x);
-    if (x != NULL) {
-        x->ix = r;
-        x->o = *o;
-        x->tl_sel = o->timelines ? api_index_selection(o->timelines, o->ntimelines, r->ntl) : NULL;
-        x->cat_sel =
-            o->categories ? api_index_selection(o->categories, o->ncategories, r->ncat) : NULL;
-        x->ltl = util_malloc(sizeof *x->ltl * 1);
-        x->lcat = util_malloc(sizeof *x->lcat * 1);
-    }
-    if (x == NULL || (o->timelines && !x->tl_sel) || (o->categories && !x->cat_sel) || !x->ltl ||
-        !x->lcat) {
-        api_ixq_free(x);
+    if (x == NULL) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, r->path, "Cannot create the query");
+    }
+    x->ix = r;
+    x->o = *o;
+    const api_index_ids ids = {o->timelines, o->ntimelines, o->categories, o->ncategories};
+    const int rc = api_index_part_init(&x->p, r, &ids, err);
+    if (rc != SLOG_OK) {
+        api_ixq_free(x);
+        return rc;
     }
     x->o.timelines = NULL;
     x->o.categories = NULL;
@@ -79,34 +63,22 @@ int api_ixq_create(api_ixq **out, slog_reader *r, const slog_query_options *o, s
     return SLOG_OK;
 }
 
-/* The query in input in's ids and clock; 0 when nothing of it is wanted. */
+/* The query in input in's ids and clock; *wanted 0 when nothing of it is
+ * wanted.  0, or -1 out of memory. */
 static int local_options(api_ixq *x, const ix_input *in, slog_query_options *lo, int *wanted)
 {
     *lo = x->o;
-    *wanted = 0;
-    if (!api_index_local_window(in, x->o.t0, x->o.t1, &lo->t0, &lo->t1)) {
-        return 0; /* nothing of the input meets [t0, t1) */
+    const int got = api_index_part_of(&x->p, x->ix, in, x->o.t0, x->o.t1);
+    *wanted = got > 0;
+    if (got <= 0) {
+        return got < 0 ? -1 : 0;
     }
-    const api_index *const ix = x->ix->index;
-    if (x->tl_sel != NULL) {
-        if (api_index_local_ids(ix, in, x->tl_sel, 0, &x->ltl, &lo->ntimelines) != 0) {
-            return -1;
-        }
-        lo->timelines = x->ltl;
-        if (lo->ntimelines == 0) {
-            return 0;
-        }
-    }
-    if (x->cat_sel != NULL) {
-        if (api_index_local_ids(ix, in, x->cat_sel, 1, &x->lcat, &lo->ncategories) != 0) {
-            return -1;
-        }
-        lo->categories = x->lcat;
-        if (lo->ncategories == 0) {
-            return 0;
-        }
-    }
-    *wanted = 1;
+    lo->t0 = x->p.t0;
+    lo->t1 = x->p.t1;
+    lo->timelines = x->p.tl_sel ? x->p.ltl : NULL;
+    lo->ntimelines = x->p.tl_sel ? x->p.nltl : 0;
+    lo->categories = x->p.cat_sel ? x->p.lcat : NULL;
+    lo->ncategories = x->p.cat_sel ? x->p.nlcat : 0;
     return 0;
 }
 
@@ -263,10 +235,7 @@ void api_ixq_free(api_ixq *x)
         return;
     }
     end_sub(x);
-    util_free(x->tl_sel);
-    util_free(x->cat_sel);
-    util_free(x->ltl);
-    util_free(x->lcat);
+    api_index_part_free(&x->p);
     util_free(x->shares);
     util_free(x);
 }

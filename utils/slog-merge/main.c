@@ -337,6 +337,18 @@ static void report_error(int rc, const slog_error *err, const options *o)
                   err->message[0] != '\0' ? err->message : "failed", slog_status_name(rc));
 }
 
+/* OUT.part renamed over OUT; 0, or -1 (said, and OUT.part removed). */
+static int commit_output(const options *o)
+{
+    if (out_file_commit(o->temp, o->output) == 0) {
+        return 0;
+    }
+    (void)fprintf(stderr, PROG ": %s: Cannot rename %s over it: %s\n", o->output, o->temp,
+                  strerror(errno));
+    (void)unlink(o->temp);
+    return -1;
+}
+
 static int merge(plan *p, const options *o)
 {
     progress bar;
@@ -359,10 +371,7 @@ static int merge(plan *p, const options *o)
         }
         return rc == SLOG_EINTR && atomic_load(&interrupted) != 0 ? 130 : 1;
     }
-    if (out_file_commit(o->temp, o->output) != 0) {
-        (void)fprintf(stderr, PROG ": %s: Cannot rename %s over it: %s\n", o->output, o->temp,
-                      strerror(errno));
-        (void)unlink(o->temp);
+    if (commit_output(o) != 0) {
         return 1;
     }
     if (o->json) {
@@ -431,10 +440,7 @@ static int write_index(const plan *p, const options *o)
         (void)unlink(o->temp);
         return 1;
     }
-    if (out_file_commit(o->temp, o->output) != 0) {
-        (void)fprintf(stderr, PROG ": %s: Cannot rename %s over it: %s\n", o->output, o->temp,
-                      strerror(errno));
-        (void)unlink(o->temp);
+    if (commit_output(o) != 0) {
         return 1;
     }
     index_summary(&s, o, now_seconds() - t0);
