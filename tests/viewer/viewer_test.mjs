@@ -8,7 +8,8 @@
 // previous and longest states of its category, hides a category,
 // collapses a row, goes back in history and follows a deep link; then it
 // opens 10^4 timelines (slog-synth) and checks that only the rows on screen
-// are queried.  What is on screen is checked on screenshots (not blank; the
+// are queried.  The frame's two ways of filling rectangles (paths, pixel
+// layer) are compared pixel for pixel.  What is on screen is checked on screenshots (not blank; the
 // category's colour in its row, gone once hidden).  Never timed: only the
 // answers are checked.
 //
@@ -71,6 +72,56 @@ async function checkOpen(page, info)
     const shot = await page.screenshot();
     const c = await colourCounts(page, shot, {x: box.x + 220, y: box.y, w: box.width - 220, h: box.height});
     t.ok(c.colours >= 10, `timeline not blank (${c.colours} colours)`);
+}
+
+/**
+ * rect_batch.js draws many rectangles into a pixel layer and few as paths:
+ * the same whole-pixel rectangles in the page's palette must come out the
+ * same both ways (within premultiplied-alpha rounding), over a background,
+ * and a rectangle thinner than a pixel must still show.
+ */
+async function checkRectBatch(page)
+{
+    const r = await page.evaluate(async () => {
+        const {RectBatch} = await import('/rect_batch.js');
+        const palette = window.slogViewer.viewer.palette;
+        const keys = palette.categories.map((c) => c.id);
+        const draw = (how) => {
+            const c = document.createElement('canvas');
+            c.width = 400;
+            c.height = 300;
+            const ctx = c.getContext('2d');
+            ctx.fillStyle = '#f7f8fa';
+            ctx.fillRect(0, 0, 400, 300);
+            const b = new RectBatch();
+            for (let i = 0; i < 5000; i++) { // 100 x 50 cells of 4 x 6 px, each a rectangle of 1-3 x 1-5 px
+                const x = (i % 100) * 4;
+                const y = Math.floor(i / 100) * 6;
+                b.list(keys[i % keys.length]).push(x, y, x + 1 + (i % 3), y + 1 + (i % 5));
+            }
+            b.list(keys[0]).push(10.2, 299.1, 10.4, 299.3); // a fifth of a pixel: still one pixel
+            b[how](ctx, palette);
+            return ctx.getImageData(0, 0, 400, 300).data;
+        };
+        const a = draw('fillPixels');
+        const p = draw('fillPaths');
+        let worst = 0;
+        let differ = 0;
+        for (let i = 0; i < a.length; i++) {
+            const d = Math.abs(a[i] - p[i]);
+            worst = Math.max(worst, d);
+            differ += d > 2 ? 1 : 0;
+        }
+        const at = (px, x, y) => Array.from(px.slice((y * 400 + x) * 4, (y * 400 + x) * 4 + 3));
+        return {worst, differ, thin: at(a, 10, 299), background: at(a, 399, 299), cell: at(a, 0, 0),
+                expect: palette.categories[0].rgbaBytes};
+    });
+    t.ok(r.differ === 0, `rectangles as pixels equal rectangles as paths (largest channel difference ${r.worst})`,
+         JSON.stringify(r));
+    t.ok(r.thin.join() !== r.background.join(), 'a rectangle thinner than a pixel still shows', JSON.stringify(r));
+    const e = r.expect;
+    const want = [0, 1, 2].map((k) => Math.round(e[k] * e[3] / 255 + [0xf7, 0xf8, 0xfa][k] * (1 - e[3] / 255)));
+    t.ok(r.cell.every((v, k) => Math.abs(v - want[k]) <= 2), `first category's colour blended over the background (${r.cell} ~ ${want})`);
 }
 
 async function checkZoom(page)
@@ -357,6 +408,7 @@ async function main()
         t.ok(s !== undefined, 'a state with args to click');
         const page = await openViewer(browser, server.url);
         await checkOpen(page, info);
+        await checkRectBatch(page);
         await checkZoom(page);
         await checkPan(page);
         const where = await checkClick(page, slog, s);

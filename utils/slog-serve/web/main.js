@@ -3,7 +3,7 @@
 // main.js - the viewer: loads a file's info, timelines and categories, owns
 // the view state (window, rows, selection, picked drawable), draws frames on
 // requestAnimationFrame (the old answer stretched to the new window at once,
-// the exact one when it arrives), and wires the URL history, live-file
+// the exact one when it arrives; a frame already drawn is not drawn twice), and wires the URL history, live-file
 // following, legend, panels, navigation and the test hook (hook.js) together.
 
 import {getJson, KIND, KIND_NAMES} from './api.js';
@@ -206,33 +206,45 @@ class Viewer {
         return {t0, t1, px: Math.round(g.plotW), rows, ids, cats, epoch: this.epoch};
     }
 
+    /** Something drawn changed: draw on the next animation frame, unless a frame is drawn before. */
     scheduleDraw()
     {
+        this.dirty = true;
         if (!this.rafPending) {
             this.rafPending = true;
-            requestAnimationFrame(() => this.frame());
+            requestAnimationFrame(() => {
+                this.rafPending = false;
+                if (this.dirty) {
+                    this.frame();
+                }
+            });
         }
     }
 
+    /**
+     * Draw the view now.  A frame that is not exact asks for its answer
+     * before it draws the old one stretched, so the server works while the
+     * page draws.
+     */
     frame()
     {
-        this.rafPending = false;
+        this.dirty = false;
         if (!this.rows) {
             return;
         }
-        const started = performance.now();
         const g = this.geometry();
         const req = this.request(g);
         const key = req ? WindowLoader.key(this.f, req) : 'empty';
         const exact = !req || WindowLoader.covers(this.data, this.f, req);
+        if (req && !exact) {
+            this.loader.want(this.f, req);
+        }
+        const started = performance.now();
         drawRuler(this.ruler.getContext('2d'), g, this.info.ticks_per_second, this.selection);
         drawTimeline({ctx: this.canvas.getContext('2d'), geometry: g, data: req ? this.data : null,
                       palette: this.palette, selection: this.selection, picked: this.picked});
         this.frames++;
         this.lastDrawMs = performance.now() - started;
-        if (req && !exact) {
-            this.loader.want(this.f, req);
-        }
         this.showStatus(g, exact);
         if (exact) {
             this.settle(key);

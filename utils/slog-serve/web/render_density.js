@@ -8,6 +8,7 @@
 // step area charts per (row, category).
 
 import {KIND} from './api.js';
+import {RectBatch} from './rect_batch.js';
 import {ROW_PAD, TIMELINE_KIND_COUNTER} from './timeline_rows.js';
 
 const FOLD_KEY = 2 ** 32;
@@ -57,27 +58,41 @@ function rowsOfPreview(g, w, i, groups)
 
 /**
  * Number the state-preview boxes (fold, group, start, end) and sum each
- * box's inclusive time: box[i] is item i's box, total[box] its sum.
+ * box's inclusive time: box[i] is item i's box, total[box] its sum.  The
+ * server answers a box's categories one after another, so a box is looked
+ * up by its text key only where it changes.
  */
 function previewBoxes(w)
 {
     const ids = new Map();
     const box = new Int32Array(w.n).fill(-1);
     const total = [];
+    let last = -1;
     for (let i = 0; i < w.n; i++) {
-        if (w.kind[i] === KIND.PREVIEW && w.of[i] === KIND.STATE) {
+        if (w.kind[i] !== KIND.PREVIEW || w.of[i] !== KIND.STATE) {
+            continue;
+        }
+        let b = last >= 0 && sameBox(w, last, i) ? box[last] : undefined;
+        if (b === undefined) {
             const key = `${w.depth[i]}:${w.timeline[i]}:${w.start[i]}:${w.end[i]}`;
-            let b = ids.get(key);
+            b = ids.get(key);
             if (b === undefined) {
                 b = total.length;
                 ids.set(key, b);
                 total.push(0);
             }
-            box[i] = b;
-            total[b] += w.inclusive[i];
         }
+        box[i] = b;
+        total[b] += w.inclusive[i];
+        last = i;
     }
     return {box, total};
+}
+
+function sameBox(w, i, j)
+{
+    return w.depth[i] === w.depth[j] && w.timeline[i] === w.timeline[j] && w.start[i] === w.start[j] &&
+           w.end[i] === w.end[j];
 }
 
 function previewShare(g, w, i, total)
@@ -108,31 +123,42 @@ export function drawPreviews(ctx, g, w, palette)
     const groups = groupRowsOf(g, w);
     const {box, total} = previewBoxes(w);
     const stacked = new Map();
-    const paths = new Map();
+    const rects = new RectBatch();
+    const one = [0];
     for (let i = 0; i < w.n; i++) {
         if (w.kind[i] !== KIND.PREVIEW || !palette.visible(w.category[i])) {
             continue;
         }
         const x0 = Math.max(g.plotX - 1, g.x(w.start[i]));
-        const width = Math.max(1, Math.min(g.width + 1, g.x(w.end[i])) - x0);
-        const path = pathFor(paths, w.category[i]);
-        for (const r of rowsOfPreview(g, w, i, groups)) {
-            if (w.of[i] === KIND.STATE) {
+        const x1 = Math.max(x0 + 1, Math.min(g.width + 1, g.x(w.end[i])));
+        const rows = w.depth[i] === 0 ? visibleRowOf(g, w.timeline[i], one) : rowsOfPreview(g, w, i, groups);
+        const list = rects.list(w.category[i]);
+        if (w.of[i] === KIND.STATE) {
+            const share = previewShare(g, w, i, total[box[i]]);
+            for (const r of rows) {
                 const bandH = g.rowHeight(r) - 2 * ROW_PAD;
                 const key = box[i] * 4096 + (r - g.first);
                 const below = stacked.get(key) || 0;
-                const h = bandH * previewShare(g, w, i, total[box[i]]);
+                const h = bandH * share;
                 stacked.set(key, below + h);
-                path.rect(x0, g.rowTop(r) + ROW_PAD + bandH - below - h, width, Math.max(h, 0.5));
-            } else if (w.of[i] === KIND.EVENT) {
-                path.rect(x0, g.rowTop(r) + 1, width, 3);
+                const bottom = g.rowTop(r) + ROW_PAD + bandH - below;
+                list.push(x0, bottom - h, x1, bottom);
+            }
+        } else if (w.of[i] === KIND.EVENT) {
+            for (const r of rows) {
+                list.push(x0, g.rowTop(r) + 1, x1, g.rowTop(r) + 4);
             }
         }
     }
-    for (const [cat, p] of paths) {
-        ctx.fillStyle = palette.style(cat);
-        ctx.fill(p);
-    }
+    rects.fill(ctx, palette);
+}
+
+/** The visible row of timeline @p id in @p out (reused), or no row. */
+function visibleRowOf(g, id, out)
+{
+    const r = g.rows.rowOf[id];
+    out[0] = r;
+    return r >= 0 && g.visible(r) ? out : [];
 }
 
 function counterPoint(w, i)

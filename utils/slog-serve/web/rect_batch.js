@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+//
+// rect_batch.js - the rectangles of one frame, gathered per colour and
+// filled with their edges on whole device pixels.  A few thousand go to the
+// canvas as one path per colour.  More are written straight into a pixel
+// layer that is composited once: a zoomed-out view of a large trace draws
+// ~3*10^4 preview stripes, which cost the software rasteriser ~8 ms as
+// paths plus ~8 ms of script, against ~2 ms in all as pixels
+// (doc/PERFORMANCE.md, "Viewer frame cost").  Every rectangle keeps at least
+// one device pixel each way, so nothing drawn disappears; where two overlap,
+// the later one wins (colours are blended with what is under the layer, not
+// with each other).
+
+const PIXEL_LAYER_MIN_RECTS = 4096;
+
+let layer = null; // {canvas, ctx, image, px}: reused while the canvas keeps its size
+
+function pixelLayer(width, height)
+{
+    if (!layer || layer.image.width !== width || layer.image.height !== height) {
+        const canvas = document.createElement('canvas');
+        canvas.width = width;
+        canvas.height = height;
+        const image = new ImageData(width, height);
+        layer = {canvas, ctx: canvas.getContext('2d'), image, px: new Uint32Array(image.data.buffer)};
+    }
+    return layer;
+}
+
+export class RectBatch {
+    constructor()
+    {
+        this.lists = new Map();
+    }
+
+    /** The list of colour @p key: push x0, y0, x1, y1 (CSS pixels) for each rectangle [x0, x1) x [y0, y1). */
+    list(key)
+    {
+        let list = this.lists.get(key);
+        if (!list) {
+            list = [];
+            this.lists.set(key, list);
+        }
+        return list;
+    }
+
+    count()
+    {
+        let n = 0;
+        for (const list of this.lists.values()) {
+            n += list.length / 4;
+        }
+        return n;
+    }
+
+    /**
+     * Fill every rectangle.  @p palette gives each key's style(key) (a
+     * canvas fill style) and rgba32(key) (the same colour as little-endian
+     * RGBA bytes in one number).
+     */
+    fill(ctx, palette)
+    {
+        if (this.count() >= PIXEL_LAYER_MIN_RECTS) {
+            this.fillPixels(ctx, palette);
+        } else {
+            this.fillPaths(ctx, palette);
+        }
+    }
+
+    fillPaths(ctx, palette)
+    {
+        const k = ctx.getTransform().a || 1; // device pixels per CSS pixel
+        const snap = (v) => Math.round(v * k) / k;
+        const one = 1 / k;
+        for (const [key, list] of this.lists) {
+            const path = new Path2D();
+            for (let i = 0; i < list.length; i += 4) {
+                const x = snap(list[i]);
+                const y = snap(list[i + 1]);
+                path.rect(x, y, Math.max(one, snap(list[i + 2]) - x), Math.max(one, snap(list[i + 3]) - y));
+            }
+            ctx.fillStyle = palette.style(key);
+            ctx.fill(path);
+        }
+    }
+
+    fillPixels(ctx, palette)
+    {
+        const {width, height} = ctx.canvas;
+        const k = ctx.getTransform().a || 1;
+        const l = pixelLayer(width, height);
+        l.px.fill(0);
+        const box = {y0: height, y1: 0};
+        for (const [key, list] of this.lists) {
+            writeRects(l.px, width, height, k, list, palette.rgba32(key), box);
+        }
+        if (box.y1 <= box.y0) {
+            return;
+        }
+        l.ctx.putImageData(l.image, 0, 0, 0, box.y0, width, box.y1 - box.y0);
+        ctx.save();
+        ctx.setTransform(1, 0, 0, 1, 0, 0);
+        ctx.drawImage(l.canvas, 0, box.y0, width, box.y1 - box.y0, 0, box.y0, width, box.y1 - box.y0);
+        ctx.restore();
+    }
+}
+
+/** Write @p list's rectangles (CSS pixels, scaled by @p k) into @p px in colour @p c; grow @p box's rows. */
+function writeRects(px, width, height, k, list, c, box)
+{
+    for (let i = 0; i < list.length; i += 4) {
+        const x0 = Math.max(0, Math.round(list[i] * k));
+        const y0 = Math.max(0, Math.round(list[i + 1] * k));
+        const x1 = Math.min(width, Math.max(x0 + 1, Math.round(list[i + 2] * k)));
+        const y1 = Math.min(height, Math.max(y0 + 1, Math.round(list[i + 3] * k)));
+        for (let y = y0; y < y1; y++) {
+            const row = y * width;
+            for (let x = row + x0, end = row + x1; x < end; x++) {
+                px[x] = c;
+            }
+        }
+        if (y0 < y1) {
+            box.y0 = Math.min(box.y0, y0);
+            box.y1 = Math.max(box.y1, y1);
+        }
+    }
+}
