@@ -9,7 +9,8 @@
 // collapses a row, goes back in history and follows a deep link; then it
 // opens 10^4 timelines (slog-synth) and checks that only the rows on screen
 // are queried.  The frame's two ways of filling rectangles (paths, pixel
-// layer) are compared pixel for pixel.  What is on screen is checked on screenshots (not blank; the
+// layer) are compared pixel for pixel, and the provisional frame's stretch
+// of the last one is checked on a drawn bar.  What is on screen is checked on screenshots (not blank; the
 // category's colour in its row, gone once hidden).  Never timed: only the
 // answers are checked.
 //
@@ -122,6 +123,48 @@ async function checkRectBatch(page)
     const e = r.expect;
     const want = [0, 1, 2].map((k) => Math.round(e[k] * e[3] / 255 + [0xf7, 0xf8, 0xfa][k] * (1 - e[3] / 255)));
     t.ok(r.cell.every((v, k) => Math.abs(v - want[k]) <= 2), `first category's colour blended over the background (${r.cell} ~ ${want})`);
+}
+
+/**
+ * frame_stretch.js maps the last frame's plot to a new window: a 2-pixel
+ * red bar at time 300 drawn for window [0, 1000) must land at time 300's
+ * x in window [200, 700), twice as wide; a changed layout key refuses.
+ */
+async function checkFrameStretch(page)
+{
+    const r = await page.evaluate(async () => {
+        const {FrameStretch} = await import('/frame_stretch.js');
+        const c = document.createElement('canvas');
+        c.width = 1220;
+        c.height = 40;
+        const ctx = c.getContext('2d');
+        const geometry = (t0, t1) => ({t0, t1, width: 1220, plotX: 220, plotW: 1000});
+        const xOf = (g, t) => g.plotX + (t - g.t0) / (g.t1 - g.t0) * g.plotW;
+        const before = geometry(0, 1000);
+        ctx.fillStyle = '#fff';
+        ctx.fillRect(0, 0, 1220, 40);
+        ctx.fillStyle = '#f00';
+        ctx.fillRect(xOf(before, 300), 0, 2, 40);
+        const s = new FrameStretch();
+        s.drawn(before, 'L');
+        const after = geometry(200, 700);
+        const refused = s.take(c, after, 'other') === null;
+        const paint = s.take(c, after, 'L');
+        ctx.fillStyle = '#fff';
+        ctx.fillRect(0, 0, 1220, 40);
+        paint(ctx);
+        const row = ctx.getImageData(0, 20, 1220, 1).data;
+        const red = [];
+        for (let x = 0; x < 1220; x++) {
+            if (row[4 * x] > 200 && row[4 * x + 1] < 60) {
+                red.push(x);
+            }
+        }
+        return {refused, red, want: xOf(after, 300)};
+    });
+    t.ok(r.refused, 'a stretch over another layout is refused');
+    t.ok(r.red.length === 4 && r.red[0] === r.want,
+         `the last frame stretched to the new window: bar at ${r.red} (want 4 px from ${r.want})`);
 }
 
 async function checkZoom(page)
@@ -409,6 +452,7 @@ async function main()
         const page = await openViewer(browser, server.url);
         await checkOpen(page, info);
         await checkRectBatch(page);
+        await checkFrameStretch(page);
         await checkZoom(page);
         await checkPan(page);
         const where = await checkClick(page, slog, s);

@@ -16,6 +16,7 @@ import {Palette} from './palette.js';
 import {ArgsPanel} from './panel_args.js';
 import {SearchPanel} from './panel_search.js';
 import {StatsPanel} from './panel_stats.js';
+import {FrameStretch, STRETCH_MIN_ITEMS} from './frame_stretch.js';
 import {drawTimeline, pick, pickExpander} from './render.js';
 import {drawRuler, RULER_HEIGHT} from './ruler.js';
 import {TimelineRows} from './timeline_rows.js';
@@ -38,6 +39,7 @@ class Viewer {
         this.frames = 0;
         this.data = null;
         this.waiters = [];
+        this.stretch = new FrameStretch();
         this.loader = new WindowLoader((w) => this.onWindow(w), (e) => this.showError(e));
         this.navigation = new Navigation(this, this.canvas, this.ruler);
         this.scroller.addEventListener('scroll', () => this.changed());
@@ -241,14 +243,26 @@ class Viewer {
         }
         const started = performance.now();
         drawRuler(this.ruler.getContext('2d'), g, this.info.ticks_per_second, this.selection);
-        drawTimeline({ctx: this.canvas.getContext('2d'), geometry: g, data: req ? this.data : null,
-                      palette: this.palette, selection: this.selection, picked: this.picked});
+        const layout = this.layoutKey(g, req);
+        const stretched = req && !exact && this.data && this.data.n >= STRETCH_MIN_ITEMS
+            ? this.stretch.take(this.canvas, g, layout) : null;
+        drawTimeline({ctx: this.canvas.getContext('2d'), geometry: g, data: req && !stretched ? this.data : null,
+                      stretched, palette: this.palette, selection: stretched ? null : this.selection,
+                      picked: stretched ? null : this.picked});
+        this.stretch.drawn(g, layout);
         this.frames++;
         this.lastDrawMs = performance.now() - started;
         this.showStatus(g, exact);
         if (exact) {
             this.settle(key);
         }
+    }
+
+    /** What must not change for the plot drawn last to be stretched to a new window (frame_stretch.js). */
+    layoutKey(g, req)
+    {
+        return `${this.f}|${this.canvas.width}x${this.canvas.height}|${g.scrollTop}|${this.rows.version}|` +
+               `${req ? req.cats : null}|${this.epoch}`;
     }
 
     /** A frame drew exactly what @p key asks: resolve goto() promises waiting for it. */

@@ -187,7 +187,8 @@ function drawSelection(ctx, g, selection, picked)
 
 /**
  * Draw one frame.  @p scene: {ctx, geometry, data (decoded window or null),
- * palette, selection, picked}.  Returns the number of items looked at.
+ * stretched (without data: a painter of the last frame stretched to this
+ * one, frame_stretch.js), palette, selection, picked}.  Returns the number of items looked at.
  */
 export function drawTimeline(scene)
 {
@@ -204,6 +205,8 @@ export function drawTimeline(scene)
         drawCounters(ctx, g, w, palette);
         drawStatesAndEvents(ctx, g, w, palette);
         drawArrows(ctx, g, w, palette);
+    } else if (scene.stretched) {
+        scene.stretched(ctx);
     }
     if (scene.picked) {
         scene.picked.box = scene.picked.index >= 0 && w ? pickedBox(g, w, scene.picked) : null;

@@ -153,6 +153,7 @@ export class TimelineRows {
             this.top[r + 1] = this.top[r] + this.rowHeight(shown[r]);
         }
         this.totalHeight = this.top[shown.length];
+        this.version = (this.version || 0) + 1; // what was drawn before this layout is stale
     }
 
     /** First displayed row whose bottom is below y (binary search). */
