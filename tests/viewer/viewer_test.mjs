@@ -98,9 +98,9 @@ async function checkRectBatch(page)
             for (let i = 0; i < 5000; i++) { // 100 x 50 cells of 4 x 6 px, each a rectangle of 1-3 x 1-5 px
                 const x = (i % 100) * 4;
                 const y = Math.floor(i / 100) * 6;
-                b.list(keys[i % keys.length]).push(x, y, x + 1 + (i % 3), y + 1 + (i % 5));
+                RectBatch.push(b.list(keys[i % keys.length]), x, y, x + 1 + (i % 3), y + 1 + (i % 5));
             }
-            b.list(keys[0]).push(10.2, 299.1, 10.4, 299.3); // a fifth of a pixel: still one pixel
+            RectBatch.push(b.list(keys[0]), 10.2, 299.1, 10.4, 299.3); // a fifth of a pixel: still one pixel
             b[how](ctx, palette);
             return ctx.getImageData(0, 0, 400, 300).data;
         };

@@ -30,25 +30,50 @@ function pixelLayer(width, height)
 export class RectBatch {
     constructor()
     {
-        this.lists = new Map();
+        this.lists = new Map(); // key -> {xy: Float64Array of x0, y0, x1, y1, ..., n: numbers used}
     }
 
-    /** The list of colour @p key: push x0, y0, x1, y1 (CSS pixels) for each rectangle [x0, x1) x [y0, y1). */
+    /** Empty every list, keeping their memory for the next frame (no garbage per frame). */
+    reset()
+    {
+        for (const list of this.lists.values()) {
+            list.n = 0;
+        }
+    }
+
+    /** The list of colour @p key, for push(). */
     list(key)
     {
         let list = this.lists.get(key);
         if (!list) {
-            list = [];
+            list = {xy: new Float64Array(64), n: 0};
             this.lists.set(key, list);
         }
         return list;
+    }
+
+    /** Add [x0, x1) x [y0, y1) (CSS pixels) to @p list. */
+    static push(list, x0, y0, x1, y1)
+    {
+        if (list.n + 4 > list.xy.length) {
+            const grown = new Float64Array(list.xy.length * 2);
+            grown.set(list.xy);
+            list.xy = grown;
+        }
+        const xy = list.xy;
+        const n = list.n;
+        xy[n] = x0;
+        xy[n + 1] = y0;
+        xy[n + 2] = x1;
+        xy[n + 3] = y1;
+        list.n = n + 4;
     }
 
     count()
     {
         let n = 0;
         for (const list of this.lists.values()) {
-            n += list.length / 4;
+            n += list.n / 4;
         }
         return n;
     }
@@ -72,12 +97,15 @@ export class RectBatch {
         const k = ctx.getTransform().a || 1; // device pixels per CSS pixel
         const snap = (v) => Math.round(v * k) / k;
         const one = 1 / k;
-        for (const [key, list] of this.lists) {
+        for (const [key, {xy, n}] of this.lists) {
+            if (n === 0) {
+                continue;
+            }
             const path = new Path2D();
-            for (let i = 0; i < list.length; i += 4) {
-                const x = snap(list[i]);
-                const y = snap(list[i + 1]);
-                path.rect(x, y, Math.max(one, snap(list[i + 2]) - x), Math.max(one, snap(list[i + 3]) - y));
+            for (let i = 0; i < n; i += 4) {
+                const x = snap(xy[i]);
+                const y = snap(xy[i + 1]);
+                path.rect(x, y, Math.max(one, snap(xy[i + 2]) - x), Math.max(one, snap(xy[i + 3]) - y));
             }
             ctx.fillStyle = palette.style(key);
             ctx.fill(path);
@@ -108,11 +136,12 @@ export class RectBatch {
 /** Write @p list's rectangles (CSS pixels, scaled by @p k) into @p px in colour @p c; grow @p box's rows. */
 function writeRects(px, width, height, k, list, c, box)
 {
-    for (let i = 0; i < list.length; i += 4) {
-        const x0 = Math.max(0, Math.round(list[i] * k));
-        const y0 = Math.max(0, Math.round(list[i + 1] * k));
-        const x1 = Math.min(width, Math.max(x0 + 1, Math.round(list[i + 2] * k)));
-        const y1 = Math.min(height, Math.max(y0 + 1, Math.round(list[i + 3] * k)));
+    const xy = list.xy;
+    for (let i = 0; i < list.n; i += 4) {
+        const x0 = Math.max(0, Math.round(xy[i] * k));
+        const y0 = Math.max(0, Math.round(xy[i + 1] * k));
+        const x1 = Math.min(width, Math.max(x0 + 1, Math.round(xy[i + 2] * k)));
+        const y1 = Math.min(height, Math.max(y0 + 1, Math.round(xy[i + 3] * k)));
         for (let y = y0; y < y1; y++) {
             const row = y * width;
             for (let x = row + x0, end = row + x1; x < end; x++) {

@@ -13,6 +13,8 @@ import {ROW_PAD, TIMELINE_KIND_COUNTER} from './timeline_rows.js';
 
 const FOLD_KEY = 2 ** 32;
 
+const previewRects = new RectBatch(); // reused frame after frame
+
 /** For every fold present, (fold, group row) -> the visible displayed rows it covers. */
 function groupRowsOf(g, w)
 {
@@ -122,8 +124,9 @@ export function drawPreviews(ctx, g, w, palette)
 {
     const groups = groupRowsOf(g, w);
     const {box, total} = previewBoxes(w);
-    const stacked = new Map();
-    const rects = new RectBatch();
+    const below = new Float64Array(total.length); // share of each box's band already stacked
+    const rects = previewRects;
+    rects.reset();
     const one = [0];
     for (let i = 0; i < w.n; i++) {
         if (w.kind[i] !== KIND.PREVIEW || !palette.visible(w.category[i])) {
@@ -134,19 +137,18 @@ export function drawPreviews(ctx, g, w, palette)
         const rows = w.depth[i] === 0 ? visibleRowOf(g, w.timeline[i], one) : rowsOfPreview(g, w, i, groups);
         const list = rects.list(w.category[i]);
         if (w.of[i] === KIND.STATE) {
-            const share = previewShare(g, w, i, total[box[i]]);
+            const b = box[i];
+            const share = previewShare(g, w, i, total[b]);
+            const under = below[b]; // a box's items share its rows: one stack per box
+            below[b] += share;
             for (const r of rows) {
                 const bandH = g.rowHeight(r) - 2 * ROW_PAD;
-                const key = box[i] * 4096 + (r - g.first);
-                const below = stacked.get(key) || 0;
-                const h = bandH * share;
-                stacked.set(key, below + h);
-                const bottom = g.rowTop(r) + ROW_PAD + bandH - below;
-                list.push(x0, bottom - h, x1, bottom);
+                const bottom = g.rowTop(r) + ROW_PAD + bandH * (1 - under);
+                RectBatch.push(list, x0, bottom - bandH * share, x1, bottom);
             }
         } else if (w.of[i] === KIND.EVENT) {
             for (const r of rows) {
-                list.push(x0, g.rowTop(r) + 1, x1, g.rowTop(r) + 4);
+                RectBatch.push(list, x0, g.rowTop(r) + 1, x1, g.rowTop(r) + 4);
             }
         }
     }
