@@ -97,6 +97,43 @@ int py_columns_to_dict(py_column *cols, size_t ncols, size_t n, PyObject *dict);
 /** Release the columns' storage (after an error). */
 void py_columns_free(py_column *cols, size_t ncols);
 
+/* ---- window columns (py_window.c, py_window_split.c) --------------------- */
+
+/** The columns of Reader.window_columns, in this order. */
+enum {
+    PY_COL_KIND, PY_COL_OF, PY_COL_TIMELINE, PY_COL_TIMELINE_TO, PY_COL_CATEGORY, PY_COL_START,
+    PY_COL_END, PY_COL_DUR, PY_COL_DEPTH, PY_COL_COUNT, PY_COL_INCLUSIVE, PY_COL_VALUE, PY_NCOLS
+};
+
+/** Point batch @p b at entry @p n of every wanted column (capacity cap - n). */
+void py_window_aim(slog_batch *b, const py_column *cols, size_t n, size_t cap);
+
+/** Entries [from, n): ticks to ns (start, end, inclusive) when @p to_ns,
+ *  then dur = end - start.  Plain C (no GIL needed). */
+void py_window_convert_times(py_column *cols, size_t from, size_t n, uint64_t tps, bool to_ns);
+
+/** py_window_read_split's answer when it leaves the window to one thread. */
+enum { PY_SPLIT_DECLINED = 1000 };
+
+/** A full-detail window of many items read by several threads, each over a
+ *  time slice with its own reader, straight into the final rows: fills
+ *  @p cols (reserved here) and @p n, times converted.  parts: threads
+ *  (capped at 16), or 0 for one per core (at most 4) on windows of 2^21
+ *  items or more.  PY_SPLIT_DECLINED
+ *  (nothing filled) when the window is small, the machine has one core, the
+ *  query is not a plain full-detail one, or the slices' counts did not
+ *  come out as the statistics said; else SLOG_OK or an error (-100: out
+ *  of memory).  Plain C, called without the GIL (py_window_split.c). */
+typedef struct py_split_request {
+    const char *path;              /* the file, opened again by each further thread */
+    slog_reader *r;                /* the caller's reader (the first slice's) */
+    const slog_query_options *q;
+    int parts;                     /* threads; 0: one per core, on large windows */
+    bool to_ns;
+} py_split_request;
+
+int py_window_read_split(const py_split_request *w, py_column *cols, size_t *n, slog_error *err);
+
 /* ---- args (py_args.c) ---------------------------------------------------- */
 
 /** A dict of a drawable's args: strings, ints, floats, bools; JSON values

@@ -5,6 +5,8 @@
  * DataFrame (no Python object per item).  The GIL is released for the
  * whole read: the columns grow in plain C (py_columns.c), and ticks become
  * nanoseconds in place (exact 128-bit floor) before Python sees them.
+ * A large full-detail window is read by several threads at once
+ * (py_window_split.c).
  * Previews' and runs' further totals and the args come from a second pass
  * over the same query (py_details.c), asked for only when wanted.
  * Python binding layer: public libslog headers, Python and numpy C APIs.
@@ -15,8 +17,8 @@
 #include <string.h>
 
 enum {
-    C_KIND, C_OF, C_TIMELINE, C_TIMELINE_TO, C_CATEGORY, C_START, C_END, C_DUR, C_DEPTH, C_COUNT,
-    C_INCLUSIVE, C_VALUE, NCOLS
+    C_KIND = PY_COL_KIND, C_OF, C_TIMELINE, C_TIMELINE_TO, C_CATEGORY, C_START, C_END, C_DUR,
+    C_DEPTH, C_COUNT, C_INCLUSIVE, C_VALUE, NCOLS
 };
 
 static const py_column column_specs[NCOLS] = {
@@ -105,8 +107,7 @@ static void *at(const py_column *c, size_t n)
     return c->elem != 0 ? (char *)c->data + n * c->elem : NULL;
 }
 
-/* Point the batch at entry @p n of every wanted column. */
-static void aim_batch(slog_batch *b, const py_column *cols, size_t n, size_t cap)
+void py_window_aim(slog_batch *b, const py_column *cols, size_t n, size_t cap)
 {
     b->capacity = cap - n;
     b->kind = at(&cols[C_KIND], n);
@@ -133,7 +134,7 @@ static int read_all(slog_query *q, py_column *cols, size_t *n_out, slog_error *e
     for (;;) {
         slog_batch b;
         size_t got = 0;
-        aim_batch(&b, cols, n, cap);
+        py_window_aim(&b, cols, n, cap);
         const int rc = slog_query_next_batch(q, &b, &got, err);
         n += got;
         *n_out = n;
@@ -149,15 +150,14 @@ static int read_all(slog_query *q, py_column *cols, size_t *n_out, slog_error *e
     }
 }
 
-/* Ticks to ns (start, end, inclusive), then dur = end - start (no GIL). */
-static void convert_times(py_column *cols, size_t n, uint64_t tps, bool to_ns)
+void py_window_convert_times(py_column *cols, size_t from, size_t n, uint64_t tps, bool to_ns)
 {
     int64_t *start = cols[C_START].elem ? cols[C_START].data : NULL;
     int64_t *end = cols[C_END].elem ? cols[C_END].data : NULL;
     int64_t *incl = cols[C_INCLUSIVE].elem ? cols[C_INCLUSIVE].data : NULL;
     int64_t *dur = cols[C_DUR].elem ? cols[C_DUR].data : NULL;
     if (to_ns && tps != 1000000000u) {
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = from; i < n; i++) {
             if (start != NULL && end != NULL) {
                 start[i] = py_ticks_to_ns(start[i], tps);
                 end[i] = py_ticks_to_ns(end[i], tps);
@@ -167,7 +167,7 @@ static void convert_times(py_column *cols, size_t n, uint64_t tps, bool to_ns)
             }
         }
     }
-    for (size_t i = 0; dur != NULL && start != NULL && end != NULL && i < n; i++) {
+    for (size_t i = from; dur != NULL && start != NULL && end != NULL && i < n; i++) {
         dur[i] = end[i] - start[i];
     }
 }
@@ -176,22 +176,26 @@ typedef struct window_request {
     slog_query_options q;
     uint32_t *tids, *cids; /* owned id lists behind q.timelines, q.categories */
     PyObject *columns;
-    int details, args, to_ns;
+    int details, args, to_ns, threads;
 } window_request;
 
 static int parse_request(PyObject *args, PyObject *kwargs, window_request *w)
 {
-    static char *kw[] = {"t0",         "t1",      "resolution", "kinds", "timelines",
-                         "categories", "columns", "details",    "args",  "to_ns", NULL};
+    static char *kw[] = {"t0",      "t1",      "resolution", "kinds", "timelines", "categories",
+                         "columns", "details", "args",       "to_ns", "threads",   NULL};
     PyObject *tl = Py_None, *cat = Py_None;
     memset(w, 0, sizeof *w);
     slog_query_options_init(&w->q);
     w->columns = Py_None;
     w->to_ns = 1;
     unsigned int kinds = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "LL|LIOOOppp", kw, &w->q.t0, &w->q.t1,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "LL|LIOOOpppi", kw, &w->q.t0, &w->q.t1,
                                      &w->q.resolution, &kinds, &tl, &cat, &w->columns,
-                                     &w->details, &w->args, &w->to_ns)) {
+                                     &w->details, &w->args, &w->to_ns, &w->threads)) {
+        return -1;
+    }
+    if (w->threads < 0) {
+        PyErr_SetString(PyExc_ValueError, "threads: 0 (one per core) or more");
         return -1;
     }
     w->q.kinds = kinds;
@@ -221,13 +225,18 @@ static int run_batches(py_reader *self, slog_reader *r, const window_request *w,
     const uint64_t tps = slog_reader_info(r)->ticks_per_second;
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = slog_query_create(&q, r, &w->q, &err);
-    if (rc == SLOG_OK) {
-        rc = read_all(q, cols, n, &err);
-    }
-    slog_query_destroy(q);
-    if (rc == SLOG_OK) {
-        convert_times(cols, *n, tps, w->to_ns);
+    const py_split_request split = {self->path, r, &w->q, w->threads, w->to_ns != 0};
+    rc = w->details || w->args || w->threads == 1 ? PY_SPLIT_DECLINED
+                                                  : py_window_read_split(&split, cols, n, &err);
+    if (rc == PY_SPLIT_DECLINED) {
+        rc = slog_query_create(&q, r, &w->q, &err);
+        if (rc == SLOG_OK) {
+            rc = read_all(q, cols, n, &err);
+        }
+        slog_query_destroy(q);
+        if (rc == SLOG_OK) {
+            py_window_convert_times(cols, 0, *n, tps, w->to_ns);
+        }
     }
     Py_END_ALLOW_THREADS
     if (rc == -100) {

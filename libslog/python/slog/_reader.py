@@ -203,7 +203,7 @@ class Reader:
                     categories=self._catalog.categories(categories))
 
     def window(self, t0=None, t1=None, *, pixels=None, timelines=None, categories=None,
-               kinds=None, args=False, columns=None):
+               kinds=None, args=False, columns=None, threads=None):
         """The items of the window [t0, t1) as a DataFrame in interval form.
 
         Columns: kind, timeline, timeline_to, category, name, start, end,
@@ -213,11 +213,15 @@ class Reader:
         args=True an args column of dicts (None where a drawable has
         none), with args="expand" one column per key ("args.KEY").
         columns: a subset of the column names to read (less memory).
+        threads: how many threads read a full-detail window (no pixels, no
+        args): None = one per core (at most 4) when the window holds 2**21
+        items or more, 1 = one thread; rows then come slice after slice
+        in time (each slice in node order) instead of in node order.
         """
         q = self._query(t0, t1, pixels, timelines, categories, kinds)
-        return self._read(q, args, columns)
+        return self._read(q, args, columns, threads)
 
-    def _read(self, q, args=False, columns=None):
+    def _read(self, q, args=False, columns=None, threads=None):
         """The DataFrame of a resolved query (ticks, ids, mask: see _query)."""
         cols = None if columns is None else list(columns)
         want = None
@@ -227,8 +231,11 @@ class Reader:
                 want.add("category")
             if "dur" in want:
                 want.update(("start", "end"))
+        if threads is not None and (not isinstance(threads, int) or threads < 1):
+            raise ValueError(f"threads: a count of 1 or more, or None (got {threads!r})")
         raw = self._r.window_columns(**q, columns=None if want is None else tuple(want),
-                                     details=q["resolution"] > 0, args=bool(args))
+                                     details=q["resolution"] > 0, args=bool(args),
+                                     threads=threads or 0)
         return self._frame(raw, args, cols)
 
     def _frame(self, raw, args, cols):

@@ -140,7 +140,7 @@ def _file_column(path, r, timeline, all_files):
 def _read_part(part, cols, want_args, all_names, all_files, sort):
     path, query, own_lo, own_hi = part
     with Reader(path) as r:
-        df = r._read(query, want_args, None)
+        df = r._read(query, want_args, None, threads=1)  # dask runs the partitions in parallel
         proc_names = r.timelines.name.to_numpy()[r.timelines.process.to_numpy()]
         file = _file_column(path, r, df.timeline.to_numpy(), all_files)
     keep = np.ones(len(df), dtype=bool)
