@@ -5,7 +5,8 @@ memory, against anchors measured in the same run (issue 14 item 5):
 
   big window (about 10^7 states of a 10^8-state file):
     C      bench_batch_read: the bare C batch read of the same items (no Python)
-    slog   slog.open + Reader.window -> pandas DataFrame (peak RSS vs the frame's size)
+    slog   slog.open + Reader.window -> pandas DataFrame (peak RSS vs the frame's size),
+           with the default threads (one per core) and with threads=1
   small window (about 10^6 states; the slow readers would take minutes on 10^7):
     slog   the same, on the small window
     otf2   Debian's OTF2 Python bindings (python3-otf2) reading an OTF2 archive of the
@@ -30,10 +31,11 @@ CHILD_SLOG = r"""
 import json, resource, sys, time
 import slog
 path, window, kinds = sys.argv[1], sys.argv[2], sys.argv[3]
+threads = None if sys.argv[4] == "auto" else int(sys.argv[4])
 w0, c0 = time.perf_counter(), time.process_time()
 r = slog.open(path)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-df = r.window(window, kinds=kinds)
+df = r.window(window, kinds=kinds, threads=threads)
 wall, cpu = time.perf_counter() - w0, time.process_time() - c0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"rows": len(df), "wall": wall, "cpu": cpu, "peak_kib": peak - base,
@@ -133,8 +135,9 @@ def main():
 
     jobs = {
         "C batch read, big": lambda: anchor(a.build, path, big[0], big[1], 1),
-        "slog -> DataFrame, big": lambda: child(CHILD_SLOG, path, a.big, "state"),
-        "slog -> DataFrame, small": lambda: child(CHILD_SLOG, path, a.small, "state"),
+        "slog -> DataFrame, big": lambda: child(CHILD_SLOG, path, a.big, "state", "auto"),
+        "slog -> DataFrame, big, threads=1": lambda: child(CHILD_SLOG, path, a.big, "state", "1"),
+        "slog -> DataFrame, small": lambda: child(CHILD_SLOG, path, a.small, "state", "auto"),
         "pandas.read_json(lines=True), small": lambda: child(CHILD_JSON, jsonl),
     }
     if has_otf2:
@@ -160,7 +163,8 @@ def main():
     for name, r_ in (("wall", rate), ("cpu", cpu_rate)):
         small = r_["slog -> DataFrame, small"]
         line = (f"by {name} time: slog big / C batch read "
-                f"{r_['slog -> DataFrame, big'] / r_['C batch read, big']:.2f}; slog small / "
+                f"{r_['slog -> DataFrame, big'] / r_['C batch read, big']:.2f} (threads=1: "
+                f"{r_['slog -> DataFrame, big, threads=1'] / r_['C batch read, big']:.2f}); slog small / "
                 f"read_json {small / r_['pandas.read_json(lines=True), small']:.1f}x")
         if has_otf2:
             o = "OTF2 Python bindings -> DataFrame, small"
