@@ -10,7 +10,9 @@
 // opens 10^4 timelines (slog-synth) and checks that only the rows on screen
 // are queried.  The frame's two ways of filling rectangles (paths, pixel
 // layer) are compared pixel for pixel, and the provisional frame's stretch
-// of the last one is checked on a drawn bar.  What is on screen is checked on screenshots (not blank; the
+// of the last one is checked on a drawn bar, and a zoomed-out frame whose
+// rows are copied from rows drawn alike is compared with one drawn row by
+// row.  What is on screen is checked on screenshots (not blank; the
 // category's colour in its row, gone once hidden).  Never timed: only the
 // answers are checked.
 //
@@ -433,6 +435,51 @@ async function checkManyRows(browser, synthExe)
     }
 }
 
+/**
+ * A zoomed-out view of 2*10^6 states on 64 threads draws its folded
+ * previews once per kind of row and copies the other rows: the frame must
+ * be pixel for pixel the one drawn row by row.
+ */
+async function checkCopiedRows(browser, synthExe)
+{
+    const slog = join(workDir, 's2e6.slog');
+    run(synthExe, ['--states', '2000000', '--timelines', '64', '-o', slog, '--quiet']);
+    const server = await startServer(serveExe, [slog]);
+    try {
+        const page = await openViewer(browser, server.url);
+        const r = await page.evaluate(async () => {
+            const v = window.slogViewer.viewer;
+            const g = v.geometry();
+            const {drawPreviews} = await import('/render_density.js');
+            const draw = (copyRows) => {
+                const c = document.createElement('canvas');
+                c.width = v.canvas.width;
+                c.height = v.canvas.height;
+                const ctx = c.getContext('2d');
+                ctx.fillStyle = '#fff';
+                ctx.fillRect(0, 0, c.width, c.height);
+                const copied = drawPreviews(ctx, g, v.data, v.palette, copyRows);
+                return {copied, px: ctx.getImageData(0, 0, c.width, c.height).data};
+            };
+            const a = draw(true);
+            const b = draw(false);
+            let differ = 0;
+            let inked = 0;
+            for (let i = 0; i < a.px.length; i += 4) {
+                differ += a.px[i] !== b.px[i] || a.px[i + 1] !== b.px[i + 1] || a.px[i + 2] !== b.px[i + 2] ? 1 : 0;
+                inked += b.px[i] !== 255 || b.px[i + 1] !== 255 || b.px[i + 2] !== 255 ? 1 : 0;
+            }
+            return {copied: a.copied, differ, inked};
+        });
+        t.ok(r.copied > 0 && r.inked > 1000, `rows drawn alike are copied (${r.copied} rows, ${r.inked} pixels inked)`);
+        t.ok(r.differ === 0, `copied rows equal rows drawn one by one (${r.differ} pixels differ)`);
+        t.ok(page.errors.length === 0, 'no page errors', page.errors.join('\n'));
+        await page.close();
+    } finally {
+        await server.stop();
+    }
+}
+
 async function main()
 {
     if (!existsSync(TRACE)) {
@@ -464,6 +511,7 @@ async function main()
         t.ok(page.errors.length === 0, 'no page errors', page.errors.join('\n'));
         await checkDeepLink(browser, server.url, slog, s, sel);
         await checkManyRows(browser, synthExe);
+        await checkCopiedRows(browser, synthExe);
     } finally {
         await close();
         await server.stop();

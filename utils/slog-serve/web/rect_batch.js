@@ -6,12 +6,13 @@
 // layer that is composited once: a zoomed-out view of a large trace draws
 // ~3*10^4 preview stripes, which cost the software rasteriser ~8 ms as
 // paths plus ~8 ms of script, against ~2 ms in all as pixels
-// (doc/PERFORMANCE.md, "Viewer frame cost").  Every rectangle keeps at least
+// (doc/PERFORMANCE.md, "Viewer frame cost"); a row drawn exactly like
+// another is copied from it.  Every rectangle keeps at least
 // one device pixel each way, so nothing drawn disappears; where two overlap,
 // the later one wins (colours are blended with what is under the layer, not
 // with each other).
 
-const PIXEL_LAYER_MIN_RECTS = 4096;
+export const PIXEL_LAYER_MIN_RECTS = 4096;
 
 let layer = null; // {canvas, ctx, image, px}: reused while the canvas keeps its size
 
@@ -31,6 +32,7 @@ export class RectBatch {
     constructor()
     {
         this.lists = new Map(); // key -> {xy: Float64Array of x0, y0, x1, y1, ..., n: numbers used}
+        this.copies = [];       // [from, to, height] in CSS pixels: bands copied after drawing
     }
 
     /** Empty every list, keeping their memory for the next frame (no garbage per frame). */
@@ -39,6 +41,18 @@ export class RectBatch {
         for (const list of this.lists.values()) {
             list.n = 0;
         }
+        this.copies.length = 0;
+    }
+
+    /**
+     * After the rectangles are drawn, copy the full-width band [from, from +
+     * height) to [to, to + height) (CSS pixels): a row drawn like another
+     * costs a copy, not its rectangles.  Copies need the pixel layer, so a
+     * batch with copies is always filled through it.
+     */
+    copy(from, to, height)
+    {
+        this.copies.push(from, to, height);
     }
 
     /** The list of colour @p key, for push(). */
@@ -85,7 +99,7 @@ export class RectBatch {
      */
     fill(ctx, palette)
     {
-        if (this.count() >= PIXEL_LAYER_MIN_RECTS) {
+        if (this.copies.length > 0 || this.count() >= PIXEL_LAYER_MIN_RECTS) {
             this.fillPixels(ctx, palette);
         } else {
             this.fillPaths(ctx, palette);
@@ -122,6 +136,7 @@ export class RectBatch {
         for (const [key, list] of this.lists) {
             writeRects(l.px, width, height, k, list, palette.rgba32(key), box);
         }
+        copyBands(l.px, width, height, k, this.copies, box);
         if (box.y1 <= box.y0) {
             return;
         }
@@ -152,5 +167,21 @@ function writeRects(px, width, height, k, list, c, box)
             box.y0 = Math.min(box.y0, y0);
             box.y1 = Math.max(box.y1, y1);
         }
+    }
+}
+
+/** The batch's band copies (CSS pixels, scaled by @p k) within @p px; grow @p box's rows. */
+function copyBands(px, width, height, k, copies, box)
+{
+    for (let i = 0; i < copies.length; i += 3) {
+        const from = Math.round(copies[i] * k);
+        const to = Math.round(copies[i + 1] * k);
+        const rows = Math.min(Math.round(copies[i + 2] * k), height - Math.max(from, to));
+        if (from < 0 || to < 0 || rows <= 0) {
+            continue;
+        }
+        px.copyWithin(to * width, from * width, (from + rows) * width);
+        box.y0 = Math.min(box.y0, to);
+        box.y1 = Math.max(box.y1, to + rows);
     }
 }

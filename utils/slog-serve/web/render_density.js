@@ -8,7 +8,7 @@
 // step area charts per (row, category).
 
 import {KIND} from './api.js';
-import {RectBatch} from './rect_batch.js';
+import {PIXEL_LAYER_MIN_RECTS, RectBatch} from './rect_batch.js';
 import {ROW_PAD, TIMELINE_KIND_COUNTER} from './timeline_rows.js';
 
 const FOLD_KEY = 2 ** 32;
@@ -116,14 +116,73 @@ export function pathFor(paths, key)
 }
 
 /**
+ * Rows drawn alike by folded previews: wholly on screen, the same band
+ * height, the same groups, no preview of their own.  Returns each visible
+ * row's representative (indexed by row - g.first): the first row of its
+ * kind, or the row itself.
+ */
+function rowClasses(g, w, groups)
+{
+    const own = new Set();
+    for (let i = 0; i < w.n; i++) {
+        if (w.kind[i] === KIND.PREVIEW && w.depth[i] === 0) {
+            own.add(g.rows.rowOf[w.timeline[i]]);
+        }
+    }
+    const keysOf = new Map();
+    for (const [key, rows] of groups) {
+        for (const r of rows) {
+            const keys = keysOf.get(r) || [];
+            keys.push(key);
+            keysOf.set(r, keys);
+        }
+    }
+    const rep = new Int32Array(Math.max(0, g.last - g.first));
+    const firstOf = new Map();
+    for (let r = g.first; r < g.last; r++) {
+        const top = g.rowTop(r);
+        const h = g.rowHeight(r);
+        const keys = keysOf.get(r);
+        rep[r - g.first] = r;
+        if (keys && !own.has(r) && top >= 0 && top + h <= g.height) {
+            const kind = `${h}|${keys.join(',')}`;
+            const first = firstOf.get(kind);
+            if (first === undefined) {
+                firstOf.set(kind, r);
+            } else {
+                rep[r - g.first] = first;
+            }
+        }
+    }
+    return rep;
+}
+
+/** Rectangles the previews would take drawn row by row. */
+function previewRectCount(g, w, groups)
+{
+    let n = 0;
+    for (let i = 0; i < w.n; i++) {
+        if (w.kind[i] === KIND.PREVIEW) {
+            n += w.depth[i] === 0 ? 1 : (groups.get(w.depth[i] * FOLD_KEY + w.timeline[i]) || []).length;
+        }
+    }
+    return n;
+}
+
+/**
  * State previews as stacked stripes (each category's share of the box's
  * time per timeline of its group, from the row's bottom up), event
- * previews as density marks along the row's top.
+ * previews as density marks along the row's top.  When there are many, a
+ * folded preview is drawn only in the first of the rows drawn alike
+ * (rowClasses), and the others are copies of it (@p copyRows false: drawn
+ * row by row, for tests).  Returns the number of rows copied.
  */
-export function drawPreviews(ctx, g, w, palette)
+export function drawPreviews(ctx, g, w, palette, copyRows = true)
 {
     const groups = groupRowsOf(g, w);
     const {box, total} = previewBoxes(w);
+    const many = previewRectCount(g, w, groups) >= PIXEL_LAYER_MIN_RECTS;
+    const rep = many && copyRows ? rowClasses(g, w, groups) : null;
     const below = new Float64Array(total.length); // share of each box's band already stacked
     const rects = previewRects;
     rects.reset();
@@ -136,23 +195,31 @@ export function drawPreviews(ctx, g, w, palette)
         const x1 = Math.max(x0 + 1, Math.min(g.width + 1, g.x(w.end[i])));
         const rows = w.depth[i] === 0 ? visibleRowOf(g, w.timeline[i], one) : rowsOfPreview(g, w, i, groups);
         const list = rects.list(w.category[i]);
-        if (w.of[i] === KIND.STATE) {
-            const b = box[i];
-            const share = previewShare(g, w, i, total[b]);
-            const under = below[b]; // a box's items share its rows: one stack per box
-            below[b] += share;
-            for (const r of rows) {
+        const under = below[box[i]]; // a box's items share its rows: one stack per box
+        const share = w.of[i] === KIND.STATE ? previewShare(g, w, i, total[box[i]]) : 0;
+        below[box[i]] += share;
+        for (const r of rows) {
+            if (rep !== null && rep[r - g.first] !== r) {
+                continue; // copied from its representative below
+            }
+            if (w.of[i] === KIND.STATE) {
                 const bandH = g.rowHeight(r) - 2 * ROW_PAD;
                 const bottom = g.rowTop(r) + ROW_PAD + bandH * (1 - under);
                 RectBatch.push(list, x0, bottom - bandH * share, x1, bottom);
-            }
-        } else if (w.of[i] === KIND.EVENT) {
-            for (const r of rows) {
+            } else if (w.of[i] === KIND.EVENT) {
                 RectBatch.push(list, x0, g.rowTop(r) + 1, x1, g.rowTop(r) + 4);
             }
         }
     }
+    let copied = 0;
+    for (let r = g.first; rep !== null && r < g.last; r++) {
+        if (rep[r - g.first] !== r) {
+            rects.copy(g.rowTop(rep[r - g.first]), g.rowTop(r), g.rowHeight(r));
+            copied++;
+        }
+    }
     rects.fill(ctx, palette);
+    return copied;
 }
 
 /** The visible row of timeline @p id in @p out (reused), or no row. */
