@@ -187,7 +187,7 @@ static void make_room(api_index_pool *p)
             }
         }
         if (best == UINT32_MAX) {
-            return; /* all in use: the pool grows past its bound until they end */
+            return; /* all in use: the next one opens past the bound, until unpinned */
         }
         const uint32_t k = p->open[best];
         slog_reader_destroy(p->by_input[k]);
@@ -234,10 +234,26 @@ int api_index_source(slog_reader *r, uint32_t k, slog_reader **out, int *file, s
     return *file ? api_index_file(r, k, out, err) : api_index_view(r, k, out, err);
 }
 
+static bool listed(const api_index_pool *p, uint32_t k)
+{
+    for (uint32_t s = 0; s < p->nopen; s++) {
+        if (p->open[s] == k) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void api_index_unpin(slog_reader *r, uint32_t k, int file)
 {
     api_index_pool *const p = file ? &r->index->files : &r->index->views;
     if (p->pins[k] > 0) {
         p->pins[k]--;
+    }
+    if (p->pins[k] == 0 && p->by_input[k] != NULL && !listed(p, k)) {
+        /* opened past the bound while every pooled reader was in use:
+         * closed as soon as nothing uses it, so the pool keeps its bound */
+        slog_reader_destroy(p->by_input[k]);
+        p->by_input[k] = NULL;
     }
 }

@@ -1990,6 +1990,43 @@ static void check_stats_search_all(slog_reader *ix)
     }
 }
 
+/* MANY queries alive at once, each on its own input's timelines with args
+ * (so its file is read): every file is open, MANY - 64 of them past the
+ * pool's bound; once the queries end, the pool is back within its bound. */
+static void check_pool_bound_after_pins(slog_reader *ix)
+{
+    names n;
+    names_load(&n, ix, "");
+    static uint32_t tls[MANY][16];
+    slog_query *q[MANY];
+    for (int i = 0; i < MANY; i++) {
+        char label[16];
+        snprintf(label, sizeof label, "m%02d", i);
+        slog_query_options o = full_query(-WIDE, WIDE);
+        o.flags = SLOG_QUERY_ARGS;
+        o.timelines = tls[i];
+        o.ntimelines = tl_ids(&n, label, tls[i], 16);
+        ck_assert_uint_gt(o.ntimelines, 0);
+        ck_assert_int_eq(slog_query_create(&q[i], ix, &o, NULL), SLOG_OK);
+        const slog_item *it = NULL;
+        ck_assert_int_eq(slog_query_next(q[i], &it, NULL), SLOG_OK); /* its input pinned */
+    }
+    uint32_t open_now = 0;
+    for (uint32_t i = 0; i < MANY; i++) {
+        open_now += input_opened(ix, i);
+    }
+    ck_assert_uint_eq(open_now, MANY);
+    for (int i = 0; i < MANY; i++) {
+        slog_query_destroy(q[i]);
+    }
+    open_now = 0;
+    for (uint32_t i = 0; i < MANY; i++) {
+        open_now += input_opened(ix, i);
+    }
+    ck_assert_uint_eq(open_now, 64); /* API_INDEX_POOL_FILES */
+    names_free(&n);
+}
+
 START_TEST(test_many_inputs)
 {
     const char *in[MANY], *lab[MANY];
@@ -2005,6 +2042,7 @@ START_TEST(test_many_inputs)
     expected_keys(in, lab, NULL, MANY, NULL, -WIDE, WIDE, SLOG_QUERY_ARGS, &want);
     ck_assert_uint_eq(want.n, total_drawables(f));
     check_pool_reopens(ix, &want);
+    check_pool_bound_after_pins(ix);
     /* zoomed out over every view; statistics and search over every file */
     check_zoomed_totals(ix, (f->end - f->start + 1) / 40, 0);
     check_stats_search_all(ix);
