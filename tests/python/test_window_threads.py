@@ -75,3 +75,17 @@ def test_threads_with_pixels_or_args_read_as_one(synth_file):
 def test_bad_thread_counts(synth_file, bad):
     with pytest.raises(ValueError, match="threads"):
         slog.open(synth_file).window(threads=bad)
+
+
+def test_name_codes_fast_path(synth_file):
+    """Category ids used as name codes directly (unique names, < 127 of them)
+    give the same names as the general id -> code lookup, "other" as NaN."""
+    import numpy as np
+    r = slog.open(synth_file)
+    assert r._ids_are_codes
+    ids = np.array(list(range(len(r.categories))) * 3 + [2**32 - 1], dtype=np.uint32)
+    fast = pd.Series(r._names(ids))
+    r._ids_are_codes = False
+    slow = pd.Series(r._names(ids))
+    assert fast.equals(slow) and fast.isna().sum() == 1
+    assert list(fast[:len(r.categories)]) == list(r.categories.name)

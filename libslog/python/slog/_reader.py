@@ -58,6 +58,9 @@ class Reader:
         self._name_list = list(names)
         index = {n: i for i, n in enumerate(self._name_list)}
         self._name_codes = np.array([index[n] for n in cat["name"]] + [-1], dtype=np.int32)
+        ncat = len(self._name_codes) - 1
+        # every category its own name, few of them: an id is its name's code
+        self._ids_are_codes = ncat < 127 and bool((self._name_codes[:-1] == np.arange(ncat)).all())
 
     # ---- metadata -------------------------------------------------------------
 
@@ -192,6 +195,8 @@ class Reader:
 
     def _names(self, category):
         """Categorical of category names for an id column (OTHER -> NaN)."""
+        if self._ids_are_codes:  # one pass: ids as int8 codes, OTHER (2**32 - 1) wraps to -1
+            return _categorical(np.asarray(category).astype(np.int8), self._name_list)
         ncat = len(self._name_codes) - 1
         idx = np.minimum(category, ncat)
         return _categorical(self._name_codes.take(idx), self._name_list)
