@@ -2,7 +2,8 @@
 """Reader.window(threads=N): a full-detail window read by N threads, each over
 a time slice, gives exactly the rows of the one-thread read (as a multiset:
 rows come slice after slice), on plain and odd clocks, with filters and
-column subsets; and the slices are really used (rows ordered by slice)."""
+column subsets; and the slices are really used (rows ordered by slice).
+Also the one-pass category-name codes against the general lookup."""
 import pandas as pd
 import pytest
 
