@@ -19,12 +19,12 @@ enum {
 };
 
 static const py_column stats_specs[NSTATS] = {
-    {NULL, 1, NPY_INT8, "kind"},       {NULL, 4, NPY_UINT32, "category"},
-    {NULL, 4, NPY_UINT32, "timeline"}, {NULL, 8, NPY_UINT64, "count"},
-    {NULL, 8, NPY_INT64, "inclusive"}, {NULL, 8, NPY_INT64, "exclusive"},
-    {NULL, 8, NPY_INT64, "min"},       {NULL, 8, NPY_INT64, "max"},
-    {NULL, 8, NPY_FLOAT64, "mean"},    {NULL, 8, NPY_FLOAT64, "vmin"},
-    {NULL, 8, NPY_FLOAT64, "vmax"},    {NULL, 8, NPY_FLOAT64, "vsum"},
+    {NULL, 1, NPY_INT8, "kind", 0},       {NULL, 4, NPY_UINT32, "category", 0},
+    {NULL, 4, NPY_UINT32, "timeline", 0}, {NULL, 8, NPY_UINT64, "count", 0},
+    {NULL, 8, NPY_INT64, "inclusive", 0}, {NULL, 8, NPY_INT64, "exclusive", 0},
+    {NULL, 8, NPY_INT64, "min", 0},       {NULL, 8, NPY_INT64, "max", 0},
+    {NULL, 8, NPY_FLOAT64, "mean", 0},    {NULL, 8, NPY_FLOAT64, "vmin", 0},
+    {NULL, 8, NPY_FLOAT64, "vmax", 0},    {NULL, 8, NPY_FLOAT64, "vsum", 0},
 };
 
 static int64_t dur(int64_t ticks, uint64_t tps, int to_ns)
@@ -237,9 +237,9 @@ enum {
 
 static PyObject *top_columns(const slog_state *st, uint32_t n, uint64_t tps, int to_ns)
 {
-    py_column cols[NTOP] = {{NULL, 4, NPY_UINT32, "timeline"}, {NULL, 4, NPY_UINT32, "category"},
-                            {NULL, 8, NPY_INT64, "start"},     {NULL, 8, NPY_INT64, "end"},
-                            {NULL, 4, NPY_UINT32, "depth"}};
+    py_column cols[NTOP] = {{NULL, 4, NPY_UINT32, "timeline", 0}, {NULL, 4, NPY_UINT32, "category", 0},
+                            {NULL, 8, NPY_INT64, "start", 0},     {NULL, 8, NPY_INT64, "end", 0},
+                            {NULL, 4, NPY_UINT32, "depth", 0}};
     if (py_columns_reserve(cols, NTOP, n > 0 ? n : 1) < 0) {
         py_columns_free(cols, NTOP);
         return PyErr_NoMemory();

@@ -75,13 +75,15 @@ void py_handle_free(py_handle *self);
 
 /* ---- column arrays (py_columns.c) ---------------------------------------- */
 
-/** One growable column: malloc'd storage that becomes a numpy array owning
- *  it (realloc of large blocks moves pages instead of copying them). */
+/** One growable column: storage that becomes a numpy array owning it.
+ *  Small columns are malloc'd; large ones are their own anonymous mapping
+ *  advised for transparent huge pages (mapped != 0), grown by mremap. */
 typedef struct py_column {
     void *data;
     size_t elem;      /* bytes per entry */
     int typenum;      /* NPY_* type */
     const char *name; /* key in the result dict */
+    size_t mapped;    /* bytes mapped when data is a mapping, else 0 */
 } py_column;
 
 /** Grow every wanted column (elem > 0) of @p cols to @p cap entries.

@@ -20,12 +20,12 @@ enum {
 };
 
 static const py_column input_specs[NINPUT] = {
-    {NULL, 1, NPY_UINT8, "state"},     {NULL, 4, NPY_UINT32, "top_timeline"},
-    {NULL, 8, NPY_INT64, "offset"},    {NULL, 8, NPY_INT64, "start"},
-    {NULL, 8, NPY_INT64, "end"},       {NULL, 8, NPY_UINT64, "states"},
-    {NULL, 8, NPY_UINT64, "events"},   {NULL, 8, NPY_UINT64, "arrows"},
-    {NULL, 8, NPY_UINT64, "counters"}, {NULL, 8, NPY_UINT64, "file_bytes"},
-    {NULL, 1, NPY_BOOL, "opened"},     {NULL, 1, NPY_BOOL, "embedded"},
+    {NULL, 1, NPY_UINT8, "state", 0},     {NULL, 4, NPY_UINT32, "top_timeline", 0},
+    {NULL, 8, NPY_INT64, "offset", 0},    {NULL, 8, NPY_INT64, "start", 0},
+    {NULL, 8, NPY_INT64, "end", 0},       {NULL, 8, NPY_UINT64, "states", 0},
+    {NULL, 8, NPY_UINT64, "events", 0},   {NULL, 8, NPY_UINT64, "arrows", 0},
+    {NULL, 8, NPY_UINT64, "counters", 0}, {NULL, 8, NPY_UINT64, "file_bytes", 0},
+    {NULL, 1, NPY_BOOL, "opened", 0},     {NULL, 1, NPY_BOOL, "embedded", 0},
 };
 
 /* Row i of the input columns. */

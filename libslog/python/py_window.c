@@ -22,12 +22,12 @@ enum {
 };
 
 static const py_column column_specs[NCOLS] = {
-    {NULL, 1, NPY_INT8, "kind"},        {NULL, 1, NPY_INT8, "of"},
-    {NULL, 4, NPY_UINT32, "timeline"},  {NULL, 4, NPY_UINT32, "timeline_to"},
-    {NULL, 4, NPY_UINT32, "category"},  {NULL, 8, NPY_INT64, "start"},
-    {NULL, 8, NPY_INT64, "end"},        {NULL, 8, NPY_INT64, "dur"},
-    {NULL, 4, NPY_UINT32, "depth"},     {NULL, 8, NPY_UINT64, "count"},
-    {NULL, 8, NPY_INT64, "inclusive"},  {NULL, 8, NPY_FLOAT64, "value"},
+    {NULL, 1, NPY_INT8, "kind", 0},        {NULL, 1, NPY_INT8, "of", 0},
+    {NULL, 4, NPY_UINT32, "timeline", 0},  {NULL, 4, NPY_UINT32, "timeline_to", 0},
+    {NULL, 4, NPY_UINT32, "category", 0},  {NULL, 8, NPY_INT64, "start", 0},
+    {NULL, 8, NPY_INT64, "end", 0},        {NULL, 8, NPY_INT64, "dur", 0},
+    {NULL, 4, NPY_UINT32, "depth", 0},     {NULL, 8, NPY_UINT64, "count", 0},
+    {NULL, 8, NPY_INT64, "inclusive", 0},  {NULL, 8, NPY_FLOAT64, "value", 0},
 };
 
 int64_t py_ticks_to_ns(int64_t ticks, uint64_t tps)

@@ -130,7 +130,8 @@ static void *run_part(void *arg)
     py_column stage[PY_NCOLS];
     memcpy(stage, p->cols, sizeof stage);
     for (int c = 0; c < PY_NCOLS; c++) {
-        stage[c].data = NULL;
+        stage[c].data = NULL; /* its own storage, not the final rows' */
+        stage[c].mapped = 0;
     }
     slog_reader *own = NULL;
     slog_reader *r = p->r;
