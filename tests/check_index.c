@@ -64,6 +64,7 @@ static void setup(void)
 }
 
 /* A path in the test's directory (rotating buffers: a few at a time). */
+static const char *tp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static const char *tp(const char *fmt, ...)
 {
     static char bufs[32][256];
