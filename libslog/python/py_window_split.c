@@ -27,6 +27,7 @@
 #define SPLIT_MIN_ITEMS ((uint64_t)1 << 21) /* smaller windows: one thread */
 #define SPLIT_AUTO_PARTS 4  /* at most this many threads unless asked for more */
 #define SPLIT_MAX_PARTS 16
+#define SPLIT_CACHE_BYTES ((uint64_t)8 << 20) /* a slice is read once: little to keep */
 #define STAGE_ROWS 4096
 
 typedef struct split_part {
@@ -140,6 +141,7 @@ static void *run_part(void *arg)
     } else if (r == NULL) {
         slog_reader_options o;
         slog_reader_options_init(&o);
+        o.cache_bytes = SPLIT_CACHE_BYTES;
         r = slog_reader_open(&own, p->path, &o, &p->err) == SLOG_OK ? own : NULL;
         p->rc = r != NULL ? SLOG_OK : PY_SPLIT_DECLINED; /* e.g. the file changed: one thread */
     }
