@@ -127,8 +127,8 @@ enum { PY_SPLIT_DECLINED = 1000 };
  *  come out as the statistics said; else SLOG_OK or an error (-100: out
  *  of memory).  Plain C, called without the GIL (py_window_split.c). */
 typedef struct py_split_request {
-    const char *path;              /* the file, opened again by each further thread */
-    slog_reader *r;                /* the caller's reader (the first slice's) */
+    const char *path;              /* the file, opened again by each thread */
+    slog_reader *r;                /* the caller's reader: plans the slices */
     const slog_query_options *q;
     int parts;                     /* threads; 0: one per core, on large windows */
     bool to_ns;

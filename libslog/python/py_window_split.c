@@ -27,12 +27,14 @@
 #define SPLIT_MIN_ITEMS ((uint64_t)1 << 21) /* smaller windows: one thread */
 #define SPLIT_AUTO_PARTS 4  /* at most this many threads unless asked for more */
 #define SPLIT_MAX_PARTS 16
-#define SPLIT_CACHE_BYTES ((uint64_t)8 << 20) /* a slice is read once: little to keep */
+/* Every part reads through a reader of its own with a small node cache: a
+ * slice's nodes are decoded once, and the caller's cache (64 MiB by default)
+ * would be fresh memory faulted in on every call, for nothing. */
+#define SPLIT_CACHE_BYTES ((uint64_t)8 << 20)
 #define STAGE_ROWS 4096
 
 typedef struct split_part {
-    const char *path;   /* a reader of its own is opened on it (parts > 0) */
-    slog_reader *r;     /* part 0: the caller's reader */
+    const char *path;   /* the part opens a reader of its own on it */
     slog_query_options q;
     int64_t keep_from;  /* items starting before it belong to an earlier part */
     py_column *cols;    /* the final columns: this part owns rows [at, at + want) */
@@ -135,18 +137,18 @@ static void *run_part(void *arg)
         stage[c].mapped = 0;
     }
     slog_reader *own = NULL;
-    slog_reader *r = p->r;
     if (py_columns_reserve(stage, PY_NCOLS, STAGE_ROWS) < 0) {
         p->rc = -100;
-    } else if (r == NULL) {
+    } else {
         slog_reader_options o;
         slog_reader_options_init(&o);
         o.cache_bytes = SPLIT_CACHE_BYTES;
-        r = slog_reader_open(&own, p->path, &o, &p->err) == SLOG_OK ? own : NULL;
-        p->rc = r != NULL ? SLOG_OK : PY_SPLIT_DECLINED; /* e.g. the file changed: one thread */
+        p->rc = slog_reader_open(&own, p->path, &o, &p->err) == SLOG_OK
+                    ? SLOG_OK
+                    : PY_SPLIT_DECLINED; /* e.g. the file changed: one thread */
     }
-    if (r != NULL && p->rc == SLOG_OK) {
-        read_part(p, r, stage);
+    if (own != NULL && p->rc == SLOG_OK) {
+        read_part(p, own, stage);
     }
     slog_reader_destroy(own);
     py_columns_free(stage, PY_NCOLS);
@@ -253,7 +255,6 @@ int py_window_read_split(const py_split_request *w, py_column *cols, size_t *n, 
     const uint64_t tps = slog_reader_info(w->r)->ticks_per_second;
     for (int j = 0; j < np; j++) {
         part[j].path = w->path;
-        part[j].r = j == 0 ? w->r : NULL;
         part[j].cols = cols;
         part[j].tps = tps;
         part[j].to_ns = w->to_ns;
