@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SPLIT_MIN_ITEMS ((uint64_t)1 << 21) /* smaller windows: one thread */
+#define SPLIT_MIN_ITEMS ((uint64_t)1 << 19) /* smaller windows: one thread (doc/PYTHON.md) */
 #define SPLIT_AUTO_PARTS 4  /* at most this many threads unless asked for more */
 #define SPLIT_MAX_PARTS 16
 /* Every part reads through a reader of its own with a small node cache: a

@@ -219,7 +219,7 @@ class Reader:
         none), with args="expand" one column per key ("args.KEY").
         columns: a subset of the column names to read (less memory).
         threads: how many threads read a full-detail window (no pixels, no
-        args): None = one per core (at most 4) when the window holds 2**21
+        args): None = one per core (at most 4) when the window holds 2**19
         items or more, 1 = one thread; rows then come slice after slice
         in time (each slice in node order) instead of in node order.
         """
