@@ -30,7 +30,7 @@
 /* Every part reads through a reader of its own with a small node cache: a
  * slice's nodes are decoded once, and the caller's cache (64 MiB by default)
  * would be fresh memory faulted in on every call, for nothing. */
-#define SPLIT_CACHE_BYTES ((uint64_t)8 << 20)
+#define SPLIT_CACHE_BYTES ((uint64_t)2 << 20)
 #define STAGE_ROWS 4096
 
 typedef struct split_part {
