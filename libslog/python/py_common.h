@@ -120,7 +120,7 @@ enum { PY_SPLIT_DECLINED = 1000 };
 /** A full-detail window of many items read by several threads, each over a
  *  time slice with its own reader, straight into the final rows: fills
  *  @p cols (reserved here) and @p n, times converted.  parts: threads
- *  (capped at 16), or 0 for one per core (at most 4) on windows of 2^21
+ *  (capped at 16), or 0 for one per core (at most 4) on windows of 2^19
  *  items or more.  PY_SPLIT_DECLINED
  *  (nothing filled) when the window is small, the machine has one core, the
  *  query is not a plain full-detail one, or the slices' counts did not
