@@ -92,3 +92,26 @@ def test_distributed_local_cluster(three_files):
     paths = sorted(str(p) for p in three_files.glob("*.slog"))
     want = pandas_reference(paths).groupby("file").dur.sum()
     assert got.sort_index().to_dict() == want.sort_index().to_dict()
+
+
+def test_process_file_and_name_columns_row_by_row(three_files):
+    """Each row's process is its timeline's process name, file its file's base
+    name and name its category's name; a partition's process categories
+    are the names that occur in it, sorted; name carries every file's."""
+    paths = sorted(str(p) for p in three_files.glob("*.slog"))
+    ddf = slog_dask.read(paths, window="5%:95%")
+    all_names = set()
+    for p in paths:
+        all_names |= set(slog.open(p).categories.name)
+    for i, p in enumerate(paths):
+        part = ddf.partitions[i].compute(scheduler="sync")
+        r = slog.open(p)
+        proc = r.timelines.name.to_numpy()[r.timelines.process.to_numpy()]
+        tl = part.timeline.to_numpy()
+        assert len(part) > 0
+        assert (part.process.astype(str).to_numpy() == proc[tl]).all()
+        assert list(part.process.cat.categories) == sorted(set(proc[tl]))
+        assert (part.file.astype(str) == p.rsplit("/", 1)[-1]).all()
+        names = r.categories.name.to_numpy()[part.category.to_numpy()]
+        assert (part.name.astype(str).to_numpy() == names).all()
+        assert set(part.name.cat.categories) == all_names

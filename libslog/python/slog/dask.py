@@ -126,42 +126,80 @@ def _file_names(path, r):
     return [os.path.basename(p) for p in r.inputs.path]
 
 
+# A partition's reader decodes each node once: a small node cache, not the
+# 64 MiB default, keeps it from faulting in fresh memory for nothing.
+_PART_CACHE_BYTES = 2 << 20
+
+
+def _categorical(codes_of_timeline, categories, timeline):
+    """A categorical of one row per timeline id: codes_of_timeline[timeline]
+    (ids past the table clamp to its last entry; -1 is missing), keeping
+    only the categories that occur, in their order."""
+    codes = codes_of_timeline[np.minimum(timeline, len(codes_of_timeline) - 1)]
+    used = np.bincount(codes[codes >= 0], minlength=len(categories)) > 0
+    renumber = np.append(np.cumsum(used) - 1, -1)  # the last entry: code -1 stays -1
+    return pd.Categorical.from_codes(renumber[codes], categories=np.asarray(categories)[used])
+
+
 def _file_column(path, r, timeline, all_files):
     """The "file" column of rows on these timelines: the file's base name,
     for an index the base name of the input each timeline belongs to."""
+    code = {f: i for i, f in enumerate(all_files)}
     if r.info["inputs"] == 0:
-        return pd.Categorical([os.path.basename(path)] * len(timeline), categories=all_files)
-    names = np.asarray(_file_names(path, r) + [None], dtype=object)
-    owner = r._timeline_inputs()  # -1 (a timeline of no input): None
-    return pd.Categorical(names[owner[np.minimum(timeline, len(owner) - 1)]],
-                          categories=all_files)
+        codes = np.full(len(timeline), code[os.path.basename(path)], dtype=np.int64)
+        return pd.Categorical.from_codes(codes, categories=all_files)
+    of_input = np.array([code[n] for n in _file_names(path, r)] + [-1], dtype=np.int64)
+    owner = r._timeline_inputs()  # -1 (a timeline of no input): missing
+    of_timeline = of_input[owner] if len(owner) else np.array([-1], dtype=np.int64)
+    codes = of_timeline[np.minimum(timeline, len(of_timeline) - 1)]
+    return pd.Categorical.from_codes(codes, categories=all_files)
+
+
+def _process_column(r, timeline):
+    """The "process" column: the name of each row's timeline's process,
+    categories those that occur, sorted."""
+    if len(r.timelines) == 0:
+        return pd.Categorical([None] * len(timeline))
+    proc_names = r.timelines.name.to_numpy()[r.timelines.process.to_numpy()]
+    if any(not isinstance(n, str) for n in proc_names):
+        return pd.Categorical(proc_names[np.minimum(timeline, len(proc_names) - 1)])
+    names, codes = np.unique(proc_names.astype(str), return_inverse=True)
+    return _categorical(codes.astype(np.int64), names, timeline)
+
+
+def _sorted_by_start(df):
+    """df in start order (stable), indexed by start as "ts".  Column by
+    column: DataFrame.take would first copy every column of a dtype into
+    one block, then copy them again."""
+    start = df.start.to_numpy()
+    if len(start) > 1 and not (start[1:] >= start[:-1]).all():
+        order = np.argsort(start, kind="stable")
+        data = {c: df[c].array.take(order) for c in df.columns}
+        return pd.DataFrame(data, index=pd.Index(start[order], name="ts"), copy=False)
+    df.index = pd.Index(start, name="ts")
+    return df
 
 
 def _read_part(part, cols, want_args, all_names, all_files, sort):
     path, query, own_lo, own_hi = part
-    with Reader(path) as r:
+    with Reader(path, cache_bytes=_PART_CACHE_BYTES) as r:
         df = r._read(query, want_args, None, threads=1)  # dask runs the partitions in parallel
-        proc_names = r.timelines.name.to_numpy()[r.timelines.process.to_numpy()]
-        file = _file_column(path, r, df.timeline.to_numpy(), all_files)
-    keep = np.ones(len(df), dtype=bool)
-    if own_lo is not None:
-        keep &= df.start.to_numpy() >= own_lo
-    if own_hi is not None:
-        keep &= df.start.to_numpy() < own_hi
-    if not keep.all():
-        df = df[keep]
-        file = file[keep]
-    df = df.assign(
-        name=pd.Categorical(df.name.astype(object), categories=all_names),
-        file=file,
-        process=pd.Categorical(proc_names[np.minimum(df.timeline.to_numpy(),
-                                                     len(proc_names) - 1)]
-                               if len(proc_names) else [None] * len(df)))
+        start = df.start.to_numpy()
+        keep = np.ones(len(df), dtype=bool)
+        if own_lo is not None:
+            keep &= start >= own_lo
+        if own_hi is not None:
+            keep &= start < own_hi
+        if not keep.all():
+            df = df.take(np.flatnonzero(keep))
+        timeline = df.timeline.to_numpy()
+        df["name"] = df.name.cat.set_categories(all_names)
+        df["file"] = _file_column(path, r, timeline, all_files)
+        df["process"] = _process_column(r, timeline)
     if sort:
-        df = df.sort_values("start", kind="stable")
-        df.index = pd.Index(df.start.to_numpy(), name="ts")
+        df = _sorted_by_start(df)
     else:
-        df = df.reset_index(drop=True)
+        df.index = pd.RangeIndex(len(df))
     if cols is not None:
         df = df[list(cols)]
     return df
