@@ -114,6 +114,12 @@ void py_window_aim(slog_batch *b, const py_column *cols, size_t n, size_t cap);
  *  then dur = end - start.  Plain C (no GIL needed). */
 void py_window_convert_times(py_column *cols, size_t from, size_t n, uint64_t tps, bool to_ns);
 
+/** The node cache of a reader opened for one pass over a window (a split
+ *  window's slices, a dask partition): each node is decoded once, and a
+ *  larger cache (64 MiB by default) would only be fresh memory faulted in
+ *  on every call.  Exported to Python as _slog.ONE_PASS_CACHE_BYTES. */
+#define PY_ONE_PASS_CACHE_BYTES (2L << 20)
+
 /** py_window_read_split's answer when it leaves the window to one thread. */
 enum { PY_SPLIT_DECLINED = 1000 };
 

@@ -26,7 +26,8 @@ static int add_constants(PyObject *m)
            PyModule_AddIntConstant(m, "KIND_RUN", SLOG_KIND_RUN) |
            PyModule_AddIntConstant(m, "NO_PARENT", (long)SLOG_NO_PARENT) |
            PyModule_AddIntConstant(m, "CATEGORY_OTHER", (long)SLOG_CATEGORY_OTHER) |
-           PyModule_AddIntConstant(m, "ANY", (long)SLOG_STATS_ANY);
+           PyModule_AddIntConstant(m, "ANY", (long)SLOG_STATS_ANY) |
+           PyModule_AddIntConstant(m, "ONE_PASS_CACHE_BYTES", PY_ONE_PASS_CACHE_BYTES);
 }
 
 static int module_exec(PyObject *m)

@@ -27,10 +27,6 @@
 #define SPLIT_MIN_ITEMS ((uint64_t)1 << 19) /* smaller windows: one thread (doc/PYTHON.md) */
 #define SPLIT_AUTO_PARTS 4  /* at most this many threads unless asked for more */
 #define SPLIT_MAX_PARTS 16
-/* Every part reads through a reader of its own with a small node cache: a
- * slice's nodes are decoded once, and the caller's cache (64 MiB by default)
- * would be fresh memory faulted in on every call, for nothing. */
-#define SPLIT_CACHE_BYTES ((uint64_t)2 << 20)
 #define STAGE_ROWS 4096
 
 typedef struct split_part {
@@ -142,7 +138,7 @@ static void *run_part(void *arg)
     } else {
         slog_reader_options o;
         slog_reader_options_init(&o);
-        o.cache_bytes = SPLIT_CACHE_BYTES;
+        o.cache_bytes = PY_ONE_PASS_CACHE_BYTES;
         p->rc = slog_reader_open(&own, p->path, &o, &p->err) == SLOG_OK
                     ? SLOG_OK
                     : PY_SPLIT_DECLINED; /* e.g. the file changed: one thread */

@@ -41,6 +41,7 @@ import dask.dataframe as dd
 from dask import delayed
 from dask.base import tokenize
 
+from . import _slog
 from ._reader import Reader
 from ._select import kinds_mask
 
@@ -126,11 +127,6 @@ def _file_names(path, r):
     return [os.path.basename(p) for p in r.inputs.path]
 
 
-# A partition's reader decodes each node once: a small node cache, not the
-# 64 MiB default, keeps it from faulting in fresh memory for nothing.
-_PART_CACHE_BYTES = 2 << 20
-
-
 def _categorical(codes_of_timeline, categories, timeline):
     """A categorical of one row per timeline id: codes_of_timeline[timeline]
     (ids past the table clamp to its last entry; -1 is missing), keeping
@@ -182,7 +178,7 @@ def _sorted_by_start(df):
 
 def _read_part(part, cols, want_args, all_names, all_files, sort):
     path, query, own_lo, own_hi = part
-    with Reader(path, cache_bytes=_PART_CACHE_BYTES) as r:
+    with Reader(path, cache_bytes=_slog.ONE_PASS_CACHE_BYTES) as r:  # one pass
         df = r._read(query, want_args, None, threads=1)  # dask runs the partitions in parallel
         start = df.start.to_numpy()
         keep = np.ones(len(df), dtype=bool)
