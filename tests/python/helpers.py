@@ -15,7 +15,9 @@ def frame_drawables(df, origin, with_args=True):
     out = []
     args = df["args"] if with_args and "args" in df else [None] * len(df)
     for row, a in zip(df.itertuples(index=False), args):
-        out.append((row.kind, int(row.timeline), int(row.timeline_to), int(row.category),
+        # windows without arrows have no timeline_to, without counters no value
+        to = getattr(row, "timeline_to", row.timeline)
+        out.append((row.kind, int(row.timeline), int(to), int(row.category),
                     int(row.start) - origin, int(row.end) - origin, int(row.depth),
-                    float(row.value), a))
+                    float(getattr(row, "value", 0.0)), a))
     return out

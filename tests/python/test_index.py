@@ -85,7 +85,8 @@ def named(r, df, with_args=False):
         "name": _by_name(df.name.astype(str), r.categories.name),
         "group": _by_name(group[np.minimum(df.category.to_numpy(), len(group) - 1)], group),
         "start": df.start.to_numpy(), "end": df.end.to_numpy(), "depth": df.depth.to_numpy(),
-        "to": _by_name(path[df.timeline_to.to_numpy()], path), "value": df.value.to_numpy(),
+        "to": _by_name(path[df.get("timeline_to", df.timeline).to_numpy()], path),
+        "value": df.value.to_numpy() if "value" in df else np.zeros(len(df)),
     })
     if with_args:
         out["args"] = [repr(sorted(a.items())) if a is not None else "" for a in df.args]

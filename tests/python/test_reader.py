@@ -36,14 +36,24 @@ def test_absolute_ns_window_matches_relative(synth_file):
 
 
 def test_window_columns_and_dtypes(synth_file):
-    df = slog.open(synth_file).window("10%:20%")
+    r = slog.open(synth_file)
+    df = r.window("10%:20%")
     assert list(df.columns) == ["kind", "timeline", "timeline_to", "category", "name", "start",
-                                "end", "dur", "depth", "of", "count", "inclusive", "value"]
+                                "end", "dur", "depth", "value"]
     assert str(df.kind.dtype) == "category" and str(df.name.dtype) == "category"
     assert df.start.dtype == np.int64 and df.end.dtype == np.int64 and df.dur.dtype == np.int64
     assert (df.dur == df.end - df.start).all()
-    states = df[df.kind == "state"]
+    assert (df.value[df.kind != "counter"] == 0).all() and (df.kind == "counter").any()
+    # what a full-detail window leaves out is still there when asked for
+    full = r.window("10%:20%", columns=["kind", "dur", "of", "count", "inclusive"])
+    assert (full.of.astype(str) == full.kind.astype(str)).all() and (full["count"] == 1).all()
+    states = full[full.kind == "state"]
     assert (states.inclusive == states.dur).all()
+    # only the columns the kinds asked for can fill
+    assert list(r.window("10%:20%", kinds="state").columns) == [
+        "kind", "timeline", "category", "name", "start", "end", "dur", "depth"]
+    assert "timeline_to" in r.window(kinds="arrow") and "value" not in r.window(kinds="arrow")
+    assert "value" in r.window(kinds="counter") and "timeline_to" not in r.window(kinds="counter")
 
 
 def test_filters_equal_slog_query(synth_file):

@@ -179,7 +179,9 @@ def _sorted_by_start(df):
 def _read_part(part, cols, want_args, all_names, all_files, sort):
     path, query, own_lo, own_hi = part
     with Reader(path, cache_bytes=_slog.ONE_PASS_CACHE_BYTES) as r:  # one pass
-        df = r._read(query, want_args, None, threads=1)  # dask runs the partitions in parallel
+        read_cols = None if cols is None else list(dict.fromkeys(
+            ["start", "timeline", "name"] + [c for c in cols if c not in ("file", "process")]))
+        df = r._read(query, want_args, read_cols, threads=1)  # dask runs the partitions in parallel
         start = df.start.to_numpy()
         keep = np.ones(len(df), dtype=bool)
         if own_lo is not None:
