@@ -467,7 +467,7 @@ static int check_state(slog_writer *w, const slog_state *s, slog_error *err)
     if (rc == SLOG_OK && s->end < s->start) {
         rc = util_err(err, SLOG_EINVAL, UINT64_MAX, w->path, "State ends before it starts");
     }
-    if (rc == SLOG_OK && s->depth > 100000) {
+    if (rc == SLOG_OK && s->depth > SLOG_MAX_DEPTH) {
         rc = util_err(err, SLOG_EINVAL, UINT64_MAX, w->path, "State depth %u too large", s->depth);
     }
     return rc;

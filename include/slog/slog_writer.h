@@ -152,6 +152,11 @@ SLOG_API int slog_writer_add_category(slog_writer *w, slog_kind kind, const char
                                       uint32_t rgba, const char *group, uint32_t *id_out,
                                       slog_error *err);
 
+/** The deepest nesting a state may have (slog_state.depth): a writer
+ * refuses a deeper one (SLOG_EINVAL); the importers skip and count it.
+ * @since 0.3 */
+#define SLOG_MAX_DEPTH 100000u
+
 /**
  * Append a state.  Any arrival order is correct; nondecreasing end time is
  * optimal.  Its args are copied; its depth is stored as given.
@@ -160,7 +165,7 @@ SLOG_API int slog_writer_add_category(slog_writer *w, slog_kind kind, const char
  * @param err  error details, or NULL
  * @retval SLOG_OK     appended
  * @retval SLOG_EINVAL unknown timeline or category, a category of another
- *                     kind, end < start, depth above 100000, bad args, or
+ *                     kind, end < start, depth above SLOG_MAX_DEPTH, bad args, or
  *                     times that would make the file span more than
  *                     INT64_MAX ticks (every drawable kind)
  * @retval SLOG_EIO    writing a finished node failed (the writer fails)

@@ -14,6 +14,7 @@
 # a skipped TAP plan); default: the CI sizes, seconds)
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -68,6 +69,15 @@ def bad_times():
     yield json.dumps({"traceEvents": ev}).encode()
 
 
+def nested_b(n):
+    """n B events on one thread, never ended, then an instant."""
+    yield b'{"traceEvents":['
+    for lo in range(0, n, 20000):
+        yield "".join('{"name":"a","ph":"B","ts":%d,"pid":1,"tid":1},' % i
+                      for i in range(lo, min(n, lo + 20000))).encode()
+    yield b'{"name":"i","ph":"i","ts":%d,"pid":1,"tid":1}]}' % n
+
+
 def varint(v):
     out = bytearray()
     while True:
@@ -76,6 +86,21 @@ def varint(v):
         out.append(b | (0x80 if v else 0))
         if not v:
             return bytes(out)
+
+
+def perfetto_event(ts, kind):
+    """A TracePacket: timestamp ts, a track event of type kind (1 slice
+    begin, 3 instant) named "a" on track 1."""
+    te = b"\x48" + varint(kind) + b"\x58\x01\xba\x01\x01a"
+    body = b"\x40" + varint(ts) + b"\x5a" + varint(len(te)) + te
+    return b"\x0a" + varint(len(body)) + body
+
+
+def perfetto_nested(n):
+    """n slice begins on one track, never ended, then an instant."""
+    for lo in range(0, n, 20000):
+        yield b"".join(perfetto_event(10 + i, 1) for i in range(lo, min(n, lo + 20000)))
+    yield perfetto_event(10 + n, 3)
 
 
 def perfetto_huge_length(length, tail):
@@ -97,14 +122,23 @@ def feed(proc, gen):
         pass
 
 
-def run_case(slog_import, case, tmp):
+def otf2_archive(tool, tmp, kind, n):
+    """An OTF2 archive written by otf2_hostile; its anchor file."""
+    where = os.path.join(tmp, f"otf2-{kind}-{n}")
+    shutil.rmtree(where, ignore_errors=True)
+    subprocess.run([tool, kind, where, str(n)], check=True, timeout=600)
+    return os.path.join(where, "traces.otf2")
+
+
+def run_case(slog_import, case, tmp, otf2_tool):
     args = [slog_import, "--json", "-o", os.path.join(tmp, "out.slog")]
     if case.get("format"):
         args += ["--format", case["format"]]
-    args.append("-")
+    args.append(otf2_archive(otf2_tool, tmp, *case["otf2"]) if "otf2" in case else "-")
     proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
-    feeder = threading.Thread(target=feed, args=(proc, case["input"]()))
+    feeder = threading.Thread(target=feed, args=(proc, case["input"]() if "input" in case
+                                                 else iter(())))
     feeder.start()
     out = []
     err = []
@@ -143,10 +177,30 @@ def check(case, status, stdout, stderr, rss):
     return why
 
 
+def otf2_cases(slow, deep):
+    """Archives libotf2 accepts but an importer must not trust."""
+    locs = 2000 if slow else 300
+    return [
+        {"name": f"OTF2: {deep} nested ENTERs", "otf2": ("deep", deep), "exit": 0,
+         "counts": [("ENTER nested deeper than 100000 levels (skipped with its LEAVE)",
+                     "skipped", deep - 100001), ("ENTER", "imported", 100002),
+                    ("LEAVE", "imported", 100002)],
+         "rss_mib": 64 + 100001 * 0.5 / 1024},
+        {"name": "OTF2: a location of 2^64-1 events, a 1 Hz clock, times past 2^63 ns",
+         "otf2": ("absurd", 1), "exit": 0,
+         "counts": [("event time past +-2^63 ns from the clock's offset (skipped)", "skipped", 4),
+                    ("ENTER", "imported", 1), ("LEAVE", "imported", 1)], "rss_mib": 64},
+        # libotf2's global reader holds a chunk buffer (1 MiB here) per location
+        {"name": f"OTF2: {locs} locations", "otf2": ("locations", locs), "exit": 0,
+         "counts": [("ENTER", "imported", locs)], "rss_mib": 64 + locs * 1.1},
+    ]
+
+
 def cases(slow):
     ids = 1000000 if slow else 100000
     stream = (1 << 30) if slow else (64 << 20)
     string = (100 << 20) if slow else (16 << 20)
+    deep = 3000000 if slow else 150000
     x = '{"name":"a","ph":"X","ts":%d,"dur":1,"pid":1,"tid":%d}'
     c = '{"name":"n%d","ph":"X","ts":%d,"dur":1,"pid":1,"tid":1}'
     return [
@@ -169,6 +223,20 @@ def cases(slow):
          "exit": 0, "counts": [("X -> state", "imported", 1),
                                ("ts/dur not a number or out of range", "skipped", 2),
                                ("X with negative dur", "skipped", 1)], "rss_mib": 64},
+        # a writer takes 100000 levels: the spans deeper are skipped, counted,
+        # and the stack of open spans stops growing (about 1.5 KiB a span)
+        {"name": f"{deep} nested B never ended", "input": lambda: nested_b(deep),
+         "exit": 0, "counts": [("span nested deeper than 100000 levels", "skipped",
+                                deep - 100001),
+                               ("B left open (closed at trace end)", "repaired", 100001),
+                               ("i/I/R -> event", "imported", 1)],
+         "rss_mib": 64 + 100001 * 1.5 / 1024},
+        {"name": f"Perfetto: {deep} nested slices never ended", "format": "perfetto",
+         "input": lambda: perfetto_nested(deep), "exit": 0,
+         "counts": [("slice nested deeper than 100000 levels", "skipped", deep - 100001),
+                    ("slice begin never ended (closed at trace end)", "repaired", 100001),
+                    ("instant -> event", "imported", 1)],
+         "rss_mib": 64 + 100001 * 1.5 / 1024},
         {"name": "Perfetto packet of 2^40 bytes", "format": "perfetto",
          "input": lambda: perfetto_huge_length(1 << 40, 4 * MiB), "exit": 0,
          "stderr": "impossible packet length", "counts": [("packets", "imported", 1)],
@@ -186,15 +254,18 @@ def cases(slow):
 def main():
     slog_import = sys.argv[1]
     slow = "--slow" in sys.argv[2:]
+    otf2_tool = sys.argv[sys.argv.index("--otf2") + 1] if "--otf2" in sys.argv else None
     if slow and os.environ.get("SLOG_GIANT") != "1":
         print("1..0 # SKIP the giant sizes take minutes: run with SLOG_GIANT=1")
         return 0  # TAP: the plan says skipped
     todo = cases(slow)
+    if otf2_tool:
+        todo += otf2_cases(slow, 3000000 if slow else 150000)
     print(f"1..{len(todo)}")
     failed = 0
     with tempfile.TemporaryDirectory(prefix="slog-hostile.") as tmp:
         for n, case in enumerate(todo, 1):
-            status, stdout, stderr, rss = run_case(slog_import, case, tmp)
+            status, stdout, stderr, rss = run_case(slog_import, case, tmp, otf2_tool)
             why = check(case, status, stdout, stderr, rss)
             verdict = "ok" if not why else "not ok"
             failed += bool(why)

@@ -25,6 +25,7 @@ static const struct {
     [K_BE] = {"B/E -> state", IMPORT_IMPORTED},
     [K_E_STRAY] = {"E without B", IMPORT_SKIPPED},
     [K_B_OPEN] = {"B left open (closed at trace end)", IMPORT_REPAIRED},
+    [K_TOO_DEEP] = {"span nested deeper than 100000 levels", IMPORT_SKIPPED},
     [K_X] = {"X -> state", IMPORT_IMPORTED},
     [K_X_TDUR] = {"X without dur (tdur used)", IMPORT_REPAIRED},
     [K_X_NODUR] = {"X without dur (closed at trace end)", IMPORT_REPAIRED},

@@ -32,7 +32,7 @@
 /* ------------------------------------------------------------- counts */
 
 typedef enum kcount {
-    K_BE, K_E_STRAY, K_B_OPEN,
+    K_BE, K_E_STRAY, K_B_OPEN, K_TOO_DEEP,
     K_X, K_X_TDUR, K_X_NODUR, K_X_NEG,
     K_INSTANT,
     K_COUNTER, K_COUNTER_BAD, K_COUNTER_EMPTY,
@@ -67,6 +67,7 @@ typedef struct thread {
     int64_t sort;
     span *st;
     size_t n, cap;
+    uint64_t deep; /* open B spans skipped past SLOG_MAX_DEPTH: the next Es are theirs */
 } thread;
 
 typedef struct process {

@@ -205,6 +205,10 @@ static int build_args(pending *p, const chrome_event *a, const chrome_event *b, 
 int put_state(chrome_map *m, const state_at *at, chrome_event *a, chrome_event *b)
 {
     uint32_t cat;
+    if (at->depth > SLOG_MAX_DEPTH) { /* async lanes nested that deep */
+        m->counts[K_TOO_DEEP]++;
+        return 0;
+    }
     if (map_category(m, SLOG_KIND_STATE, a->name_key, a->name, a->cat, &cat) != 0) {
         return map_fail(m, a, "Failed to define a category");
     }

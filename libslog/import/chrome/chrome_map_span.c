@@ -19,9 +19,18 @@
 
 /* ------------------------------------------------------- thread spans */
 
+_Static_assert(SLOG_MAX_DEPTH == 100000u, "the K_TOO_DEEP text names the limit");
+
+/* A span that would nest deeper than a writer takes is skipped and
+ * counted; so the stack never holds more than SLOG_MAX_DEPTH + 1 spans. */
 static int push_span(chrome_map *m, thread *t, int64_t start, int64_t end, char kind,
                      chrome_event *ev)
 {
+    if (t->n > SLOG_MAX_DEPTH) {
+        m->counts[K_TOO_DEEP]++;
+        t->deep += kind == 'B';
+        return 0;
+    }
     if (t->cap == 0 && (t->st = calloc(2, sizeof *t->st)) != NULL) {
         t->cap = 2; /* most threads nest little: 10^6 threads * 16 spans was 0.5 GB */
     }
@@ -68,6 +77,10 @@ int map_end(chrome_map *m, chrome_event *ev)
         return -1;
     }
     pop_ended(t, ev->ts);
+    if (t->deep > 0) {
+        t->deep--; /* ends a B skipped as too deep */
+        return 0;
+    }
     const size_t i = open_b(t, ev);
     if (i == 0) {
         m->counts[K_E_STRAY]++;
@@ -115,6 +128,10 @@ int map_complete(chrome_map *m, chrome_event *ev)
     }
     pop_ended(t, ev->ts);
     const uint32_t depth = (uint32_t)t->n;
+    if (depth > SLOG_MAX_DEPTH) {
+        m->counts[K_TOO_DEEP]++;
+        return 0;
+    }
     int64_t dur = 0;
     const char *flag = NULL;
     const int has = x_duration(m, ev, &dur, &flag);

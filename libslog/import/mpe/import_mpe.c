@@ -388,6 +388,10 @@ int mpe_out_emit(void *out, const mpe_drawable *d)
 {
     mpe_out *o = out;
     cat_out *c = NULL;
+    if (d->kind == MPE_STATE && d->depth > SLOG_MAX_DEPTH) { /* more than a writer takes */
+        import_count(o->ctx, "state nested deeper than 100000 levels", IMPORT_SKIPPED, 1);
+        return 0;
+    }
     if (category_of(o, d->category, d->offset, &c) != 0) {
         return 1;
     }

@@ -27,6 +27,7 @@
  * Import library, otf2: public libslog headers, libotf2, pthreads.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,8 @@ static int otf2_run(import_ctx *ctx, const char *path)
         X(UNKNOWN, "unknown OTF2 record")                                                          \
         X(LEAVE_UNMATCHED, "LEAVE without matching ENTER (ignored)")                               \
         X(ENTER_UNCLOSED, "ENTER without LEAVE (closed at the location's last event)")             \
+        X(ENTER_TOO_DEEP, "ENTER nested deeper than 100000 levels (skipped with its LEAVE)")       \
+        X(TIME_RANGE, "event time past +-2^63 ns from the clock's offset (skipped)")              \
         X(COLLECTIVE_UNMATCHED, "MPI_COLLECTIVE_END without BEGIN (ignored)")                      \
         X(P2P_UNRESOLVED, "MPI message with an unresolvable rank (no arrow)")                      \
         X(SEND_UNMATCHED, "MPI send without receive (no arrow)")                                   \
@@ -257,6 +260,7 @@ typedef struct otf2_imp {
     uint64_t events_seen, events_total;
     char otf2_msg[512]; /* last message from libotf2's error handler */
     bool no_clock;      /* no CLOCK_PROPERTIES: ticks taken as ns (warned) */
+    otf2_def_loc skipped; /* event_loc's answer for an event skipped (never written) */
     char err[768];      /* why the import stops, "" while fine */
 } otf2_imp;
 
@@ -664,7 +668,9 @@ attrs_append(otf2_imp *imp, const OTF2_AttributeList *al, otf2_args *out, const 
 
 /* ---- per-location state -------------------------------------------------- */
 
-/* Location of an event and its time in ns; NULL (error set) if undefined. */
+/* Location of an event and its time in ns; NULL (error set) if undefined;
+ * &imp->skipped for an event whose time is past the int64 nanoseconds
+ * around the clock's offset (counted, skipped: see usable()). */
 static otf2_def_loc *event_loc(otf2_imp *imp, int rec, uint64_t loc, uint64_t t, int64_t *ns)
 {
     otf2_def_loc *const l = otf2_defs_loc(&imp->defs, loc);
@@ -673,6 +679,10 @@ static otf2_def_loc *event_loc(otf2_imp *imp, int rec, uint64_t loc, uint64_t t,
         return NULL;
     }
     *ns = otf2_clock_ns(&imp->clock, t);
+    if (*ns == INT64_MAX || *ns == INT64_MIN) { /* saturated: the time cannot be told */
+        count(imp, REC_TIME_RANGE, IMPORT_SKIPPED);
+        return &imp->skipped;
+    }
     if (*ns > l->last_time) {
         l->last_time = *ns;
     }
@@ -683,6 +693,43 @@ static otf2_def_loc *event_loc(otf2_imp *imp, int rec, uint64_t loc, uint64_t t,
         return NULL;
     }
     return l;
+}
+
+/* Is event_loc's answer a location to use?  If not, what the callback
+ * returns: interrupt on an error, success for a skipped event. */
+static bool usable(const otf2_imp *imp, const otf2_def_loc *l)
+{
+    return l != NULL && l != &imp->skipped;
+}
+
+static OTF2_CallbackCode not_usable(const otf2_def_loc *l)
+{
+    return l == NULL ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+_Static_assert(SLOG_MAX_DEPTH == 100000u, "REC_ENTER_TOO_DEEP's text names the limit");
+
+/* Would a frame pushed now nest deeper than a writer takes?  Then it is
+ * skipped and counted (the stack holds at most SLOG_MAX_DEPTH + 1 frames). */
+static bool skip_too_deep(otf2_imp *imp, otf2_def_loc *l)
+{
+    if (l->depth <= SLOG_MAX_DEPTH) {
+        return false;
+    }
+    l->deep++;
+    count(imp, REC_ENTER_TOO_DEEP, IMPORT_SKIPPED);
+    return true;
+}
+
+/* Does this LEAVE (or collective end) end a frame skipped as too deep? */
+static bool ends_skipped(otf2_imp *imp, otf2_def_loc *l, int rec)
+{
+    if (l->deep == 0) {
+        return false;
+    }
+    l->deep--;
+    count(imp, rec, IMPORT_SKIPPED);
+    return true;
 }
 
 static otf2_frame *push_frame(otf2_imp *imp, otf2_def_loc *l)
@@ -740,12 +787,15 @@ static OTF2_CallbackCode enter_region(
 {
     int64_t ns;
     otf2_def_loc *const l = event_loc(imp, rec, loc, t, &ns);
-    if (!l) {
-        return OTF2_CALLBACK_INTERRUPT;
+    if (!usable(imp, l)) {
+        return not_usable(l);
     }
     otf2_def_region *const r = otf2_defs_region(&imp->defs, region);
     if (!r) {
         return rec_error(imp, RC(rec, loc, t), "undefined REGION %" PRIu64, region);
+    }
+    if (skip_too_deep(imp, l)) {
+        return OTF2_CALLBACK_SUCCESS;
     }
     const uint32_t cat = region_category(imp, r);
     otf2_frame *const f = cat == OTF2_NO_INDEX ? NULL : push_frame(imp, l);
@@ -768,11 +818,14 @@ static OTF2_CallbackCode leave_region(
 {
     int64_t ns;
     otf2_def_loc *const l = event_loc(imp, rec, loc, t, &ns);
-    if (!l) {
-        return OTF2_CALLBACK_INTERRUPT;
+    if (!usable(imp, l)) {
+        return not_usable(l);
     }
     if (!otf2_defs_region(&imp->defs, region)) {
         return rec_error(imp, RC(rec, loc, t), "undefined REGION %" PRIu64, region);
+    }
+    if (ends_skipped(imp, l, rec)) {
+        return OTF2_CALLBACK_SUCCESS;
     }
     uint32_t k = l->depth;
     while (k > 0 && l->stack[k - 1].region != region) {
@@ -848,7 +901,10 @@ cb_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeLi
     otf2_imp *const imp = ud;
     int64_t ns;
     otf2_def_loc *const l = event_loc(imp, REC_MPI_COLLECTIVE_BEGIN, loc, t, &ns);
-    otf2_frame *const f = l ? push_frame(imp, l) : NULL;
+    if (!usable(imp, l) || skip_too_deep(imp, l)) {
+        return not_usable(l);
+    }
+    otf2_frame *const f = push_frame(imp, l);
     if (!f) {
         return OTF2_CALLBACK_INTERRUPT;
     }
@@ -896,12 +952,15 @@ static OTF2_CallbackCode cb_coll_end(OTF2_LocationRef loc,
     otf2_imp *const imp = ud;
     int64_t ns;
     otf2_def_loc *const l = event_loc(imp, REC_MPI_COLLECTIVE_END, loc, t, &ns);
-    if (!l) {
-        return OTF2_CALLBACK_INTERRUPT;
+    if (!usable(imp, l)) {
+        return not_usable(l);
     }
     const otf2_def_comm *const c = otf2_defs_comm(&imp->defs, comm);
     if (!c) {
         return rec_error(imp, RC(REC_MPI_COLLECTIVE_END, loc, t), "undefined COMM %u", comm);
+    }
+    if (ends_skipped(imp, l, REC_MPI_COLLECTIVE_END)) {
+        return OTF2_CALLBACK_SUCCESS;
     }
     if (l->depth == 0 || l->stack[l->depth - 1].region != UINT64_MAX) {
         count(imp, REC_COLLECTIVE_UNMATCHED, IMPORT_REPAIRED);
@@ -977,8 +1036,8 @@ static OTF2_CallbackCode p2p(otf2_imp *imp,
     const OTF2_CommRef comm = m->comm;
     int64_t ns;
     const otf2_def_loc *const l = event_loc(imp, rec, loc, t, &ns);
-    if (!l) {
-        return OTF2_CALLBACK_INTERRUPT;
+    if (!usable(imp, l)) {
+        return not_usable(l);
     }
     const otf2_def_comm *const c = otf2_defs_comm(&imp->defs, comm);
     if (!c) {
@@ -1099,8 +1158,9 @@ request_record(void *ud, const rec_ctx *rc, uint64_t req, bool open, import_outc
 {
     otf2_imp *const imp = ud;
     int64_t ns;
-    if (!event_loc(imp, rc->rec, rc->loc, rc->t, &ns)) {
-        return OTF2_CALLBACK_INTERRUPT;
+    const otf2_def_loc *const l = event_loc(imp, rc->rec, rc->loc, rc->t, &ns);
+    if (!usable(imp, l)) {
+        return not_usable(l);
     }
     count(imp, rc->rec, o);
     return request(imp, rc->rec, rc->loc, rc->t, req, open);
@@ -1133,8 +1193,9 @@ static OTF2_CallbackCode cb_request_test(
     otf2_imp *const imp = ud;
     int64_t ns;
     (void)al, (void)req;
-    if (!event_loc(imp, REC_MPI_REQUEST_TEST, loc, t, &ns)) {
-        return OTF2_CALLBACK_INTERRUPT;
+    const otf2_def_loc *const l = event_loc(imp, REC_MPI_REQUEST_TEST, loc, t, &ns);
+    if (!usable(imp, l)) {
+        return not_usable(l);
     }
     count(imp, REC_MPI_REQUEST_TEST, IMPORT_SKIPPED);
     return OTF2_CALLBACK_SUCCESS;
@@ -1240,8 +1301,8 @@ static OTF2_CallbackCode cb_metric(OTF2_LocationRef loc,
     otf2_imp *const imp = ud;
     int64_t ns;
     const otf2_def_loc *const l = event_loc(imp, REC_METRIC, loc, t, &ns);
-    if (!l) {
-        return OTF2_CALLBACK_INTERRUPT;
+    if (!usable(imp, l)) {
+        return not_usable(l);
     }
     const otf2_def_metric *m = otf2_defs_metric(&imp->defs, metric);
     const otf2_def_metric *const inst = m && m->instance ? m : NULL;
@@ -1289,7 +1350,11 @@ static OTF2_CallbackCode emit_event(otf2_imp *imp,
 {
     int64_t ns;
     const otf2_def_loc *const l = event_loc(imp, rec, loc, t, &ns);
-    if (!l || attrs_append(imp, al, &imp->scratch, RC(rec, loc, t)) != 0) {
+    if (!usable(imp, l)) {
+        imp->scratch.n = 0; /* a parameter may have left its value there */
+        return not_usable(l);
+    }
+    if (attrs_append(imp, al, &imp->scratch, RC(rec, loc, t)) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
     }
     const slog_event ev = {.timeline = l->timeline,
@@ -1410,7 +1475,10 @@ static OTF2_CallbackCode parameter(otf2_imp *imp,
     if (l && l->depth > 0) {
         int64_t ns;
         otf2_frame *const f = &l->stack[l->depth - 1];
-        event_loc(imp, rec, loc, t, &ns);
+        const otf2_def_loc *const at = event_loc(imp, rec, loc, t, &ns);
+        if (!usable(imp, at)) {
+            return not_usable(at);
+        }
         if (args_reserve(&f->args, f->args.n + 1) != 0) {
             imp_error(imp, "out of memory");
             return OTF2_CALLBACK_INTERRUPT;
@@ -1475,8 +1543,8 @@ static OTF2_CallbackCode cb_buffer_flush(
     int64_t ns;
     otf2_def_loc *const l = event_loc(imp, REC_BUFFER_FLUSH, loc, t, &ns);
     (void)al;
-    if (!l) {
-        return OTF2_CALLBACK_INTERRUPT;
+    if (!usable(imp, l)) {
+        return not_usable(l);
     }
     int64_t end = otf2_clock_ns(&imp->clock, stop);
     if (end < ns) {
@@ -1506,8 +1574,9 @@ cb_unknown(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList 
     otf2_imp *const imp = ud;
     int64_t ns;
     (void)al;
-    if (!event_loc(imp, REC_UNKNOWN, loc, t, &ns)) {
-        return OTF2_CALLBACK_INTERRUPT;
+    const otf2_def_loc *const l = event_loc(imp, REC_UNKNOWN, loc, t, &ns);
+    if (!usable(imp, l)) {
+        return not_usable(l);
     }
     count(imp, REC_UNKNOWN, IMPORT_SKIPPED);
     return OTF2_CALLBACK_SUCCESS;
@@ -1842,6 +1911,20 @@ static int read_definitions(otf2_imp *imp, OTF2_Reader *rd)
     return 0;
 }
 
+/* May location @p id have local definitions?  Only a POSIX archive tells
+ * by a file, <id>.def; on other substrates libotf2 is asked. */
+static bool has_def_file(const otf2_imp *imp, OTF2_Reader *rd, uint64_t id)
+{
+    OTF2_FileSubstrate sub = OTF2_SUBSTRATE_POSIX;
+    if (OTF2_Reader_GetFileSubstrate(rd, &sub) != OTF2_SUCCESS || sub != OTF2_SUBSTRATE_POSIX) {
+        return true;
+    }
+    char path[4200];
+    struct stat st;
+    (void)snprintf(path, sizeof path, "%s/%" PRIu64 ".def", imp->trace_dir, id);
+    return stat(path, &st) == 0 || errno != ENOENT;
+}
+
 /* Select every location, read its local definitions (libotf2 applies the
  * mapping tables and clock offsets found there) and open its event reader. */
 static int prepare_locations(otf2_imp *imp, OTF2_Reader *rd)
@@ -1856,7 +1939,10 @@ static int prepare_locations(otf2_imp *imp, OTF2_Reader *rd)
     const bool have_defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
     for (uint32_t i = 0; i < imp->defs.locs.n; i++) {
         const uint64_t id = imp->defs.locs.v[i].id;
-        OTF2_DefReader *const dr = have_defs ? OTF2_Reader_GetDefReader(rd, id) : NULL;
+        /* libotf2 keeps the definition chunk buffer (often 4 MiB) of a
+         * location whose .def file is missing: 4 GiB for 1000 such */
+        OTF2_DefReader *const dr =
+            have_defs && has_def_file(imp, rd, id) ? OTF2_Reader_GetDefReader(rd, id) : NULL;
         if (dr) {
             uint64_t n = 0;
             const OTF2_ErrorCode e = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);

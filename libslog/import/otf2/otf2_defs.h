@@ -80,6 +80,7 @@ typedef struct otf2_def_loc {
     /* Event state, filled while reading events. */
     otf2_frame *stack;
     uint32_t depth, cap_stack;
+    uint64_t deep; /* ENTERs skipped past SLOG_MAX_DEPTH: the next LEAVEs are theirs */
     int64_t last_time; /* ns of the last event seen on this location */
     uint64_t seen;     /* events seen */
 } otf2_def_loc;

@@ -51,7 +51,7 @@ typedef enum pf_kcount {
     K_TL_LCOUNTER, K_TL_GPU,
     K_TE_BEGIN, K_TE_END, K_TE_INSTANT, K_TE_COUNTER, K_TE_UNSPEC, K_TE_NOTYPE,
     K_NAME_IID, K_NAME_IID_UNRESOLVED,
-    K_SLICE, K_SLICE_STRAY_END, K_SLICE_OPEN, K_SLICE_BACKWARDS,
+    K_SLICE, K_SLICE_STRAY_END, K_SLICE_OPEN, K_SLICE_BACKWARDS, K_TOO_DEEP,
     K_INSTANT, K_COUNTER, K_COUNTER_NOT_COUNTER_TRACK, K_EXTRA_COUNTER, K_EXTRA_COUNTER_NOUUID,
     K_ARGS, K_ARGS_BAD,
     K_FLOW_REF, K_FLOW_OLD_REF, K_FLOW_TERM_REF, K_FLOW_ARROW, K_FLOW_REVERSED,
@@ -128,6 +128,7 @@ typedef struct pf_track {
     uint32_t counter_category; /* PF_NO_ID until first sample */
     pf_open *stack;
     uint32_t depth, cap;
+    uint64_t deep; /* slices skipped past SLOG_MAX_DEPTH: the next ENDs are theirs */
 } pf_track;
 
 /* A Chrome legacy async begin or end, held until the end (matched in

@@ -61,6 +61,7 @@ static const struct {
     [K_SLICE_STRAY_END] = {"slice end without begin", PF_SKIPPED},
     [K_SLICE_OPEN] = {"slice begin never ended (closed at trace end)", PF_REPAIRED},
     [K_SLICE_BACKWARDS] = {"slice ending before its begin", PF_SKIPPED},
+    [K_TOO_DEEP] = {"slice nested deeper than 100000 levels", PF_SKIPPED},
     [K_INSTANT] = {"instant -> event", PF_IMPORTED},
     [K_COUNTER] = {"counter value -> counter sample", PF_IMPORTED},
     [K_COUNTER_NOT_COUNTER_TRACK] = {"counter value on a non-counter track", PF_IMPORTED},

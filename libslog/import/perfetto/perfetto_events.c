@@ -247,9 +247,18 @@ static int te_track(pf_importer *pf, pf_seq *s, const pf_te *te, uint32_t *track
 
 /* ------------------------------------------------------------- drawables */
 
+_Static_assert(SLOG_MAX_DEPTH == 100000u, "K_TOO_DEEP's text names the limit");
+
+/* A slice that would nest deeper than a writer takes is skipped and counted
+ * (the stack holds at most SLOG_MAX_DEPTH + 1 slices). */
 int pf_slice_push(pf_importer *pf, uint32_t track, int64_t ts, uint32_t category)
 {
     pf_track *t = &pf->tracks[track];
+    if (t->depth > SLOG_MAX_DEPTH) {
+        t->deep++;
+        pf_count(pf, K_TOO_DEEP, 1);
+        return PF_OK;
+    }
     if (t->depth == t->cap) {
         const uint32_t cap = t->cap ? t->cap * 2 : 8;
         pf_open *st = realloc(t->stack, cap * sizeof *st);
@@ -290,6 +299,11 @@ static const slog_arg *joined_args(pf_importer *pf, const pf_open *o, uint32_t *
 int pf_slice_pop(pf_importer *pf, uint32_t track, int64_t ts, bool *stray)
 {
     pf_track *t = &pf->tracks[track];
+    if (t->deep > 0) {
+        t->deep--; /* ends a slice skipped as too deep */
+        *stray = false;
+        return PF_OK;
+    }
     *stray = t->depth == 0;
     if (*stray) {
         return PF_OK;

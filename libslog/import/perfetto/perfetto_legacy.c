@@ -258,6 +258,10 @@ static int complete_phase(pf_importer *pf, const pf_te *te, uint32_t track, int6
     }
     const int64_t end = ts + (dur_us > 0 ? dur_us * 1000 : 0);
     const slog_state st = {tl, cat, ts, end, pf->tracks[track].depth, pf->nargs, pf->args};
+    if (st.depth > SLOG_MAX_DEPTH) {
+        pf_count(pf, K_TOO_DEEP, 1);
+        return PF_OK;
+    }
     slog_error werr;
     if (slog_writer_append_state(pf->w, &st, &werr) != SLOG_OK) {
         return pf_writer_failed(pf, &werr);
@@ -382,6 +386,10 @@ static int async_state(pf_importer *pf, const pf_async *b, const pf_async_key *k
     }
     const slog_state st = {tl, b->category, b->ts, unclosed ? b->ts : end, k->depth, b->nargs,
                            b->args};
+    if (st.depth > SLOG_MAX_DEPTH) {
+        pf_count(pf, K_TOO_DEEP, 1);
+        return PF_OK;
+    }
     if (unclosed) {
         return pf_close_open(pf, &st);
     }
