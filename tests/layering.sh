@@ -52,7 +52,7 @@ check_tree() {
     fi
     for f in "$lib"/*.c "$lib"/*.h; do
         [ -e "$f" ] || continue
-        base=$(basename "$f")
+        base=${f##*/}
         own=$(layer_of "$base")
         if [ "$own" = "?" ]; then
             echo "libslog/$base: file name fits no layer (util_, codec_, store, file_header, node_format, preview, tree_, node_cache, api_)"
@@ -61,7 +61,7 @@ check_tree() {
         fi
         includes_of "$f" > "${TMPDIR:-/tmp}/layering.$$"
         while read -r how name; do
-            hb=$(basename "$name")
+            hb=${name##*/}
             if [ "$how" = quote ]; then
                 if [ ! -e "$lib/$hb" ] || [ "$name" != "$hb" ]; then
                     echo "libslog/$base: includes \"$name\", which is not a libslog/ header"
@@ -112,7 +112,7 @@ check_tree() {
             dir=$(dirname "$f")
             includes_of "$f" > "${TMPDIR:-/tmp}/layering.$$"
             while read -r how name; do
-                hb=$(basename "$name")
+                hb=${name##*/}
                 if [ "$how" = quote ]; then
                     if [ -e "$lib/$hb" ] && [ ! -e "$dir/$name" ] && [ ! -e "$utils/common/$name" ]; then
                         echo "$rel: includes libslog internal header \"$name\""
@@ -156,7 +156,7 @@ check_tree() {
         rel=${f#"$root"/}
         includes_of "$f" > "${TMPDIR:-/tmp}/layering.$$"
         while read -r how name; do
-            hb=$(basename "$name")
+            hb=${name##*/}
             if [ "$how" = quote ] && { [ "$name" != "$hb" ] || [ ! -e "$lib/python/$name" ]; }; then
                 echo "$rel: includes \"$name\", which is not a header of libslog/python"
                 bad=1
@@ -188,7 +188,7 @@ check_public_lib() {
         rel=${f#"$root"/}
         includes_of "$f" > "${TMPDIR:-/tmp}/layering.$$"
         while read -r how name; do
-            hb=$(basename "$name")
+            hb=${name##*/}
             if [ "$how" = quote ]; then
                 if [ -z "$(find "$imp" -name "$hb" -print -quit)" ] || [ -e "$root/libslog/$hb" ]; then
                     echo "$rel: includes \"$name\", which is not a header of libslog/$2/"
