@@ -7,8 +7,11 @@
  *   faults    malloc'd, then touched: one page fault per 4 KiB page
  *   populate  mmap'd, MADV_POPULATE_WRITE, then touched (4 KiB pages, no traps)
  *   huge      mmap'd, advised MADV_HUGEPAGE, then touched (2 MiB pages)
+ *   huge x2   the same, each half touched by a thread of its own (as the
+ *             Python module's two readers fill their rows of the columns)
  * Usage: bench_fresh_memory [SIZE_MIB [REPS]].  Bench: no libslog.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +68,42 @@ static double touch_mapped(size_t n, int advice)
     return t;
 }
 
+typedef struct half {
+    char *p;
+    size_t n;
+} half;
+
+static void *touch_half(void *arg)
+{
+    const half *h = arg;
+    memset(h->p, 1, h->n);
+    return NULL;
+}
+
+/* Map n bytes in huge pages and touch each half from a thread of its own. */
+static double touch_huge_two_threads(size_t n)
+{
+    const double t0 = seconds();
+    char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        return -1;
+    }
+    (void)madvise(p, n, MADV_HUGEPAGE);
+    half h[2] = {{p, n / 2}, {p + n / 2, n - n / 2}};
+    pthread_t other;
+    const int threaded = pthread_create(&other, NULL, touch_half, &h[1]) == 0;
+    (void)touch_half(&h[0]);
+    if (threaded) {
+        (void)pthread_join(other, NULL);
+    } else {
+        (void)touch_half(&h[1]);
+    }
+    keep(p);
+    const double t = seconds() - t0;
+    (void)munmap(p, n);
+    return t;
+}
+
 int main(int argc, char **argv)
 {
     const size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 640;
@@ -75,8 +114,9 @@ int main(int argc, char **argv)
     }
     const size_t n = mib << 20;
     for (int r = 0; r < reps; r++) {
-        printf("%zu MiB: faults %.3f s, populate %.3f s, huge %.3f s\n", mib, touch_malloced(n),
-               touch_mapped(n, MADV_POPULATE_WRITE), touch_mapped(n, MADV_HUGEPAGE));
+        printf("%zu MiB: faults %.3f s, populate %.3f s, huge %.3f s, huge x2 %.3f s\n", mib,
+               touch_malloced(n), touch_mapped(n, MADV_POPULATE_WRITE),
+               touch_mapped(n, MADV_HUGEPAGE), touch_huge_two_threads(n));
     }
     return 0;
 }
