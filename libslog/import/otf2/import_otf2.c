@@ -1911,12 +1911,18 @@ static int read_definitions(otf2_imp *imp, OTF2_Reader *rd)
     return 0;
 }
 
-/* May location @p id have local definitions?  Only a POSIX archive tells
- * by a file, <id>.def; on other substrates libotf2 is asked. */
-static bool has_def_file(const otf2_imp *imp, OTF2_Reader *rd, uint64_t id)
+/* Are the archive's files plain POSIX files (<id>.def, <id>.evt)? */
+static bool posix_files(OTF2_Reader *rd)
 {
-    OTF2_FileSubstrate sub = OTF2_SUBSTRATE_POSIX;
-    if (OTF2_Reader_GetFileSubstrate(rd, &sub) != OTF2_SUCCESS || sub != OTF2_SUBSTRATE_POSIX) {
+    OTF2_FileSubstrate sub = OTF2_SUBSTRATE_UNDEFINED;
+    return OTF2_Reader_GetFileSubstrate(rd, &sub) == OTF2_SUCCESS && sub == OTF2_SUBSTRATE_POSIX;
+}
+
+/* May location @p id have local definitions?  A POSIX archive tells by a
+ * file, <id>.def; on other substrates (@p posix false) libotf2 is asked. */
+static bool has_def_file(const otf2_imp *imp, bool posix, uint64_t id)
+{
+    if (!posix) {
         return true;
     }
     char path[4200];
@@ -1937,12 +1943,13 @@ static int prepare_locations(otf2_imp *imp, OTF2_Reader *rd)
         }
     }
     const bool have_defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
+    const bool posix = posix_files(rd);
     for (uint32_t i = 0; i < imp->defs.locs.n; i++) {
         const uint64_t id = imp->defs.locs.v[i].id;
         /* libotf2 keeps the definition chunk buffer (often 4 MiB) of a
          * location whose .def file is missing: 4 GiB for 1000 such */
         OTF2_DefReader *const dr =
-            have_defs && has_def_file(imp, rd, id) ? OTF2_Reader_GetDefReader(rd, id) : NULL;
+            have_defs && has_def_file(imp, posix, id) ? OTF2_Reader_GetDefReader(rd, id) : NULL;
         if (dr) {
             uint64_t n = 0;
             const OTF2_ErrorCode e = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
