@@ -9,6 +9,10 @@
 
 #include "util_alloc.h"
 
+/* Slab bytes beyond the budget: the entry decoded before an eviction makes
+ * room, and blocks of one size class that another cannot reuse. */
+#define CACHE_SLAB_SLACK ((size_t)4 << 20)
+
 void node_cache_init(node_cache *c, size_t budget)
 {
     c->slots = NULL;
@@ -18,6 +22,7 @@ void node_cache_init(node_cache *c, size_t budget)
     c->tail = NULL;
     c->bytes = 0;
     c->budget = budget;
+    util_slab_init(&c->slab, budget + CACHE_SLAB_SLACK);
 }
 
 void node_cache_entry_free(cache_entry *e)
@@ -41,6 +46,7 @@ void node_cache_free(node_cache *c)
         e = next;
     }
     util_free(c->slots);
+    util_slab_release(&c->slab); /* every entry's block is back */
     node_cache_init(c, c->budget);
 }
 

@@ -11,6 +11,7 @@
 
 #include "node_format.h"
 #include "preview.h"
+#include "util_slab.h"
 
 typedef struct cache_entry {
     uint64_t key;         /* blob offset */
@@ -31,6 +32,7 @@ typedef struct node_cache {
     size_t cap, n;
     cache_entry *head, *tail;
     size_t bytes, budget;
+    util_slab slab;       /* memory of the entries' decoded items (budget + 4 MiB at most) */
 } node_cache;
 
 void node_cache_init(node_cache *c, size_t budget);

@@ -789,32 +789,36 @@ static void decode_item_args(dec *d, uint64_t len, args_sink *sink, const slog_a
     d->p += len;
 }
 
-static size_t items_bytes(const fmt_decoded *o)
-{
-    return (size_t)o->n[0] * sizeof *o->states + (size_t)o->n[1] * sizeof *o->events +
-           (size_t)o->n[2] * sizeof *o->arrows + (size_t)o->n[3] * sizeof *o->counters;
-}
-
+/* The items' arrays (and v2/v3's exclusive times) in one zeroed block from
+ * o->slab; v1's arg array apart.  The block's bytes (its class size when it
+ * came from the slab) count towards mem_bytes. */
 static int alloc_items(fmt_decoded *o, int version)
 {
-    o->states = util_calloc((size_t)o->n[0], sizeof *o->states);
-    o->events = util_calloc((size_t)o->n[1], sizeof *o->events);
-    o->arrows = util_calloc((size_t)o->n[2], sizeof *o->arrows);
-    o->counters = util_calloc((size_t)o->n[3], sizeof *o->counters);
-    o->mem_bytes = items_bytes(o);
-    int ok = o->states && o->events && o->arrows && o->counters;
+    const size_t at[5] = {0, (size_t)o->n[0] * sizeof *o->states,
+                          (size_t)o->n[1] * sizeof *o->events,
+                          (size_t)o->n[2] * sizeof *o->arrows,
+                          (size_t)o->n[3] * sizeof *o->counters};
+    const size_t excl = version == FMT_GEOMETRY_V1 ? 0 : (size_t)o->n[0] * sizeof *o->state_excl;
+    const size_t total = at[1] + at[2] + at[3] + at[4] + excl;
+    uint8_t *const block = util_slab_alloc(o->slab, total + 1, &o->block_cap);
+    if (block == NULL) {
+        return -1;
+    }
+    o->block = block;
+    o->states = (slog_state *)block;
+    o->events = (slog_event *)(block + at[1]);
+    o->arrows = (slog_arrow *)(block + at[1] + at[2]);
+    o->counters = (slog_counter *)(block + at[1] + at[2] + at[3]);
+    o->state_excl = version == FMT_GEOMETRY_V1 ? NULL : (int64_t *)(block + total - excl);
+    o->mem_bytes = o->block_cap ? o->block_cap : total;
     if (version == FMT_GEOMETRY_V1) {
         /* args are in this blob; an arg takes at least 3 bytes */
         o->nargs = o->raw_len / 3 + 1;
         o->args = util_calloc((size_t)o->nargs, sizeof *o->args);
         o->mem_bytes += o->raw_len + (size_t)o->nargs * sizeof *o->args;
-        ok = ok && o->args;
-    } else {
-        o->state_excl = util_calloc((size_t)o->n[0], sizeof *o->state_excl);
-        o->mem_bytes += (size_t)o->n[0] * sizeof *o->state_excl;
-        ok = ok && o->state_excl;
+        return o->args != NULL ? 0 : -1;
     }
-    return ok ? 0 : -1;
+    return 0;
 }
 
 /* A column of n varints, each at most 32 bits, into a u32 field of the
@@ -973,7 +977,14 @@ static void decode_v1_args(dec *d, fmt_decoded *out, const fmt_strings *strings,
 int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_decoded *out,
                     uint64_t *bad_offset)
 {
+    return fmt_node_decode_in(raw, len, strings, NULL, out, bad_offset);
+}
+
+int fmt_node_decode_in(uint8_t *raw, size_t len, const fmt_strings *strings, util_slab *slab,
+                       fmt_decoded *out, uint64_t *bad_offset)
+{
     memset(out, 0, sizeof *out);
+    out->slab = slab;
     dec d = {raw, raw, raw + len, 0, 1};
     if (len < 2 || raw[0] != FMT_BLOB_DRAWABLES || raw[1] < FMT_GEOMETRY_V1 ||
         raw[1] > FMT_GEOMETRY_V3) {
@@ -1121,11 +1132,7 @@ void fmt_decoded_free(fmt_decoded *d)
 {
     util_free(d->raw);
     util_free(d->args_raw);
-    util_free(d->states);
-    util_free(d->events);
-    util_free(d->arrows);
-    util_free(d->counters);
-    util_free(d->state_excl);
+    util_slab_free(d->slab, d->block, d->block_cap); /* states .. state_excl */
     util_free(d->args);
     memset(d, 0, sizeof *d);
 }

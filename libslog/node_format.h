@@ -54,6 +54,7 @@
 
 #include "node_format_nest.h"
 #include "util_buf.h"
+#include "util_slab.h"
 
 #include <slog/slog_common.h>
 
@@ -165,6 +166,9 @@ typedef struct fmt_decoded {
     slog_arg *args;
     uint64_t nargs;
     size_t mem_bytes;        /* memory held, for the cache */
+    util_slab *slab;         /* where block came from (NULL: util_calloc) */
+    void *block;             /* owned: states, events, arrows, counters, state_excl */
+    size_t block_cap;        /* block's size to free it with (util_slab_free) */
 } fmt_decoded;
 
 /* Decode a geometry blob raw[0..len), version 1 (args included) or 2 (args
@@ -174,6 +178,9 @@ typedef struct fmt_decoded {
  * SLOG_ENOMEM. */
 int fmt_node_decode(uint8_t *raw, size_t len, const fmt_strings *strings, fmt_decoded *out,
                     uint64_t *bad_offset);
+/* The same, with the items' arrays from @p slab (NULL: util_calloc). */
+int fmt_node_decode_in(uint8_t *raw, size_t len, const fmt_strings *strings, util_slab *slab,
+                       fmt_decoded *out, uint64_t *bad_offset);
 
 /* Decode an args blob raw[0..len) and attach its args to the items of g (a
  * decoded v2 geometry blob without args).  Ownership of raw passes to g on

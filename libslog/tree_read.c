@@ -356,7 +356,7 @@ uint32_t tree_read_depth(const tree_read *t)
 /* ---- loading blobs ---- */
 
 /* Decode raw (len bytes, consumed) into e; *bad gets the failing offset. */
-static int decode_entry(const tree_read *t, uint8_t *raw, uint64_t len, int preview,
+static int decode_entry(tree_read *t, uint8_t *raw, uint64_t len, int preview,
                         cache_entry *e, uint64_t *bad)
 {
     int rc;
@@ -371,7 +371,7 @@ static int decode_entry(const tree_read *t, uint8_t *raw, uint64_t len, int prev
             (size_t)(e->npreviews + e->bins.n + e->tls.n) * sizeof *e->previews + sizeof *e;
         return rc;
     }
-    rc = fmt_node_decode(raw, (size_t)len, t->fs, &e->drawables, bad);
+    rc = fmt_node_decode_in(raw, (size_t)len, t->fs, &t->cache.slab, &e->drawables, bad);
     if (rc != SLOG_OK) {
         util_free(raw);
     }

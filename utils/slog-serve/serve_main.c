@@ -11,6 +11,7 @@
  * Tools layer: public libslog headers and utils/common.
  */
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -225,6 +226,18 @@ static int serve(const serve_opts *o, const sigset_t *stop)
     return sig == SIGINT ? 130 : EXIT_SUCCESS;
 }
 
+/* Every request allocates its answer's columns and bytes and frees them
+ * when sent.  glibc would map the large ones afresh and give freed heap tops
+ * back at once, so each request faulted its memory in again (about 10 us a
+ * 4 KiB page on the virtual machines of doc/PERFORMANCE.md); fixed
+ * thresholds keep freed blocks for the next request.  What is kept is
+ * bounded by the largest answers (--max-items), not by the file. */
+static void keep_freed_memory(void)
+{
+    (void)mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    (void)mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
+
 int main(int argc, char **argv)
 {
     out_file_guard_stdout(PROG);
@@ -244,5 +257,6 @@ int main(int argc, char **argv)
     (void)sigaddset(&stop, SIGTERM);
     (void)pthread_sigmask(SIG_BLOCK, &stop, NULL);
     (void)signal(SIGPIPE, SIG_IGN);
+    keep_freed_memory();
     return serve(&o, &stop);
 }
