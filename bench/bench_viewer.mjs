@@ -11,7 +11,10 @@
 // time over the steps (/proc, all threads) beside the wall times.  Also decodes a
 // synthetic answer of 10^5 items in the page (binary vs JSON.parse).
 //
-//   node bench/bench_viewer.mjs SLOG_SERVE FILE.slog... [--steps 50] [--json OUT]
+//   node bench/bench_viewer.mjs SLOG_SERVE FILE.slog... [--steps 50] [--settle 1000] [--json OUT]
+// --settle MS: the pause between the first exact frame and the first step
+// (default 1000, as a person's first input; 0 steps at once, while the page
+// still compiles and collects after opening).
 // (tests/viewer/node_modules must exist: npm ci in tests/viewer)
 
 import {readFileSync, writeFileSync} from 'node:fs';
@@ -21,10 +24,12 @@ import {launchBrowser, startServer} from '../tests/viewer/harness.mjs';
 
 function parseArgs(argv)
 {
-    const o = {files: [], steps: 50, json: null};
+    const o = {files: [], steps: 50, json: null, settle: 1000};
     for (let i = 0; i < argv.length; i++) {
         if (argv[i] === '--steps') {
             o.steps = Number(argv[++i]);
+        } else if (argv[i] === '--settle') {
+            o.settle = Number(argv[++i]);
         } else if (argv[i] === '--json') {
             o.json = argv[++i];
         } else if (!o.serve) {
@@ -104,7 +109,7 @@ async function stepOnce(page, t0, t1)
     }, [t0, t1]);
 }
 
-async function benchFile(browser, serveExe, file, steps)
+async function benchFile(browser, serveExe, file, steps, settleMs)
 {
     const server = await startServer(serveExe, [file]);
     const page = await browser.newPage({viewport: {width: 1400, height: 900}});
@@ -115,6 +120,7 @@ async function benchFile(browser, serveExe, file, steps)
     await page.waitForFunction(() => window.slogViewer !== undefined);
     await page.evaluate(() => window.slogViewer.ready);
     const openMs = Date.now() - openStarted;
+    await page.waitForTimeout(settleMs); // a person's first input comes this long after the first frame
     const ns = await page.evaluate(() => {
         const v = window.slogViewer.viewer;
         return Number(v.info.duration) * 1e9 / v.info.ticks_per_second;
@@ -189,13 +195,15 @@ async function main()
 {
     const o = parseArgs(process.argv.slice(2));
     const {browser, close} = await launchBrowser();
-    const out = {date: new Date().toISOString(), cpus: cpus().length, loadBefore: loadavg(), files: []};
+    const out = {date: new Date().toISOString(), cpus: cpus().length, loadBefore: loadavg(), settleMs: o.settle,
+                 files: []};
     try {
         out.decode = await decodeBench(browser, o.serve, o.files[0]);
         console.log(`decode 10^5 items in the page: binary ${out.decode.binMs.toFixed(3)} ms ` +
                     `(${out.decode.binBytes} B), JSON.parse ${out.decode.jsonMs.toFixed(1)} ms (${out.decode.jsonBytes} B)`);
+        console.log(`steps start ${o.settle} ms after each file's first exact frame`);
         for (const f of o.files) {
-            const r = await benchFile(browser, o.serve, f, o.steps);
+            const r = await benchFile(browser, o.serve, f, o.steps, o.settle);
             out.files.push(r);
             const mb = (k) => (k / 1024).toFixed(0);
             console.log(`${f}: open ${r.openMs} ms; ${r.steps} steps: median ${r.ms.median.toFixed(1)} ms, ` +
