@@ -143,7 +143,11 @@ async function benchFile(browser, serveExe, file, steps, settleMs)
             cut: results.filter((r) => r.cut).length, memStart, memEnd};
 }
 
-/** Decode 10^5 items in the page: the binary encoding vs JSON.parse of the same items. */
+/**
+ * Decode 10^5 items in the page: the binary encoding vs JSON.parse of the
+ * same synthetic items, and the packed encoding of a real full-detail
+ * answer of up to 10^5 items of @p file.
+ */
 async function decodeBench(browser, serveExe, file)
 {
     const server = await startServer(serveExe, [file]);
@@ -151,7 +155,7 @@ async function decodeBench(browser, serveExe, file)
     await page.goto(server.url);
     await page.waitForFunction(() => window.slogViewer !== undefined);
     const r = await page.evaluate(async () => {
-        const {decodeWindow} = await import('./api.js');
+        const {decodeWindow, decodePacked} = await import('./api.js');
         const n = 100000;
         const buf = new ArrayBuffer(32 + n * (5 * 8 + 4 * 4 + 2) + 8);
         const head = new DataView(buf);
@@ -184,7 +188,16 @@ async function decodeBench(browser, serveExe, file)
             return s;
         }, 200);
         const js = median(() => JSON.parse(json).items.length, 1);
-        return {binMs: bin, jsonMs: js, binBytes: buf.byteLength, jsonBytes: json.length};
+        const out = {binMs: bin, jsonMs: js, binBytes: buf.byteLength, jsonBytes: json.length};
+        if (decodePacked) { // a viewer older than the packed encoding has none
+            const info = await (await fetch('/api/info?f=0')).json();
+            const packed = await (await fetch(`/api/window?f=0&t0=0&t1=${info.duration}&px=0&max=${n}` +
+                                              '&enc=packed')).arrayBuffer();
+            out.packedN = decodePacked(packed).n;
+            out.packedMs = median(() => decodePacked(packed).start[out.packedN - 1], 5);
+            out.packedBytes = packed.byteLength;
+        }
+        return out;
     });
     await page.close();
     await server.stop();
@@ -200,7 +213,9 @@ async function main()
     try {
         out.decode = await decodeBench(browser, o.serve, o.files[0]);
         console.log(`decode 10^5 items in the page: binary ${out.decode.binMs.toFixed(3)} ms ` +
-                    `(${out.decode.binBytes} B), JSON.parse ${out.decode.jsonMs.toFixed(1)} ms (${out.decode.jsonBytes} B)`);
+                    `(${out.decode.binBytes} B), JSON.parse ${out.decode.jsonMs.toFixed(1)} ms (${out.decode.jsonBytes} B)` +
+                    (out.decode.packedMs === undefined ? '' : `; packed ${out.decode.packedMs.toFixed(2)} ms for a ` +
+                     `real answer of ${out.decode.packedN} items (${out.decode.packedBytes} B)`));
         console.log(`steps start ${o.settle} ms after each file's first exact frame`);
         for (const f of o.files) {
             const r = await benchFile(browser, o.serve, f, o.steps, o.settle);

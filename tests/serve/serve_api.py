@@ -11,7 +11,7 @@ import json
 import subprocess
 import sys
 
-from servelib import Server, decode_bin, fail, make_trace, temp_folder
+from servelib import Server, decode_bin, decode_packed, fail, make_trace, temp_folder
 
 OTHER = 0xFFFFFFFF
 
@@ -86,21 +86,24 @@ def check_info(srv, info_tool, path):
 
 
 def window(srv, params):
+    """The window in JSON, checked against the binary (SLW1) and packed (SLW2)
+    answers to the same request, item by item."""
     base = "/api/window?f=0&" + params
     js = srv.json(base + "&enc=json")
-    status, headers, body = srv.get(base)
-    if status != 200 or headers.get("Content-Type") != "application/octet-stream":
-        fail(f"GET {base}: {status} {headers.get('Content-Type')}")
-    flags, t0, t1, items = decode_bin(body)
-    if len(items) != js["n"] or len(js["items"]) != js["n"]:
-        fail(f"{base}: bin has {len(items)} items, json n={js['n']} items={len(js['items'])}")
-    if t0 != js["t0"] or t1 != js["t1"] or flags != (1 if js["cut"] else 0) | \
-            (0 if js["complete"] else 2):
-        fail(f"{base}: bin header {flags} {t0} {t1} differs from json")
-    for b, j in zip(items, js["items"]):
-        for key, v in j.items():
-            if b[key] != v and not (v is None and b[key] != b[key]):
-                fail(f"{base}: bin item {b} differs from json item {j} in {key}")
+    want_flags = (1 if js["cut"] else 0) | (0 if js["complete"] else 2)
+    for enc, decode in (("", decode_bin), ("&enc=packed", decode_packed)):
+        status, headers, body = srv.get(base + enc)
+        if status != 200 or headers.get("Content-Type") != "application/octet-stream":
+            fail(f"GET {base}{enc}: {status} {headers.get('Content-Type')}")
+        flags, t0, t1, items = decode(body)
+        if len(items) != js["n"] or len(js["items"]) != js["n"]:
+            fail(f"{base}{enc}: {len(items)} items, json n={js['n']} items={len(js['items'])}")
+        if t0 != js["t0"] or t1 != js["t1"] or flags != want_flags:
+            fail(f"{base}{enc}: header {flags} {t0} {t1} differs from json")
+        for b, j in zip(items, js["items"]):
+            for key, v in j.items():
+                if b[key] != v and not (v is None and b[key] != b[key]):
+                    fail(f"{base}{enc}: item {b} differs from json item {j} in {key}")
     return js
 
 

@@ -118,5 +118,66 @@ def decode_bin(body):
     return flags, t0, t1, items
 
 
+def _varint(body, at):
+    """One LEB128 varint at body[at:] -> (value, next offset)."""
+    v, shift = 0, 0
+    while True:
+        if at >= len(body) or shift > 63:
+            fail(f"packed window: varint runs past byte {at}")
+        b = body[at]
+        at += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return v, at
+
+
+def _unzigzag(z):
+    return (z >> 1) ^ -(z & 1)
+
+
+def decode_packed(body):
+    """The SLW2 window encoding -> (flags, t0, t1, list of item dicts), decoded
+    independently of the server and the viewer (doc/VIEWER.md)."""
+    if body[:4] != b"SLW2":
+        fail(f"packed window: bad magic {body[:4]!r}")
+    n, flags, size = struct.unpack_from("<III", body, 4)
+    t0, t1 = struct.unpack_from("<dd", body, 16)
+    if 32 + size != len(body):
+        fail(f"packed window: header says {size} body bytes, {len(body) - 32} came")
+    at, timeline, start, items = 32, 0, 0, []
+    for _ in range(n):
+        k, f = body[at], body[at + 1]
+        at += 2
+        it = {"kind": KINDS[k & 7], "of": KINDS[(k >> 3) & 7]}
+        d, at = _varint(body, at)
+        timeline += _unzigzag(d)
+        c, at = _varint(body, at)
+        d, at = _varint(body, at)
+        start += _unzigzag(d)
+        d, at = _varint(body, at)
+        length = _unzigzag(d)
+        it.update(timeline=timeline, category=(c - 1) % 2**32, start=start, end=start + length)
+        it["depth"], at = _varint(body, at)
+        it["count"], at = _varint(body, at) if k & 0x40 else (1, at)
+        if k & 0x80:
+            d, at = _varint(body, at)
+            it["inclusive"] = _unzigzag(d)
+        else:
+            it["inclusive"] = length if it["kind"] in ("state", "arrow") else 0
+        it["timeline_to"] = timeline
+        if f & 2:
+            d, at = _varint(body, at)
+            it["timeline_to"] = timeline + _unzigzag(d)
+        it["value"] = 0.0
+        if f & 1:
+            it["value"] = struct.unpack_from("<d", body, at)[0]
+            at += 8
+        items.append(it)
+    if at != len(body):
+        fail(f"packed window: items end at byte {at} of {len(body)}")
+    return flags, t0, t1, items
+
+
 def temp_folder():
     return tempfile.TemporaryDirectory(prefix="slog-serve-test.")

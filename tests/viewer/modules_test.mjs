@@ -96,6 +96,106 @@ function testDecode(api)
     t.ok(api.decodeWindow(craft(0)).n === 0, 'empty answer');
 }
 
+/** An SLW2 answer of @p items, written the way doc/VIEWER.md describes (not by the server). */
+function pack(items, {n = items.length, magic = 0x32574c53} = {})
+{
+    const bytes = [];
+    const varint = (v) => {
+        while (v >= 0x80) {
+            bytes.push((v % 0x80) | 0x80);
+            v = Math.floor(v / 0x80);
+        }
+        bytes.push(v);
+    };
+    const zig = (v) => (v < 0 ? -2 * v - 1 : 2 * v);
+    let tl = 0;
+    let start = 0;
+    for (const it of items) {
+        const implied = it.kind === 0 || it.kind === 2 ? it.end - it.start : 0;
+        const k = it.kind | (it.of << 3) | (it.count !== 1 ? 0x40 : 0) | (it.inclusive !== implied ? 0x80 : 0);
+        bytes.push(k, (it.value !== 0 ? 1 : 0) | (it.timelineTo !== it.timeline ? 2 : 0));
+        varint(zig(it.timeline - tl));
+        varint(it.category === 0xffffffff ? 0 : it.category + 1);
+        varint(zig(it.start - start));
+        varint(zig(it.end - it.start));
+        varint(it.depth);
+        if (it.count !== 1) {
+            varint(it.count);
+        }
+        if (it.inclusive !== implied) {
+            varint(zig(it.inclusive));
+        }
+        if (it.timelineTo !== it.timeline) {
+            varint(zig(it.timelineTo - it.timeline));
+        }
+        if (it.value !== 0) {
+            const v = new DataView(new ArrayBuffer(8));
+            v.setFloat64(0, it.value, true);
+            bytes.push(...new Uint8Array(v.buffer));
+        }
+        tl = it.timeline;
+        start = it.start;
+    }
+    const buf = new ArrayBuffer(32 + bytes.length);
+    const dv = new DataView(buf);
+    dv.setUint32(0, magic, true);
+    dv.setUint32(4, n, true);
+    dv.setUint32(8, 2, true);
+    dv.setUint32(12, bytes.length, true);
+    dv.setFloat64(16, 7, true);
+    dv.setFloat64(24, 2 ** 40, true);
+    new Uint8Array(buf, 32).set(bytes);
+    return buf;
+}
+
+function testDecodePacked(api)
+{
+    const items = [
+        {kind: 0, of: 0, timeline: 3, category: 2, start: 1000, end: 1500, depth: 1, count: 1, inclusive: 500,
+         timelineTo: 3, value: 0},
+        {kind: 4, of: 0, timeline: 1, category: 0xffffffff, start: 2 ** 40, end: 2 ** 40 + 2 ** 33, depth: 2,
+         count: 123456789, inclusive: 2 ** 35, timelineTo: 5, value: 0},
+        {kind: 2, of: 2, timeline: 9, category: 0, start: 900, end: 4000, depth: 0, count: 1, inclusive: 3100,
+         timelineTo: 2, value: 0},
+        {kind: 3, of: 3, timeline: 9, category: 7, start: 900, end: 900, depth: 0, count: 1, inclusive: 0,
+         timelineTo: 9, value: -2.5},
+        {kind: 5, of: 1, timeline: 0, category: 1, start: 0, end: 70, depth: 0, count: 40, inclusive: 0,
+         timelineTo: 0, value: NaN},
+    ];
+    const w = api.decodePacked(pack(items));
+    t.ok(w.n === 5 && !w.cut && w.incomplete && w.t0 === 7 && w.t1 === 2 ** 40 && w.bytes > 32, 'packed header');
+    const cols = {kind: 'kind', of: 'of', timeline: 'timeline', category: 'category', start: 'start', end: 'end',
+                  depth: 'depth', count: 'count', inclusive: 'inclusive', timelineTo: 'timelineTo', value: 'value'};
+    const bad = [];
+    items.forEach((it, i) => {
+        for (const [k, c] of Object.entries(cols)) {
+            if (!Object.is(w[c][i], it[k])) {
+                bad.push(`${i}.${k}: ${w[c][i]} != ${it[k]}`);
+            }
+        }
+    });
+    t.ok(bad.length === 0, 'packed items decode exactly (deltas, defaults, other category, NaN)', bad.join('\n'));
+    const throws = (buf) => {
+        try {
+            api.decodePacked(buf);
+            return false;
+        } catch (e) {
+            return /window answer/.test(e.message);
+        }
+    };
+    const whole = pack(items);
+    t.ok(throws(new ArrayBuffer(12)), 'packed: short header refused');
+    t.ok(throws(whole.slice(0, whole.byteLength - 3)), 'packed: truncated body refused');
+    t.ok(throws(pack(items, {n: 4})), 'packed: fewer items than bytes refused');
+    t.ok(throws(pack(items, {n: 6})), 'packed: more items than bytes refused');
+    t.ok(throws(pack(items, {n: 1e9})), 'packed: absurd count refused before allocating');
+    t.ok(throws(pack(items, {magic: 0x31574c53})), 'packed: SLW1 magic refused');
+    const endless = pack([items[0]]);
+    new Uint8Array(endless).fill(0xff, 34);
+    t.ok(throws(endless), 'packed: endless varint refused');
+    t.ok(api.decodePacked(pack([])).n === 0, 'packed: empty answer');
+}
+
 function testRows(TimelineRows)
 {
     // 0 process (children 2, 1 by sort key), 3 process (child 4), 5 orphan with a bad parent
@@ -124,5 +224,6 @@ const [f, u, api, tr] = await Promise.all([load('format.js'), load('url_state.js
 testIdLists(f);
 testUrlState(u);
 testDecode(api);
+testDecodePacked(api);
 testRows(tr.TimelineRows);
 process.exit(t.done());

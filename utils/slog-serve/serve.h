@@ -79,6 +79,10 @@ int serve_error(serve_response *res, unsigned status, const char *fmt, ...)
 /* Fill res with a static body. */
 void serve_static_body(serve_response *res, const char *content_type, const void *data, size_t len);
 
+/* Fill res with a 200 answer of len bytes of malloc'd data, which it then
+ * owns (freed once sent). */
+void serve_owned_body(serve_response *res, const char *content_type, void *data, size_t len);
+
 /* Release a response's body. */
 void serve_response_free(serve_response *res);
 

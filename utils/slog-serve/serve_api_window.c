@@ -20,12 +20,13 @@ typedef struct window_req {
     slog_query_options q;
     uint32_t *rows, *cats;
     uint64_t px, max;
-    size_t enc; /* 0 bin, 1 json */
+    size_t enc; /* ENC_* */
 } window_req;
 
 enum {
     ENC_BIN = 0,
-    ENC_JSON = 1
+    ENC_JSON = 1,
+    ENC_PACKED = 2
 };
 
 /* ceil(span / px), at least one tick. */
@@ -45,7 +46,7 @@ static int parse_window_req(const serve_ctx *ctx,
                             const serve_lease *lease,
                             window_req *w)
 {
-    static const char *const encs[] = {"bin", "json", NULL};
+    static const char *const encs[] = {"bin", "json", "packed", NULL};
     slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
     const param_u64 max = {.lo = 1, .hi = ctx->max_items, .def = ctx->max_items};
     if (api_window(rq, res, lease, &q.t0, &q.t1) != 0 ||
@@ -163,8 +164,9 @@ static int answer(const window_req *w, const serve_lease *lease, serve_response 
                                  !lease->fi->complete};
     c.n = c.n > w->max ? (size_t)w->max : c.n;
     const double t_encode = serve_now_ms();
-    rc = w->enc == ENC_JSON ? encode_json(&c, &m, q, t_encode - t_start, res)
-                            : serve_encode_window_bin(&c, &m, res);
+    rc = w->enc == ENC_JSON     ? encode_json(&c, &m, q, t_encode - t_start, res)
+         : w->enc == ENC_PACKED ? serve_encode_window_packed(&c, &m, res)
+                                : serve_encode_window_bin(&c, &m, res);
     res->query_ms = t_encode - t_start;
     res->encode_ms = serve_now_ms() - t_encode;
     slog_query_destroy(q);

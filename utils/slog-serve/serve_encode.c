@@ -84,42 +84,16 @@ void serve_columns_free(serve_columns *c)
     memset(c, 0, sizeof *c);
 }
 
-/* t - origin, saturated (a hostile file cannot make it overflow). */
-static int64_t rel(int64_t t, int64_t origin)
-{
-    int64_t d;
-    if (__builtin_sub_overflow(t, origin, &d)) {
-        return t < origin ? INT64_MIN : INT64_MAX;
-    }
-    return d;
-}
-
 static size_t align8(size_t n)
 {
     return (n + 7u) & ~(size_t)7u;
-}
-
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++) {
-        p[i] = (unsigned char)(v >> (8 * i));
-    }
-}
-
-static void put_f64(unsigned char *p, double d)
-{
-    uint64_t v;
-    memcpy(&v, &d, sizeof v);
-    for (int i = 0; i < 8; i++) {
-        p[i] = (unsigned char)(v >> (8 * i));
-    }
 }
 
 /* Writers of one column; each returns the aligned end offset. */
 static size_t put_times(unsigned char *buf, size_t at, const int64_t *t, size_t n, int64_t origin)
 {
     for (size_t i = 0; i < n; i++) {
-        put_f64(buf + at + 8 * i, (double)rel(t[i], origin));
+        serve_put_f64(buf + at + 8 * i, (double)serve_rel_time(t[i], origin));
     }
     return at + 8 * n;
 }
@@ -127,7 +101,7 @@ static size_t put_times(unsigned char *buf, size_t at, const int64_t *t, size_t 
 static size_t put_doubles_u64(unsigned char *buf, size_t at, const uint64_t *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        put_f64(buf + at + 8 * i, (double)v[i]);
+        serve_put_f64(buf + at + 8 * i, (double)v[i]);
     }
     return at + 8 * n;
 }
@@ -135,7 +109,7 @@ static size_t put_doubles_u64(unsigned char *buf, size_t at, const uint64_t *v, 
 static size_t put_doubles_i64(unsigned char *buf, size_t at, const int64_t *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        put_f64(buf + at + 8 * i, (double)v[i]);
+        serve_put_f64(buf + at + 8 * i, (double)v[i]);
     }
     return at + 8 * n;
 }
@@ -143,7 +117,7 @@ static size_t put_doubles_i64(unsigned char *buf, size_t at, const int64_t *v, s
 static size_t put_doubles(unsigned char *buf, size_t at, const double *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        put_f64(buf + at + 8 * i, v[i]);
+        serve_put_f64(buf + at + 8 * i, v[i]);
     }
     return at + 8 * n;
 }
@@ -151,7 +125,7 @@ static size_t put_doubles(unsigned char *buf, size_t at, const double *v, size_t
 static size_t put_u32s(unsigned char *buf, size_t at, const uint32_t *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        put_u32(buf + at + 4 * i, v[i]);
+        serve_put_u32(buf + at + 4 * i, v[i]);
     }
     return align8(at + 4 * n);
 }
@@ -168,11 +142,11 @@ static void put_header(unsigned char *buf, const serve_columns *c, const serve_w
 {
     static const unsigned char magic[4] = {'S', 'L', 'W', '1'}; /* not a C string */
     memcpy(buf, magic, sizeof magic);
-    put_u32(buf + 4, (uint32_t)c->n);
-    put_u32(buf + 8, (m->cut ? 1u : 0u) | (m->incomplete ? 2u : 0u));
-    put_u32(buf + 12, 0);
-    put_f64(buf + 16, (double)m->t0);
-    put_f64(buf + 24, (double)m->t1);
+    serve_put_u32(buf + 4, (uint32_t)c->n);
+    serve_put_u32(buf + 8, (m->cut ? 1u : 0u) | (m->incomplete ? 2u : 0u));
+    serve_put_u32(buf + 12, 0);
+    serve_put_f64(buf + 16, (double)m->t0);
+    serve_put_f64(buf + 24, (double)m->t1);
 }
 
 int serve_encode_window_bin(const serve_columns *c, const serve_window_meta *m, serve_response *res)
@@ -196,12 +170,7 @@ int serve_encode_window_bin(const serve_columns *c, const serve_window_meta *m, 
     at = put_u32s(buf, at, c->b.depth, n);
     at = put_u8s(buf, at, c->b.kind, n);
     at = put_u8s(buf, at, c->b.of, n);
-    serve_response_free(res);
-    res->status = SERVE_HTTP_OK;
-    res->content_type = "application/octet-stream";
-    res->body = (char *)buf;
-    res->len = at;
-    res->free_body = true;
+    serve_owned_body(res, "application/octet-stream", buf, at);
     return 0;
 }
 
@@ -213,8 +182,8 @@ static void write_row(json_writer *w, const item_row *r, int64_t origin)
     json_kv_uint(w, "timeline", r->timeline);
     json_kv_uint(w, "timeline_to", r->timeline_to);
     json_kv_uint(w, "category", r->category);
-    json_kv_int(w, "start", rel(r->start, origin));
-    json_kv_int(w, "end", rel(r->end, origin));
+    json_kv_int(w, "start", serve_rel_time(r->start, origin));
+    json_kv_int(w, "end", serve_rel_time(r->end, origin));
     json_kv_uint(w, "depth", r->depth);
     json_kv_uint(w, "count", r->count);
     json_kv_int(w, "inclusive", r->inclusive);
@@ -247,7 +216,7 @@ static item_row row_of_item(const slog_item *it)
         r.start = s->start;
         r.end = s->end;
         r.depth = s->depth;
-        r.inclusive = rel(s->end, s->start);
+        r.inclusive = serve_rel_time(s->end, s->start);
         break;
     }
     case SLOG_KIND_EVENT:
@@ -261,7 +230,7 @@ static item_row row_of_item(const slog_item *it)
         r.category = it->u.arrow.category;
         r.start = it->u.arrow.start;
         r.end = it->u.arrow.end;
-        r.inclusive = rel(r.end, r.start);
+        r.inclusive = serve_rel_time(r.end, r.start);
         break;
     default: /* counter: previews and runs never come one by one */
         r.timeline = r.timeline_to = it->u.counter.timeline;

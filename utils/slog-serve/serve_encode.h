@@ -9,6 +9,8 @@
 #ifndef SLOG_SERVE_ENCODE_H
 #define SLOG_SERVE_ENCODE_H
 
+#include <string.h>
+
 #include <slog/slog.h>
 
 #include "serve.h"
@@ -37,6 +39,40 @@ void serve_columns_free(serve_columns *c);
 int serve_encode_window_bin(const serve_columns *c,
                             const serve_window_meta *m,
                             serve_response *res);
+
+/* The columns as the packed SLW2 layout (one varint record per item, about
+ * a quarter of SLW1's bytes) into res; -1 when out of memory (res then holds
+ * a 500).  serve_encode_pack.c. */
+int serve_encode_window_packed(const serve_columns *c,
+                               const serve_window_meta *m,
+                               serve_response *res);
+
+/* t - origin, saturated (a hostile file cannot make it overflow). */
+static inline int64_t serve_rel_time(int64_t t, int64_t origin)
+{
+    int64_t d;
+    if (__builtin_sub_overflow(t, origin, &d)) {
+        return t < origin ? INT64_MIN : INT64_MAX;
+    }
+    return d;
+}
+
+/* Little-endian stores. */
+static inline void serve_put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) {
+        p[i] = (unsigned char)(v >> (8 * i));
+    }
+}
+
+static inline void serve_put_f64(unsigned char *p, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, sizeof v);
+    for (int i = 0; i < 8; i++) {
+        p[i] = (unsigned char)(v >> (8 * i));
+    }
+}
 
 /* The columns as a JSON array of items, written to w. */
 void serve_encode_window_json(json_writer *w, const serve_columns *c, int64_t origin);

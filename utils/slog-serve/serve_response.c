@@ -34,6 +34,16 @@ void serve_static_body(serve_response *res, const char *content_type, const void
     res->free_body = false;
 }
 
+void serve_owned_body(serve_response *res, const char *content_type, void *data, size_t len)
+{
+    serve_response_free(res);
+    res->status = SERVE_HTTP_OK;
+    res->content_type = content_type;
+    res->body = data;
+    res->len = len;
+    res->free_body = true;
+}
+
 void serve_response_free(serve_response *res)
 {
     if (res->free_body) {
