@@ -18,6 +18,25 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* Under AddressSanitizer, the parts of chunks not handed out (free blocks,
+ * the slack after a block's bytes) are poisoned, so an overrun of a decoded
+ * node or a use after its eviction is still caught as with malloc. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SLAB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLAB_ASAN 1
+#endif
+#endif
+#ifdef SLAB_ASAN
+#include <sanitizer/asan_interface.h>
+#define SLAB_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define SLAB_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define SLAB_POISON(p, n) ((void)(p), (void)(n))
+#define SLAB_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 #define SLAB_CHUNK ((size_t)2 << 20)
 #define SLAB_MIN ((size_t)4096)
 
@@ -57,6 +76,7 @@ void util_slab_init(util_slab *s, size_t limit)
 void util_slab_release(util_slab *s)
 {
     for (size_t i = 0; i < s->nchunks; i++) {
+        SLAB_UNPOISON(s->chunks[i], SLAB_CHUNK);
         (void)munmap(s->chunks[i], SLAB_CHUNK);
     }
     util_free(s->chunks);
@@ -77,6 +97,7 @@ static void *map_chunk(void)
     }
     (void)munmap(p + head + SLAB_CHUNK, SLAB_CHUNK - head);
     (void)madvise(p + head, SLAB_CHUNK, MADV_HUGEPAGE); /* advice: may be ignored */
+    SLAB_POISON(p + head, SLAB_CHUNK);
     return p + head;
 }
 
@@ -110,7 +131,9 @@ void *util_slab_alloc(util_slab *s, size_t bytes, size_t *cap)
     if (c < UTIL_SLAB_CLASSES) {
         util_slab_block *const b = s->free[c];
         if (b != NULL) {
+            SLAB_UNPOISON(b, sizeof *b);
             s->free[c] = b->next;
+            SLAB_UNPOISON(b, bytes);
             memset(b, 0, bytes);
             *cap = class_size(c);
             return b;
@@ -119,6 +142,7 @@ void *util_slab_alloc(util_slab *s, size_t bytes, size_t *cap)
             void *const p = s->bump; /* never handed out: still zero */
             s->bump += class_size(c);
             s->left -= class_size(c);
+            SLAB_UNPOISON(p, bytes);
             *cap = class_size(c);
             return p;
         }
@@ -138,6 +162,8 @@ void util_slab_free(util_slab *s, void *p, size_t cap)
     }
     const unsigned c = class_of(cap);
     util_slab_block *const b = p;
+    SLAB_UNPOISON(b, sizeof *b);
     b->next = s->free[c];
     s->free[c] = b;
+    SLAB_POISON(b, cap);
 }

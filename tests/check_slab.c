@@ -11,6 +11,17 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define CHECK_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CHECK_ASAN 1
+#endif
+#endif
+#ifdef CHECK_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 #define MIB ((size_t)1 << 20)
 
 static int all_zero(const unsigned char *p, size_t n)
@@ -109,12 +120,31 @@ START_TEST(test_slab_limit_and_small_blocks_fall_back)
 }
 END_TEST
 
+/* Under AddressSanitizer: a block's slack and a freed block are poisoned. */
+START_TEST(test_slab_poisons_what_is_not_handed_out)
+{
+#ifdef CHECK_ASAN
+    util_slab s;
+    util_slab_init(&s, 8 * MIB);
+    size_t cap = 0;
+    unsigned char *const p = util_slab_alloc(&s, 5000, &cap);
+    ck_assert_uint_eq(cap, 6144);
+    ck_assert(!__asan_address_is_poisoned(p + 4999));
+    ck_assert(__asan_address_is_poisoned(p + 5000 + 8));
+    util_slab_free(&s, p, cap);
+    ck_assert(__asan_address_is_poisoned(p + 100));
+    util_slab_release(&s);
+#endif
+}
+END_TEST
+
 int main(void)
 {
     Suite *const s = suite_create("slab");
     TCase *const tc = tcase_create("slab");
     tcase_add_test(tc, test_slab_blocks_are_zeroed_distinct_and_reused);
     tcase_add_test(tc, test_slab_limit_and_small_blocks_fall_back);
+    tcase_add_test(tc, test_slab_poisons_what_is_not_handed_out);
     suite_add_tcase(s, tc);
     SRunner *const r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
