@@ -19,6 +19,9 @@
 
 #define DEFAULT_BUFFER_BYTES 65536u
 #define DEFAULT_QUEUE_BYTES  (64ull << 20)
+/* Slab bytes beyond the queue's bound: every location's current buffer
+ * (past it, buffers come from util_calloc). */
+#define TW_SLAB_SLACK ((size_t)16 << 20)
 
 static int validate(slog_twriter_options *o, const char *path, slog_error *err)
 {
@@ -58,7 +61,7 @@ static void tw_free(slog_twriter *tw)
     while (tw->pool != NULL) {
         tw_item *const it = tw->pool;
         tw->pool = it->next;
-        tw_item_free(it);
+        tw_item_free(tw, it);
     }
     for (size_t i = 0; i < tw->cap_bgtl; i++) {
         util_free(tw->bgtl[i].open);
@@ -67,6 +70,8 @@ static void tw_free(slog_twriter *tw)
     util_free(tw->bgtl);
     util_free(tw->scratch);
     util_free(tw->active);
+    util_slab_release(&tw->slab); /* every item was freed above or before */
+    (void)pthread_mutex_destroy(&tw->slab_mu);
     (void)pthread_mutex_destroy(&tw->reg_mu);
     (void)pthread_mutex_destroy(&tw->def_mu);
     (void)pthread_mutex_destroy(&tw->qmu);
@@ -97,6 +102,9 @@ static slog_twriter *tw_alloc(const slog_twriter_options *o, const char *path)
     (void)pthread_mutex_init(&tw->reg_mu, NULL);
     (void)pthread_mutex_init(&tw->def_mu, NULL);
     (void)pthread_mutex_init(&tw->qmu, NULL);
+    (void)pthread_mutex_init(&tw->slab_mu, NULL);
+    /* the queue's bound, and the current buffers of many locations */
+    util_slab_init(&tw->slab, (size_t)o->queue_bytes + TW_SLAB_SLACK);
     (void)pthread_cond_init(&tw->q_nonempty, NULL);
     (void)pthread_cond_init(&tw->q_space, NULL);
     (void)pthread_cond_init(&tw->flushed, NULL);
@@ -237,7 +245,7 @@ int slog_twriter_open_location(slog_twriter *tw, uint32_t parent, slog_timeline_
 {
     *out = NULL;
     slog_location *const loc = util_calloc(1, sizeof *loc);
-    tw_item *const it = loc != NULL ? tw_item_new(tw->opts.buffer_bytes) : NULL;
+    tw_item *const it = loc != NULL ? tw_item_new(tw, tw->opts.buffer_bytes) : NULL;
     if (it == NULL) {
         util_free(loc);
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, tw->path, "Cannot open a location");
@@ -245,7 +253,7 @@ int slog_twriter_open_location(slog_twriter *tw, uint32_t parent, slog_timeline_
     uint32_t id = 0;
     const int rc = define_timeline(tw, parent, kind, name, &id, err);
     if (rc != SLOG_OK) {
-        tw_item_free(it);
+        tw_item_free(tw, it);
         util_free(loc);
         return rc;
     }
@@ -299,7 +307,7 @@ static void enqueue_or_drop(slog_twriter *tw, tw_item *it)
         atomic_fetch_add_explicit(&tw->n_dropped,
                                   tw_count_records(it->data + it->begin, it->len - it->begin),
                                   memory_order_relaxed);
-        tw_item_free(it);
+        tw_item_free(tw, it);
     }
 }
 
@@ -325,7 +333,7 @@ void slog_location_close(slog_location *loc)
         atomic_fetch_add_explicit(&tw->n_dropped, tw_count_records(it->data + loc->taken,
                                                                    pos - loc->taken),
                                   memory_order_relaxed);
-        tw_item_free(it);
+        tw_item_free(tw, it);
     }
     (void)pthread_mutex_unlock(&loc->mu);
     (void)pthread_mutex_destroy(&loc->mu);

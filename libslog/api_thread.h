@@ -10,7 +10,10 @@
  * store of `pos`; a full buffer goes to the queue under `qmu` and the
  * background takes it in FIFO order, so one location's records reach the
  * file writer in the order they were appended.  Lock order: reg_mu, then a
- * location's mu, then def_mu or qmu.  Only the background thread (and
+ * location's mu, then def_mu or qmu; slab_mu last, with nothing taken under
+ * it.  Buffers come from huge pages (util_slab.h): a fresh 4 KiB page cost
+ * more than the records written into it on a virtual machine
+ * (doc/PERFORMANCE.md, "Per-thread writers").  Only the background thread (and
  * finish/destroy after it stopped) touches the slog_writer; fork() waits
  * until it is idle (api_thread_fork.c).
  * Layer 5: api.
@@ -21,6 +24,8 @@
 #include <pthread.h>
 #include <slog/slog_thread.h>
 #include <stdatomic.h>
+
+#include "util_slab.h"
 
 enum { TW_BEGIN = 1, TW_END, TW_EVENT, TW_COUNTER, TW_ARROW, TW_GAP };
 #define TW_HAS_ARGS   0x80u   /* word: args follow the fixed part */
@@ -60,6 +65,7 @@ typedef struct tw_item {
     struct tw_item *next;
     uint8_t *data;
     size_t len, cap;
+    size_t block;        /* data's size class in tw->slab (0: util_calloc'd) */
     uint32_t timeline;
     uint32_t flags;
     int64_t last_time;   /* the location's clock after these records (INT64_MIN: unknown) */
@@ -132,6 +138,9 @@ struct slog_twriter {
     tw_def_category *cats;
     size_t ncat, cap_cat;
 
+    pthread_mutex_t slab_mu;  /* slab: the buffers' memory, from huge pages (tw_item_new) */
+    util_slab slab;
+
     pthread_mutex_t qmu;      /* the queue, the pool and the counters below */
     pthread_cond_t q_nonempty, q_space;
     tw_item *head, *tail, *pool;
@@ -178,8 +187,8 @@ void tw_capture_locations(slog_twriter *tw, uint32_t flags);
 /* api_thread_append.c */
 int tw_handover(slog_location *loc, size_t need);
 void tw_enqueue_locked(slog_twriter *tw, tw_item *it);
-tw_item *tw_item_new(size_t cap);
-void tw_item_free(tw_item *it);
+tw_item *tw_item_new(slog_twriter *tw, size_t cap);
+void tw_item_free(slog_twriter *tw, tw_item *it);
 uint64_t tw_count_records(const uint8_t *p, size_t len);
 
 /* api_thread_drain.c */

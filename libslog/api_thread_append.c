@@ -21,13 +21,15 @@ int64_t slog_clock_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-tw_item *tw_item_new(size_t cap)
+tw_item *tw_item_new(slog_twriter *tw, size_t cap)
 {
     tw_item *const it = util_calloc(1, sizeof *it);
     if (it == NULL) {
         return NULL;
     }
-    it->data = util_malloc(cap);
+    (void)pthread_mutex_lock(&tw->slab_mu);
+    it->data = util_slab_alloc(&tw->slab, cap, &it->block);
+    (void)pthread_mutex_unlock(&tw->slab_mu);
     if (it->data == NULL) {
         util_free(it);
         return NULL;
@@ -36,10 +38,12 @@ tw_item *tw_item_new(size_t cap)
     return it;
 }
 
-void tw_item_free(tw_item *it)
+void tw_item_free(slog_twriter *tw, tw_item *it)
 {
     if (it != NULL) {
-        util_free(it->data);
+        (void)pthread_mutex_lock(&tw->slab_mu);
+        util_slab_free(&tw->slab, it->data, it->block);
+        (void)pthread_mutex_unlock(&tw->slab_mu);
         util_free(it);
     }
 }
@@ -94,7 +98,7 @@ static int wait_for_room(slog_twriter *tw, size_t bytes)
             tw_item *const it = tw->pool;
             tw->pool = it->next;
             tw->qbytes -= it->cap;
-            tw_item_free(it);
+            tw_item_free(tw, it);
             continue;
         }
         if (tw->opts.flags & SLOG_TWRITER_DROP) {
@@ -146,7 +150,7 @@ static int swap_buffer(slog_location *loc, size_t pos)
     if (room != 0) {
         return room;
     }
-    if (fresh == NULL && (fresh = tw_item_new(tw->opts.buffer_bytes)) == NULL) {
+    if (fresh == NULL && (fresh = tw_item_new(tw, tw->opts.buffer_bytes)) == NULL) {
         return 1; /* no memory for a new buffer: as a full queue in drop mode */
     }
     tw_item *const full = loc->item;

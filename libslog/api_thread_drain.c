@@ -232,7 +232,7 @@ void tw_recycle(slog_twriter *tw, tw_item *it)
         tw->pool = it;
     } else {
         tw->qbytes -= it->cap;
-        tw_item_free(it);
+        tw_item_free(tw, it);
     }
     (void)pthread_cond_broadcast(&tw->q_space);
     (void)pthread_mutex_unlock(&tw->qmu);

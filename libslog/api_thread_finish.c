@@ -22,7 +22,7 @@ static void capture_location(slog_twriter *tw, slog_location *loc, uint32_t flag
     (void)pthread_mutex_lock(&loc->mu);
     const size_t pos = atomic_load_explicit(&loc->pos, memory_order_acquire);
     const size_t len = pos - loc->taken;
-    tw_item *const it = tw_item_new(len > 0 ? len : 8);
+    tw_item *const it = tw_item_new(tw, len > 0 ? len : 8);
     if (it != NULL) {
         memcpy(it->data, loc->buf + loc->taken, len);
         it->len = len;

@@ -22,7 +22,8 @@
  * SLOG_TWRITER_DROP, drops the buffer's records and counts them
  * (slog_twriter_get_stats); memory never grows past
  * open locations x buffer_bytes + queue_bytes (+ the file writer's own
- * bounded tree spine).  A closed location's last buffer joins the queue
+ * bounded tree spine), or queue_bytes + 16 MiB when that is more: buffers
+ * come from huge pages, and freed ones are kept for reuse up to that much.  A closed location's last buffer joins the queue
  * without waiting, so until the background took it the queue may hold
  * that much more (it was the location's share).
  *
