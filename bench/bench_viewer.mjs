@@ -155,7 +155,7 @@ async function decodeBench(browser, serveExe, file)
     await page.goto(server.url);
     await page.waitForFunction(() => window.slogViewer !== undefined);
     const r = await page.evaluate(async () => {
-        const {decodeWindow, decodePacked} = await import('./api.js');
+        const {decodeWindow, decodePacked, ColumnPool} = await import('./api.js');
         const n = 100000;
         const buf = new ArrayBuffer(32 + n * (5 * 8 + 4 * 4 + 2) + 8);
         const head = new DataView(buf);
@@ -195,6 +195,8 @@ async function decodeBench(browser, serveExe, file)
                                               '&enc=packed')).arrayBuffer();
             out.packedN = decodePacked(packed).n;
             out.packedMs = median(() => decodePacked(packed).start[out.packedN - 1], 5);
+            const pool = new ColumnPool(); // as the viewer decodes
+            out.packedPoolMs = median(() => decodePacked(packed, pool).start[out.packedN - 1], 5);
             out.packedBytes = packed.byteLength;
         }
         return out;
@@ -215,7 +217,8 @@ async function main()
         console.log(`decode 10^5 items in the page: binary ${out.decode.binMs.toFixed(3)} ms ` +
                     `(${out.decode.binBytes} B), JSON.parse ${out.decode.jsonMs.toFixed(1)} ms (${out.decode.jsonBytes} B)` +
                     (out.decode.packedMs === undefined ? '' : `; packed ${out.decode.packedMs.toFixed(2)} ms for a ` +
-                     `real answer of ${out.decode.packedN} items (${out.decode.packedBytes} B)`));
+                     `real answer of ${out.decode.packedN} items (${out.decode.packedBytes} B), ` +
+                     `${out.decode.packedPoolMs.toFixed(2)} ms into pooled columns`));
         console.log(`steps start ${o.settle} ms after each file's first exact frame`);
         for (const f of o.files) {
             const r = await benchFile(browser, o.serve, f, o.steps, o.settle);

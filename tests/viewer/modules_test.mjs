@@ -194,6 +194,19 @@ function testDecodePacked(api)
     new Uint8Array(endless).fill(0xff, 34);
     t.ok(throws(endless), 'packed: endless varint refused');
     t.ok(api.decodePacked(pack([])).n === 0, 'packed: empty answer');
+
+    const pool = new api.ColumnPool();
+    const shift = (d) => items.map((it) => ({...it, start: it.start + d, end: it.end + d,
+                                              value: it.kind === 3 ? it.value : 0}));
+    const first = api.decodePacked(pack(items), pool);
+    const second = api.decodePacked(pack(shift(10)), pool);
+    const third = api.decodePacked(pack(shift(20).slice(0, 2)), pool);
+    t.ok(first.start[0] === 1000 && second.start[0] === 1010 && third.start[0] === 1020 &&
+         Object.is(first.value[4], NaN) && second.value[4] === 0 && third.n === 2 && third.start.length === 2,
+         'pooled columns: the two answers before the latest keep their values');
+    const fourth = api.decodePacked(pack(shift(30)), pool); // the first answer's set again
+    t.ok(fourth.start[0] === 1030 && fourth.value[4] === 0 && fourth.value[3] === -2.5 && second.start[0] === 1010,
+         'pooled columns: a set is reused in the fourth answer, every column rewritten');
 }
 
 function testRows(TimelineRows)

@@ -114,6 +114,39 @@ function packedColumns(n)
             kind: new Uint8Array(n), of: new Uint8Array(n)};
 }
 
+/**
+ * Column storage for decodePacked, reused answer after answer: fresh memory
+ * costs more than the decoding on some hosts (doc/PERFORMANCE.md).  Sets are
+ * used in turn, three of them: the answer on screen keeps its arrays while
+ * the next is decoded, and so does an answer decoded but not yet shown when
+ * a request aborted after its body had come.  A pool serves one viewer,
+ * which shows one answer at a time.  Sets grow by half when an answer needs
+ * more.
+ */
+export class ColumnPool {
+    constructor()
+    {
+        this.sets = [null, null, null];
+        this.turn = 0;
+    }
+
+    /** Columns of exactly @p n entries (views over the next set). */
+    take(n)
+    {
+        this.turn = (this.turn + 1) % this.sets.length;
+        let set = this.sets[this.turn];
+        if (set === null || set.start.length < n) {
+            set = packedColumns(Math.max(n, 1024, Math.ceil((set ? set.start.length : 0) * 1.5)));
+            this.sets[this.turn] = set;
+        }
+        const view = {};
+        for (const k of Object.keys(set)) {
+            view[k] = set[k].subarray(0, n);
+        }
+        return view;
+    }
+}
+
 function unzigzag(z)
 {
     return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
@@ -179,6 +212,7 @@ function packedItem(r, w, i, prev)
     w.count[i] = k & 0x40 ? r.next() : 1;
     w.inclusive[i] = k & 0x80 ? unzigzag(r.next()) : kind === KIND.STATE || kind === KIND.ARROW ? len : 0;
     w.timelineTo[i] = f & 2 ? timeline + unzigzag(r.next()) : timeline;
+    w.value[i] = 0;
     if (f & 1) {
         w.value[i] = r.p + 8 <= r.u8.length ? r.view.getFloat64(r.p, true) : NaN;
         r.p += 8;
@@ -189,10 +223,11 @@ function packedItem(r, w, i, prev)
 
 /**
  * Decode a packed window answer (SLW2, doc/VIEWER.md) into the same columns
- * as decodeWindow: one varint record per item, deltas against the item
- * before.  Throws on a short, truncated, overlong or foreign buffer.
+ * as decodeWindow (new arrays, or @p pool's next set): one varint record per
+ * item, deltas against the item before.  Throws on a short, truncated,
+ * overlong or foreign buffer.
  */
-export function decodePacked(buffer)
+export function decodePacked(buffer, pool = null)
 {
     if (buffer.byteLength < HEADER_BYTES) {
         throw new Error(`window answer: ${buffer.byteLength} bytes, shorter than its header`);
@@ -207,7 +242,7 @@ export function decodePacked(buffer)
     if (HEADER_BYTES + body !== buffer.byteLength || n * PACKED_MIN_RECORD > body) {
         throw new Error(`window answer: ${n} items in ${body} bytes, ${buffer.byteLength} received`);
     }
-    const w = Object.assign(packedColumns(n), {n, cut: (flags & 1) !== 0, incomplete: (flags & 2) !== 0,
+    const w = Object.assign(pool ? pool.take(n) : packedColumns(n), {n, cut: (flags & 1) !== 0, incomplete: (flags & 2) !== 0,
                                               t0: dv.getFloat64(16, true), t1: dv.getFloat64(24, true),
                                               bytes: buffer.byteLength});
     const r = new Varints(buffer);
@@ -226,13 +261,13 @@ export function decodePacked(buffer)
  * empty = all), asked in the packed encoding.  Resolves to the decoded
  * window plus decodeMs.
  */
-export async function getWindow(f, req, signal)
+export async function getWindow(f, req, signal, pool = null)
 {
     const response = await get('window', {f, t0: req.t0, t1: req.t1, px: req.px, rows: req.rows,
                                           cats: req.cats, enc: 'packed'}, signal);
     const buffer = await response.arrayBuffer();
     const started = performance.now();
-    const w = decodePacked(buffer);
+    const w = decodePacked(buffer, pool);
     w.decodeMs = performance.now() - started;
     return w;
 }

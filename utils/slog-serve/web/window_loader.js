@@ -6,7 +6,7 @@
 // matters), and the answer kept with the key it answers so the viewer knows
 // when a frame is fully drawn.  Also counts bytes and items per request.
 
-import {getWindow} from './api.js';
+import {ColumnPool, getWindow} from './api.js';
 
 export class WindowLoader {
     /** @param onData  called with (decoded window) when an answer for the latest key arrives */
@@ -15,6 +15,7 @@ export class WindowLoader {
         this.onData = onData;
         this.onError = onError;
         this.inflight = null;
+        this.pool = new ColumnPool(); // the viewer holds one answer at a time (api.js)
         this.totals = {requests: 0, aborted: 0, bytes: 0, items: 0};
     }
 
@@ -39,7 +40,7 @@ export class WindowLoader {
         const started = performance.now();
         this.inflight = {key, controller};
         this.totals.requests++;
-        getWindow(f, req, controller.signal).then((w) => {
+        getWindow(f, req, controller.signal, this.pool).then((w) => {
             if (this.inflight && this.inflight.key === key) {
                 this.inflight = null;
             }
