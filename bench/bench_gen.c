@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint64_t bgen_next(bgen *g)
 {
@@ -175,4 +177,37 @@ uint64_t bench_parse_count(const char *s)
         exit(2);
     }
     return (uint64_t)(v * mul + 0.5);
+}
+
+/* What a forked run reports to its parent. */
+typedef struct forked_result {
+    int rc;
+    double out[4];
+} forked_result;
+
+int bench_forked(int (*fn)(void *ctx, double out[4]), void *ctx, double out[4])
+{
+    int fd[2];
+    if (pipe(fd) != 0) {
+        return -1;
+    }
+    (void)fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        (void)close(fd[0]);
+        forked_result r = {0, {0, 0, 0, 0}};
+        r.rc = fn(ctx, r.out);
+        _exit(write(fd[1], &r, sizeof r) == (ssize_t)sizeof r ? 0 : 1);
+    }
+    (void)close(fd[1]);
+    forked_result r = {-1, {0, 0, 0, 0}};
+    const ssize_t got = pid > 0 ? read(fd[0], &r, sizeof r) : -1;
+    (void)close(fd[0]);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || got != (ssize_t)sizeof r ||
+        !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        return -1;
+    }
+    memcpy(out, r.out, sizeof r.out);
+    return r.rc;
 }

@@ -79,4 +79,10 @@ void bench_remove(const char *path);
 /** Parse "1e6", "1000000", "10M"; exits on error. */
 uint64_t bench_parse_count(const char *s);
 
+/* Run fn(ctx, out) in a child forked for it, so that a timed run pays for
+ * its own fresh memory and never reuses what an earlier run (or the other
+ * writer) faulted in and freed; out[0..3] come back from the child.
+ * Returns fn's result, or -1 when the child could not run or report. */
+int bench_forked(int (*fn)(void *ctx, double out[4]), void *ctx, double out[4]);
+
 #endif /* BENCH_GEN_H */

@@ -16,7 +16,11 @@
  *          pairs at once: states/s until the last append returns and until
  *          finish returns.
  * Medians with min..max of every run, CPU time of the process (all its
- * threads) beside wall time, load average before and after.
+ * threads) beside wall time, load average before and after.  Each timed
+ * write runs in a child forked for it, so no writer reuses memory that
+ * another run faulted in and freed (on a host where fresh memory is slow,
+ * an OTF2 run after libslog's was 1.4-1.9 s or 2.4-3.2 s depending on what
+ * libslog had left in the heap: doc/PERFORMANCE.md).
  *
  *   bench_thread [--what write,pair,scale] [--states N] [--timelines T]
  *                [--categories C] [--reps R] [--pairs N] [--threads 1,2,4,8]
@@ -280,6 +284,35 @@ static int write_variant(const bt_opts *o, const packed_ops *p, int v, double *w
     return rc;
 }
 
+/* One write_variant, as bench_forked runs it. */
+typedef struct variant_job {
+    const bt_opts *o;
+    const packed_ops *p;
+    int v;
+} variant_job;
+
+static int variant_in_child(void *ctx, double out[4])
+{
+    const variant_job *j = ctx;
+    uint64_t bytes = 0;
+    const int rc = write_variant(j->o, j->p, j->v, &out[0], &out[1], &bytes);
+    out[2] = (double)bytes;
+    return rc;
+}
+
+/* write_variant in a child of its own (bench_forked). */
+static int write_variant_forked(const bt_opts *o, const packed_ops *p, int v, double *wall,
+                                double *cpu, uint64_t *bytes)
+{
+    variant_job j = {o, p, v};
+    double out[4] = {0, 0, 0, 0};
+    const int rc = bench_forked(variant_in_child, &j, out);
+    *wall = out[0];
+    *cpu = out[1];
+    *bytes = (uint64_t)out[2];
+    return rc;
+}
+
 static void report_variant(const char *name, double *w, double *c, uint32_t n, uint64_t states,
                            uint64_t bytes, double out[2])
 {
@@ -310,7 +343,7 @@ static int run_write(const bt_opts *o)
     for (uint32_t r = 0; r < o->reps; r++) {
         printf("  run %u:", r + 1);
         for (int v = 0; v < 3; v++) {
-            if (on[v] && write_variant(o, &p, v, &w[v][r], &c[v][r], &bytes[v]) != 0) {
+            if (on[v] && write_variant_forked(o, &p, v, &w[v][r], &c[v][r], &bytes[v]) != 0) {
                 free(p.ops);
                 return 1;
             }

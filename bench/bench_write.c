@@ -4,8 +4,10 @@
  * (bench_gen: N states on T timelines, global end order) are written
  * through libslog (slog_writer_append_state, tree and previews included)
  * and through OTF2 (Enter/Leave per location), alternating, several
- * repetitions in one process; generation is excluded from both timings (it
- * runs in blocks between timed writer calls).  Prints medians of wall time,
+ * repetitions, each write in a child forked for it (so neither reuses
+ * memory the other faulted in and freed: doc/PERFORMANCE.md, session 13);
+ * generation is excluded from both timings (it runs in blocks between
+ * timed writer calls).  Prints medians of wall time,
  * states/s, bytes on disk per state and the ratio libslog/OTF2.
  * --rss SIZES measures the libslog writer's peak RSS (ru_maxrss of a fresh
  * child process, re-executed so nothing of the parent is counted) for each
@@ -113,6 +115,47 @@ static void report(const char *what, result *r, uint32_t reps)
            (unsigned long long)r->bytes);
 }
 
+/* One timed write in a child (bench_forked): out = wall, cpu, states. */
+typedef struct write_job {
+    const bw_opts *o;
+    const char *path;
+    int otf2;
+} write_job;
+
+static int write_in_child(void *ctx, double out[4])
+{
+    const write_job *j = ctx;
+    bench_timer t = {0};
+    uint64_t states = 0;
+    int rc = -1;
+    if (!j->otf2) {
+        rc = write_slog(j->o, j->path, &t, &states);
+    }
+#ifdef SLOG_HAVE_OTF2
+    if (j->otf2) {
+        rc = bench_otf2_write(j->path, j->o->states, j->o->timelines, j->o->categories, 42, &t,
+                              &states);
+    }
+#endif
+    out[0] = t.wall;
+    out[1] = t.cpu;
+    out[2] = (double)states;
+    return rc;
+}
+
+/* write_in_child in a fresh child; fills *t and *states. */
+static int forked_write(const bw_opts *o, const char *path, int otf2, bench_timer *t,
+                        uint64_t *states)
+{
+    write_job j = {o, path, otf2};
+    double out[4] = {0, 0, 0, 0};
+    const int rc = bench_forked(write_in_child, &j, out);
+    t->wall = out[0];
+    t->cpu = out[1];
+    *states = (uint64_t)out[2];
+    return rc;
+}
+
 static int run_compare(const bw_opts *o)
 {
     char spath[1024], odir[1024];
@@ -127,7 +170,7 @@ static int run_compare(const bw_opts *o)
     for (uint32_t rep = 0; rep < o->reps; rep++) {
         bench_remove(spath);
         bench_timer ts = {0};
-        if (write_slog(o, spath, &ts, &rs.states) != 0) {
+        if (forked_write(o, spath, 0, &ts, &rs.states) != 0) {
             return 1;
         }
         rs.secs[rep] = ts.wall;
@@ -141,8 +184,7 @@ static int run_compare(const bw_opts *o)
         if (o->otf2) {
             bench_remove(odir);
             bench_timer to = {0};
-            if (bench_otf2_write(odir, o->states, o->timelines, o->categories, 42, &to,
-                                 &ro.states) != 0) {
+            if (forked_write(o, odir, 1, &to, &ro.states) != 0) {
                 fprintf(stderr, "bench_write: OTF2 writing failed\n");
                 return 1;
             }
