@@ -143,17 +143,54 @@ static int write_in_child(void *ctx, double out[4])
     return rc;
 }
 
-/* write_in_child in a fresh child; fills *t and *states. */
-static int forked_write(const bw_opts *o, const char *path, int otf2, bench_timer *t,
-                        uint64_t *states)
+/* Run @p rep of one side (libslog, or OTF2 when @p otf2) in a fresh child
+ * into @p r: the file or folder at @p path is written, measured and removed
+ * (kept when @p keep). */
+static int timed_run(const bw_opts *o, const char *path, int otf2, uint32_t rep, int keep,
+                     result *r)
 {
+    bench_remove(path);
     write_job j = {o, path, otf2};
     double out[4] = {0, 0, 0, 0};
-    const int rc = bench_forked(write_in_child, &j, out);
-    t->wall = out[0];
-    t->cpu = out[1];
-    *states = (uint64_t)out[2];
-    return rc;
+    if (bench_forked(write_in_child, &j, out) != 0) {
+        fprintf(stderr, "bench_write: %s writing failed\n", otf2 ? "OTF2" : "libslog");
+        return -1;
+    }
+    r->secs[rep] = out[0];
+    r->cpu[rep] = out[1];
+    r->states = (uint64_t)out[2];
+    r->bytes = bench_disk_bytes(path);
+    if (!keep) {
+        bench_remove(path);
+    }
+    return 0;
+}
+
+/* The medians of both sides and their ratios (OTF2 when it ran). */
+static int report_compare(result *rs, result *ro, uint32_t reps)
+{
+    double ratios[64], cratios[64];
+    for (uint32_t rep = 0; rep < reps; rep++) {
+        ratios[rep] = ro->states ? rs->secs[rep] / ro->secs[rep] : 0.0;
+        cratios[rep] = ro->states ? rs->cpu[rep] / ro->cpu[rep] : 0.0;
+    }
+    report("libslog", rs, reps);
+    if (ro->states == 0) {
+        return 0;
+    }
+    report("OTF2", ro, reps);
+    if (ro->states != rs->states) {
+        fprintf(stderr, "bench_write: state counts differ (%llu vs %llu)\n",
+                (unsigned long long)rs->states, (unsigned long long)ro->states);
+        return 1;
+    }
+    const double ms = bench_median(rs->secs, reps), mo = bench_median(ro->secs, reps);
+    const double cs = bench_median(rs->cpu, reps), co = bench_median(ro->cpu, reps);
+    printf("ratio libslog/OTF2: wall %.3f (median/median), %.3f (median of per-run ratios); "
+           "cpu %.3f (median/median), %.3f (median of per-run); bytes %.3f\n",
+           ms / mo, bench_median(ratios, reps), cs / co, bench_median(cratios, reps),
+           (double)rs->bytes / (double)ro->bytes);
+    return 0;
 }
 
 static int run_compare(const bw_opts *o)
@@ -168,30 +205,15 @@ static int run_compare(const bw_opts *o)
            o->wopts.leaf_bytes ? o->wopts.leaf_bytes : 65536, o->wopts.fanout ? o->wopts.fanout : 2,
            o->reps, o->dir);
     for (uint32_t rep = 0; rep < o->reps; rep++) {
-        bench_remove(spath);
-        bench_timer ts = {0};
-        if (forked_write(o, spath, 0, &ts, &rs.states) != 0) {
+        if (timed_run(o, spath, 0, rep, o->keep && rep + 1 == o->reps, &rs) != 0) {
             return 1;
-        }
-        rs.secs[rep] = ts.wall;
-        rs.cpu[rep] = ts.cpu;
-        rs.bytes = bench_disk_bytes(spath);
-        if (!o->keep || rep + 1 < o->reps) {
-            bench_remove(spath);
         }
         printf("  run %u: libslog %.3f s (cpu %.3f)", rep + 1, rs.secs[rep], rs.cpu[rep]);
 #ifdef SLOG_HAVE_OTF2
         if (o->otf2) {
-            bench_remove(odir);
-            bench_timer to = {0};
-            if (forked_write(o, odir, 1, &to, &ro.states) != 0) {
-                fprintf(stderr, "bench_write: OTF2 writing failed\n");
+            if (timed_run(o, odir, 1, rep, 0, &ro) != 0) {
                 return 1;
             }
-            ro.secs[rep] = to.wall;
-            ro.cpu[rep] = to.cpu;
-            ro.bytes = bench_disk_bytes(odir);
-            bench_remove(odir);
             printf(", OTF2 %.3f s (cpu %.3f), ratio %.3f (cpu %.3f)", ro.secs[rep], ro.cpu[rep],
                    rs.secs[rep] / ro.secs[rep], rs.cpu[rep] / ro.cpu[rep]);
         }
@@ -199,27 +221,7 @@ static int run_compare(const bw_opts *o)
         printf("\n");
         fflush(stdout);
     }
-    double ratios[64], cratios[64];
-    for (uint32_t rep = 0; rep < o->reps; rep++) {
-        ratios[rep] = ro.states ? rs.secs[rep] / ro.secs[rep] : 0.0;
-        cratios[rep] = ro.states ? rs.cpu[rep] / ro.cpu[rep] : 0.0;
-    }
-    report("libslog", &rs, o->reps);
-    if (ro.states) {
-        report("OTF2", &ro, o->reps);
-        if (ro.states != rs.states) {
-            fprintf(stderr, "bench_write: state counts differ (%llu vs %llu)\n",
-                    (unsigned long long)rs.states, (unsigned long long)ro.states);
-            return 1;
-        }
-        const double ms = bench_median(rs.secs, o->reps), mo = bench_median(ro.secs, o->reps);
-        const double cs = bench_median(rs.cpu, o->reps), co = bench_median(ro.cpu, o->reps);
-        printf("ratio libslog/OTF2: wall %.3f (median/median), %.3f (median of per-run ratios); "
-               "cpu %.3f (median/median), %.3f (median of per-run); bytes %.3f\n",
-               ms / mo, bench_median(ratios, o->reps), cs / co, bench_median(cratios, o->reps),
-               (double)rs.bytes / (double)ro.bytes);
-    }
-    return 0;
+    return report_compare(&rs, &ro, o->reps);
 }
 
 /* ---- peak RSS ---------------------------------------------------------------------------- */
@@ -252,6 +254,60 @@ static int rss_child(const bw_opts *o)
     return rc == 0 ? 0 : 1;
 }
 
+/* One size of --rss: re-execute this program as --rss-child for @p tok
+ * states and print what it reports.  Returns 0, or 1 when it failed. */
+static int rss_one(const bw_opts *o, const char *self, const char *tok)
+{
+    const uint64_t n = bench_parse_count(tok);
+    char nbuf[32], tbuf[32], cbuf[32], lbuf[32], fbuf[32];
+    snprintf(nbuf, sizeof nbuf, "%llu", (unsigned long long)n);
+    snprintf(tbuf, sizeof tbuf, "%u", o->timelines);
+    snprintf(cbuf, sizeof cbuf, "%u", o->categories);
+    snprintf(lbuf, sizeof lbuf, "%u", o->wopts.leaf_bytes);
+    snprintf(fbuf, sizeof fbuf, "%u", o->wopts.fanout);
+    int fds[2];
+    if (pipe(fds) != 0) {
+        return 1;
+    }
+    fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execl(self, self, "--rss-child", "--states", nbuf, "--timelines", tbuf, "--categories",
+              cbuf, "--leaf-bytes", lbuf, "--fanout", fbuf, "--dir", o->dir, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    char out[256] = {0};
+    FILE *f = fdopen(fds[0], "r");
+    if (!f || !fgets(out, sizeof out, f)) {
+        out[0] = '\0';
+    }
+    if (f) {
+        fclose(f);
+    }
+    int status = 0;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        fprintf(stderr, "bench_write: RSS child for %s states failed (status %#x)\n", tok,
+                (unsigned)status);
+        return 1;
+    }
+    unsigned long long written = 0, bytes = 0, hwm = 0;
+    double secs = 0.0;
+    if (sscanf(out, "%llu %lf %llu %llu", &written, &secs, &bytes, &hwm) != 4) {
+        return 1;
+    }
+    printf("  %12llu states: peak RSS %8.1f MiB (VmHWM; ru_maxrss %.1f MiB), %.2f s, "
+           "%.2f B/state\n",
+           written, (double)hwm / 1024.0, (double)ru.ru_maxrss / 1024.0, secs,
+           (double)bytes / (double)written);
+    fflush(stdout);
+    return 0;
+}
+
 static int run_rss(const bw_opts *o, const char *self)
 {
     printf("bench_write --rss: libslog writer peak RSS (ru_maxrss of a fresh process), %u "
@@ -263,57 +319,7 @@ static int run_rss(const bw_opts *o, const char *self)
     }
     int status_all = 0;
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        const uint64_t n = bench_parse_count(tok);
-        char nbuf[32], tbuf[32], cbuf[32], lbuf[32], fbuf[32];
-        snprintf(nbuf, sizeof nbuf, "%llu", (unsigned long long)n);
-        snprintf(tbuf, sizeof tbuf, "%u", o->timelines);
-        snprintf(cbuf, sizeof cbuf, "%u", o->categories);
-        snprintf(lbuf, sizeof lbuf, "%u", o->wopts.leaf_bytes);
-        snprintf(fbuf, sizeof fbuf, "%u", o->wopts.fanout);
-        int fds[2];
-        if (pipe(fds) != 0) {
-            free(list);
-            return 1;
-        }
-        fflush(stdout);
-        const pid_t pid = fork();
-        if (pid == 0) {
-            dup2(fds[1], STDOUT_FILENO);
-            close(fds[0]);
-            close(fds[1]);
-            execl(self, self, "--rss-child", "--states", nbuf, "--timelines", tbuf,
-                  "--categories", cbuf, "--leaf-bytes", lbuf, "--fanout", fbuf, "--dir", o->dir,
-                  (char *)NULL);
-            _exit(127);
-        }
-        close(fds[1]);
-        char out[256] = {0};
-        FILE *f = fdopen(fds[0], "r");
-        if (!f || !fgets(out, sizeof out, f)) {
-            out[0] = '\0';
-        }
-        if (f) {
-            fclose(f);
-        }
-        int status = 0;
-        struct rusage ru;
-        if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
-            fprintf(stderr, "bench_write: RSS child for %s states failed (status %#x)\n", tok,
-                    (unsigned)status);
-            status_all = 1;
-            continue;
-        }
-        unsigned long long written = 0, bytes = 0, hwm = 0;
-        double secs = 0.0;
-        if (sscanf(out, "%llu %lf %llu %llu", &written, &secs, &bytes, &hwm) != 4) {
-            status_all = 1;
-            continue;
-        }
-        printf("  %12llu states: peak RSS %8.1f MiB (VmHWM; ru_maxrss %.1f MiB), %.2f s, "
-               "%.2f B/state\n",
-               written, (double)hwm / 1024.0, (double)ru.ru_maxrss / 1024.0, secs,
-               (double)bytes / (double)written);
-        fflush(stdout);
+        status_all |= rss_one(o, self, tok);
     }
     free(list);
     return status_all;
@@ -325,6 +331,58 @@ static void usage(FILE *f)
           "                   [--dir DIR] [--leaf-bytes B] [--fanout F] [--lz4-level L]\n"
           "                   [--no-otf2] [--rss N[,N...]] [--keep]\n",
           f);
+}
+
+/* Options into *o and *child; -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, bw_opts *o, int *child)
+{
+    static const struct option longopts[] = {
+        {"states", required_argument, NULL, 'n'},     {"timelines", required_argument, NULL, 't'},
+        {"categories", required_argument, NULL, 'c'}, {"reps", required_argument, NULL, 'r'},
+        {"dir", required_argument, NULL, 'd'},        {"leaf-bytes", required_argument, NULL, 'l'},
+        {"fanout", required_argument, NULL, 'f'},     {"lz4-level", required_argument, NULL, 'z'},
+        {"no-otf2", no_argument, NULL, 'O'},          {"rss", required_argument, NULL, 'R'},
+        {"rss-child", no_argument, NULL, 'C'},        {"help", no_argument, NULL, 'h'},
+        {"keep", no_argument, NULL, 'k'},             {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "n:t:c:r:d:l:f:z:OR:Chk", longopts, NULL)) != -1) {
+        if (c == 'n' || c == 't' || c == 'c' || c == 'r' || c == 'l' || c == 'f' || c == 'z') {
+            const uint64_t v = bench_parse_count(optarg);
+            if (c == 'n') {
+                o->states = v;
+            } else if (c == 't') {
+                o->timelines = (uint32_t)v;
+            } else if (c == 'c') {
+                o->categories = (uint32_t)v;
+            } else if (c == 'r') {
+                o->reps = (uint32_t)v;
+            } else if (c == 'l') {
+                o->wopts.leaf_bytes = (uint32_t)v;
+            } else if (c == 'f') {
+                o->wopts.fanout = (uint32_t)v;
+            } else {
+                o->wopts.lz4_level = (int32_t)v;
+            }
+        } else if (c == 'd') {
+            o->dir = optarg;
+        } else if (c == 'O') {
+            o->otf2 = 0;
+        } else if (c == 'R') {
+            o->rss = optarg;
+        } else if (c == 'C') {
+            *child = 1;
+        } else if (c == 'k') {
+            o->keep = 1;
+        } else {
+            usage(c == 'h' ? stdout : stderr);
+            return c == 'h' ? 0 : 2;
+        }
+    }
+    if (o->reps < 1 || o->reps > 64 || o->timelines < 1 || o->categories < 1) {
+        usage(stderr);
+        return 2;
+    }
+    return -1;
 }
 
 int main(int argc, char **argv)
@@ -342,64 +400,9 @@ int main(int argc, char **argv)
         o.states = bench_parse_count(env);
     }
     int child = 0;
-    static const struct option longopts[] = {
-        {"states", required_argument, NULL, 'n'},     {"timelines", required_argument, NULL, 't'},
-        {"categories", required_argument, NULL, 'c'}, {"reps", required_argument, NULL, 'r'},
-        {"dir", required_argument, NULL, 'd'},        {"leaf-bytes", required_argument, NULL, 'l'},
-        {"fanout", required_argument, NULL, 'f'},     {"lz4-level", required_argument, NULL, 'z'},
-        {"no-otf2", no_argument, NULL, 'O'},          {"rss", required_argument, NULL, 'R'},
-        {"rss-child", no_argument, NULL, 'C'},        {"help", no_argument, NULL, 'h'},
-        {"keep", no_argument, NULL, 'k'},             {NULL, 0, NULL, 0}};
-    int c;
-    while ((c = getopt_long(argc, argv, "n:t:c:r:d:l:f:z:OR:Chk", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'n':
-            o.states = bench_parse_count(optarg);
-            break;
-        case 't':
-            o.timelines = (uint32_t)bench_parse_count(optarg);
-            break;
-        case 'c':
-            o.categories = (uint32_t)bench_parse_count(optarg);
-            break;
-        case 'r':
-            o.reps = (uint32_t)bench_parse_count(optarg);
-            break;
-        case 'd':
-            o.dir = optarg;
-            break;
-        case 'l':
-            o.wopts.leaf_bytes = (uint32_t)bench_parse_count(optarg);
-            break;
-        case 'f':
-            o.wopts.fanout = (uint32_t)bench_parse_count(optarg);
-            break;
-        case 'z':
-            o.wopts.lz4_level = (int32_t)bench_parse_count(optarg);
-            break;
-        case 'O':
-            o.otf2 = 0;
-            break;
-        case 'R':
-            o.rss = optarg;
-            break;
-        case 'C':
-            child = 1;
-            break;
-        case 'k':
-            o.keep = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (o.reps < 1 || o.reps > 64 || o.timelines < 1 || o.categories < 1) {
-        usage(stderr);
-        return 2;
+    const int status = parse_args(argc, argv, &o, &child);
+    if (status >= 0) {
+        return status;
     }
     if (child) {
         return rss_child(&o);

@@ -64,7 +64,7 @@ static size_t put_item(unsigned char *p, const slog_batch *b, size_t i, int64_t 
     uint64_t value_bits;
     memcpy(&value_bits, &b->value[i], sizeof value_bits);
     const int count = b->count[i] != 1;
-    const int incl = b->inclusive[i] != implied_inclusive(b->kind[i], b->start[i], b->end[i]);
+    const int incl = b->inclusive[i] != implied_inclusive(b->kind[i], start, end); /* as decoded */
     const int to = b->timeline_to[i] != b->timeline[i];
     size_t n = 0;
     p[n++] = (unsigned char)((b->kind[i] & 7u) | (unsigned)((b->of[i] & 7u) << 3) |
