@@ -1,27 +1,20 @@
 /* SPDX-License-Identifier: MIT
  *
- * api_writer.c - the public writer: validates calls, owns the timeline,
- * category and string tables, computes nesting depth (begin/end) and
- * exclusive time, and feeds the tree builder.  Tables are appended to the
- * file at every flush, together with the summary, so a killed writer leaves
- * a consistent file up to its last flush.
+ * api_writer.c - the public writer, caller side (api_writer_int.h):
+ * validates calls, owns the timeline, category and string tables, computes
+ * nesting depth (begin/end), and hands each checked drawable to the apply
+ * side (api_writer_apply.c): at once, or through the background thread of
+ * a SLOG_WRITER_BACKGROUND writer (api_writer_bg.h).
  *
  * State machine: OPEN --(append/define)--> OPEN --slog_writer_finish--> FINISHED
  *                any failing append/flush/finish --> ERROR (sticky).
- * Exclusive time of a state = its duration minus the durations of its direct
- * children; exact when each timeline's states arrive children first
- * (begin/end, or end-time order), which is the writer's optimal order.
  * Layer 5: api.
  */
 #include "api_options.h"
 #include "api_thread.h"
-#include "node_format.h"
-#include "store.h"
-#include "tree_build.h"
+#include "api_writer_int.h"
 #include "util_alloc.h"
 #include "util_error.h"
-#include "util_intern.h"
-#include "util_sat.h"
 
 #include <slog/slog_writer.h>
 #include <stdio.h>
@@ -31,50 +24,6 @@
 #define INTERN_VALUE_MAX   256u              /* longer string args stay inline */
 #define INTERN_OPTIONAL_CAP (16u << 20)      /* heap bytes for interned values */
 #define DEFAULT_FLUSH_NODES 64u
-
-typedef enum writer_state { W_OPEN, W_FINISHED, W_ERROR } writer_state;
-
-typedef struct open_state {
-    int64_t start;
-    uint32_t category;
-    uint32_t args_off, args_len; /* in the timeline's args buffer */
-} open_state;
-
-typedef struct child_acc {
-    int64_t sum;    /* durations of closed children waiting for their parent */
-    int64_t lo, hi; /* their box */
-} child_acc;
-
-typedef struct timeline_rt {
-    open_state *stack;
-    size_t depth, cap;
-    util_buf args;
-    child_acc *acc;
-    size_t acc_cap;
-} timeline_rt;
-
-struct slog_writer {
-    writer_state state;
-    store *st;
-    tree_builder *tb;
-    char path[256];
-    store_timeline_row *tls;
-    timeline_rt *rt;
-    uint32_t *parent, *root;
-    size_t ntl, cap_tl, tl_written;
-    uint8_t *tl_dirty;
-    store_category_row *cats;
-    size_t ncat, cap_cat, cat_written;
-    util_intern strings;
-    size_t strings_written;
-    pv_fold_ctx ctx;
-    util_buf argbuf;
-    int64_t t_min, t_max;
-    uint32_t flush_nodes;
-    uint64_t nodes_at_flush;
-    slog_flush_fn on_flush;
-    void *on_flush_ctx;
-};
 
 static int check_open(const slog_writer *w, slog_error *err)
 {
@@ -123,6 +72,34 @@ static int validate_options(const slog_writer_options *o, slog_error *err, const
     return SLOG_OK;
 }
 
+/* The prefix of a background batch: how far the tables reach now. */
+static void seal_batch(void *ctx, uint8_t *prefix)
+{
+    const slog_writer *const w = ctx;
+    const wrec_tables t = {w->strings.heap.len, w->ncat};
+    memcpy(prefix, &t, sizeof t);
+}
+
+/* The store, the tree builder and (SLOG_WRITER_BACKGROUND) the thread. */
+static int writer_open(slog_writer *w, const slog_writer_options *wo, slog_error *err)
+{
+    store_header hdr;
+    header_from_options(&hdr, wo);
+    int rc = store_create(&w->st, w->path, &hdr, err);
+    if (rc == SLOG_OK) {
+        /* args blobs at LZ4 HC level 4 or the caller's, if higher: they are
+         * most of a real trace's payload and read only on demand */
+        const tree_options to = {hdr.fanout, hdr.chunk_bytes, hdr.preview_bytes, hdr.lz4_level,
+                                 hdr.lz4_level > ARGS_LZ4_LEVEL ? hdr.lz4_level : ARGS_LZ4_LEVEL,
+                                 (wo->flags & SLOG_WRITER_TIME_BINS) != 0};
+        rc = tree_build_create(&w->tb, w->st, &to, &w->ctx, err);
+    }
+    if (rc == SLOG_OK && (wo->flags & SLOG_WRITER_BACKGROUND) != 0) {
+        rc = wbg_start(&w->bg, sizeof(wrec_tables), api_writer_apply_batch, seal_batch, w, err);
+    }
+    return rc;
+}
+
 int slog_writer_create(slog_writer **out, const char *path, const slog_writer_options *opts,
                        slog_error *err)
 {
@@ -141,30 +118,52 @@ int slog_writer_create(slog_writer **out, const char *path, const slog_writer_op
     }
     (void)snprintf(w->path, sizeof w->path, "%s", path);
     util_intern_init(&w->strings, INTERN_OPTIONAL_CAP);
-    w->t_min = INT64_MAX;
-    w->t_max = INT64_MIN;
+    pthread_mutex_init(&w->grow_mu, NULL);
+    w->t_min = w->c_tmin = INT64_MAX;
+    w->t_max = w->c_tmax = INT64_MIN;
     w->flush_nodes = wo.flush_nodes ? wo.flush_nodes : DEFAULT_FLUSH_NODES;
     w->on_flush = wo.on_flush;
     w->on_flush_ctx = wo.on_flush_ctx;
-    store_header hdr;
-    header_from_options(&hdr, &wo);
-    rc = store_create(&w->st, path, &hdr, err);
-    if (rc == SLOG_OK) {
-        /* args blobs at LZ4 HC level 4 or the caller's, if higher: they are
-         * most of a real trace's payload and read only on demand */
-        const tree_options to = {hdr.fanout, hdr.chunk_bytes, hdr.preview_bytes, hdr.lz4_level,
-                                 hdr.lz4_level > ARGS_LZ4_LEVEL ? hdr.lz4_level : ARGS_LZ4_LEVEL,
-                                 (wo.flags & SLOG_WRITER_TIME_BINS) != 0};
-        rc = tree_build_create(&w->tb, w->st, &to, &w->ctx, err);
-    }
+    rc = writer_open(w, &wo, err);
     if (rc != SLOG_OK) {
+        tree_build_destroy(w->tb);
         (void)store_close(w->st, NULL);
         util_intern_free(&w->strings);
+        pthread_mutex_destroy(&w->grow_mu);
         util_free(w);
         return util_err_source(err, rc, path);
     }
     *out = w;
     return SLOG_OK;
+}
+
+/* Around a change the apply side may be reading (a table that moves, a
+ * renamed row): only a background writer has another thread to exclude. */
+static void tables_lock(slog_writer *w)
+{
+    if (w->bg != NULL) {
+        pthread_mutex_lock(&w->grow_mu);
+    }
+}
+
+static void tables_unlock(slog_writer *w)
+{
+    if (w->bg != NULL) {
+        pthread_mutex_unlock(&w->grow_mu);
+    }
+}
+
+/* Intern a string; the heap moves only under the lock. */
+static uint64_t intern_locked(slog_writer *w, const char *s, size_t len, int optional)
+{
+    const util_buf *const heap = &w->strings.heap;
+    if (w->bg == NULL || heap->cap - heap->len > len) {
+        return util_intern_add(&w->strings, s, len, optional);
+    }
+    pthread_mutex_lock(&w->grow_mu);
+    const uint64_t off = util_intern_add(&w->strings, s, len, optional);
+    pthread_mutex_unlock(&w->grow_mu);
+    return off;
 }
 
 static uint64_t intern_cb(void *user, const char *text, size_t len, int is_key)
@@ -173,16 +172,17 @@ static uint64_t intern_cb(void *user, const char *text, size_t len, int is_key)
     if (!is_key && len > INTERN_VALUE_MAX) {
         return UINT64_MAX;
     }
-    return util_intern_add(&w->strings, text, len, !is_key);
+    return intern_locked(w, text, len, !is_key);
 }
 
 static uint64_t intern_name(slog_writer *w, const char *s)
 {
-    return util_intern_add(&w->strings, s != NULL ? s : "", s != NULL ? strlen(s) : 0, 0);
+    return intern_locked(w, s != NULL ? s : "", s != NULL ? strlen(s) : 0, 0);
 }
 
 /* Grow the per-timeline arrays together; a partial failure only leaves some
- * arrays larger than cap_tl, which is harmless. */
+ * arrays larger than cap_tl, which is harmless.  The rows and their dirty
+ * flags are the apply side's to read, so they move under the lock. */
 static int grow_timelines(slog_writer *w)
 {
     if (w->ntl < w->cap_tl) {
@@ -190,10 +190,6 @@ static int grow_timelines(slog_writer *w)
     }
     const size_t ncap = w->cap_tl ? w->cap_tl * 2 : 64;
     void *p;
-    if ((p = util_realloc(w->tls, ncap * sizeof *w->tls)) == NULL) {
-        return -1;
-    }
-    w->tls = p;
     if ((p = util_realloc(w->rt, ncap * sizeof *w->rt)) == NULL) {
         return -1;
     }
@@ -206,14 +202,44 @@ static int grow_timelines(slog_writer *w)
         return -1;
     }
     w->root = p;
-    if ((p = util_realloc(w->tl_dirty, ncap)) == NULL) {
-        return -1;
+    tables_lock(w);
+    int rc = -1;
+    if ((p = util_realloc(w->tls, ncap * sizeof *w->tls)) != NULL) {
+        w->tls = p;
+        if ((p = util_realloc(w->tl_dirty, ncap)) != NULL) {
+            w->tl_dirty = p;
+            w->cap_tl = ncap;
+            rc = 0;
+        }
     }
-    w->tl_dirty = p;
-    w->cap_tl = ncap;
-    w->ctx.parent = w->parent;
-    w->ctx.root = w->root;
-    return 0;
+    tables_unlock(w);
+    return rc;
+}
+
+/* Hand a checked record (and its encoded args) to the apply side: now, or
+ * through the background's batch.  An error marks the writer. */
+static int writer_put(slog_writer *w, const wrec *r, const uint8_t *args, slog_error *err)
+{
+    int rc;
+    if (w->bg == NULL) {
+        rc = api_writer_apply(w, r, args, err);
+    } else {
+        const size_t padded = ((size_t)r->args_len + 7u) & ~(size_t)7u;
+        uint8_t *dst = NULL;
+        rc = wbg_room(w->bg, sizeof *r + padded, &dst, err);
+        if (rc == SLOG_OK) {
+            memcpy(dst, r, sizeof *r);
+            if (r->args_len > 0) {
+                memcpy(dst + sizeof *r, args, r->args_len);
+            }
+            wbg_commit(w->bg, sizeof *r + padded);
+        }
+    }
+    if (rc != SLOG_OK) {
+        w->state = W_ERROR;
+        return util_err_source(err, rc, w->path);
+    }
+    return SLOG_OK;
 }
 
 /* The public signature mirrors the data model (7 parameters). */
@@ -249,11 +275,12 @@ int slog_writer_add_timeline(slog_writer *w, uint32_t parent, slog_timeline_kind
     w->root[id] = parent == SLOG_NO_PARENT ? id : w->root[parent];
     w->tl_dirty[id] = 0;
     w->ntl++;
-    w->ctx.ntimelines = (uint32_t)w->ntl;
-    if (id_out != NULL) {
+    wrec r = {WOP_TIMELINE, 0, {.tl = {id, parent, w->root[id]}}};
+    rc = writer_put(w, &r, NULL, err);
+    if (rc == SLOG_OK && id_out != NULL) {
         *id_out = id;
     }
-    return SLOG_OK;
+    return rc;
 }
 
 int slog_writer_set_timeline(slog_writer *w, uint32_t id, const char *name, int64_t sort_key,
@@ -271,10 +298,14 @@ int slog_writer_set_timeline(slog_writer *w, uint32_t id, const char *name, int6
         if (off == UINT64_MAX) {
             return util_err(err, SLOG_ENOMEM, UINT64_MAX, w->path, "Cannot rename a timeline");
         }
+        tables_lock(w);
         w->tls[id].name = off;
+        tables_unlock(w);
     }
+    tables_lock(w);
     w->tls[id].sort_key = sort_key;
     w->tl_dirty[id] = id < w->tl_written;
+    tables_unlock(w);
     return SLOG_OK;
 }
 
@@ -307,12 +338,14 @@ int slog_writer_add_category(slog_writer *w, slog_kind kind, const char *name, u
     const char *const nm = name != NULL ? name : "";
     const uint64_t name_off = intern_name(w, nm);
     const uint64_t group_off = group != NULL ? intern_name(w, group) : UINT64_MAX;
+    tables_lock(w);
     void *p = w->cats;
-    if (name_off == UINT64_MAX || (group != NULL && group_off == UINT64_MAX) ||
-        util_grow(&p, &w->cap_cat, w->ncat + 1, sizeof *w->cats) != 0) {
+    const int grown = util_grow(&p, &w->cap_cat, w->ncat + 1, sizeof *w->cats);
+    w->cats = p;
+    tables_unlock(w);
+    if (name_off == UINT64_MAX || (group != NULL && group_off == UINT64_MAX) || grown != 0) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, w->path, "Cannot add a category");
     }
-    w->cats = p;
     store_category_row *const row = &w->cats[w->ncat];
     memset(row, 0, sizeof *row);
     row->id = (uint32_t)w->ncat;
@@ -373,89 +406,35 @@ static int encode_args(slog_writer *w, const slog_arg *args, uint32_t nargs, slo
 /* Widens the file's time range to hold [t0, t1], or refuses the drawable
  * when the range would span more than INT64_MAX ticks: every duration and
  * time relative to the start must fit an int64 (readers print them). */
-static int note_times(slog_writer *w, int64_t t0, int64_t t1, slog_error *err)
+static int check_times(slog_writer *w, int64_t t0, int64_t t1, slog_error *err)
 {
-    const int64_t lo = t0 < w->t_min ? t0 : w->t_min;
-    const int64_t hi = t1 > w->t_max ? t1 : w->t_max;
+    const int64_t lo = t0 < w->c_tmin ? t0 : w->c_tmin;
+    const int64_t hi = t1 > w->c_tmax ? t1 : w->c_tmax;
     int64_t span;
     if (__builtin_sub_overflow(hi, lo, &span)) {
         return util_err(err, SLOG_EINVAL, UINT64_MAX, w->path,
                         "Drawable at %lld..%lld ticks makes the trace span more than 2^63-1 ticks",
                         (long long)t0, (long long)t1);
     }
-    w->t_min = lo;
-    w->t_max = hi;
+    w->c_tmin = lo;
+    w->c_tmax = hi;
     return SLOG_OK;
 }
 
-static int flush_tables(slog_writer *w, uint32_t complete, slog_error *err);
-
-/* After every append: a tree error is sticky; flush every flush_nodes nodes. */
-static int after_append(slog_writer *w, int rc, slog_error *err)
+static int put_state(slog_writer *w, const slog_state *s, const uint8_t *args, size_t args_len,
+                     slog_error *err)
 {
-    if (rc != SLOG_OK) {
-        w->state = W_ERROR;
-        return util_err_source(err, rc, w->path);
-    }
-    if (tree_build_nodes_written(w->tb) - w->nodes_at_flush >= w->flush_nodes) {
-        rc = flush_tables(w, 0, err);
-        if (rc != SLOG_OK) {
-            w->state = W_ERROR;
-        }
-    }
-    return util_err_source(err, rc, w->path);
-}
-
-/* Exclusive time from the per-timeline child accumulators (see header). */
-static int64_t exclusive_time(slog_writer *w, uint32_t tl, uint32_t depth, int64_t s, int64_t e)
-{
-    timeline_rt *const rt = &w->rt[tl];
-    const size_t need = (size_t)depth + 2;
-    if (need > rt->acc_cap) {
-        /* grow by small steps: 10^5 timelines each keep one of these */
-        const size_t cap = need + 2;
-        void *const p = util_realloc(rt->acc, cap * sizeof *rt->acc);
-        if (p == NULL) {
-            return e - s; /* degrade gracefully: no children subtracted */
-        }
-        memset((child_acc *)p + rt->acc_cap, 0, (cap - rt->acc_cap) * sizeof *rt->acc);
-        rt->acc = p;
-        rt->acc_cap = cap;
-    }
-    child_acc *const kids = &rt->acc[depth + 1];
-    int64_t excl = e - s;
-    if (kids->sum > 0 && kids->lo >= s && kids->hi <= e) {
-        excl -= kids->sum;
-    }
-    kids->sum = 0;
-    child_acc *const self = &rt->acc[depth];
-    if (self->sum == 0) {
-        self->lo = s;
-        self->hi = e;
-    }
-    self->sum = util_sat_add_i64(self->sum, e - s);
-    self->lo = s < self->lo ? s : self->lo;
-    self->hi = e > self->hi ? e : self->hi;
-    return excl;
-}
-
-static int append_state_encoded(slog_writer *w, const slog_state *s, const uint8_t *args,
-                                size_t args_len, slog_error *err)
-{
-    fmt_state_rec r;
-    r.start = s->start;
-    r.end = s->end;
-    r.timeline = s->timeline;
-    r.category = s->category;
-    r.depth = s->depth;
-    r.args_len = 0;
-    r.args_off = 0;
-    const int rc = note_times(w, s->start, s->end, err);
+    const int rc = check_times(w, s->start, s->end, err);
     if (rc != SLOG_OK) {
         return rc;
     }
-    r.excl = exclusive_time(w, s->timeline, s->depth, s->start, s->end);
-    return after_append(w, tree_build_add_state(w->tb, &r, args, args_len, err), err);
+    wrec r = {WOP_STATE, (uint32_t)args_len, {.s = {0}}};
+    r.u.s.start = s->start;
+    r.u.s.end = s->end;
+    r.u.s.timeline = s->timeline;
+    r.u.s.category = s->category;
+    r.u.s.depth = s->depth;
+    return writer_put(w, &r, args, err);
 }
 
 static int check_state(slog_writer *w, const slog_state *s, slog_error *err)
@@ -485,7 +464,7 @@ int slog_writer_append_state(slog_writer *w, const slog_state *s, slog_error *er
     if (rc != SLOG_OK) {
         return rc;
     }
-    return append_state_encoded(w, s, w->argbuf.data, w->argbuf.len, err);
+    return put_state(w, s, w->argbuf.data, w->argbuf.len, err);
 }
 
 int slog_writer_append_event(slog_writer *w, const slog_event *e, slog_error *err)
@@ -503,13 +482,13 @@ int slog_writer_append_event(slog_writer *w, const slog_event *e, slog_error *er
     if (rc != SLOG_OK) {
         return rc;
     }
-    const fmt_event_rec r = {e->time, e->timeline, e->category, 0, 0};
-    rc = note_times(w, e->time, e->time, err);
+    rc = check_times(w, e->time, e->time, err);
     if (rc != SLOG_OK) {
         return rc;
     }
-    return after_append(w, tree_build_add_event(w->tb, &r, w->argbuf.data, w->argbuf.len, err),
-                        err);
+    const wrec r = {
+        WOP_EVENT, (uint32_t)w->argbuf.len, {.e = {e->time, e->timeline, e->category, 0, 0}}};
+    return writer_put(w, &r, w->argbuf.data, err);
 }
 
 int slog_writer_append_arrow(slog_writer *w, const slog_arrow *a, slog_error *err)
@@ -533,13 +512,14 @@ int slog_writer_append_arrow(slog_writer *w, const slog_arrow *a, slog_error *er
     if (rc != SLOG_OK) {
         return rc;
     }
-    const fmt_arrow_rec r = {a->start, a->end, a->category, a->from, a->to, 0, 0};
-    rc = note_times(w, a->start, a->end, err);
+    rc = check_times(w, a->start, a->end, err);
     if (rc != SLOG_OK) {
         return rc;
     }
-    return after_append(w, tree_build_add_arrow(w->tb, &r, w->argbuf.data, w->argbuf.len, err),
-                        err);
+    const wrec r = {WOP_ARROW,
+                    (uint32_t)w->argbuf.len,
+                    {.a = {a->start, a->end, a->category, a->from, a->to, 0, 0}}};
+    return writer_put(w, &r, w->argbuf.data, err);
 }
 
 int slog_writer_append_counter(slog_writer *w, const slog_counter *c, slog_error *err)
@@ -554,12 +534,12 @@ int slog_writer_append_counter(slog_writer *w, const slog_counter *c, slog_error
     if (rc != SLOG_OK) {
         return rc;
     }
-    const fmt_counter_rec r = {c->time, c->value, c->timeline, c->category};
-    rc = note_times(w, c->time, c->time, err);
+    rc = check_times(w, c->time, c->time, err);
     if (rc != SLOG_OK) {
         return rc;
     }
-    return after_append(w, tree_build_add_counter(w->tb, &r, err), err);
+    const wrec r = {WOP_COUNTER, 0, {.c = {c->time, c->value, c->timeline, c->category}}};
+    return writer_put(w, &r, NULL, err);
 }
 
 /* ---- begin / end ---- */
@@ -627,7 +607,7 @@ int slog_writer_end(slog_writer *w, uint32_t timeline, int64_t time, slog_error 
     }
     rt->depth--;
     const slog_state s = {timeline, o.category, o.start, time, (uint32_t)rt->depth, 0, NULL};
-    rc = append_state_encoded(w, &s, rt->args.data + o.args_off, o.args_len, err);
+    rc = put_state(w, &s, rt->args.data + o.args_off, o.args_len, err);
     rt->args.len = o.args_off;
     return rc;
 }
@@ -639,80 +619,30 @@ uint32_t slog_writer_open_depth(const slog_writer *w, uint32_t timeline)
 
 /* ---- flush, finish, destroy ---- */
 
-static void tell_flush(const slog_writer *w, const store_summary *sum, bool durable)
+/* Wait until the background applied everything handed to it: the apply
+ * side is then the caller's until the next record. */
+static int writer_sync(slog_writer *w, slog_error *err)
 {
-    if (w->on_flush != NULL) {
-        slog_flush_info fi = {sum->nodes, {0, 0, 0, 0}, sum->complete != 0, durable};
-        memcpy(fi.counts, sum->counts, sizeof fi.counts);
-        w->on_flush(w->on_flush_ctx, &fi);
-    }
-}
-
-static int flush_tables(slog_writer *w, uint32_t complete, slog_error *err)
-{
-    int rc = SLOG_OK;
-    const util_buf *const heap = &w->strings.heap;
-    if (heap->len > w->strings_written) {
-        rc = store_append_strings(w->st, heap->data + w->strings_written,
-                                  heap->len - w->strings_written, err);
-        w->strings_written = rc == SLOG_OK ? heap->len : w->strings_written;
-    }
-    for (size_t i = 0; i < w->tl_written && rc == SLOG_OK; i++) {
-        if (w->tl_dirty[i]) {
-            rc = store_update_timeline(w->st, &w->tls[i], err);
-            w->tl_dirty[i] = 0;
-        }
-    }
-    if (rc == SLOG_OK && w->ntl > w->tl_written) {
-        rc = store_append_timelines(w->st, w->tls + w->tl_written, w->ntl - w->tl_written, err);
-        w->tl_written = rc == SLOG_OK ? w->ntl : w->tl_written;
-    }
-    if (rc == SLOG_OK && w->ncat > w->cat_written) {
-        rc = store_append_categories(w->st, w->cats + w->cat_written, w->ncat - w->cat_written,
-                                     err);
-        w->cat_written = rc == SLOG_OK ? w->ncat : w->cat_written;
-    }
+    const int rc = w->bg != NULL ? wbg_sync(w->bg, err) : SLOG_OK;
     if (rc != SLOG_OK) {
-        return rc;
+        w->state = W_ERROR;
+        return util_err_source(err, rc, w->path);
     }
-    store_summary sum;
-    memset(&sum, 0, sizeof sum);
-    sum.complete = complete;
-    sum.depth = tree_build_depth(w->tb);
-    sum.start = w->t_min;
-    sum.end = w->t_max;
-    tree_build_written_counts(w->tb, sum.counts);
-    sum.nodes = tree_build_nodes_written(w->tb);
-    sum.timelines = w->ntl;
-    sum.categories = w->ncat;
-    sum.strings_bytes = heap->len;
-    sum.payload_bytes = tree_build_payload_bytes(w->tb);
-    /* Everything the summary covers reaches the file before the summary:
-     * a live reader (or a crash) that sees it finds all it counts. */
-    rc = store_flush(w->st, err);
-    if (rc == SLOG_OK) {
-        tell_flush(w, &sum, false);
-        rc = store_write_summary(w->st, &sum, err);
-    }
-    if (rc == SLOG_OK) {
-        rc = store_flush(w->st, err);
-    }
-    if (rc == SLOG_OK) {
-        tell_flush(w, &sum, true);
-    }
-    w->nodes_at_flush = sum.nodes;
-    return rc;
+    return SLOG_OK;
 }
 
 int slog_writer_flush(slog_writer *w, slog_error *err)
 {
     int rc = check_open(w, err);
+    if (rc == SLOG_OK) {
+        rc = writer_sync(w, err);
+    }
     if (rc != SLOG_OK) {
         return rc;
     }
     rc = tree_build_flush(w->tb, err);
     if (rc == SLOG_OK) {
-        rc = flush_tables(w, 0, err);
+        rc = api_writer_flush_tables(w, 0, err);
     }
     if (rc != SLOG_OK) {
         w->state = W_ERROR;
@@ -733,15 +663,21 @@ int slog_writer_finish(slog_writer *w, slog_error *err)
                             i, w->rt[i].depth);
         }
     }
+    rc = writer_sync(w, err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    wbg_stop(w->bg);
+    w->bg = NULL; /* the apply side is the caller's from now on */
     rc = tree_build_finish(w->tb, err);
     /* Everything reaches the file, flushed, before the summary says
      * complete: a write failing on the way leaves a file that says
      * incomplete (the complete flag is the last write). */
     if (rc == SLOG_OK) {
-        rc = flush_tables(w, 0, err);
+        rc = api_writer_flush_tables(w, 0, err);
     }
     if (rc == SLOG_OK) {
-        rc = flush_tables(w, 1, err);
+        rc = api_writer_flush_tables(w, 1, err);
     }
     if (rc == SLOG_OK) {
         rc = store_close(w->st, err);
@@ -760,20 +696,26 @@ void slog_writer_destroy(slog_writer *w)
     if (w == NULL) {
         return;
     }
+    if (w->bg != NULL) {
+        /* what was handed over reaches the file before the flush below */
+        (void)wbg_sync(w->bg, NULL);
+        wbg_stop(w->bg);
+        w->bg = NULL;
+    }
     if (w->st != NULL) {
         /* Not finished: record what was written so far; the file stays
          * marked incomplete. */
         if (w->state == W_OPEN) {
-            (void)flush_tables(w, 0, NULL);
+            (void)api_writer_flush_tables(w, 0, NULL);
         }
         (void)store_close(w->st, NULL);
     }
     tree_build_destroy(w->tb);
     for (size_t i = 0; i < w->ntl; i++) {
         util_free(w->rt[i].stack);
-        util_free(w->rt[i].acc);
         util_buf_free(&w->rt[i].args);
     }
+    api_writer_apply_free(w);
     util_free(w->rt);
     util_free(w->tls);
     util_free(w->parent);
@@ -782,12 +724,14 @@ void slog_writer_destroy(slog_writer *w)
     util_free(w->cats);
     util_intern_free(&w->strings);
     util_buf_free(&w->argbuf);
+    pthread_mutex_destroy(&w->grow_mu);
     util_free(w);
 }
 
 /* In a child after fork (api_thread.h): the file is released without a
  * write (store_forget_after_fork); the rest is the parent's copy, left as
- * it is. */
+ * it is.  (A background writer's thread is not in the child: such a writer
+ * is never a threaded writer's.) */
 void api_writer_forget_after_fork(slog_writer *w)
 {
     if (w != NULL) {

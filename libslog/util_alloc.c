@@ -9,22 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Atomic: a writer's background thread allocates beside its caller. */
 static size_t fail_countdown = SIZE_MAX;
 
 void util_alloc_fail_after(size_t n)
 {
-    fail_countdown = n;
+    __atomic_store_n(&fail_countdown, n, __ATOMIC_RELAXED);
 }
 
 static int should_fail(void)
 {
-    if (fail_countdown == SIZE_MAX) {
-        return 0;
+    size_t c = __atomic_load_n(&fail_countdown, __ATOMIC_RELAXED);
+    while (c != SIZE_MAX) {
+        if (c == 0) {
+            return 1;
+        }
+        if (__atomic_compare_exchange_n(&fail_countdown, &c, c - 1, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+            return 0;
+        }
     }
-    if (fail_countdown == 0) {
-        return 1;
-    }
-    fail_countdown--;
     return 0;
 }
 

@@ -118,7 +118,8 @@ typedef struct slog_import_options {
     /* Set to non-zero from any thread to stop the import (it then fails with SLOG_EINTR). */
     const slog_atomic_int *cancel;
     /* Writer options of the file slog_import_file creates (NULL: 1 ns ticks, time bins,
-     * creator "libslog-import VERSION"); ticks_per_second is always 10^9. */
+     * the file built on the writer's background thread, creator "libslog-import VERSION");
+     * ticks_per_second is always 10^9. */
     const slog_writer_options *writer;
     /* Bytes of the current input consumed so far, of total (0: unknown), at most every
      * 64 Ki records or chunk. */

@@ -71,6 +71,19 @@ typedef struct slog_writer_options {
  *  "Time bins"). @since 0.2 */
 #define SLOG_WRITER_TIME_BINS 1u
 
+/** slog_writer_options.flags: build the file on a background thread.  The
+ *  calling thread only checks each call and copies the drawable into a
+ *  batch; one thread of the writer's own builds the tree, previews, LZ4 and
+ *  HDF5 writes, in the same order, so the file is the same byte for byte.
+ *  Memory: four batches of 1 MiB, reused (a caller that gets ahead waits).
+ *  An error the background meets (a failed write) is returned by a later
+ *  call: the append that hands over the next batch, flush or finish.
+ *  on_flush is then called on the background thread.  A child process must
+ *  not use or destroy a background writer it inherited.  Meant for
+ *  importers and converters with a second core (slog-import turns it on);
+ *  tracers use slog_thread.h. @since 0.3 */
+#define SLOG_WRITER_BACKGROUND 2u
+
 #define SLOG_WRITER_OPTIONS_INIT {sizeof(slog_writer_options), 0, 0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL}
 
 /**

@@ -80,6 +80,7 @@ int ftruncate(int fd, off_t len)
 /* ---- a small trace ---- */
 
 static char dir[256];
+static uint32_t writer_flags; /* SLOG_WRITER_BACKGROUND for the background's runs */
 
 static void dir_setup(void)
 {
@@ -102,6 +103,7 @@ static int write_trace(const char *path, slog_error *err)
     slog_writer_options o;
     slog_writer_options_init(&o);
     o.leaf_bytes = 1024; /* many nodes, so many writes */
+    o.flags = writer_flags;
     slog_writer *w = NULL;
     int rc = slog_writer_create(&w, path, &o, err);
     uint32_t id = 0;
@@ -227,7 +229,18 @@ START_TEST(test_faults_disk_full_from_each_write)
 }
 END_TEST
 
-START_TEST(test_faults_each_allocation_fails)
+/* The same with the file built on the writer's background thread: its
+ * failures reach the caller (at the next flush or finish) as clean errors. */
+START_TEST(test_faults_background_write_fails)
+{
+    writer_flags = SLOG_WRITER_BACKGROUND;
+    fail_each_write(0);
+    fail_each_write(1);
+    writer_flags = 0;
+}
+END_TEST
+
+static void fail_each_allocation(void)
 {
     dir_setup();
     for (size_t n = 0;; n++) {
@@ -247,6 +260,19 @@ START_TEST(test_faults_each_allocation_fails)
         check_left_behind(path);
         (void)remove(path);
     }
+}
+
+START_TEST(test_faults_each_allocation_fails)
+{
+    fail_each_allocation();
+}
+END_TEST
+
+START_TEST(test_faults_background_allocation_fails)
+{
+    writer_flags = SLOG_WRITER_BACKGROUND;
+    fail_each_allocation();
+    writer_flags = 0;
 }
 END_TEST
 
@@ -333,6 +359,8 @@ static Suite *faults_suite(void)
     tcase_add_test(tc, test_faults_each_write_fails_once);
     tcase_add_test(tc, test_faults_disk_full_from_each_write);
     tcase_add_test(tc, test_faults_each_allocation_fails);
+    tcase_add_test(tc, test_faults_background_write_fails);
+    tcase_add_test(tc, test_faults_background_allocation_fails);
     tcase_add_test(tc, test_faults_reader_allocation_fails);
     tcase_add_test(tc, test_faults_second_writer_refused);
     suite_add_tcase(s, tc);

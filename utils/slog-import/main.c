@@ -358,7 +358,8 @@ static int run(const options *o, char **inputs, size_t n)
     slog_writer_options wo = SLOG_WRITER_OPTIONS_INIT;
     wo.leaf_bytes = (uint32_t)o->leaf_bytes;
     wo.creator = PROG " " SLOG_VERSION_STRING;
-    wo.flags = SLOG_WRITER_TIME_BINS; /* imported traces are for viewing */
+    /* imported traces are for viewing; the file is built on a second core */
+    wo.flags = SLOG_WRITER_TIME_BINS | SLOG_WRITER_BACKGROUND;
     flush_log_attach(&log, &wo);
     slog_import_options io = SLOG_IMPORT_OPTIONS_INIT;
     io.format = o->format;

@@ -289,7 +289,8 @@ static slog_writer *create_writer(import_call *c, const char *output)
         wo.struct_size = have > 0 && have < sizeof wo ? (uint32_t)have : (uint32_t)sizeof wo;
     } else {
         wo.creator = CREATOR;
-        wo.flags = SLOG_WRITER_TIME_BINS; /* imported traces are for viewing */
+        /* imported traces are for viewing; the file is built on a second core */
+        wo.flags = SLOG_WRITER_TIME_BINS | SLOG_WRITER_BACKGROUND;
     }
     wo.ticks_per_second = 1000000000u; /* importers write nanoseconds */
     slog_writer *w = NULL;
