@@ -8,6 +8,7 @@
  * once and reused, so a long import faults in no fresh memory here.
  * Layer 5: api.
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "api_writer_bg.h"
 
 #include <pthread.h>
@@ -42,6 +43,7 @@ static void *wbg_main(void *arg)
 {
     wbg *const b = arg;
     slog_error e;
+    (void)pthread_setname_np(pthread_self(), "slog-writer"); /* as top -H shows it */
     pthread_mutex_lock(&b->mu);
     for (;;) {
         while (!b->stop && b->applied == b->pushed) {

@@ -24,7 +24,7 @@ int util_buf_reserve(util_buf *b, size_t n)
     return 0;
 }
 
-int util_buf_append(util_buf *b, const void *src, size_t n)
+int util_buf_append_grow(util_buf *b, const void *src, size_t n)
 {
     if (util_buf_reserve(b, n) != 0) {
         return -1;
