@@ -7,10 +7,17 @@
  * then alternates, --reps times each, two measurements in forked children:
  *   bare:   libotf2's global event reader over all locations, callbacks that
  *           only count (the floor for any OTF2 consumer);
- *   import: the otf2 importer of slog-import writing a libslog file.
+ *   import: the otf2 importer of the import library writing a libslog
+ *           file, once per writer configuration of --writers:
+ *             default     slog_writer's defaults (no time bins, synchronous)
+ *             background  no time bins, the file built on the writer's thread
+ *             import      what slog-import and the import library use when
+ *                         they create the file: time bins, background
+ *             import-sync time bins, synchronous
  * Reports the median wall time, events/s, peak RSS (wait4 of each child)
- * and the import/bare ratios.
- *   bench_otf2_import [--events N] [--locations L] [--reps R] [--dir DIR] [--keep]
+ * and the import/bare ratios, per configuration.
+ *   bench_otf2_import [--events N] [--locations L] [--reps R] [--dir DIR]
+ *                     [--writers default,background,import] [--keep]
  */
 #include <otf2/otf2.h>
 #include <stdarg.h>
@@ -260,12 +267,28 @@ static uint64_t bare_read(const char *anchor, uint32_t nloc)
     return events;
 }
 
+/* The writer configurations an import is measured with (--writers). */
+typedef struct writer_config {
+    const char *name;
+    uint32_t flags;
+} writer_config;
+
+static const writer_config configs[] = {
+    {"default", 0},
+    {"background", SLOG_WRITER_BACKGROUND},
+    {"import", SLOG_WRITER_TIME_BINS | SLOG_WRITER_BACKGROUND},
+    {"import-sync", SLOG_WRITER_TIME_BINS},
+};
+#define NCONFIGS (sizeof configs / sizeof configs[0])
+
 /* The importer into a libslog file.  Returns the records it imported. */
-static uint64_t import_run(const char *anchor, const char *out)
+static uint64_t import_run(const char *anchor, const char *out, uint32_t flags)
 {
     slog_writer *w;
     slog_error e;
-    if (slog_writer_create(&w, out, NULL, &e) != SLOG_OK) {
+    slog_writer_options wo = SLOG_WRITER_OPTIONS_INIT;
+    wo.flags = flags;
+    if (slog_writer_create(&w, out, &wo, &e) != SLOG_OK) {
         (void)fprintf(stderr, "bench_otf2_import: %s\n", e.message);
         exit(1);
     }
@@ -291,8 +314,9 @@ typedef struct sample {
     long rss_kib;
 } sample;
 
-/* Run one measurement in a child: its wall time and events come back
- * through a pipe, its peak RSS from wait4. */
+/* Run one measurement in a child (which: -1 the bare read, else the
+ * import with configs[which]): its wall time and events come back through
+ * a pipe, its peak RSS from wait4. */
 static sample measure(int which, const char *anchor, const char *out, uint32_t nloc)
 {
     int fd[2];
@@ -304,7 +328,8 @@ static sample measure(int which, const char *anchor, const char *out, uint32_t n
     if (pid == 0) {
         close(fd[0]);
         const double t0 = now();
-        s.events = which == 0 ? bare_read(anchor, nloc) : import_run(anchor, out);
+        s.events = which < 0 ? bare_read(anchor, nloc)
+                             : import_run(anchor, out, configs[which].flags);
         s.seconds = now() - t0;
         if (write(fd[1], &s, sizeof s) != (ssize_t)sizeof s) {
             _exit(1);
@@ -352,46 +377,86 @@ static uint64_t dir_bytes(const char *dir, uint32_t nloc)
     return total;
 }
 
-/* Alternate the two runs `reps` times and print medians and ratios.
- * Returns the events the bare read saw. */
-static uint64_t
-run_reps(const char *anchor, const char *out, uint32_t nloc, int reps, uint64_t written)
+/* One side's samples over the reps. */
+typedef struct series {
+    double t[99], cpu[99], rss[99];
+    uint64_t events;
+} series;
+
+static void series_add(series *v, int r, const sample *x)
 {
-    double bt[99], it[99], bc[99], ic[99], brss[99], irss[99];
-    uint64_t bev = 0, iev = 0;
-    for (int r = 0; r < reps; r++) {
-        const sample b = measure(0, anchor, out, nloc);
-        const sample m = measure(1, anchor, out, nloc);
-        bt[r] = b.seconds;
-        it[r] = m.seconds;
-        bc[r] = b.cpu;
-        ic[r] = m.cpu;
-        brss[r] = (double)b.rss_kib;
-        irss[r] = (double)m.rss_kib;
-        bev = b.events;
-        iev = m.events;
-        (void)printf("rep %d: bare %.3f s (CPU %.3f s) %ld KiB, import %.3f s (CPU %.3f s) %ld "
-                     "KiB\n",
-                     r + 1, b.seconds, b.cpu, b.rss_kib, m.seconds, m.cpu, m.rss_kib);
-        (void)fflush(stdout);
+    v->t[r] = x->seconds;
+    v->cpu[r] = x->cpu;
+    v->rss[r] = (double)x->rss_kib;
+    v->events = x->events;
+}
+
+static double series_min(const series *v, int reps)
+{
+    double m = v->t[0];
+    for (int r = 1; r < reps; r++) {
+        m = v->t[r] < m ? v->t[r] : m;
     }
+    return m;
+}
+
+static double series_max(const series *v, int reps)
+{
+    double m = v->t[0];
+    for (int r = 1; r < reps; r++) {
+        m = v->t[r] > m ? v->t[r] : m;
+    }
+    return m;
+}
+
+/* Medians (min-max) of one import configuration against the bare read. */
+static void report_config(const char *name, series *im, series *bare, int reps, uint64_t written,
+                          const char *out)
+{
     struct stat st;
     const double slog_mib = stat(out, &st) == 0 ? (double)st.st_size / 1048576.0 : 0;
-    const double mb = median(bt, reps), mi = median(it, reps);
-    const double cb = median(bc, reps), ci = median(ic, reps);
-    const double rb = median(brss, reps) / 1024.0, ri = median(irss, reps) / 1024.0;
-    (void)printf(
-        "bare OTF2 global read: %llu events, median %.3f s, %.2f M events/s, peak RSS %.1f "
-        "MiB\n",
-        (unsigned long long)bev, mb, (double)bev / mb / 1e6, rb);
-    (void)printf(
-        "otf2 import (slog-import): %llu records imported, median %.3f s, %.2f M events/s, "
-        "peak RSS %.1f MiB, output %.1f MiB\n",
-        (unsigned long long)iev, mi, (double)written / mi / 1e6, ri, slog_mib);
-    (void)printf("ratio import/bare: time %.2fx, CPU %.2fx (%.3f s / %.3f s), peak RSS %.2fx "
-                 "(medians of %d)\n",
-                 mi / mb, ci / cb, ci, cb, ri / rb, reps);
-    return bev;
+    const double lo = series_min(im, reps), hi = series_max(im, reps);
+    const double mb = median(bare->t, reps), mi = median(im->t, reps);
+    const double cb = median(bare->cpu, reps), ci = median(im->cpu, reps);
+    const double rb = median(bare->rss, reps) / 1024.0, ri = median(im->rss, reps) / 1024.0;
+    (void)printf("import, writer %-11s %llu records, median %.3f s (%.3f-%.3f), %.2f M events/s, "
+                 "CPU %.3f s, peak RSS %.1f MiB, output %.1f MiB\n",
+                 name, (unsigned long long)im->events, mi, lo, hi, (double)written / mi / 1e6, ci,
+                 ri, slog_mib);
+    (void)printf("  throughput import/bare %.2f (time %.2fx, CPU %.2fx, peak RSS %.2fx; medians "
+                 "of %d)\n",
+                 mb / mi, mi / mb, ci / cb, ri / rb, reps);
+}
+
+/* Alternate the bare read and each import configuration `reps` times and
+ * print medians and ratios.  Returns the events the bare read saw. */
+static uint64_t run_reps(const char *anchor, const char *out, uint32_t nloc, int reps,
+                         uint64_t written, const int *which, int nwhich)
+{
+    static series bare, im[NCONFIGS];
+    for (int r = 0; r < reps; r++) {
+        const sample b = measure(-1, anchor, out, nloc);
+        series_add(&bare, r, &b);
+        (void)printf("rep %d: bare %.3f s (CPU %.3f s) %ld KiB", r + 1, b.seconds, b.cpu,
+                     b.rss_kib);
+        for (int k = 0; k < nwhich; k++) {
+            const sample m = measure(which[k], anchor, out, nloc);
+            series_add(&im[k], r, &m);
+            (void)printf(", %s %.3f s (CPU %.3f s) %ld KiB", configs[which[k]].name, m.seconds,
+                         m.cpu, m.rss_kib);
+        }
+        (void)printf("\n");
+        (void)fflush(stdout);
+    }
+    (void)printf("bare OTF2 global read: %llu events, median %.3f s (%.3f-%.3f), %.2f M events/s, "
+                 "CPU %.3f s, peak RSS %.1f MiB\n",
+                 (unsigned long long)bare.events, median(bare.t, reps), series_min(&bare, reps),
+                 series_max(&bare, reps), (double)bare.events / median(bare.t, reps) / 1e6,
+                 median(bare.cpu, reps), median(bare.rss, reps) / 1024.0);
+    for (int k = 0; k < nwhich; k++) {
+        report_config(configs[which[k]].name, &im[k], &bare, reps, written, out);
+    }
+    return bare.events;
 }
 
 typedef struct options {
@@ -400,7 +465,26 @@ typedef struct options {
     int reps;
     bool keep;
     const char *base;
+    int which[NCONFIGS]; /* --writers, as indexes of configs */
+    int nwhich;
 } options;
+
+/* --writers: a comma list of configs' names. */
+static int parse_writers(char *list, options *o)
+{
+    o->nwhich = 0;
+    for (char *tok = strtok(list, ","); tok != NULL; tok = strtok(NULL, ",")) {
+        size_t k = 0;
+        while (k < NCONFIGS && strcmp(configs[k].name, tok) != 0) {
+            k++;
+        }
+        if (k == NCONFIGS || o->nwhich == (int)NCONFIGS) {
+            return -1;
+        }
+        o->which[o->nwhich++] = (int)k;
+    }
+    return o->nwhich > 0 ? 0 : -1;
+}
 
 static int parse_args(int argc, char **argv, options *o)
 {
@@ -414,6 +498,10 @@ static int parse_args(int argc, char **argv, options *o)
             o->reps = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--dir") == 0 && has_value) {
             o->base = argv[++i];
+        } else if (strcmp(argv[i], "--writers") == 0 && has_value) {
+            if (parse_writers(argv[++i], o) != 0) {
+                return -1;
+            }
         } else if (strcmp(argv[i], "--keep") == 0) {
             o->keep = true;
         } else {
@@ -425,10 +513,13 @@ static int parse_args(int argc, char **argv, options *o)
 
 int main(int argc, char **argv)
 {
-    options o = {.events = 10000000, .nloc = 8, .reps = 3, .keep = false, .base = "/tmp"};
+    options o = {.events = 10000000, .nloc = 8, .reps = 3, .keep = false, .base = "/tmp",
+                 .which = {0, 1, 2}, .nwhich = 3};
     if (parse_args(argc, argv, &o) != 0) {
         (void)fprintf(stderr, "usage: bench_otf2_import [--events N] [--locations L >= 2] "
-                              "[--reps 1..99] [--dir DIR] [--keep]\n");
+                              "[--reps 1..99] [--dir DIR]\n"
+                              "       [--writers default,background,import,import-sync] "
+                              "[--keep]\n");
         return 2;
     }
     const uint64_t events = o.events;
@@ -453,7 +544,7 @@ int main(int argc, char **argv)
                  "%.2f s\n",
                  (unsigned long long)written, nloc, (double)dir_bytes(archive, nloc) / 1048576.0,
                  gen);
-    const uint64_t bev = run_reps(anchor, out, nloc, reps, written);
+    const uint64_t bev = run_reps(anchor, out, nloc, reps, written, o.which, o.nwhich);
     if (!keep) {
         char cmd[700];
         (void)snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
