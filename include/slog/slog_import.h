@@ -119,7 +119,9 @@ typedef struct slog_import_options {
     const slog_atomic_int *cancel;
     /* Writer options of the file slog_import_file creates (NULL: 1 ns ticks, time bins,
      * the file built on the writer's background thread, creator "libslog-import VERSION");
-     * ticks_per_second is always 10^9. */
+     * ticks_per_second is always 10^9.  SLOG_WRITER_BACKGROUND is dropped when no processor
+     * is left for that thread (the Chrome/.pfw importer keeps two busy itself): the file
+     * is the same either way. */
     const slog_writer_options *writer;
     /* Bytes of the current input consumed so far, of total (0: unknown), at most every
      * 64 Ki records or chunk. */

@@ -114,5 +114,5 @@ static int pfw_run_many(import_ctx *ctx, const char *const *paths, size_t n)
     return import_to_writer(ctx, paths, n, CHROME_MODE_LINES);
 }
 
-const importer import_chrome = {"chrome", chrome_probe, chrome_run_one, chrome_run_many, false};
-const importer import_pfw = {"pfw", pfw_probe, pfw_run_one, pfw_run_many, false};
+const importer import_chrome = {"chrome", chrome_probe, chrome_run_one, chrome_run_many, false, 2};
+const importer import_pfw = {"pfw", pfw_probe, pfw_run_one, pfw_run_many, false, 2};

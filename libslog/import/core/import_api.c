@@ -9,11 +9,14 @@
  * error is the call's result; nothing is printed, nothing exits.
  * Import library, core: public libslog headers.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "import_detect.h"
 #include "import_dir.h"
@@ -279,6 +282,33 @@ int slog_import_into(slog_import_summary **summary, slog_writer *w,
     return call_end(&c, rc, summary, err);
 }
 
+/* Processors this process may run on (its affinity; at least 1). */
+static unsigned processors(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
+        return (unsigned)CPU_COUNT(&set);
+    }
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1u;
+}
+
+/* SLOG_WRITER_BACKGROUND only when a processor is left for the writer's
+ * thread beside the threads the inputs' importers keep busy: the Chrome
+ * importer (a parser thread and a mapping thread) on two cores was 13 %
+ * slower with it and took 30 % more CPU (doc/PERFORMANCE.md, "The writer
+ * on a thread of its own"). */
+static uint32_t background_if_room(const import_call *c, uint32_t flags)
+{
+    unsigned busy = 1;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->imp[i] != NULL && c->imp[i]->threads > busy) {
+            busy = c->imp[i]->threads;
+        }
+    }
+    return processors() > busy ? flags : flags & ~SLOG_WRITER_BACKGROUND;
+}
+
 /* The output's writer, or NULL (reported). */
 static slog_writer *create_writer(import_call *c, const char *output)
 {
@@ -293,6 +323,7 @@ static slog_writer *create_writer(import_call *c, const char *output)
         wo.flags = SLOG_WRITER_TIME_BINS | SLOG_WRITER_BACKGROUND;
     }
     wo.ticks_per_second = 1000000000u; /* importers write nanoseconds */
+    wo.flags = background_if_room(c, wo.flags);
     slog_writer *w = NULL;
     slog_error e;
     const int rc = slog_writer_create(&w, output, &wo, &e);

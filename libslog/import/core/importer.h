@@ -115,6 +115,10 @@ typedef struct importer {
     /* The importer reads files itself (libotf2, folders): callback and
      * memory inputs are refused with a clear message. */
     bool needs_path;
+    /* Threads the importer keeps busy itself (the Chrome/.pfw importer
+     * parses on a thread of its own: 2); the file's writer gets a thread of
+     * its own only when a processor is left for it (import_api.c). */
+    uint8_t threads;
 } importer;
 
 /* The table, in probe order, NULL-terminated, and its names in the same

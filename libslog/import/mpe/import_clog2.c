@@ -163,4 +163,4 @@ static int clog2_run(import_ctx *ctx, const char *path)
     return rc;
 }
 
-const importer import_clog2 = {"clog2", clog2_probe_fn, clog2_run, NULL, false};
+const importer import_clog2 = {"clog2", clog2_probe_fn, clog2_run, NULL, false, 1};

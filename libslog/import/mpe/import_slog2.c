@@ -115,4 +115,4 @@ static int slog2_run(import_ctx *ctx, const char *path)
     return rc;
 }
 
-const importer import_slog2 = {"slog2", slog2_probe_fn, slog2_run, NULL, false};
+const importer import_slog2 = {"slog2", slog2_probe_fn, slog2_run, NULL, false, 1};

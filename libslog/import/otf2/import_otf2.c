@@ -2318,4 +2318,4 @@ static int otf2_run(import_ctx *ctx, const char *path)
 
 #endif /* SLOG_HAVE_OTF2 */
 
-const importer import_otf2 = {"otf2", otf2_probe, otf2_run, NULL, true};
+const importer import_otf2 = {"otf2", otf2_probe, otf2_run, NULL, true, 1};

@@ -75,4 +75,4 @@ static int perfetto_probe_entry(const char *path, const unsigned char *head, siz
     return perfetto_probe(head, n);
 }
 
-const importer import_perfetto = {"perfetto", perfetto_probe_entry, perfetto_run, NULL, false};
+const importer import_perfetto = {"perfetto", perfetto_probe_entry, perfetto_run, NULL, false, 1};

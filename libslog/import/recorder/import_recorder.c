@@ -951,4 +951,4 @@ out:
     return rc;
 }
 
-const importer import_recorder = {"recorder", recorder_probe, recorder_run, NULL, true};
+const importer import_recorder = {"recorder", recorder_probe, recorder_run, NULL, true, 1};
