@@ -426,6 +426,13 @@ static void report_config(const char *name, series *im, series *bare, int reps, 
     (void)printf("  throughput import/bare %.2f (time %.2fx, CPU %.2fx, peak RSS %.2fx; medians "
                  "of %d)\n",
                  mb / mi, mi / mb, ci / cb, ri / rb, reps);
+    double pair[99];
+    for (int r = 0; r < reps; r++) {
+        pair[r] = bare->t[r] / im->t[r]; /* the bare read and this import of one rep */
+    }
+    const double pm = median(pair, reps); /* sorts pair */
+    (void)printf("  pair by pair (bare / import of each rep): median %.2f, range %.2f-%.2f\n", pm,
+                 pair[0], pair[reps - 1]);
 }
 
 /* Alternate the bare read and each import configuration `reps` times and
