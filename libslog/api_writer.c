@@ -428,12 +428,26 @@ static int put_state(slog_writer *w, const slog_state *s, const uint8_t *args, s
     if (rc != SLOG_OK) {
         return rc;
     }
-    wrec r = {WOP_STATE, (uint32_t)args_len, {.s = {0}}};
+    wrec r;
+    r.op = WOP_STATE;
+    r.args_len = (uint32_t)args_len;
     r.u.s.start = s->start;
     r.u.s.end = s->end;
     r.u.s.timeline = s->timeline;
     r.u.s.category = s->category;
     r.u.s.depth = s->depth;
+    r.u.s.excl = 0;
+    r.u.s.args_len = 0;
+    r.u.s.args_off = 0;
+    r.u.s.resid = 0;
+    if (w->bg == NULL) { /* no record to pack: straight to the apply side */
+        const int arc = api_writer_apply_state(w, &r.u.s, args, args_len, err);
+        if (arc != SLOG_OK) {
+            w->state = W_ERROR;
+            return util_err_source(err, arc, w->path);
+        }
+        return SLOG_OK;
+    }
     return writer_put(w, &r, args, err);
 }
 

@@ -97,14 +97,20 @@ static int after_add(slog_writer *w, int rc, slog_error *err)
     return rc;
 }
 
+int api_writer_apply_state(slog_writer *w, fmt_state_rec *s, const uint8_t *args,
+                           size_t args_len, slog_error *err)
+{
+    note_times(w, s->start, s->end);
+    s->excl = exclusive_time(w, s->timeline, s->depth, s->start, s->end);
+    return after_add(w, tree_build_add_state(w->tb, s, args, args_len, err), err);
+}
+
 int api_writer_apply(slog_writer *w, const wrec *r, const uint8_t *args, slog_error *err)
 {
     switch (r->op) {
     case WOP_STATE: {
         fmt_state_rec s = r->u.s;
-        note_times(w, s.start, s.end);
-        s.excl = exclusive_time(w, s.timeline, s.depth, s.start, s.end);
-        return after_add(w, tree_build_add_state(w->tb, &s, args, r->args_len, err), err);
+        return api_writer_apply_state(w, &s, args, r->args_len, err);
     }
     case WOP_EVENT:
         note_times(w, r->u.e.time, r->u.e.time);
@@ -121,7 +127,8 @@ int api_writer_apply(slog_writer *w, const wrec *r, const uint8_t *args, slog_er
         }
         return SLOG_OK;
     default:
-        return util_err(err, SLOG_EINVAL, UINT64_MAX, w->path, "Bad writer record %u", r->op);
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, w->path, "Bad writer record %u",
+                        r->op);
     }
 }
 

@@ -118,6 +118,9 @@ typedef struct wrec_tables {
 /* api_writer_apply.c: one record, on whichever thread applies.  Returns
  * SLOG_OK or an error with err set (the caller marks the writer). */
 int api_writer_apply(slog_writer *w, const wrec *r, const uint8_t *args, slog_error *err);
+/* A state, without the record (the synchronous writer's path); sets s->excl. */
+int api_writer_apply_state(slog_writer *w, fmt_state_rec *s, const uint8_t *args,
+                           size_t args_len, slog_error *err);
 /* A background batch: its prefix, then its records. */
 int api_writer_apply_batch(void *ctx, const uint8_t *batch, size_t len, slog_error *err);
 /* Append the new table rows and the summary to the file; complete = 1 marks
