@@ -194,10 +194,6 @@ static int grow_timelines(slog_writer *w)
         return -1;
     }
     w->rt = p;
-    if ((p = util_realloc(w->parent, ncap * sizeof *w->parent)) == NULL) {
-        return -1;
-    }
-    w->parent = p;
     if ((p = util_realloc(w->root, ncap * sizeof *w->root)) == NULL) {
         return -1;
     }
@@ -214,6 +210,13 @@ static int grow_timelines(slog_writer *w)
     }
     tables_unlock(w);
     return rc;
+}
+
+/* A failed hand-over marks the writer: later calls return SLOG_ESTATE. */
+static int put_failed(slog_writer *w, int rc, slog_error *err)
+{
+    w->state = W_ERROR;
+    return util_err_source(err, rc, w->path);
 }
 
 /* Hand a checked record (and its encoded args) to the apply side: now, or
@@ -235,11 +238,7 @@ static int writer_put(slog_writer *w, const wrec *r, const uint8_t *args, slog_e
             wbg_commit(w->bg, sizeof *r + padded);
         }
     }
-    if (rc != SLOG_OK) {
-        w->state = W_ERROR;
-        return util_err_source(err, rc, w->path);
-    }
-    return SLOG_OK;
+    return rc == SLOG_OK ? SLOG_OK : put_failed(w, rc, err);
 }
 
 /* The public signature mirrors the data model (7 parameters). */
@@ -271,7 +270,6 @@ int slog_writer_add_timeline(slog_writer *w, uint32_t parent, slog_timeline_kind
     row->sort_key = sort_key;
     row->name = name_off;
     memset(&w->rt[id], 0, sizeof w->rt[id]);
-    w->parent[id] = parent;
     w->root[id] = parent == SLOG_NO_PARENT ? id : w->root[parent];
     w->tl_dirty[id] = 0;
     w->ntl++;
@@ -442,11 +440,7 @@ static int put_state(slog_writer *w, const slog_state *s, const uint8_t *args, s
     r.u.s.resid = 0;
     if (w->bg == NULL) { /* no record to pack: straight to the apply side */
         const int arc = api_writer_apply_state(w, &r.u.s, args, args_len, err);
-        if (arc != SLOG_OK) {
-            w->state = W_ERROR;
-            return util_err_source(err, arc, w->path);
-        }
-        return SLOG_OK;
+        return arc == SLOG_OK ? SLOG_OK : put_failed(w, arc, err);
     }
     return writer_put(w, &r, args, err);
 }
@@ -638,11 +632,7 @@ uint32_t slog_writer_open_depth(const slog_writer *w, uint32_t timeline)
 static int writer_sync(slog_writer *w, slog_error *err)
 {
     const int rc = w->bg != NULL ? wbg_sync(w->bg, err) : SLOG_OK;
-    if (rc != SLOG_OK) {
-        w->state = W_ERROR;
-        return util_err_source(err, rc, w->path);
-    }
-    return SLOG_OK;
+    return rc == SLOG_OK ? SLOG_OK : put_failed(w, rc, err);
 }
 
 int slog_writer_flush(slog_writer *w, slog_error *err)
@@ -732,7 +722,6 @@ void slog_writer_destroy(slog_writer *w)
     api_writer_apply_free(w);
     util_free(w->rt);
     util_free(w->tls);
-    util_free(w->parent);
     util_free(w->root);
     util_free(w->tl_dirty);
     util_free(w->cats);

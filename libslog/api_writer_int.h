@@ -66,7 +66,7 @@ struct slog_writer {
     /* caller side */
     store_timeline_row *tls;
     timeline_rt *rt;
-    uint32_t *parent, *root;
+    uint32_t *root;              /* each timeline's top-level ancestor */
     size_t ntl, cap_tl;
     uint8_t *tl_dirty; /* renamed after written (grow_mu) */
     store_category_row *cats;
