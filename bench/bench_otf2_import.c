@@ -359,10 +359,14 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n)
+/* The median of v[0..n), n <= 99; v keeps its order (the reps stay
+ * paired by index for the pair-by-pair ratios). */
+static double median(const double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    double s[99];
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
 static uint64_t dir_bytes(const char *dir, uint32_t nloc)
@@ -391,22 +395,14 @@ static void series_add(series *v, int r, const sample *x)
     v->events = x->events;
 }
 
-static double series_min(const series *v, int reps)
+/* The smallest and largest of v[0..n). */
+static void range_of(const double *v, int n, double *lo, double *hi)
 {
-    double m = v->t[0];
-    for (int r = 1; r < reps; r++) {
-        m = v->t[r] < m ? v->t[r] : m;
+    *lo = *hi = v[0];
+    for (int r = 1; r < n; r++) {
+        *lo = v[r] < *lo ? v[r] : *lo;
+        *hi = v[r] > *hi ? v[r] : *hi;
     }
-    return m;
-}
-
-static double series_max(const series *v, int reps)
-{
-    double m = v->t[0];
-    for (int r = 1; r < reps; r++) {
-        m = v->t[r] > m ? v->t[r] : m;
-    }
-    return m;
 }
 
 /* Medians (min-max) of one import configuration against the bare read. */
@@ -415,7 +411,8 @@ static void report_config(const char *name, series *im, series *bare, int reps, 
 {
     struct stat st;
     const double slog_mib = stat(out, &st) == 0 ? (double)st.st_size / 1048576.0 : 0;
-    const double lo = series_min(im, reps), hi = series_max(im, reps);
+    double lo, hi;
+    range_of(im->t, reps, &lo, &hi);
     const double mb = median(bare->t, reps), mi = median(im->t, reps);
     const double cb = median(bare->cpu, reps), ci = median(im->cpu, reps);
     const double rb = median(bare->rss, reps) / 1024.0, ri = median(im->rss, reps) / 1024.0;
@@ -430,9 +427,10 @@ static void report_config(const char *name, series *im, series *bare, int reps, 
     for (int r = 0; r < reps; r++) {
         pair[r] = bare->t[r] / im->t[r]; /* the bare read and this import of one rep */
     }
-    const double pm = median(pair, reps); /* sorts pair */
-    (void)printf("  pair by pair (bare / import of each rep): median %.2f, range %.2f-%.2f\n", pm,
-                 pair[0], pair[reps - 1]);
+    double plo, phi;
+    range_of(pair, reps, &plo, &phi);
+    (void)printf("  pair by pair (bare / import of each rep): median %.2f, range %.2f-%.2f\n",
+                 median(pair, reps), plo, phi);
 }
 
 /* Alternate the bare read and each import configuration `reps` times and
@@ -455,11 +453,13 @@ static uint64_t run_reps(const char *anchor, const char *out, uint32_t nloc, int
         (void)printf("\n");
         (void)fflush(stdout);
     }
+    double lo, hi;
+    range_of(bare.t, reps, &lo, &hi);
     (void)printf("bare OTF2 global read: %llu events, median %.3f s (%.3f-%.3f), %.2f M events/s, "
                  "CPU %.3f s, peak RSS %.1f MiB\n",
-                 (unsigned long long)bare.events, median(bare.t, reps), series_min(&bare, reps),
-                 series_max(&bare, reps), (double)bare.events / median(bare.t, reps) / 1e6,
-                 median(bare.cpu, reps), median(bare.rss, reps) / 1024.0);
+                 (unsigned long long)bare.events, median(bare.t, reps), lo, hi,
+                 (double)bare.events / median(bare.t, reps) / 1e6, median(bare.cpu, reps),
+                 median(bare.rss, reps) / 1024.0);
     for (int k = 0; k < nwhich; k++) {
         report_config(configs[which[k]].name, &im[k], &bare, reps, written, out);
     }
