@@ -14,6 +14,10 @@
  *             import      what slog-import and the import library use when
  *                         they create the file: time bins, background
  *             import-sync time bins, synchronous
+ *             one-thread, background-one-thread
+ *                         default and background with the records mapped
+ *                         on the reading thread (SLOG_IMPORT_OTF2_ONE_THREAD;
+ *                         the others map them on a second thread)
  * Reports the median wall time, events/s, peak RSS (wait4 of each child)
  * and the import/bare ratios, per configuration.
  *   bench_otf2_import [--events N] [--locations L] [--reps R] [--dir DIR]
@@ -270,24 +274,27 @@ static uint64_t bare_read(const char *anchor, uint32_t nloc)
 /* The writer configurations an import is measured with (--writers). */
 typedef struct writer_config {
     const char *name;
-    uint32_t flags;
+    uint32_t flags;        /* the writer's */
+    uint32_t import_flags; /* the import's */
 } writer_config;
 
 static const writer_config configs[] = {
-    {"default", 0},
-    {"background", SLOG_WRITER_BACKGROUND},
-    {"import", SLOG_WRITER_TIME_BINS | SLOG_WRITER_BACKGROUND},
-    {"import-sync", SLOG_WRITER_TIME_BINS},
+    {"default", 0, 0},
+    {"background", SLOG_WRITER_BACKGROUND, 0},
+    {"import", SLOG_WRITER_TIME_BINS | SLOG_WRITER_BACKGROUND, 0},
+    {"import-sync", SLOG_WRITER_TIME_BINS, 0},
+    {"one-thread", 0, SLOG_IMPORT_OTF2_ONE_THREAD},
+    {"background-one-thread", SLOG_WRITER_BACKGROUND, SLOG_IMPORT_OTF2_ONE_THREAD},
 };
 #define NCONFIGS (sizeof configs / sizeof configs[0])
 
 /* The importer into a libslog file.  Returns the records it imported. */
-static uint64_t import_run(const char *anchor, const char *out, uint32_t flags)
+static uint64_t import_run(const char *anchor, const char *out, const writer_config *cfg)
 {
     slog_writer *w;
     slog_error e;
     slog_writer_options wo = SLOG_WRITER_OPTIONS_INIT;
-    wo.flags = flags;
+    wo.flags = cfg->flags;
     if (slog_writer_create(&w, out, &wo, &e) != SLOG_OK) {
         (void)fprintf(stderr, "bench_otf2_import: %s\n", e.message);
         exit(1);
@@ -295,6 +302,7 @@ static uint64_t import_run(const char *anchor, const char *out, uint32_t flags)
     uint64_t imported = 0;
     slog_import_options io = SLOG_IMPORT_OPTIONS_INIT;
     io.format = "otf2";
+    io.flags = cfg->import_flags;
     io.count = on_count;
     io.user = &imported;
     const slog_import_input in = {.name = anchor};
@@ -329,7 +337,7 @@ static sample measure(int which, const char *anchor, const char *out, uint32_t n
         close(fd[0]);
         const double t0 = now();
         s.events = which < 0 ? bare_read(anchor, nloc)
-                             : import_run(anchor, out, configs[which].flags);
+                             : import_run(anchor, out, &configs[which]);
         s.seconds = now() - t0;
         if (write(fd[1], &s, sizeof s) != (ssize_t)sizeof s) {
             _exit(1);
@@ -525,7 +533,7 @@ int main(int argc, char **argv)
     if (parse_args(argc, argv, &o) != 0) {
         (void)fprintf(stderr, "usage: bench_otf2_import [--events N] [--locations L >= 2] "
                               "[--reps 1..99] [--dir DIR]\n"
-                              "       [--writers default,background,import,import-sync] "
+                              "       [--writers default,background,import,import-sync,one-thread,background-one-thread] "
                               "[--keep]\n");
         return 2;
     }

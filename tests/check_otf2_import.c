@@ -189,8 +189,11 @@ enum {
     OK_ARCHIVE,
     UNDEFINED_REGION,
     UNDEFINED_GROUP,
-    NO_CLOCK
+    NO_CLOCK,
+    BIG_ARCHIVE /* OK_ARCHIVE plus BIG_PAIRS regions after rank 0's main: MiBs of records */
 };
+
+#define BIG_PAIRS 32000u
 
 static OTF2_FlushType
 pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *caller, bool final)
@@ -249,6 +252,16 @@ static void write_rank0(OTF2_EvtWriter *w, int damage)
     OK(OTF2_EvtWriter_ParameterInt(w, NULL, T(155), 0, 5));
     OK(OTF2_EvtWriter_MpiSend(w, NULL, T(175), 0, 2, 5, 8)); /* rank 0 of the remote group */
     OK(OTF2_EvtWriter_Leave(w, NULL, T(200), R_MAIN));
+    for (uint64_t i = 0; damage == BIG_ARCHIVE && i < BIG_PAIRS; i++) {
+        OTF2_AttributeList *const big = i % 100 == 0 ? OTF2_AttributeList_New() : NULL;
+        if (big != NULL) {
+            OK(OTF2_AttributeList_AddUint64(big, 0, i));
+        }
+        OK(OTF2_EvtWriter_Enter(w, big, T(300 + 4 * i), R_FOO));
+        OK(OTF2_EvtWriter_MpiSend(w, NULL, T(301 + 4 * i), 1, 0, 9, i));
+        OK(OTF2_EvtWriter_Leave(w, NULL, T(302 + 4 * i), R_FOO));
+        OTF2_AttributeList_Delete(big);
+    }
 }
 
 static void write_rank1(OTF2_EvtWriter *w)
@@ -446,16 +459,17 @@ static void write_archive(int damage)
 
 /* ---- importing and reading back ---------------------------------------- */
 
-/* Import `input` into <g_dir>/out.slog; returns the importer's result. */
-static int import_to_slog(const char *input, bool finish)
+/* Import `input` into <g_dir>/<name>; returns the importer's result. */
+static int import_to_file(const char *input, const char *name, uint32_t flags, bool finish)
 {
     char out[300];
-    (void)snprintf(out, sizeof out, "%s/out.slog", g_dir);
+    (void)snprintf(out, sizeof out, "%s/%s", g_dir, name);
     slog_writer *w;
     slog_error e;
     ck_assert_int_eq(slog_writer_create(&w, out, NULL, &e), SLOG_OK);
     slog_import_options io = SLOG_IMPORT_OPTIONS_INIT;
     io.format = "otf2";
+    io.flags = flags;
     io.count = on_count;
     io.diagnostic = on_diagnostic;
     const slog_import_input in = {.name = input};
@@ -465,6 +479,12 @@ static int import_to_slog(const char *input, bool finish)
     }
     slog_writer_destroy(w);
     return rc;
+}
+
+/* Import `input` into <g_dir>/out.slog; returns the importer's result. */
+static int import_to_slog(const char *input, bool finish)
+{
+    return import_to_file(input, "out.slog", 0, finish);
 }
 
 static int import_archive(void)
@@ -1312,9 +1332,74 @@ START_TEST(test_otf2_import_hanging_definitions_cancel)
 }
 END_TEST
 
+/* The whole content of <g_dir>/<name>; its size in *n. */
+static unsigned char *slurp(const char *name, size_t *n)
+{
+    char path[300];
+    (void)snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    FILE *const f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    const long len = ftell(f);
+    ck_assert_int_ge(len, 0);
+    rewind(f);
+    unsigned char *const buf = malloc((size_t)len + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
+    (void)fclose(f);
+    *n = (size_t)len;
+    return buf;
+}
+
+/* Records mapped on a second thread (the default with two processors) give
+ * the file and the counts that mapping them on the reading thread gives, on
+ * the small archive and on one of several MiB of records (many batches,
+ * attributes on some records). */
+static void same_file_on_two_threads(int damage)
+{
+    char anchor[300];
+    write_archive(damage);
+    (void)snprintf(anchor, sizeof anchor, "%s/arch/traces.otf2", g_dir);
+    g_ncounts = 0;
+    ck_assert_int_eq(import_to_file(anchor, "one.slog", SLOG_IMPORT_OTF2_ONE_THREAD, true), 0);
+    const uint64_t enter_one = counted("ENTER", SLOG_IMPORT_IMPORTED);
+    const uint64_t send_one = counted("MPI_SEND", SLOG_IMPORT_IMPORTED);
+    g_ncounts = 0;
+    ck_assert_int_eq(import_to_file(anchor, "two.slog", 0, true), 0);
+    ck_assert_uint_eq(counted("ENTER", SLOG_IMPORT_IMPORTED), enter_one);
+    ck_assert_uint_eq(counted("MPI_SEND", SLOG_IMPORT_IMPORTED), send_one);
+    ck_assert_uint_ge(enter_one, damage == BIG_ARCHIVE ? BIG_PAIRS : 1);
+    size_t n1, n2;
+    unsigned char *const one = slurp("one.slog", &n1);
+    unsigned char *const two = slurp("two.slog", &n2);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert_msg(memcmp(one, two, n1) == 0, "the two files differ");
+    free(one);
+    free(two);
+}
+
+START_TEST(test_otf2_import_two_threads_same_file)
+{
+    same_file_on_two_threads(OK_ARCHIVE);
+}
+END_TEST
+
+START_TEST(test_otf2_import_two_threads_same_file_big)
+{
+    same_file_on_two_threads(BIG_ARCHIVE);
+}
+END_TEST
+
 static Suite *otf2_import_suite(void)
 {
     Suite *const s = suite_create("otf2_import");
+    /* "threads" alone runs under ThreadSanitizer in .ci/run */
+    TCase *const th = tcase_create("threads");
+    tcase_add_checked_fixture(th, setup, teardown);
+    tcase_set_timeout(th, 120);
+    tcase_add_test(th, test_otf2_import_two_threads_same_file);
+    tcase_add_test(th, test_otf2_import_two_threads_same_file_big);
+    suite_add_tcase(s, th);
     TCase *const tc = tcase_create("archive");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);

@@ -86,6 +86,8 @@ typedef struct slog_import_input {
 #define SLOG_IMPORT_NO_FAST_SCAN    0x2u /* Chrome/.pfw: yajl reads every event (no scanner) */
 #define SLOG_IMPORT_RECORDER_RAW    0x4u /* Recorder: keep per-rank clocks (no barrier alignment) */
 #define SLOG_IMPORT_RECORDER_STREAM 0x8u /* Recorder: write ranks one after another (no merge) */
+#define SLOG_IMPORT_OTF2_ONE_THREAD 0x10u /* OTF2: map records on the reading thread (no second
+                                             thread; the output is the same) */
 
 /** Units of Chrome/.pfw `ts` and `dur` numbers (slog_import_options.time_unit). */
 typedef enum slog_import_time_unit {

@@ -282,8 +282,7 @@ int slog_import_into(slog_import_summary **summary, slog_writer *w,
     return call_end(&c, rc, summary, err);
 }
 
-/* Processors this process may run on (its affinity; at least 1). */
-static unsigned processors(void)
+unsigned import_processors(void)
 {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
@@ -306,7 +305,7 @@ static uint32_t background_if_room(const import_call *c, uint32_t flags)
             busy = c->imp[i]->threads;
         }
     }
-    return processors() > busy ? flags : flags & ~SLOG_WRITER_BACKGROUND;
+    return import_processors() > busy ? flags : flags & ~SLOG_WRITER_BACKGROUND;
 }
 
 /* The output's writer, or NULL (reported). */

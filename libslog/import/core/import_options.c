@@ -23,7 +23,7 @@
 #define RECORDER_MERGE_BYTES_DEFAULT ((uint64_t)1 << 30)
 #define KNOWN_FLAGS                                                                                \
     (SLOG_IMPORT_NO_REORDER | SLOG_IMPORT_NO_FAST_SCAN | SLOG_IMPORT_RECORDER_RAW |                \
-     SLOG_IMPORT_RECORDER_STREAM)
+     SLOG_IMPORT_RECORDER_STREAM | SLOG_IMPORT_OTF2_ONE_THREAD)
 
 /* NOLINTBEGIN(bugprone-sizeof-expression): the members are pointers, on purpose */
 static const size_t import_ends[] = {

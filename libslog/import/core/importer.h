@@ -76,6 +76,9 @@ bool import_cancelled(const import_ctx *ctx);
  * than the file's (an OTF2 or Recorder archive: all its files). */
 void import_input_bytes(import_ctx *ctx, uint64_t bytes);
 
+/* Processors this process may run on (its affinity; at least 1). */
+unsigned import_processors(void);
+
 /* The import's options, defaults applied (never NULL). */
 const slog_import_options *import_options(const import_ctx *ctx);
 
@@ -117,7 +120,10 @@ typedef struct importer {
     bool needs_path;
     /* Threads the importer keeps busy itself (the Chrome/.pfw importer
      * parses on a thread of its own: 2); the file's writer gets a thread of
-     * its own only when a processor is left for it (import_api.c). */
+     * its own only when a processor is left for it (import_api.c).  The OTF2
+     * importer's mapping thread is not counted: it waits while libotf2
+     * reads, and a time-binned file's writer is the heavier side (doc/
+     * IMPORT-OTF2.md, "Two threads"). */
     uint8_t threads;
 } importer;
 

@@ -122,6 +122,7 @@ static int otf2_run(import_ctx *ctx, const char *path)
 #    include <stdarg.h>
 
 #    include "import_guard.h"
+#    include "otf2_defer.h"
 #    include "otf2_defs.h"
 #    include "path_bytes.h"
 #    include "otf2_match.h"
@@ -261,6 +262,8 @@ typedef struct otf2_imp {
     char otf2_msg[512]; /* last message from libotf2's error handler */
     bool no_clock;      /* no CLOCK_PROPERTIES: ticks taken as ns (warned) */
     otf2_def_loc skipped; /* event_loc's answer for an event skipped (never written) */
+    bool two_threads;     /* map records on a thread of their own (read_events) */
+    otf2_pipe *pipe;      /* while reading events on two threads: to the mapping thread */
     char err[768];      /* why the import stops, "" while fine */
 } otf2_imp;
 
@@ -1591,17 +1594,214 @@ static OTF2_CallbackCode generic(
     return emit_event(ud, rec, group, loc, t, al);
 }
 
+/* ---- two threads: records packed on the reading thread -------------------
+ * With two threads (read_events), libotf2 calls the *_pack functions below:
+ * each packs its record into imp->pipe (otf2_defer.h), and the mapping
+ * thread replays it through *_replay into the callback above, in the order
+ * libotf2 read them.  A record too large for a batch, and PROGRAM_BEGIN
+ * (an array of arguments), are mapped on the reading thread once the
+ * mapping thread is idle. */
+
+/* Map a record here, after everything before it (the pipe drained). */
+static OTF2_CallbackCode map_here(otf2_imp *imp,
+                                  otf2_replay_fn fn,
+                                  const otf2_deferred *head,
+                                  OTF2_AttributeList *al,
+                                  const uint64_t *a)
+{
+    uint64_t words[sizeof(otf2_deferred) / 8 + OTF2_DEFER_MAX_ARGS];
+    otf2_deferred *const r = (otf2_deferred *)(void *)words;
+    *r = *head;
+    if (r->nargs > 0) {
+        memcpy(r->a, a, (size_t)r->nargs * 8);
+    }
+    if (otf2_pipe_drain(imp->pipe) != 0) {
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return fn(imp, r, al);
+}
+
+static OTF2_CallbackCode defer(void *ud,
+                               otf2_replay_fn fn,
+                               const otf2_deferred *head,
+                               OTF2_AttributeList *al,
+                               const uint64_t *a)
+{
+    otf2_imp *const imp = ud;
+    const otf2_deferred h = {fn, head->loc, head->t, head->nargs, 0};
+    const int rc = otf2_defer_put(imp->pipe, &h, al, a);
+    if (rc == 0) {
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    return rc < 0 ? OTF2_CALLBACK_INTERRUPT : map_here(imp, fn, head, al, a);
+}
+
+#    define W(x)       ((uint64_t)(x))
+#    define HEAD(n)    (&(const otf2_deferred){NULL, loc, t, (n), 0})
+#    define REPLAY(fn) static OTF2_CallbackCode fn##_replay(void *ud, const otf2_deferred *r, OTF2_AttributeList *al)
+#    define PACK(fn, ...)                                                                          \
+        static OTF2_CallbackCode fn##_pack(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,       \
+                                           OTF2_AttributeList *al, __VA_ARGS__)
+#    define DEFER1(fn, T1)                                                                         \
+        REPLAY(fn) { return fn(r->loc, r->t, ud, al, (T1)r->a[0]); }                               \
+        PACK(fn, T1 a1)                                                                            \
+        {                                                                                          \
+            const uint64_t a[] = {W(a1)};                                                          \
+            return defer(ud, fn##_replay, HEAD(1), al, a);                                         \
+        }
+#    define DEFER2(fn, T1, T2)                                                                     \
+        REPLAY(fn) { return fn(r->loc, r->t, ud, al, (T1)r->a[0], (T2)r->a[1]); }                  \
+        PACK(fn, T1 a1, T2 a2)                                                                     \
+        {                                                                                          \
+            const uint64_t a[] = {W(a1), W(a2)};                                                   \
+            return defer(ud, fn##_replay, HEAD(2), al, a);                                         \
+        }
+#    define DEFER3(fn, T1, T2, T3)                                                                 \
+        REPLAY(fn) { return fn(r->loc, r->t, ud, al, (T1)r->a[0], (T2)r->a[1], (T3)r->a[2]); }     \
+        PACK(fn, T1 a1, T2 a2, T3 a3)                                                              \
+        {                                                                                          \
+            const uint64_t a[] = {W(a1), W(a2), W(a3)};                                            \
+            return defer(ud, fn##_replay, HEAD(3), al, a);                                         \
+        }
+#    define DEFER4(fn, T1, T2, T3, T4)                                                             \
+        REPLAY(fn)                                                                                 \
+        {                                                                                          \
+            return fn(r->loc, r->t, ud, al, (T1)r->a[0], (T2)r->a[1], (T3)r->a[2], (T4)r->a[3]);   \
+        }                                                                                          \
+        PACK(fn, T1 a1, T2 a2, T3 a3, T4 a4)                                                       \
+        {                                                                                          \
+            const uint64_t a[] = {W(a1), W(a2), W(a3), W(a4)};                                     \
+            return defer(ud, fn##_replay, HEAD(4), al, a);                                         \
+        }
+#    define DEFER5(fn, T1, T2, T3, T4, T5)                                                         \
+        REPLAY(fn)                                                                                 \
+        {                                                                                          \
+            return fn(r->loc, r->t, ud, al, (T1)r->a[0], (T2)r->a[1], (T3)r->a[2], (T4)r->a[3],    \
+                      (T5)r->a[4]);                                                                \
+        }                                                                                          \
+        PACK(fn, T1 a1, T2 a2, T3 a3, T4 a4, T5 a5)                                                \
+        {                                                                                          \
+            const uint64_t a[] = {W(a1), W(a2), W(a3), W(a4), W(a5)};                              \
+            return defer(ud, fn##_replay, HEAD(5), al, a);                                         \
+        }
+
+// NOLINTBEGIN(readability-function-size): OTF2 fixes the parameters
+REPLAY(cb_unknown)
+{
+    return cb_unknown(r->loc, r->t, ud, al);
+}
+static OTF2_CallbackCode
+cb_unknown_pack(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al)
+{
+    return defer(ud, cb_unknown_replay, HEAD(0), al, NULL);
+}
+
+REPLAY(cb_coll_begin)
+{
+    return cb_coll_begin(r->loc, r->t, ud, al);
+}
+static OTF2_CallbackCode
+cb_coll_begin_pack(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al)
+{
+    return defer(ud, cb_coll_begin_replay, HEAD(0), al, NULL);
+}
+
+_Static_assert(sizeof(OTF2_MetricValue) == 8 && sizeof(OTF2_Type) == 1, "metric words");
+
+/* A METRIC record's fields: metric, n, the n types in (n + 7) / 8 words,
+ * the n values. */
+REPLAY(cb_metric)
+{
+    const uint8_t n = (uint8_t)r->a[1];
+    const uint32_t type_words = (n + 7u) / 8u;
+    return cb_metric(r->loc, r->t, ud, al, (OTF2_MetricRef)r->a[0], n,
+                     (const OTF2_Type *)(const void *)(r->a + 2),
+                     (const OTF2_MetricValue *)(const void *)(r->a + 2 + type_words));
+}
+PACK(cb_metric, OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types, const OTF2_MetricValue *values)
+{
+    uint64_t a[OTF2_DEFER_MAX_ARGS];
+    const uint32_t type_words = (n + 7u) / 8u;
+    a[0] = metric;
+    a[1] = n;
+    memset(a + 2, 0, (size_t)type_words * 8);
+    memcpy(a + 2, types, n);
+    memcpy(a + 2 + type_words, values, (size_t)n * 8);
+    return defer(ud, cb_metric_replay, HEAD(2 + type_words + n), al, a);
+}
+
+PACK(cb_program_begin, OTF2_StringRef name, uint32_t argc, const OTF2_StringRef *argv)
+{
+    otf2_imp *const imp = ud;
+    if (otf2_pipe_drain(imp->pipe) != 0) {
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return cb_program_begin(loc, t, ud, al, name, argc, argv);
+}
+
+DEFER1(cb_buffer_flush, OTF2_TimeStamp)
+DEFER1(cb_measurement, OTF2_MeasurementMode)
+DEFER1(cb_enter, OTF2_RegionRef)
+DEFER1(cb_leave, OTF2_RegionRef)
+DEFER4(cb_send, uint32_t, OTF2_CommRef, uint32_t, uint64_t)
+DEFER5(cb_isend, uint32_t, OTF2_CommRef, uint32_t, uint64_t, uint64_t)
+DEFER1(cb_isend_complete, uint64_t)
+DEFER1(cb_irecv_request, uint64_t)
+DEFER4(cb_recv, uint32_t, OTF2_CommRef, uint32_t, uint64_t)
+DEFER5(cb_irecv, uint32_t, OTF2_CommRef, uint32_t, uint64_t, uint64_t)
+DEFER1(cb_request_test, uint64_t)
+DEFER1(cb_request_cancelled, uint64_t)
+DEFER5(cb_coll_end, OTF2_CollectiveOp, OTF2_CommRef, uint32_t, uint64_t, uint64_t)
+DEFER2(cb_param_string, OTF2_ParameterRef, OTF2_StringRef)
+DEFER2(cb_param_int, OTF2_ParameterRef, int64_t)
+DEFER2(cb_param_uint, OTF2_ParameterRef, uint64_t)
+DEFER1(cb_program_end, int64_t)
+DEFER2(cb_cc_enter, OTF2_CallingContextRef, uint32_t)
+DEFER1(cb_cc_leave, OTF2_CallingContextRef)
+DEFER3(cb_cc_sample, OTF2_CallingContextRef, uint32_t, OTF2_InterruptGeneratorRef)
+
+// NOLINTEND(readability-function-size)
+
+/* Records without a drawable of their own (generic below) keep only their
+ * kind and group: the group is a string literal, passed as its address. */
+_Static_assert(sizeof(const char *) <= sizeof(uint64_t), "a group's address fits a word");
+
+static OTF2_CallbackCode generic_replay(void *ud, const otf2_deferred *r, OTF2_AttributeList *al)
+{
+    const char *group;
+    memcpy(&group, &r->a[1], sizeof group);
+    return generic(ud, (int)r->a[0], group, r->loc, r->t, al);
+}
+
+static OTF2_CallbackCode generic_pack(
+    void *ud, int rec, const char *group, uint64_t loc, uint64_t t, OTF2_AttributeList *al)
+{
+    uint64_t a[] = {W(rec), 0};
+    memcpy(&a[1], &group, sizeof group);
+    return defer(ud, generic_replay, HEAD(2), al, a);
+}
+
 #    define GENERIC0(fn, rec, group)                                                               \
         static OTF2_CallbackCode fn(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,              \
                                     OTF2_AttributeList *al)                                        \
         {                                                                                          \
             return generic(ud, REC_##rec, group, loc, t, al);                                      \
+        }                                                                                          \
+        static OTF2_CallbackCode fn##_pack(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,       \
+                                           OTF2_AttributeList *al)                                 \
+        {                                                                                          \
+            return generic_pack(ud, REC_##rec, group, loc, t, al);                                 \
         }
 #    define GENERIC(fn, rec, group, ...)                                                           \
         static OTF2_CallbackCode fn(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,              \
                                     OTF2_AttributeList *al, __VA_ARGS__)                           \
         {                                                                                          \
             return generic(ud, REC_##rec, group, loc, t, al);                                      \
+        }                                                                                          \
+        static OTF2_CallbackCode fn##_pack(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,       \
+                                           OTF2_AttributeList *al, __VA_ARGS__)                    \
+        {                                                                                          \
+            return generic_pack(ud, REC_##rec, group, loc, t, al);                                 \
         }
 
 #    pragma GCC diagnostic push
@@ -1751,116 +1951,116 @@ GENERIC(g_comm_destroy, COMM_DESTROY, "MPI/communicator", OTF2_CommRef a)
 // NOLINTEND(readability-function-size)
 #    pragma GCC diagnostic pop
 
-/* Registration never fails for valid callbacks; each group returns how many
- * setters failed (no branches: one setter per line). */
-#    define SET(what, fn)                                                                          \
-        bad += OTF2_GlobalEvtReaderCallbacks_Set##what##Callback(cb, fn) != OTF2_SUCCESS;
+/* The event callbacks, as lists of (OTF2 record, mapping callback); with two
+ * threads libotf2 calls each callback's packer, <callback>_pack, instead. */
 /* regions, MPI, metrics, parameters, program and measurement records */
-static int register_core(OTF2_GlobalEvtReaderCallbacks *cb)
+#    define CORE_CALLBACKS(X)                                                                      \
+        X(Unknown, cb_unknown)                                                                     \
+        X(BufferFlush, cb_buffer_flush)                                                            \
+        X(MeasurementOnOff, cb_measurement)                                                        \
+        X(Enter, cb_enter)                                                                         \
+        X(Leave, cb_leave)                                                                         \
+        X(MpiSend, cb_send)                                                                        \
+        X(MpiIsend, cb_isend)                                                                      \
+        X(MpiIsendComplete, cb_isend_complete)                                                     \
+        X(MpiIrecvRequest, cb_irecv_request)                                                       \
+        X(MpiRecv, cb_recv)                                                                        \
+        X(MpiIrecv, cb_irecv)                                                                      \
+        X(MpiRequestTest, cb_request_test)                                                         \
+        X(MpiRequestCancelled, cb_request_cancelled)                                               \
+        X(MpiCollectiveBegin, cb_coll_begin)                                                       \
+        X(MpiCollectiveEnd, cb_coll_end)                                                           \
+        X(Metric, cb_metric)                                                                       \
+        X(ParameterString, cb_param_string)                                                        \
+        X(ParameterInt, cb_param_int)                                                              \
+        X(ParameterUnsignedInt, cb_param_uint)                                                     \
+        X(ProgramBegin, cb_program_begin)                                                          \
+        X(ProgramEnd, cb_program_end)                                                              \
+        X(CallingContextEnter, cb_cc_enter)                                                        \
+        X(CallingContextLeave, cb_cc_leave)
+/* calling-context samples, OpenMP and RMA records */
+#    define OMP_RMA_CALLBACKS(X)                                                                   \
+        X(CallingContextSample, cb_cc_sample)                                                      \
+        X(OmpFork, g_omp_fork)                                                                     \
+        X(OmpJoin, g_omp_join)                                                                     \
+        X(OmpAcquireLock, g_omp_acquire)                                                           \
+        X(OmpReleaseLock, g_omp_release)                                                           \
+        X(OmpTaskCreate, g_omp_task_create)                                                        \
+        X(OmpTaskSwitch, g_omp_task_switch)                                                        \
+        X(OmpTaskComplete, g_omp_task_complete)                                                    \
+        X(RmaWinCreate, g_rma_win_create)                                                          \
+        X(RmaWinDestroy, g_rma_win_destroy)                                                        \
+        X(RmaCollectiveBegin, g_rma_coll_begin)                                                    \
+        X(RmaCollectiveEnd, g_rma_coll_end)                                                        \
+        X(RmaGroupSync, g_rma_group_sync)                                                          \
+        X(RmaRequestLock, g_rma_request_lock)                                                      \
+        X(RmaAcquireLock, g_rma_acquire_lock)                                                      \
+        X(RmaTryLock, g_rma_try_lock)                                                              \
+        X(RmaReleaseLock, g_rma_release_lock)                                                      \
+        X(RmaSync, g_rma_sync)                                                                     \
+        X(RmaWaitChange, g_rma_wait_change)                                                        \
+        X(RmaPut, g_rma_put)                                                                       \
+        X(RmaGet, g_rma_get)                                                                       \
+        X(RmaAtomic, g_rma_atomic)                                                                 \
+        X(RmaOpCompleteBlocking, g_rma_op_blocking)                                                \
+        X(RmaOpCompleteNonBlocking, g_rma_op_nonblocking)                                          \
+        X(RmaOpTest, g_rma_op_test)                                                                \
+        X(RmaOpCompleteRemote, g_rma_op_remote)
+/* threading, I/O, non-blocking collective and communicator records */
+#    define THREADS_IO_CALLBACKS(X)                                                                \
+        X(ThreadFork, g_thread_fork)                                                               \
+        X(ThreadJoin, g_thread_join)                                                               \
+        X(ThreadTeamBegin, g_thread_team_begin)                                                    \
+        X(ThreadTeamEnd, g_thread_team_end)                                                        \
+        X(ThreadAcquireLock, g_thread_acquire)                                                     \
+        X(ThreadReleaseLock, g_thread_release)                                                     \
+        X(ThreadTaskCreate, g_thread_task_create)                                                  \
+        X(ThreadTaskSwitch, g_thread_task_switch)                                                  \
+        X(ThreadTaskComplete, g_thread_task_complete)                                              \
+        X(ThreadCreate, g_thread_create)                                                           \
+        X(ThreadBegin, g_thread_begin)                                                             \
+        X(ThreadWait, g_thread_wait)                                                               \
+        X(ThreadEnd, g_thread_end)                                                                 \
+        X(IoCreateHandle, g_io_create)                                                             \
+        X(IoDestroyHandle, g_io_destroy)                                                           \
+        X(IoDuplicateHandle, g_io_dup)                                                             \
+        X(IoSeek, g_io_seek)                                                                       \
+        X(IoChangeStatusFlags, g_io_status)                                                        \
+        X(IoDeleteFile, g_io_delete)                                                               \
+        X(IoOperationBegin, g_io_op_begin)                                                         \
+        X(IoOperationTest, g_io_op_test)                                                           \
+        X(IoOperationIssued, g_io_op_issued)                                                       \
+        X(IoOperationComplete, g_io_op_complete)                                                   \
+        X(IoOperationCancelled, g_io_op_cancelled)                                                 \
+        X(IoAcquireLock, g_io_acquire)                                                             \
+        X(IoReleaseLock, g_io_release)                                                             \
+        X(IoTryLock, g_io_try)                                                                     \
+        X(NonBlockingCollectiveRequest, g_nbc_request)                                             \
+        X(NonBlockingCollectiveComplete, g_nbc_complete)                                           \
+        X(CommCreate, g_comm_create)                                                               \
+        X(CommDestroy, g_comm_destroy)
+
+/* Registration never fails for valid callbacks: each setter adds 1 to `bad`
+ * when it does (no branches: one setter per line). */
+#    define SET_MAP(what, fn)                                                                      \
+        bad += OTF2_GlobalEvtReaderCallbacks_Set##what##Callback(cb, fn) != OTF2_SUCCESS;
+#    define SET_PACK(what, fn)                                                                     \
+        bad += OTF2_GlobalEvtReaderCallbacks_Set##what##Callback(cb, fn##_pack) != OTF2_SUCCESS;
+
+/* The mapping callbacks, or with @p pack their packers (two threads). */
+static int register_events(OTF2_GlobalEvtReaderCallbacks *cb, bool pack)
 {
     int bad = 0;
-    SET(Unknown, cb_unknown)
-    SET(BufferFlush, cb_buffer_flush)
-    SET(MeasurementOnOff, cb_measurement)
-    SET(Enter, cb_enter)
-    SET(Leave, cb_leave)
-    SET(MpiSend, cb_send)
-    SET(MpiIsend, cb_isend)
-    SET(MpiIsendComplete, cb_isend_complete)
-    SET(MpiIrecvRequest, cb_irecv_request)
-    SET(MpiRecv, cb_recv)
-    SET(MpiIrecv, cb_irecv)
-    SET(MpiRequestTest, cb_request_test)
-    SET(MpiRequestCancelled, cb_request_cancelled)
-    SET(MpiCollectiveBegin, cb_coll_begin)
-    SET(MpiCollectiveEnd, cb_coll_end)
-    SET(Metric, cb_metric)
-    SET(ParameterString, cb_param_string)
-    SET(ParameterInt, cb_param_int)
-    SET(ParameterUnsignedInt, cb_param_uint)
-    SET(ProgramBegin, cb_program_begin)
-    SET(ProgramEnd, cb_program_end)
-    SET(CallingContextEnter, cb_cc_enter)
-    SET(CallingContextLeave, cb_cc_leave)
-    return bad;
-}
-
-/* OpenMP and RMA records (events) */
-static int register_omp_rma(OTF2_GlobalEvtReaderCallbacks *cb)
-{
-    int bad = 0;
-    SET(CallingContextSample, cb_cc_sample)
-    SET(OmpFork, g_omp_fork)
-    SET(OmpJoin, g_omp_join)
-    SET(OmpAcquireLock, g_omp_acquire)
-    SET(OmpReleaseLock, g_omp_release)
-    SET(OmpTaskCreate, g_omp_task_create)
-    SET(OmpTaskSwitch, g_omp_task_switch)
-    SET(OmpTaskComplete, g_omp_task_complete)
-    SET(RmaWinCreate, g_rma_win_create)
-    SET(RmaWinDestroy, g_rma_win_destroy)
-    SET(RmaCollectiveBegin, g_rma_coll_begin)
-    SET(RmaCollectiveEnd, g_rma_coll_end)
-    SET(RmaGroupSync, g_rma_group_sync)
-    SET(RmaRequestLock, g_rma_request_lock)
-    SET(RmaAcquireLock, g_rma_acquire_lock)
-    SET(RmaTryLock, g_rma_try_lock)
-    SET(RmaReleaseLock, g_rma_release_lock)
-    SET(RmaSync, g_rma_sync)
-    SET(RmaWaitChange, g_rma_wait_change)
-    SET(RmaPut, g_rma_put)
-    SET(RmaGet, g_rma_get)
-    SET(RmaAtomic, g_rma_atomic)
-    SET(RmaOpCompleteBlocking, g_rma_op_blocking)
-    SET(RmaOpCompleteNonBlocking, g_rma_op_nonblocking)
-    SET(RmaOpTest, g_rma_op_test)
-    SET(RmaOpCompleteRemote, g_rma_op_remote)
-    return bad;
-}
-
-/* threading, I/O, non-blocking collective and communicator records (events) */
-static int register_threads_io(OTF2_GlobalEvtReaderCallbacks *cb)
-{
-    int bad = 0;
-    SET(ThreadFork, g_thread_fork)
-    SET(ThreadJoin, g_thread_join)
-    SET(ThreadTeamBegin, g_thread_team_begin)
-    SET(ThreadTeamEnd, g_thread_team_end)
-    SET(ThreadAcquireLock, g_thread_acquire)
-    SET(ThreadReleaseLock, g_thread_release)
-    SET(ThreadTaskCreate, g_thread_task_create)
-    SET(ThreadTaskSwitch, g_thread_task_switch)
-    SET(ThreadTaskComplete, g_thread_task_complete)
-    SET(ThreadCreate, g_thread_create)
-    SET(ThreadBegin, g_thread_begin)
-    SET(ThreadWait, g_thread_wait)
-    SET(ThreadEnd, g_thread_end)
-    SET(IoCreateHandle, g_io_create)
-    SET(IoDestroyHandle, g_io_destroy)
-    SET(IoDuplicateHandle, g_io_dup)
-    SET(IoSeek, g_io_seek)
-    SET(IoChangeStatusFlags, g_io_status)
-    SET(IoDeleteFile, g_io_delete)
-    SET(IoOperationBegin, g_io_op_begin)
-    SET(IoOperationTest, g_io_op_test)
-    SET(IoOperationIssued, g_io_op_issued)
-    SET(IoOperationComplete, g_io_op_complete)
-    SET(IoOperationCancelled, g_io_op_cancelled)
-    SET(IoAcquireLock, g_io_acquire)
-    SET(IoReleaseLock, g_io_release)
-    SET(IoTryLock, g_io_try)
-    SET(NonBlockingCollectiveRequest, g_nbc_request)
-    SET(NonBlockingCollectiveComplete, g_nbc_complete)
-    SET(CommCreate, g_comm_create)
-    SET(CommDestroy, g_comm_destroy)
-    return bad;
-}
-
-#    undef SET
-
-static int register_events(OTF2_GlobalEvtReaderCallbacks *cb)
-{
-    return register_core(cb) + register_omp_rma(cb) + register_threads_io(cb) == 0 ? 0 : -1;
+    if (pack) {
+        CORE_CALLBACKS(SET_PACK)
+        OMP_RMA_CALLBACKS(SET_PACK)
+        THREADS_IO_CALLBACKS(SET_PACK)
+    } else {
+        CORE_CALLBACKS(SET_MAP)
+        OMP_RMA_CALLBACKS(SET_MAP)
+        THREADS_IO_CALLBACKS(SET_MAP)
+    }
+    return bad == 0 ? 0 : -1;
 }
 
 /* ---- driver ------------------------------------------------------------ */
@@ -2014,12 +2214,40 @@ static uint32_t find_bad_location(otf2_imp *imp, const char *anchor, uint64_t *g
     return bad;
 }
 
+/* Start the mapping thread when the import runs on two threads; false when
+ * it runs on this one (by choice, or for want of memory or a thread). */
+static bool start_mapping_thread(otf2_imp *imp, otf2_replayer *rp)
+{
+    rp->ud = imp;
+    rp->al = imp->two_threads ? OTF2_AttributeList_New() : NULL;
+    imp->pipe = rp->al ? otf2_pipe_start(otf2_defer_replay, rp) : NULL;
+    if (!imp->pipe) {
+        OTF2_AttributeList_Delete(rp->al);
+        rp->al = NULL;
+    }
+    return imp->pipe != NULL;
+}
+
+/* Map what is still in the pipe, then stop the mapping thread. */
+static void stop_mapping_thread(otf2_imp *imp, otf2_replayer *rp)
+{
+    if (imp->pipe) {
+        (void)otf2_pipe_drain(imp->pipe);
+        otf2_pipe_stop(imp->pipe);
+        imp->pipe = NULL;
+        OTF2_AttributeList_Delete(rp->al);
+    }
+}
+
 static int read_events(otf2_imp *imp, OTF2_Reader *rd, const char *anchor)
 {
     OTF2_GlobalEvtReader *const ger = OTF2_Reader_GetGlobalEvtReader(rd);
     OTF2_GlobalEvtReaderCallbacks *const cb = OTF2_GlobalEvtReaderCallbacks_New();
-    if (!ger || !cb || register_events(cb) != 0) {
+    otf2_replayer rp;
+    const bool two = start_mapping_thread(imp, &rp);
+    if (!ger || !cb || register_events(cb, two) != 0) {
         OTF2_GlobalEvtReaderCallbacks_Delete(cb);
+        stop_mapping_thread(imp, &rp);
         otf2_failed(imp, OTF2_ERROR_FILE_INTERACTION, "Cannot open the global event reader");
         return -1;
     }
@@ -2029,6 +2257,7 @@ static int read_events(otf2_imp *imp, OTF2_Reader *rd, const char *anchor)
     if (e == OTF2_SUCCESS) {
         e = OTF2_Reader_ReadAllGlobalEvents(rd, ger, &n);
     }
+    stop_mapping_thread(imp, &rp);
     OTF2_Reader_CloseGlobalEvtReader(rd, ger);
     if (imp->err[0]) {
         return -1;
@@ -2291,6 +2520,8 @@ static int otf2_run(import_ctx *ctx, const char *path)
     }
     imp->ctx = ctx;
     imp->w = ctx->writer;
+    imp->two_threads = import_processors() > 1 &&
+                       (import_options(ctx)->flags & SLOG_IMPORT_OTF2_ONE_THREAD) == 0;
     memset(imp->rec_category, 0xff, sizeof imp->rec_category);
     memset(imp->coll_category, 0xff, sizeof imp->coll_category);
     /* <dir>/traces.otf2 keeps its events in <dir>/traces/ */
