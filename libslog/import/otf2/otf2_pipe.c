@@ -13,6 +13,13 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#if defined(__x86_64__) && defined(__SSE2__)
+#    include <immintrin.h>
+#    define FENCE_STREAMING_STORES() _mm_sfence() /* otf2_defer's records */
+#else
+#    define FENCE_STREAMING_STORES() ((void)0)
+#endif
+
 typedef struct pipe_batch {
     uint8_t *data;
     size_t len;
@@ -98,6 +105,7 @@ otf2_pipe *otf2_pipe_start(otf2_pipe_replay_fn replay, void *ctx)
 static int hand_over(otf2_pipe *p)
 {
     pipe_batch *const cur = &p->batch[p->handed % OTF2_PIPE_BATCHES];
+    FENCE_STREAMING_STORES();
     pthread_mutex_lock(&p->mu);
     if (cur->len > 0) {
         p->handed++;

@@ -7,7 +7,8 @@
  * batches of OTF2_PIPE_BATCH_BYTES) and a producer that gets ahead waits.
  * Once the replay function fails, the batches after it are dropped and the
  * producer learns it from otf2_pipe_failed (one atomic load) or the next
- * hand-over.  The producer's calls are one thread's.
+ * hand-over.  The producer's calls are one thread's; bytes it wrote with
+ * streaming (non-temporal) stores are fenced before each hand-over.
  * Import library, OTF2: libc, pthreads.
  */
 #ifndef SLOG_OTF2_PIPE_H
