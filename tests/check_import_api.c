@@ -21,6 +21,8 @@
 #include <slog/slog.h>
 #include <slog/slog_import.h>
 
+#include "ck_files.h"
+
 #define DATA(f) TEST_DATA "/" f
 #define CHROME_FILE DATA("chrome/y_nesting.json")
 #define FLOWS_FILE DATA("chrome/y_flows.json")
@@ -49,16 +51,6 @@ static char *out_path(const char *name)
     return path;
 }
 
-static void *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    char *buf = malloc(1 << 20);
-    ck_assert_ptr_nonnull(buf);
-    *n = fread(buf, 1, 1 << 20, f);
-    ck_assert_int_eq(fclose(f), 0);
-    return buf;
-}
 
 /* ---- file digest: counts and a hash of every drawable's fields -------- */
 
@@ -188,7 +180,7 @@ START_TEST(test_import_api_detect_from_bytes)
     ck_assert_int_eq(slog_import_detect(&fmt, NULL, gz, gzn), SLOG_OK);
     ck_assert_str_eq(fmt, "chrome");
     size_t n = 0;
-    void *clog = read_file(CLOG2_FILE, &n);
+    void *clog = ck_read_file(CLOG2_FILE, &n);
     ck_assert_int_eq(slog_import_detect(&fmt, "x", clog, n), SLOG_OK);
     ck_assert_str_eq(fmt, "clog2");
     free(clog);
@@ -223,7 +215,7 @@ START_TEST(test_import_api_memory_and_callback_equal_path)
     const slog_import_input path_in = {.name = CHROME_FILE};
     ck_assert_int_eq(import_one(&path_in, out_path("path.slog"), NULL, NULL), SLOG_OK);
     size_t n = 0;
-    void *data = read_file(CHROME_FILE, &n);
+    void *data = ck_read_file(CHROME_FILE, &n);
     const slog_import_input mem_in = {.name = "in memory", .data = data, .size = n};
     slog_import_summary *s = NULL;
     ck_assert_int_eq(import_one(&mem_in, out_path("mem.slog"), NULL, &s), SLOG_OK);

@@ -10,6 +10,7 @@
  * the same incomplete file; invalid calls are refused at once; on_flush
  * reports the same flushes.  Under ThreadSanitizer in .ci/run.
  */
+#include "ck_files.h"
 #include "ck_quiet.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,36 +149,6 @@ static uint64_t write_mixed(const char *path, uint32_t flags, int n, int finish)
     return m.flushes;
 }
 
-static uint8_t *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    const long len = ftell(f);
-    ck_assert_int_gt(len, 0);
-    rewind(f);
-    uint8_t *const p = malloc((size_t)len);
-    ck_assert_ptr_nonnull(p);
-    ck_assert_uint_eq(fread(p, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return p;
-}
-
-static void assert_same_file(const char *a, const char *b)
-{
-    size_t na, nb;
-    uint8_t *const pa = slurp(a, &na), *const pb = slurp(b, &nb);
-    ck_assert_uint_eq(na, nb);
-    size_t i = 0;
-    while (i < na && pa[i] == pb[i]) {
-        i++;
-    }
-    ck_assert_msg(i == na, "%s and %s differ at byte %zu of %zu", a, b, i, na);
-    free(pa);
-    free(pb);
-}
-
 static void same_bytes(uint32_t flags, int n, int finish)
 {
     tmpdir_setup();
@@ -188,7 +159,7 @@ static void same_bytes(uint32_t flags, int n, int finish)
     const uint64_t fb = write_mixed(bg, flags | SLOG_WRITER_BACKGROUND, n, finish);
     ck_assert_uint_gt(fs, 3);
     ck_assert_uint_eq(fs, fb);
-    assert_same_file(sync, bg);
+    ck_assert_same_file(sync, bg);
     slog_reader *r = NULL;
     slog_error err;
     ck_assert_int_eq(slog_reader_open(&r, bg, NULL, &err), SLOG_OK);

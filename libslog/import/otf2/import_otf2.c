@@ -1603,41 +1603,35 @@ static OTF2_CallbackCode generic(
  * mapping thread is idle. */
 
 /* Map a record here, after everything before it (the pipe drained). */
-static OTF2_CallbackCode map_here(otf2_imp *imp,
-                                  otf2_replay_fn fn,
-                                  const otf2_deferred *head,
-                                  OTF2_AttributeList *al,
-                                  const uint64_t *a)
+static OTF2_CallbackCode
+map_here(otf2_imp *imp, const otf2_deferred *head, OTF2_AttributeList *al, const uint64_t *a)
 {
     uint64_t words[sizeof(otf2_deferred) / 8 + OTF2_DEFER_MAX_ARGS];
     otf2_deferred *const r = (otf2_deferred *)(void *)words;
     *r = *head;
-    if (r->nargs > 0) {
+    if (a != NULL && r->nargs > 0) {
         memcpy(r->a, a, (size_t)r->nargs * 8);
     }
     if (otf2_pipe_drain(imp->pipe) != 0) {
         return OTF2_CALLBACK_INTERRUPT;
     }
-    return fn(imp, r, al);
+    return r->replay(imp, r, al);
 }
 
-static OTF2_CallbackCode defer(void *ud,
-                               otf2_replay_fn fn,
-                               const otf2_deferred *head,
-                               OTF2_AttributeList *al,
-                               const uint64_t *a)
+/* Pack the record @p head names (its fields in @p a) for the mapping thread. */
+static OTF2_CallbackCode
+defer(void *ud, const otf2_deferred *head, OTF2_AttributeList *al, const uint64_t *a)
 {
     otf2_imp *const imp = ud;
-    const otf2_deferred h = {fn, head->loc, head->t, head->nargs, 0};
-    const int rc = otf2_defer_put(imp->pipe, &h, al, a);
+    const int rc = otf2_defer_put(imp->pipe, head, al, a);
     if (rc == 0) {
         return OTF2_CALLBACK_SUCCESS;
     }
-    return rc < 0 ? OTF2_CALLBACK_INTERRUPT : map_here(imp, fn, head, al, a);
+    return rc < 0 ? OTF2_CALLBACK_INTERRUPT : map_here(imp, head, al, a);
 }
 
 #    define W(x)       ((uint64_t)(x))
-#    define HEAD(n)    (&(const otf2_deferred){NULL, loc, t, (n), 0})
+#    define HEAD(fn, n) (&(const otf2_deferred){fn##_replay, loc, t, (n), 0})
 #    define REPLAY(fn) static OTF2_CallbackCode fn##_replay(void *ud, const otf2_deferred *r, OTF2_AttributeList *al)
 #    define PACK(fn, ...)                                                                          \
         static OTF2_CallbackCode fn##_pack(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud,       \
@@ -1647,21 +1641,21 @@ static OTF2_CallbackCode defer(void *ud,
         PACK(fn, T1 a1)                                                                            \
         {                                                                                          \
             const uint64_t a[] = {W(a1)};                                                          \
-            return defer(ud, fn##_replay, HEAD(1), al, a);                                         \
+            return defer(ud, HEAD(fn, 1), al, a);                                                  \
         }
 #    define DEFER2(fn, T1, T2)                                                                     \
         REPLAY(fn) { return fn(r->loc, r->t, ud, al, (T1)r->a[0], (T2)r->a[1]); }                  \
         PACK(fn, T1 a1, T2 a2)                                                                     \
         {                                                                                          \
             const uint64_t a[] = {W(a1), W(a2)};                                                   \
-            return defer(ud, fn##_replay, HEAD(2), al, a);                                         \
+            return defer(ud, HEAD(fn, 2), al, a);                                                  \
         }
 #    define DEFER3(fn, T1, T2, T3)                                                                 \
         REPLAY(fn) { return fn(r->loc, r->t, ud, al, (T1)r->a[0], (T2)r->a[1], (T3)r->a[2]); }     \
         PACK(fn, T1 a1, T2 a2, T3 a3)                                                              \
         {                                                                                          \
             const uint64_t a[] = {W(a1), W(a2), W(a3)};                                            \
-            return defer(ud, fn##_replay, HEAD(3), al, a);                                         \
+            return defer(ud, HEAD(fn, 3), al, a);                                                  \
         }
 #    define DEFER4(fn, T1, T2, T3, T4)                                                             \
         REPLAY(fn)                                                                                 \
@@ -1671,7 +1665,7 @@ static OTF2_CallbackCode defer(void *ud,
         PACK(fn, T1 a1, T2 a2, T3 a3, T4 a4)                                                       \
         {                                                                                          \
             const uint64_t a[] = {W(a1), W(a2), W(a3), W(a4)};                                     \
-            return defer(ud, fn##_replay, HEAD(4), al, a);                                         \
+            return defer(ud, HEAD(fn, 4), al, a);                                                  \
         }
 #    define DEFER5(fn, T1, T2, T3, T4, T5)                                                         \
         REPLAY(fn)                                                                                 \
@@ -1682,7 +1676,7 @@ static OTF2_CallbackCode defer(void *ud,
         PACK(fn, T1 a1, T2 a2, T3 a3, T4 a4, T5 a5)                                                \
         {                                                                                          \
             const uint64_t a[] = {W(a1), W(a2), W(a3), W(a4), W(a5)};                              \
-            return defer(ud, fn##_replay, HEAD(5), al, a);                                         \
+            return defer(ud, HEAD(fn, 5), al, a);                                                  \
         }
 
 // NOLINTBEGIN(readability-function-size): OTF2 fixes the parameters
@@ -1693,7 +1687,7 @@ REPLAY(cb_unknown)
 static OTF2_CallbackCode
 cb_unknown_pack(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al)
 {
-    return defer(ud, cb_unknown_replay, HEAD(0), al, NULL);
+    return defer(ud, HEAD(cb_unknown, 0), al, NULL);
 }
 
 REPLAY(cb_coll_begin)
@@ -1703,7 +1697,7 @@ REPLAY(cb_coll_begin)
 static OTF2_CallbackCode
 cb_coll_begin_pack(OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al)
 {
-    return defer(ud, cb_coll_begin_replay, HEAD(0), al, NULL);
+    return defer(ud, HEAD(cb_coll_begin, 0), al, NULL);
 }
 
 _Static_assert(sizeof(OTF2_MetricValue) == 8 && sizeof(OTF2_Type) == 1, "metric words");
@@ -1727,7 +1721,7 @@ PACK(cb_metric, OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types, const 
     memset(a + 2, 0, (size_t)type_words * 8);
     memcpy(a + 2, types, n);
     memcpy(a + 2 + type_words, values, (size_t)n * 8);
-    return defer(ud, cb_metric_replay, HEAD(2 + type_words + n), al, a);
+    return defer(ud, HEAD(cb_metric, 2 + type_words + n), al, a);
 }
 
 PACK(cb_program_begin, OTF2_StringRef name, uint32_t argc, const OTF2_StringRef *argv)
@@ -1778,7 +1772,7 @@ static OTF2_CallbackCode generic_pack(
 {
     uint64_t a[] = {W(rec), 0};
     memcpy(&a[1], &group, sizeof group);
-    return defer(ud, generic_replay, HEAD(2), al, a);
+    return defer(ud, HEAD(generic, 2), al, a);
 }
 
 #    define GENERIC0(fn, rec, group)                                                               \

@@ -38,6 +38,12 @@ struct otf2_pipe {
     pipe_batch batch[OTF2_PIPE_BATCHES];
 };
 
+/* Has a replay failed?  One relaxed load: the flag only ever goes up. */
+static bool replay_failed(otf2_pipe *p)
+{
+    return atomic_load_explicit(&p->failed, memory_order_relaxed);
+}
+
 /* Replay batch `replayed` when there is one, until stop. */
 static void *pipe_main(void *arg)
 {
@@ -52,7 +58,7 @@ static void *pipe_main(void *arg)
             break; /* stopped, nothing left */
         }
         pipe_batch *const b = &p->batch[p->replayed % OTF2_PIPE_BATCHES];
-        const bool skip = p->stop || atomic_load_explicit(&p->failed, memory_order_relaxed);
+        const bool skip = p->stop || replay_failed(p);
         pthread_mutex_unlock(&p->mu);
         if (!skip && p->replay(p->ctx, b->data, b->len) != 0) {
             atomic_store_explicit(&p->failed, true, memory_order_relaxed);
@@ -115,12 +121,15 @@ static int hand_over(otf2_pipe *p)
         pthread_cond_wait(&p->done, &p->mu);
     }
     pthread_mutex_unlock(&p->mu);
-    return otf2_pipe_failed(p) ? -1 : 0;
+    return replay_failed(p) ? -1 : 0;
 }
 
 uint8_t *otf2_pipe_put(otf2_pipe *p, size_t n)
 {
     pipe_batch *cur = &p->batch[p->handed % OTF2_PIPE_BATCHES];
+    if (replay_failed(p)) {
+        return NULL; /* stop reading: what follows would be dropped */
+    }
     if (OTF2_PIPE_BATCH_BYTES - cur->len < n) {
         if (hand_over(p) != 0) {
             return NULL;
@@ -140,13 +149,9 @@ int otf2_pipe_drain(otf2_pipe *p)
         pthread_cond_wait(&p->done, &p->mu);
     }
     pthread_mutex_unlock(&p->mu);
-    return otf2_pipe_failed(p) ? -1 : 0;
+    return replay_failed(p) ? -1 : 0;
 }
 
-bool otf2_pipe_failed(otf2_pipe *p)
-{
-    return atomic_load_explicit(&p->failed, memory_order_relaxed);
-}
 
 void otf2_pipe_stop(otf2_pipe *p)
 {

@@ -6,8 +6,7 @@
  * each to a replay function; memory is bounded and reused (OTF2_PIPE_BATCHES
  * batches of OTF2_PIPE_BATCH_BYTES) and a producer that gets ahead waits.
  * Once the replay function fails, the batches after it are dropped and the
- * producer learns it from otf2_pipe_failed (one atomic load) or the next
- * hand-over.  The producer's calls are one thread's; bytes it wrote with
+ * producer's next put or drain says so.  The producer's calls are one thread's; bytes it wrote with
  * streaming (non-temporal) stores are fenced before each hand-over.
  * Import library, OTF2: libc, pthreads.
  */
@@ -39,9 +38,6 @@ uint8_t *otf2_pipe_put(otf2_pipe *p, size_t n);
  * consumer is then idle and what it shares with the producer is the
  * producer's until the next put.  0, or -1 when the replay failed. */
 int otf2_pipe_drain(otf2_pipe *p);
-
-/* Has the replay failed?  Cheap enough for every record. */
-bool otf2_pipe_failed(otf2_pipe *p);
 
 /* Stop and join the consumer (batches not replayed are dropped); NULL ok. */
 void otf2_pipe_stop(otf2_pipe *p);
