@@ -104,15 +104,26 @@ void py_columns_free(py_column *cols, size_t ncols);
 /** The columns of Reader.window_columns, in this order. */
 enum {
     PY_COL_KIND, PY_COL_OF, PY_COL_TIMELINE, PY_COL_TIMELINE_TO, PY_COL_CATEGORY, PY_COL_START,
-    PY_COL_END, PY_COL_DUR, PY_COL_DEPTH, PY_COL_COUNT, PY_COL_INCLUSIVE, PY_COL_VALUE, PY_NCOLS
+    PY_COL_END, PY_COL_DUR, PY_COL_DEPTH, PY_COL_COUNT, PY_COL_INCLUSIVE, PY_COL_VALUE,
+    PY_COL_NAME_CODE, /* derived: the category's name as a code (py_row_finish) */
+    PY_NCOLS
 };
 
 /** Point batch @p b at entry @p n of every wanted column (capacity cap - n). */
 void py_window_aim(slog_batch *b, const py_column *cols, size_t n, size_t cap);
 
-/** Entries [from, n): ticks to ns (start, end, inclusive) when @p to_ns,
- *  then dur = end - start.  Plain C (no GIL needed). */
-void py_window_convert_times(py_column *cols, size_t from, size_t n, uint64_t tps, bool to_ns);
+/** What is made of the rows once the batch read has filled them. */
+typedef struct py_row_finish {
+    uint64_t tps;              /* the file's ticks per second */
+    bool to_ns;                /* start, end and inclusive from ticks to ns */
+    const int8_t *name_codes;  /* category id -> name code (the pandas Categorical's), */
+    size_t nname_codes;        /* ids past the last entry take the last one (OTHER) */
+} py_row_finish;
+
+/** Entries [from, n): ticks to ns (start, end, inclusive) when asked, then
+ *  dur = end - start, then each category's name code.  Plain C (no GIL
+ *  needed), so a split window's threads run it on their own rows. */
+void py_window_finish_rows(py_column *cols, size_t from, size_t n, const py_row_finish *f);
 
 /** The node cache of a reader opened for one pass over a window (a split
  *  window's slices, a dask partition): each node is decoded once, and a
@@ -137,7 +148,7 @@ typedef struct py_split_request {
     slog_reader *r;                /* the caller's reader: plans the slices */
     const slog_query_options *q;
     int parts;                     /* threads; 0: one per core, on large windows */
-    bool to_ns;
+    const py_row_finish *finish;
 } py_split_request;
 
 int py_window_read_split(const py_split_request *w, py_column *cols, size_t *n, slog_error *err);

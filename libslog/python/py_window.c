@@ -18,7 +18,7 @@
 
 enum {
     C_KIND = PY_COL_KIND, C_OF, C_TIMELINE, C_TIMELINE_TO, C_CATEGORY, C_START, C_END, C_DUR,
-    C_DEPTH, C_COUNT, C_INCLUSIVE, C_VALUE, NCOLS
+    C_DEPTH, C_COUNT, C_INCLUSIVE, C_VALUE, C_NAME_CODE, NCOLS
 };
 
 static const py_column column_specs[NCOLS] = {
@@ -28,6 +28,7 @@ static const py_column column_specs[NCOLS] = {
     {NULL, 8, NPY_INT64, "end", 0},        {NULL, 8, NPY_INT64, "dur", 0},
     {NULL, 4, NPY_UINT32, "depth", 0},     {NULL, 8, NPY_UINT64, "count", 0},
     {NULL, 8, NPY_INT64, "inclusive", 0},  {NULL, 8, NPY_FLOAT64, "value", 0},
+    {NULL, 1, NPY_INT8, "name_code", 0},
 };
 
 int64_t py_ticks_to_ns(int64_t ticks, uint64_t tps)
@@ -79,14 +80,20 @@ int py_id_list(PyObject *obj, uint32_t **ids, uint32_t *n)
 }
 
 /* Which columns to fill: all when @p names is None, else those named (dur
- * needs start and end, which then come back too). */
-static int pick_columns(PyObject *names, py_column *cols)
+ * needs start and end, which then come back too); name codes when a table
+ * of them was given (@p coded), and then the category ids they come from. */
+static int pick_columns(PyObject *names, bool coded, py_column *cols)
 {
     memcpy(cols, column_specs, sizeof column_specs);
+    cols[C_NAME_CODE].elem = 0;
+    if (coded) {
+        cols[C_NAME_CODE].elem = 1;
+        cols[C_CATEGORY].elem = 4;
+    }
     if (names == NULL || names == Py_None) {
         return 0;
     }
-    for (int i = 0; i < NCOLS; i++) {
+    for (int i = 0; i < C_NAME_CODE; i++) {
         PyObject *key = PyUnicode_FromString(cols[i].name);
         const int has = key != NULL ? PySequence_Contains(names, key) : -1;
         Py_XDECREF(key);
@@ -150,58 +157,78 @@ static int read_all(slog_query *q, py_column *cols, size_t *n_out, slog_error *e
     }
 }
 
-void py_window_convert_times(py_column *cols, size_t from, size_t n, uint64_t tps, bool to_ns)
+/* Entries [from, n) of each category's name code: table[id], ids past the
+ * table's end (OTHER) taking its last entry. */
+static void code_names(const py_column *cols, size_t from, size_t n, const py_row_finish *f)
+{
+    int8_t *code = cols[C_NAME_CODE].elem ? cols[C_NAME_CODE].data : NULL;
+    const uint32_t *cat = cols[C_CATEGORY].elem ? cols[C_CATEGORY].data : NULL;
+    if (code == NULL || cat == NULL || f->nname_codes == 0) {
+        return;
+    }
+    const uint32_t last = (uint32_t)(f->nname_codes - 1);
+    for (size_t i = from; i < n; i++) {
+        code[i] = f->name_codes[cat[i] < last ? cat[i] : last];
+    }
+}
+
+void py_window_finish_rows(py_column *cols, size_t from, size_t n, const py_row_finish *f)
 {
     int64_t *start = cols[C_START].elem ? cols[C_START].data : NULL;
     int64_t *end = cols[C_END].elem ? cols[C_END].data : NULL;
     int64_t *incl = cols[C_INCLUSIVE].elem ? cols[C_INCLUSIVE].data : NULL;
     int64_t *dur = cols[C_DUR].elem ? cols[C_DUR].data : NULL;
-    if (to_ns && tps != 1000000000u) {
+    if (f->to_ns && f->tps != 1000000000u) {
         for (size_t i = from; i < n; i++) {
             if (start != NULL && end != NULL) {
-                start[i] = py_ticks_to_ns(start[i], tps);
-                end[i] = py_ticks_to_ns(end[i], tps);
+                start[i] = py_ticks_to_ns(start[i], f->tps);
+                end[i] = py_ticks_to_ns(end[i], f->tps);
             }
             if (incl != NULL) {
-                incl[i] = py_ticks_to_ns(incl[i], tps);
+                incl[i] = py_ticks_to_ns(incl[i], f->tps);
             }
         }
     }
     for (size_t i = from; dur != NULL && start != NULL && end != NULL && i < n; i++) {
         dur[i] = end[i] - start[i];
     }
+    code_names(cols, from, n, f);
 }
 
 typedef struct window_request {
     slog_query_options q;
     uint32_t *tids, *cids; /* owned id lists behind q.timelines, q.categories */
     PyObject *columns;
+    Py_buffer codes;       /* name_codes: int8 per category id, then OTHER's */
     int details, args, to_ns, threads;
 } window_request;
 
 static int parse_request(PyObject *args, PyObject *kwargs, window_request *w)
 {
-    static char *kw[] = {"t0",      "t1",      "resolution", "kinds", "timelines", "categories",
-                         "columns", "details", "args",       "to_ns", "threads",   NULL};
+    static char *kw[] = {"t0",      "t1",   "resolution", "kinds",   "timelines",  "categories",
+                         "columns", "details", "args",     "to_ns", "threads", "name_codes", NULL};
     PyObject *tl = Py_None, *cat = Py_None;
     memset(w, 0, sizeof *w);
     slog_query_options_init(&w->q);
     w->columns = Py_None;
     w->to_ns = 1;
     unsigned int kinds = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "LL|LIOOOpppi", kw, &w->q.t0, &w->q.t1,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "LL|LIOOOpppiz*", kw, &w->q.t0, &w->q.t1,
                                      &w->q.resolution, &kinds, &tl, &cat, &w->columns,
-                                     &w->details, &w->args, &w->to_ns, &w->threads)) {
+                                     &w->details, &w->args, &w->to_ns, &w->threads, &w->codes)) {
         return -1;
     }
-    if (w->threads < 0) {
-        PyErr_SetString(PyExc_ValueError, "threads: 0 (one per core) or more");
+    if (w->threads < 0 || (w->codes.buf != NULL && w->codes.len == 0)) {
+        PyErr_SetString(PyExc_ValueError, w->threads < 0 ? "threads: 0 (one per core) or more"
+                                                         : "name_codes: one code or more");
+        PyBuffer_Release(&w->codes);
         return -1;
     }
     w->q.kinds = kinds;
     if (py_id_list(tl, &w->tids, &w->q.ntimelines) < 0 ||
         py_id_list(cat, &w->cids, &w->q.ncategories) < 0) {
         free(w->tids);
+        PyBuffer_Release(&w->codes);
         return -1;
     }
     w->q.timelines = w->tids;
@@ -213,6 +240,7 @@ static void free_request(window_request *w)
 {
     free(w->tids);
     free(w->cids);
+    PyBuffer_Release(&w->codes);
 }
 
 /* Run the batch read under the reader's lock; fills @p cols and @p n. */
@@ -222,10 +250,11 @@ static int run_batches(py_reader *self, slog_reader *r, const window_request *w,
     slog_error err;
     memset(&err, 0, sizeof err);
     slog_query *q = NULL;
-    const uint64_t tps = slog_reader_info(r)->ticks_per_second;
+    const py_row_finish finish = {slog_reader_info(r)->ticks_per_second, w->to_ns != 0,
+                                  w->codes.buf, (size_t)w->codes.len};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    const py_split_request split = {self->path, r, &w->q, w->threads, w->to_ns != 0};
+    const py_split_request split = {self->path, r, &w->q, w->threads, &finish};
     rc = w->details || w->args || w->threads == 1 ? PY_SPLIT_DECLINED
                                                   : py_window_read_split(&split, cols, n, &err);
     if (rc == PY_SPLIT_DECLINED) {
@@ -235,7 +264,7 @@ static int run_batches(py_reader *self, slog_reader *r, const window_request *w,
         }
         slog_query_destroy(q);
         if (rc == SLOG_OK) {
-            py_window_convert_times(cols, 0, *n, tps, w->to_ns);
+            py_window_finish_rows(cols, 0, *n, &finish);
         }
     }
     Py_END_ALLOW_THREADS
@@ -258,7 +287,7 @@ PyObject *py_reader_window(PyObject *obj, PyObject *args, PyObject *kwargs)
     if (parse_request(args, kwargs, &w) < 0) {
         return NULL;
     }
-    if (pick_columns(w.columns, cols) < 0) {
+    if (pick_columns(w.columns, w.codes.buf != NULL, cols) < 0) {
         free_request(&w);
         return NULL;
     }

@@ -35,8 +35,7 @@ typedef struct split_part {
     int64_t keep_from;  /* items starting before it belong to an earlier part */
     py_column *cols;    /* the final columns: this part owns rows [at, at + want) */
     size_t at, want, got;
-    uint64_t tps;
-    bool to_ns;
+    const py_row_finish *finish;
     int rc;
     slog_error err;
 } split_part;
@@ -119,7 +118,7 @@ static void read_part(split_part *p, slog_reader *r, py_column *stage)
     }
     slog_query_destroy(q);
     if (p->rc == SLOG_OK) {
-        py_window_convert_times(p->cols, p->at, p->at + p->want, p->tps, p->to_ns);
+        py_window_finish_rows(p->cols, p->at, p->at + p->want, p->finish);
     }
 }
 
@@ -132,6 +131,7 @@ static void *run_part(void *arg)
         stage[c].data = NULL; /* its own storage, not the final rows' */
         stage[c].mapped = 0;
     }
+    stage[PY_COL_NAME_CODE].elem = 0; /* made from the final rows (py_window_finish_rows) */
     slog_reader *own = NULL;
     if (py_columns_reserve(stage, PY_NCOLS, STAGE_ROWS) < 0) {
         p->rc = -100;
@@ -248,12 +248,10 @@ int py_window_read_split(const py_split_request *w, py_column *cols, size_t *n, 
     if (py_columns_reserve(cols, PY_NCOLS, (size_t)total) < 0) {
         return -100;
     }
-    const uint64_t tps = slog_reader_info(w->r)->ticks_per_second;
     for (int j = 0; j < np; j++) {
         part[j].path = w->path;
         part[j].cols = cols;
-        part[j].tps = tps;
-        part[j].to_ns = w->to_ns;
+        part[j].finish = w->finish;
     }
     const int rc = run_parts(part, np, err);
     *n = rc == SLOG_OK ? (size_t)total : 0;

@@ -80,6 +80,8 @@ class Reader:
         ncat = len(self._name_codes) - 1
         # every category its own name, few of them: an id is its name's code
         self._ids_are_codes = ncat < 127 and bool((self._name_codes[:-1] == np.arange(ncat)).all())
+        # up to 127 names: the library makes the name codes beside the rows it reads
+        self._name_table = self._name_codes.astype(np.int8) if len(names) <= 127 else None
 
     # ---- metadata -------------------------------------------------------------
 
@@ -259,9 +261,11 @@ class Reader:
                 want.update(("start", "end"))
         if threads is not None and (not isinstance(threads, int) or threads < 1):
             raise ValueError(f"threads: a count of 1 or more, or None (got {threads!r})")
+        coded = self._name_table is not None and (want is None or "name" in want)
         raw = self._r.window_columns(**q, columns=None if want is None else tuple(want),
                                      details=q["resolution"] > 0, args=bool(args),
-                                     threads=threads or 0)
+                                     threads=threads or 0,
+                                     name_codes=self._name_table if coded else None)
         return self._frame(raw, args, cols)
 
     def _frame(self, raw, args, cols):
@@ -271,7 +275,9 @@ class Reader:
                  "vmin", "vmax", "vsum"]
         for key in order:
             if key == "name":
-                if "category" in raw:
+                if "name_code" in raw:
+                    data["name"] = _categorical(raw["name_code"], self._name_list)
+                elif "category" in raw:
                     data["name"] = self._names(raw["category"])
             elif key in ("kind", "of"):
                 if key in raw:
