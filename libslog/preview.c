@@ -160,6 +160,16 @@ static int rehash(pv_summary *s, size_t ncap)
     return 0;
 }
 
+/* The smallest capacity that holds n entries without growing. */
+static size_t cap_for(size_t n)
+{
+    size_t cap = 64;
+    while ((n + 1) * 10 > cap * 7) {
+        cap *= 2;
+    }
+    return cap;
+}
+
 static int grow_check(pv_summary *s)
 {
     return (s->used + 1) * 10 > s->cap * 7 ? rehash(s, s->cap ? s->cap * 2 : 64) : 0;
@@ -358,7 +368,10 @@ static int rekey(pv_summary *s, const pv_fold_ctx *ctx, uint32_t to, uint32_t k)
     s->hi = old.hi;
     s->dropped = old.dropped;
     s->ndropped = old.ndropped;
-    int rc = 0;
+    /* re-keying only merges entries: size the table once for what it held
+     * instead of doubling from 64 slots, each step a new table to zero
+     * (5 steps for every leaf of bench_write, 7 % of its time) */
+    int rc = old.used > 0 ? rehash(s, cap_for(old.used)) : 0;
     for (size_t i = 0; i < old.cap && rc == 0; i++) {
         if (old.slots[i].used) {
             rc = merge_entry(s, ctx, &old.slots[i], old.fold, old.k);
