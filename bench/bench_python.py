@@ -15,10 +15,16 @@ memory, against anchors measured in the same run (issue 14 item 5):
 
 Each measurement runs in a fresh process (after one warm-up, so the page cache is
 warm for all), RUNS times, in turn; medians, min-max, CPU time beside wall time,
-and `uptime` before and after.  Not run by CI (bench/README.md).
+and `uptime` before and after.  --settle S waits S seconds before each timed
+process: on a virtual machine that gives freed memory back to its host (free
+page reporting), a process started right after another one exits may or may
+not reuse memory the host still backs, and its first touch of new memory
+costs 2-3x more when it does not; after a pause every process meets the same
+state.  Not run by CI (bench/README.md).
 
 Usage: PYTHONPATH=build/libslog/python python3 bench/bench_python.py --build build
        [--file F.slog] [--runs 5] [--big 45%:55%] [--small 50%:51%] [--dir /tmp/pybench]
+       [--settle 0]
 """
 import argparse
 import json
@@ -26,6 +32,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 CHILD_SLOG = r"""
 import json, resource, sys, time
@@ -108,6 +115,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--big", default="45%:55%")
     ap.add_argument("--small", default="50%:51%")
+    ap.add_argument("--settle", type=float, default=0.0,
+                    help="seconds to wait before each timed process")
     a = ap.parse_args()
     os.makedirs(a.dir, exist_ok=True)
     path = a.file or os.path.join(a.dir, "s1e8.slog")
@@ -147,9 +156,11 @@ def main():
         job()
     for _ in range(a.runs):
         for k, job in jobs.items():
+            time.sleep(a.settle)
             results[k].append(job())
     print("load after:", uptime())
-    print(f"\n{a.runs} runs each; wall s median (min-max), CPU s median, M rows/s (states)\n")
+    print(f"\n{a.runs} runs each, {a.settle:g} s pause before each; wall s median (min-max), "
+          "CPU s median, M rows/s (states)\n")
     print("| what | rows | wall s | cpu s | M rows/s (wall) | M rows/s (cpu) |")
     print("|---|---|---|---|---|---|")
     rate = {k: summary(k, v) for k, v in results.items()}
