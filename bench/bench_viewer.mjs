@@ -6,6 +6,7 @@
 // (20 zoom-ins by 2 toward a point, 10 pans, 10 zoom-outs, 10 pans: the same
 // fractions of every file's duration) through window.slogViewer.goto, each
 // timed in the page from the call to the fully drawn frame; per step also
+// the server's own time (its Server-Timing header: query + encode), and
 // the bytes and items of the window answer.  Memory: slog-serve's RSS
 // (/proc) and the page's JS heap (CDP) before and after; slog-serve's CPU
 // time over the steps (/proc, all threads) beside the wall times.  Also decodes a
@@ -104,8 +105,8 @@ async function stepOnce(page, t0, t1)
         await window.slogViewer.goto(a, b);
         const ms = performance.now() - started;
         const w = window.slogViewer.lastWindow();
-        return {ms, bytes: w.bytes, items: w.n, fetchMs: w.fetchMs, decodeMs: w.decodeMs, drawMs: w.drawMs,
-                cut: w.cut};
+        return {ms, bytes: w.bytes, items: w.n, fetchMs: w.fetchMs, serverMs: w.serverMs,
+                decodeMs: w.decodeMs, drawMs: w.drawMs, cut: w.cut};
     }, [t0, t1]);
 }
 
@@ -139,6 +140,7 @@ async function benchFile(browser, serveExe, file, steps, settleMs)
             phases: {zoomIn: phase(0, 20), pan1: phase(20, 30), zoomOut: phase(30, 40), pan2: phase(40, 50)},
             ms: summary(results.map((r) => r.ms)), bytes: summary(results.map((r) => r.bytes)),
             items: summary(results.map((r) => r.items)), fetchMs: summary(results.map((r) => r.fetchMs)),
+            serverMs: summary(results.map((r) => r.serverMs)),
             drawMs: summary(results.map((r) => r.drawMs)), decodeMs: summary(results.map((r) => r.decodeMs)),
             cut: results.filter((r) => r.cut).length, memStart, memEnd};
 }
@@ -226,7 +228,8 @@ async function main()
             const mb = (k) => (k / 1024).toFixed(0);
             console.log(`${f}: open ${r.openMs} ms; ${r.steps} steps: median ${r.ms.median.toFixed(1)} ms, ` +
                         `p95 ${r.ms.p95.toFixed(1)} ms, max ${r.ms.max.toFixed(1)} ms; fetch median ` +
-                        `${r.fetchMs.median.toFixed(1)}, draw median ${r.drawMs.median.toFixed(1)} ms; bytes/step median ` +
+                        `${r.fetchMs.median.toFixed(1)} (server ${r.serverMs.median.toFixed(1)}, p95 ` +
+                        `${r.serverMs.p95.toFixed(1)}), draw median ${r.drawMs.median.toFixed(1)} ms; bytes/step median ` +
                         `${r.bytes.median} max ${r.bytes.max} total ${r.bytes.sum}; items/step median ${r.items.median} ` +
                         `max ${r.items.max}; cut ${r.cut}; slog-serve RSS ${mb(r.memStart.serve.rss)} -> ` +
                         `${mb(r.memEnd.serve.rss)} MiB (peak ${mb(r.memEnd.serve.hwm)}); page JS heap ` +

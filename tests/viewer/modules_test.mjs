@@ -209,6 +209,13 @@ function testDecodePacked(api)
          'pooled columns: a set is reused in the fourth answer, every column rewritten');
 }
 
+function testServerMs(api)
+{
+    t.ok(api.serverMs('query;dur=1.250, encode;dur=0.500') === 1.75, 'Server-Timing durations summed');
+    t.ok(Number.isNaN(api.serverMs(null)) && Number.isNaN(api.serverMs('cache')),
+         'no Server-Timing duration: NaN');
+}
+
 function testRows(TimelineRows)
 {
     // 0 process (children 2, 1 by sort key), 3 process (child 4), 5 orphan with a bad parent
@@ -238,5 +245,6 @@ testIdLists(f);
 testUrlState(u);
 testDecode(api);
 testDecodePacked(api);
+testServerMs(api);
 testRows(tr.TimelineRows);
 process.exit(t.done());

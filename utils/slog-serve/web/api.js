@@ -269,5 +269,19 @@ export async function getWindow(f, req, signal, pool = null)
     const started = performance.now();
     const w = decodePacked(buffer, pool);
     w.decodeMs = performance.now() - started;
+    w.serverMs = serverMs(response.headers.get('Server-Timing'));
     return w;
+}
+
+/**
+ * The server's own time for an answer: the sum of the durations in its
+ * Server-Timing header ("query;dur=1.2, encode;dur=0.3"), or NaN without one.
+ */
+export function serverMs(header)
+{
+    let sum = NaN;
+    for (const m of (header || '').matchAll(/dur=([0-9.]+)/g)) {
+        sum = (Number.isNaN(sum) ? 0 : sum) + Number(m[1]);
+    }
+    return sum;
 }

@@ -67,11 +67,12 @@ export function installHook(viewer)
         {
             return viewer.frames;
         },
-        /** Last window answer: items, bytes, fetch/decode ms, and the loader's totals. */
+        /** Last window answer: items, bytes, fetch/server/decode ms, and the loader's totals. */
         lastWindow()
         {
             const w = viewer.data;
-            return w && {n: w.n, bytes: w.bytes, fetchMs: w.fetchMs, decodeMs: w.decodeMs,
+            return w && {n: w.n, bytes: w.bytes, fetchMs: w.fetchMs, serverMs: w.serverMs,
+                         decodeMs: w.decodeMs,
                          drawMs: viewer.lastDrawMs, cut: w.cut, totals: {...viewer.loader.totals}};
         },
         viewer,
