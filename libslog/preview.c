@@ -160,11 +160,18 @@ static int rehash(pv_summary *s, size_t ncap)
     return 0;
 }
 
+/* Would one more entry take a table of @p cap slots holding @p n past
+ * its load limit (7/10)? */
+static int too_full(size_t n, size_t cap)
+{
+    return (n + 1) * 10 > cap * 7;
+}
+
 /* The smallest capacity that holds n entries without growing. */
 static size_t cap_for(size_t n)
 {
     size_t cap = 64;
-    while ((n + 1) * 10 > cap * 7) {
+    while (too_full(n, cap)) {
         cap *= 2;
     }
     return cap;
@@ -172,7 +179,7 @@ static size_t cap_for(size_t n)
 
 static int grow_check(pv_summary *s)
 {
-    return (s->used + 1) * 10 > s->cap * 7 ? rehash(s, s->cap ? s->cap * 2 : 64) : 0;
+    return too_full(s->used, s->cap) ? rehash(s, s->cap ? s->cap * 2 : 64) : 0;
 }
 
 int pv_grow_check(pv_summary *s)
