@@ -6,6 +6,10 @@
 // parseIdList/formatIdList read and write the API's "0,3,7-12" id lists.
 // No DOM, no state: every other module may import it.
 
+// One formatter for every count: toLocaleString() builds a new one per call
+// (about 0.2 ms each in Chromium, twice per frame in the status line).
+const COUNT = new Intl.NumberFormat('en-US', {maximumFractionDigits: 0});
+
 const UNITS = [
     [1e-9, 'ns'], [1e-6, 'us'], [1e-3, 'ms'], [1, 's'],
 ];
@@ -34,13 +38,13 @@ export function formatTicks(ticks, ticksPerSecond, digits = 4)
 export function formatExact(ticks, ticksPerSecond)
 {
     const unit = ticksPerSecond === 1e9 ? 'ns' : 'ticks';
-    return `${Math.round(ticks).toLocaleString('en-US')} ${unit} (${formatTicks(ticks, ticksPerSecond)})`;
+    return `${COUNT.format(Math.round(ticks))} ${unit} (${formatTicks(ticks, ticksPerSecond)})`;
 }
 
 /** A count with thousands separators. */
 export function formatCount(n)
 {
-    return Math.round(n).toLocaleString('en-US');
+    return COUNT.format(Math.round(n));
 }
 
 /** Sorted unique non-negative integers to "0,3,7-12" (the API's list syntax). */

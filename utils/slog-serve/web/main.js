@@ -36,13 +36,17 @@ class Viewer {
         this.canvas = $('timeline');
         this.ruler = $('ruler');
         this.scroller = $('scroller');
+        this.scrollY = 0; // scroller.scrollTop as of its last scroll event: reading it would lay the page out
         this.frames = 0;
         this.data = null;
         this.waiters = [];
         this.stretch = new FrameStretch();
         this.loader = new WindowLoader((w) => this.onWindow(w), (e) => this.showError(e));
         this.navigation = new Navigation(this, this.canvas, this.ruler);
-        this.scroller.addEventListener('scroll', () => this.changed());
+        this.scroller.addEventListener('scroll', () => {
+            this.scrollY = this.scroller.scrollTop;
+            this.changed();
+        });
         new ResizeObserver(() => this.resize()).observe(this.scroller);
         this.urlHistory = new UrlHistory(this);
         this.tooltip = new Tooltip(this, this.canvas);
@@ -120,7 +124,7 @@ class Viewer {
         this.selection = s.selection || null;
         this.updateSpacer();
         if (s.scrollTop !== undefined) {
-            this.scroller.scrollTop = s.scrollTop;
+            this.scrollTo(s.scrollTop);
         }
         this.statsPanel.show(this.selection);
         if (s.pick) {
@@ -189,8 +193,7 @@ class Viewer {
 
     geometry()
     {
-        return new Geometry(this.cssWidth || 1, this.cssHeight || 1, this.view, this.rows,
-                            this.scroller.scrollTop);
+        return new Geometry(this.cssWidth || 1, this.cssHeight || 1, this.view, this.rows, this.scrollY);
     }
 
     /** The window request that draws geometry @p g exactly (null: nothing to ask). */
@@ -409,8 +412,15 @@ class Viewer {
         const r = this.rows.rowOf[id];
         const g = this.geometry();
         if (r >= 0 && !(r >= g.first && r < g.last - 1)) {
-            this.scroller.scrollTop = Math.max(0, this.rows.top[r] - this.cssHeight / 3);
+            this.scrollTo(Math.max(0, this.rows.top[r] - this.cssHeight / 3));
         }
+    }
+
+    /** Scroll the rows to @p y pixels (the browser may clamp it). */
+    scrollTo(y)
+    {
+        this.scroller.scrollTop = y;
+        this.scrollY = this.scroller.scrollTop;
     }
 
     toggleRowAt(x, y)

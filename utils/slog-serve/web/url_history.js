@@ -29,7 +29,7 @@ export class UrlHistory {
         const v = this.viewer;
         const p = v.picked;
         return {f: v.f, view: v.view, expanded: v.rows.expandedIds(), hidden: [...v.palette.hidden],
-                scrollTop: v.scroller.scrollTop, selection: v.selection,
+                scrollTop: v.scrollY, selection: v.selection,
                 pick: p && {kind: p.kindCode, timeline: p.timeline, category: p.category, start: p.start,
                             end: p.end, depth: p.depth}};
     }
