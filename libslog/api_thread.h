@@ -172,6 +172,8 @@ struct slog_twriter {
     uint64_t pending_bytes;   /* their buffers' bytes */
     int failed;               /* the file writer failed (SLOG_EIO etc.) */
     slog_error fail_err;
+    uint64_t records;         /* records replayed: published to n_records after each pass (a
+                                 locked add per record held up the replay's loads) */
 
     _Atomic uint64_t n_records, n_dropped, n_rejected, n_truncated, n_waits, n_buffers;
     uint64_t peak_qbytes;     /* under qmu */

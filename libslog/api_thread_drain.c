@@ -146,7 +146,7 @@ static int get_args(slog_twriter *tw, const uint8_t *p, uint32_t *nargs_out)
 static void count(slog_twriter *tw, int rc)
 {
     if (rc == SLOG_OK) {
-        atomic_fetch_add_explicit(&tw->n_records, 1, memory_order_relaxed);
+        tw->records++;
     } else if (rc == SLOG_EINVAL) {
         atomic_fetch_add_explicit(&tw->n_rejected, 1, memory_order_relaxed);
     } else if (!tw->failed) {
@@ -304,6 +304,7 @@ void *tw_background_main(void *arg)
         }
         const int pressure = tw->pending_bytes > tw->opts.queue_bytes / 2;
         tw_merge_emit(tw, stop || timed_out || pressure || flush != tw->flush_done);
+        atomic_store_explicit(&tw->n_records, tw->records, memory_order_relaxed);
         if (flush != tw->flush_done) {
             answer_flush(tw, flush);
         }

@@ -280,7 +280,9 @@ SLOG_API void slog_location_close(slog_location *loc);
  * Copy the writer's counters.
  * @param tw   the writer
  * @param out  receives the counters; must not be NULL
- * Thread safety: any thread (the counters are read one by one).  @since 0.3
+ * Thread safety: any thread (the counters are read one by one; while the
+ * background works, records may lag by the pass it is in; after
+ * slog_twriter_flush or slog_twriter_finish it is exact).  @since 0.3
  */
 SLOG_API void slog_twriter_get_stats(slog_twriter *tw, slog_twriter_stats *out);
 
