@@ -147,78 +147,93 @@ export class ColumnPool {
     }
 }
 
+/** Zigzag-decode @p z (exact up to 2^53; values below 2^31 with integer operations). */
 function unzigzag(z)
 {
-    return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+    if (z < 0x80000000) {
+        return (z >>> 1) ^ -(z & 1);
+    }
+    const half = Math.floor(z / 2);
+    return z === 2 * half ? half : -half - 1;
 }
 
-/* A reader of LEB128 varints: one-byte values (most of them) are read
- * inline by the caller; longer ones here, exact up to 2^53. */
-class Varints {
-    constructor(buffer)
-    {
-        this.u8 = new Uint8Array(buffer);
-        this.view = new DataView(buffer);
-        this.p = HEADER_BYTES;
-    }
-
-    /** The varint at p (its first byte is known to be >= 0x80). */
-    long()
-    {
-        const u8 = this.u8;
-        let p = this.p;
-        let b = u8[p++];
-        let v = b & 0x7f;
-        for (let m = 0x80; b >= 0x80; m *= 0x80) {
-            if (m > 2 ** 63 || p >= u8.length) {
-                throw new Error(`window answer: varint runs past byte ${p}`);
-            }
-            b = u8[p++];
-            v += (b & 0x7f) * m;
+/*
+ * The varint at byte p of u8 whose first byte is known to be >= 0x80, exact
+ * up to 2^53 (LEB128); the byte after it goes to varintEnd.  One-byte
+ * values, most of them, are read inline by decodeItems.
+ */
+let varintEnd = 0;
+function longVarint(u8, p)
+{
+    let b = u8[p++];
+    let v = b & 0x7f;
+    for (let m = 0x80; b >= 0x80; m *= 0x80) {
+        if (m > 2 ** 63 || p >= u8.length) {
+            throw new Error(`window answer: varint runs past byte ${p}`);
         }
-        this.p = p;
-        return v;
+        b = u8[p++];
+        v += (b & 0x7f) * m;
     }
+    varintEnd = p;
+    return v;
+}
 
-    next()
-    {
-        const b = this.u8[this.p];
+/**
+ * The @p n records of an SLW2 body into the columns of @p w, in one pass
+ * with the columns and the read position in locals.  Each record: kind and
+ * flags bytes, then varints (timeline and start as differences from the
+ * record before).  Returns the byte after the last record: a record cut
+ * short reads past the end, which the caller rejects.
+ */
+function decodeItems(buffer, w, n)
+{
+    const u8 = new Uint8Array(buffer);
+    const view = new DataView(buffer);
+    const end = u8.length;
+    const {kind, of, timeline, category, start, depth, count, inclusive, timelineTo, value} = w;
+    const stop = w.end;
+    let p = HEADER_BYTES;
+    let tl = 0;
+    let t = 0;
+    const next = () => {
+        const b = u8[p];
         if (b < 0x80) {
-            this.p++;
+            p++;
             return b;
         }
-        return this.long();
+        const v = longVarint(u8, p);
+        p = varintEnd;
+        return v;
+    };
+    for (let i = 0; i < n; i++) {
+        if (p >= end) {
+            throw new Error(`window answer: ${n} items announced, the body ends after ${i}`);
+        }
+        const k = u8[p];
+        const f = u8[p + 1];
+        p += 2;
+        const kd = k & 7;
+        kind[i] = kd;
+        of[i] = (k >> 3) & 7;
+        tl += unzigzag(next());
+        const c = next();
+        t += unzigzag(next());
+        const len = unzigzag(next());
+        timeline[i] = tl;
+        category[i] = c === 0 ? CATEGORY_OTHER : c - 1;
+        start[i] = t;
+        stop[i] = t + len;
+        depth[i] = next();
+        count[i] = k & 0x40 ? next() : 1;
+        inclusive[i] = k & 0x80 ? unzigzag(next()) : kd === KIND.STATE || kd === KIND.ARROW ? len : 0;
+        timelineTo[i] = f & 2 ? tl + unzigzag(next()) : tl;
+        value[i] = 0;
+        if (f & 1) {
+            value[i] = p + 8 <= end ? view.getFloat64(p, true) : NaN;
+            p += 8;
+        }
     }
-}
-
-/** Item i of an SLW2 answer from @p r into the columns of @p w; prev = [timeline, start]. */
-function packedItem(r, w, i, prev)
-{
-    const k = r.u8[r.p];
-    const f = r.u8[r.p + 1];
-    r.p += 2;
-    const kind = k & 7;
-    w.kind[i] = kind;
-    w.of[i] = (k >> 3) & 7;
-    const timeline = prev[0] + unzigzag(r.next());
-    const c = r.next();
-    const start = prev[1] + unzigzag(r.next());
-    const len = unzigzag(r.next());
-    w.timeline[i] = timeline;
-    w.category[i] = c === 0 ? CATEGORY_OTHER : c - 1;
-    w.start[i] = start;
-    w.end[i] = start + len;
-    w.depth[i] = r.next();
-    w.count[i] = k & 0x40 ? r.next() : 1;
-    w.inclusive[i] = k & 0x80 ? unzigzag(r.next()) : kind === KIND.STATE || kind === KIND.ARROW ? len : 0;
-    w.timelineTo[i] = f & 2 ? timeline + unzigzag(r.next()) : timeline;
-    w.value[i] = 0;
-    if (f & 1) {
-        w.value[i] = r.p + 8 <= r.u8.length ? r.view.getFloat64(r.p, true) : NaN;
-        r.p += 8;
-    }
-    prev[0] = timeline;
-    prev[1] = start;
+    return p;
 }
 
 /**
@@ -245,13 +260,9 @@ export function decodePacked(buffer, pool = null)
     const w = Object.assign(pool ? pool.take(n) : packedColumns(n), {n, cut: (flags & 1) !== 0, incomplete: (flags & 2) !== 0,
                                               t0: dv.getFloat64(16, true), t1: dv.getFloat64(24, true),
                                               bytes: buffer.byteLength});
-    const r = new Varints(buffer);
-    const prev = [0, 0];
-    for (let i = 0; i < n && r.p <= buffer.byteLength; i++) {
-        packedItem(r, w, i, prev);
-    }
-    if (r.p !== buffer.byteLength) {
-        throw new Error(`window answer: items end at byte ${r.p} of ${buffer.byteLength}`);
+    const end = decodeItems(buffer, w, n);
+    if (end !== buffer.byteLength) {
+        throw new Error(`window answer: items end at byte ${end} of ${buffer.byteLength}`);
     }
     return w;
 }
