@@ -8,8 +8,9 @@
 // timed in the page from the call to the fully drawn frame; per step also
 // the server's own time (its Server-Timing header: query + encode), and
 // the bytes and items of the window answer.  Memory: slog-serve's RSS
-// (/proc) and the page's JS heap (CDP) before and after; slog-serve's CPU
-// time over the steps (/proc, all threads) beside the wall times.  Also decodes a
+// (/proc) and the page's JS heap (CDP) before and after; the CPU time of
+// slog-serve and of every browser process over the steps (/proc, all
+// threads) beside the wall times: on two cores they share the CPU.  Also decodes a
 // synthetic answer of 10^5 items in the page (binary vs JSON.parse).
 //
 //   node bench/bench_viewer.mjs SLOG_SERVE FILE.slog... [--steps 50] [--settle 1000] [--json OUT]
@@ -18,7 +19,7 @@
 // still compiles and collects after opening).
 // (tests/viewer/node_modules must exist: npm ci in tests/viewer)
 
-import {readFileSync, writeFileSync} from 'node:fs';
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {cpus, loadavg} from 'node:os';
 
 import {launchBrowser, startServer} from '../tests/viewer/harness.mjs';
@@ -83,6 +84,22 @@ function cpuSeconds(pid)
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100)
 }
 
+/** CPU seconds used so far by every process of the browser (all chromium processes). */
+function browserCpuSeconds()
+{
+    let sum = 0;
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+        try {
+            if (readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('chrom')) {
+                sum += cpuSeconds(pid);
+            }
+        } catch (e) {
+            // the process ended while we looked
+        }
+    }
+    return sum;
+}
+
 /** The page's JS heap (CDP Performance metrics). */
 async function heap(cdp)
 {
@@ -126,16 +143,19 @@ async function benchFile(browser, serveExe, file, steps, settleMs)
         const v = window.slogViewer.viewer;
         return Number(v.info.duration) * 1e9 / v.info.ticks_per_second;
     });
-    const memStart = {serve: rssKiB(server.proc.pid), page: await heap(cdp), serveCpu: cpuSeconds(server.proc.pid)};
+    const memStart = {serve: rssKiB(server.proc.pid), page: await heap(cdp), serveCpu: cpuSeconds(server.proc.pid),
+                      browserCpu: browserCpuSeconds()};
     const results = [];
     for (const [a, b] of stepPlan(steps)) {
         results.push(await stepOnce(page, Math.floor(a * ns), Math.ceil(b * ns)));
     }
-    const memEnd = {serve: rssKiB(server.proc.pid), page: await heap(cdp), serveCpu: cpuSeconds(server.proc.pid)};
+    const memEnd = {serve: rssKiB(server.proc.pid), page: await heap(cdp), serveCpu: cpuSeconds(server.proc.pid),
+                    browserCpu: browserCpuSeconds()};
     await page.close();
     await server.stop();
     const phase = (a, b) => summary(results.slice(a, b).map((r) => r.ms)).median;
-    const cpu = {serveMsPerStep: (memEnd.serveCpu - memStart.serveCpu) * 1000 / results.length};
+    const cpu = {serveMsPerStep: (memEnd.serveCpu - memStart.serveCpu) * 1000 / results.length,
+                 browserMsPerStep: (memEnd.browserCpu - memStart.browserCpu) * 1000 / results.length};
     return {file, durationNs: ns, openMs, steps: results.length, perStep: results, cpu,
             phases: {zoomIn: phase(0, 20), pan1: phase(20, 30), zoomOut: phase(30, 40), pan2: phase(40, 50)},
             ms: summary(results.map((r) => r.ms)), bytes: summary(results.map((r) => r.bytes)),
@@ -234,7 +254,7 @@ async function main()
                         `max ${r.items.max}; cut ${r.cut}; slog-serve RSS ${mb(r.memStart.serve.rss)} -> ` +
                         `${mb(r.memEnd.serve.rss)} MiB (peak ${mb(r.memEnd.serve.hwm)}); page JS heap ` +
                         `${(r.memStart.page.used / 1048576).toFixed(1)} -> ${(r.memEnd.page.used / 1048576).toFixed(1)} MiB; ` +
-                        `slog-serve CPU per step ${r.cpu.serveMsPerStep.toFixed(1)} ms; ` +
+                        `slog-serve CPU per step ${r.cpu.serveMsPerStep.toFixed(1)} ms, browser ${r.cpu.browserMsPerStep.toFixed(1)} ms; ` +
                         `phase medians (ms): zoom-in ${r.phases.zoomIn.toFixed(1)}, pan ${r.phases.pan1.toFixed(1)}, ` +
                         `zoom-out ${r.phases.zoomOut.toFixed(1)}, pan ${r.phases.pan2.toFixed(1)}`);
         }

@@ -169,6 +169,37 @@ async function checkFrameStretch(page)
          `the last frame stretched to the new window: bar at ${r.red} (want 4 px from ${r.want})`);
 }
 
+/**
+ * An answer late by more than a frame: the view shows the new window at
+ * once as a provisional frame (the old answer stretched, the status line
+ * marked "…"), and goto() resolves only with the exact frame.  Window
+ * answers are held back 1.5 s by the page's request routing.
+ */
+async function checkLateAnswer(page)
+{
+    const hold = (route) => new Promise((resolve) => setTimeout(resolve, 1500)).then(() => route.continue());
+    await page.route('**/api/window?*', hold);
+    try {
+        const before = await view(page);
+        const frames0 = await page.evaluate(() => window.slogViewer.frames);
+        const t0 = before.t0 + Math.floor((before.t1 - before.t0) / 4);
+        const t1 = before.t1 - Math.floor((before.t1 - before.t0) / 4);
+        const asked = Date.now();
+        const drawn = page.evaluate(([a, b]) => window.slogViewer.goto(a, b).then(() => Date.now()), [t0, t1]);
+        await page.waitForTimeout(500);
+        const mid = await page.evaluate(() => ({frames: window.slogViewer.frames, view: window.slogViewer.view(),
+                                                status: document.getElementById('status').textContent}));
+        t.ok(mid.frames > frames0 && mid.view.t0 === t0 && mid.status.endsWith('\u2026'),
+             `a late answer: a provisional frame within 0.5 s (frames ${frames0} -> ${mid.frames}, "${mid.status}")`);
+        const resolvedAt = await drawn;
+        const exact = await page.evaluate(() => document.getElementById('status').textContent);
+        t.ok(!exact.endsWith('\u2026') && resolvedAt - asked >= 1400,
+             `goto resolves with the exact frame, after the held answer (${resolvedAt - asked} ms, "${exact}")`);
+    } finally {
+        await page.unroute('**/api/window?*', hold);
+    }
+}
+
 async function checkZoom(page)
 {
     const before = await view(page);
@@ -500,6 +531,7 @@ async function main()
         await checkOpen(page, info);
         await checkRectBatch(page);
         await checkFrameStretch(page);
+        await checkLateAnswer(page);
         await checkZoom(page);
         await checkPan(page);
         const where = await checkClick(page, slog, s);

@@ -2,9 +2,11 @@
 //
 // main.js - the viewer: loads a file's info, timelines and categories, owns
 // the view state (window, rows, selection, picked drawable), draws frames on
-// requestAnimationFrame (the old answer stretched to the new window at once,
-// the exact one when it arrives; a frame already drawn is not drawn twice), and wires the URL history, live-file
-// following, legend, panels, navigation and the test hook (hook.js) together.
+// requestAnimationFrame (the exact one when its answer arrives; the old answer
+// stretched to the new window when the answer takes longer than a frame; a
+// frame already drawn is not drawn twice), and wires the URL history,
+// live-file following, legend, panels, navigation and the test hook
+// (hook.js) together.
 
 import {getJson, KIND, KIND_NAMES} from './api.js';
 import {formatCount, formatIdList, formatTicks} from './format.js';
@@ -27,6 +29,7 @@ import {decodeUrlState} from './url_state.js';
 import {WindowLoader} from './window_loader.js';
 
 const MIN_SPAN = 20;          // ticks: the deepest zoom
+const PROVISIONAL_AFTER_MS = 16; // a frame at 60 Hz: a later answer gets a provisional frame first
 
 const $ = (id) => document.getElementById(id);
 
@@ -39,6 +42,8 @@ class Viewer {
         this.scrollY = 0; // scroller.scrollTop as of its last scroll event: reading it would lay the page out
         this.frames = 0;
         this.data = null;
+        this.inexactSince = null; // when the view first lacked its answer (null: drawn exactly)
+        this.lookAgain = false;   // an animation frame will look whether the answer came
         this.waiters = [];
         this.stretch = new FrameStretch();
         this.loader = new WindowLoader((w) => this.onWindow(w), (e) => this.showError(e));
@@ -228,8 +233,8 @@ class Viewer {
 
     /**
      * Draw the view now.  A frame that is not exact asks for its answer
-     * before it draws the old one stretched, so the server works while the
-     * page draws.
+     * first, then waits for it up to a frame (awaitAnswer) before it draws
+     * the old one stretched.
      */
     frame()
     {
@@ -241,9 +246,13 @@ class Viewer {
         const req = this.request(g);
         const key = req ? WindowLoader.key(this.f, req) : 'empty';
         const exact = !req || WindowLoader.covers(this.data, this.f, req);
-        if (req && !exact) {
+        if (!exact) {
             this.loader.want(this.f, req);
+            if (this.awaitAnswer()) {
+                return;
+            }
         }
+        this.inexactSince = null;
         const started = performance.now();
         drawRuler(this.ruler.getContext('2d'), g, this.info.ticks_per_second, this.selection);
         const layout = this.layoutKey(g, req);
@@ -259,6 +268,33 @@ class Viewer {
         if (exact) {
             this.settle(key);
         }
+    }
+
+    /**
+     * The view has no answer yet: should the frame wait for it?  Yes during
+     * the first PROVISIONAL_AFTER_MS of waiting, with a look again on a
+     * later animation frame: an answer that comes within a frame is drawn
+     * as it comes, and the provisional frame it would have replaced is not
+     * drawn (on two cores, its drawing and compositing took the CPU the
+     * answer needed: doc/PERFORMANCE.md, "Session 18").
+     */
+    awaitAnswer()
+    {
+        const now = performance.now();
+        this.inexactSince ??= now;
+        if (now - this.inexactSince >= PROVISIONAL_AFTER_MS) {
+            return false;
+        }
+        if (!this.lookAgain) {
+            this.lookAgain = true;
+            requestAnimationFrame(() => {
+                this.lookAgain = false;
+                if (this.inexactSince !== null && !this.dirty) {
+                    this.frame();
+                }
+            });
+        }
+        return true;
     }
 
     /** What must not change for the plot drawn last to be stretched to a new window (frame_stretch.js). */
