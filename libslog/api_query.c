@@ -39,7 +39,11 @@ struct slog_query {
     uint64_t first_node;        /* nodes below it are skipped with their subtrees */
     uint32_t *sel_list;         /* selected timelines (for preview rows) */
     uint32_t nsel;
-    uint32_t *fold_rows[PV_FOLD_MAX + 1]; /* sorted rows of the selection per fold */
+    uint8_t *fold_sel[PV_FOLD_MAX + 1]; /* per fold, per row: a selected timeline folds to it
+                                            (made on first use; sized to the largest such row) */
+    uint32_t fold_nrows[PV_FOLD_MAX + 1];
+    uint32_t *row_mark;         /* per timeline: count_rows' stamp of the rows seen */
+    uint32_t row_stamp;
     tree_read_walk walk;
     cache_entry *cur;           /* pinned entry being emitted */
     store_node_row cur_node;  /* a copy of the current node's row */
@@ -227,8 +231,9 @@ void slog_query_destroy(slog_query *q)
     util_free(q->cat_sel);
     util_free(q->sel_list);
     for (int i = 0; i <= PV_FOLD_MAX; i++) {
-        util_free(q->fold_rows[i]);
+        util_free(q->fold_sel[i]);
     }
+    util_free(q->row_mark);
     tree_read_walk_free(&q->walk);
     pix_free(&q->pix);
     util_free(q->read_nodes);
@@ -425,6 +430,28 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The rows of fold `fold` that selected timelines fold to, marked (each is
+ * at most the largest selected timeline id: a parent, a root, or an id
+ * shifted right).  0, or -1 without memory. */
+static int make_fold_sel(slog_query *q, uint32_t fold)
+{
+    uint32_t top = 0;
+    for (uint32_t i = 0; i < q->nsel; i++) {
+        const uint32_t row = pv_fold_row(&q->r->ctx, q->sel_list[i], 0, fold);
+        top = row > top ? row : top;
+    }
+    uint8_t *const sel = util_calloc((size_t)top + 1, 1);
+    if (sel == NULL) {
+        return -1;
+    }
+    for (uint32_t i = 0; i < q->nsel; i++) {
+        sel[pv_fold_row(&q->r->ctx, q->sel_list[i], 0, fold)] = 1;
+    }
+    q->fold_sel[fold] = sel;
+    q->fold_nrows[fold] = top + 1;
+    return 0;
+}
+
 /* Is a preview row at `fold` made of at least one selected timeline? */
 static int row_selected(slog_query *q, uint32_t fold, uint32_t row)
 {
@@ -434,18 +461,10 @@ static int row_selected(slog_query *q, uint32_t fold, uint32_t row)
     if (fold == 0) {
         return row < q->ntl && q->tl_sel[row];
     }
-    if (q->fold_rows[fold] == NULL) {
-        uint32_t *const rows = util_calloc((size_t)q->nsel + 1, sizeof *rows);
-        if (rows == NULL) {
-            return 1; /* cannot filter: show rather than hide */
-        }
-        for (uint32_t i = 0; i < q->nsel; i++) {
-            rows[i] = pv_fold_row(&q->r->ctx, q->sel_list[i], 0, fold);
-        }
-        qsort(rows, q->nsel, sizeof *rows, cmp_u32);
-        q->fold_rows[fold] = rows;
+    if (q->fold_sel[fold] == NULL && make_fold_sel(q, fold) != 0) {
+        return 1; /* cannot filter: show rather than hide */
     }
-    return bsearch(&row, q->fold_rows[fold], q->nsel, sizeof row, cmp_u32) != NULL;
+    return row < q->fold_nrows[fold] && q->fold_sel[fold][row];
 }
 
 static int tl_ok(const slog_query *q, uint32_t tl)
@@ -495,8 +514,9 @@ static int preview_matches(slog_query *q, uint32_t fold, const pv_entry *p)
            (p->kind == SLOG_KIND_ARROW && row_selected(q, fold, p->row_to));
 }
 
-/* Rows present in a preview: distinct rows of the entries that match. */
-static int count_rows(slog_query *q, const cache_entry *e, uint64_t *rows)
+/* Rows present in a preview, the sorted way: for rows beyond the timeline
+ * table, which only a damaged file has. */
+static int count_rows_sorted(slog_query *q, const cache_entry *e, uint64_t *rows)
 {
     uint32_t *const v = util_malloc(((size_t)e->npreviews + 1) * sizeof *v);
     if (v == NULL) {
@@ -518,6 +538,37 @@ static int count_rows(slog_query *q, const cache_entry *e, uint64_t *rows)
     return 0;
 }
 
+/* Rows present in a preview: distinct rows of the entries that match, each
+ * counted when first marked with this call's stamp (no sort, no memory per
+ * call).  0, or -1 without memory. */
+static int count_rows(slog_query *q, const cache_entry *e, uint64_t *rows)
+{
+    if (q->row_mark == NULL) {
+        q->row_mark = util_calloc((size_t)q->ntl + 1, sizeof *q->row_mark);
+        if (q->row_mark == NULL) {
+            return -1;
+        }
+    }
+    if (++q->row_stamp == 0) { /* wrapped: forget every mark */
+        memset(q->row_mark, 0, ((size_t)q->ntl + 1) * sizeof *q->row_mark);
+        q->row_stamp = 1;
+    }
+    uint64_t distinct = 0;
+    for (uint64_t i = 0; i < e->npreviews; i++) {
+        const pv_entry *const p = &e->previews[i];
+        if (!preview_matches(q, e->fold, p)) {
+            continue;
+        }
+        if (p->row >= q->ntl) {
+            return count_rows_sorted(q, e, rows);
+        }
+        distinct += q->row_mark[p->row] != q->row_stamp;
+        q->row_mark[p->row] = q->row_stamp;
+    }
+    *rows = distinct;
+    return 0;
+}
+
 /* The drawables of node i's subtree: a leaf's own counts; an inner node's
  * preview totals (exact for its subtree), its preview loaded (pinned in
  * *pv) since the density rule then needs its rows too. */
@@ -533,10 +584,7 @@ static int subtree_items(slog_query *q, uint64_t i, const store_node_row *n, cac
         return rc != SLOG_OK ? rc : util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path,
                                              "Cannot read a preview");
     }
-    *items = 0;
-    for (uint64_t k = 0; k < (*pv)->npreviews; k++) {
-        *items += (*pv)->previews[k].count;
-    }
+    *items = (*pv)->preview_items;
     return SLOG_OK;
 }
 

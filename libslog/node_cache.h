@@ -19,6 +19,7 @@ typedef struct cache_entry {
     fmt_decoded drawables;
     pv_entry *previews;
     uint64_t npreviews;
+    uint64_t preview_items; /* the sum of the previews' counts: the subtree's drawables */
     uint32_t fold;
     pv_bins bins;         /* the preview's time bins (none for version 1) */
     pv_tls tls;           /* the preview's per-timeline totals (version 3) */

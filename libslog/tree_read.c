@@ -366,6 +366,10 @@ static int decode_entry(tree_read *t, uint8_t *raw, uint64_t len, int preview,
         e->previews = l.v;
         e->npreviews = l.n;
         e->fold = l.fold;
+        e->preview_items = 0;
+        for (uint64_t k = 0; k < e->npreviews; k++) {
+            e->preview_items += e->previews[k].count;
+        }
         util_free(raw);
         e->bytes =
             (size_t)(e->npreviews + e->bins.n + e->tls.n) * sizeof *e->previews + sizeof *e;
