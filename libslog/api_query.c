@@ -618,8 +618,10 @@ static int decide_preview(slog_query *q, uint64_t i, const store_node_row *n, ca
     if (rc != SLOG_OK) {
         return rc;
     }
-    uint64_t rows = 0;
-    if (count_rows(q, *pv, &rows) != 0) {
+    /* each entry has one row: dense with as many rows as entries is dense
+     * with the rows there are, without counting them */
+    uint64_t rows = (*pv)->npreviews;
+    if (!tree_walk_as_preview(n, items, rows, q->resolution) && count_rows(q, *pv, &rows) != 0) {
         drop_preview(pv, 0);
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot read a preview");
     }
