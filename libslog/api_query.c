@@ -480,15 +480,15 @@ static int cat_ok(const slog_query *q, uint32_t cat)
 static void to_public_preview(const pv_entry *e, uint32_t fold, const store_node_row *n,
                               slog_preview *v)
 {
-    memset(v, 0, sizeof *v);
-    v->of = (slog_kind)e->kind;
-    v->fold = fold;
-    v->row = e->row;
-    v->row_to = e->row_to;
-    v->category = e->cat; /* PV_CATEGORY_OTHER == SLOG_CATEGORY_OTHER */
-    v->start = n->t0;
-    v->end = n->t1;
-    v->count = e->count;
+    /* every field set by stores (a memset of the struct became a slow rep stos) */
+    *v = (slog_preview){.of = (slog_kind)e->kind,
+                        .fold = fold,
+                        .row = e->row,
+                        .row_to = e->row_to,
+                        .category = e->cat, /* PV_CATEGORY_OTHER == SLOG_CATEGORY_OTHER */
+                        .start = n->t0,
+                        .end = n->t1,
+                        .count = e->count};
     if (e->kind == SLOG_KIND_STATE || e->kind == SLOG_KIND_ARROW) {
         v->inclusive = e->incl;
         v->exclusive = e->excl;
