@@ -215,6 +215,18 @@ async function checkLateAnswer(page)
         const exact = await page.evaluate(() => document.getElementById('status').textContent);
         t.ok(!exact.endsWith('\u2026') && resolvedAt - asked >= 1400,
              `goto resolves with the exact frame, after the held answer (${resolvedAt - asked} ms, "${exact}")`);
+        const moving = await page.evaluate(async () => { // a view that keeps moving ahead of its answers
+            const v = window.slogViewer.viewer;
+            const before = v.frames;
+            for (let k = 0; k < 12; k++) { // one change an animation frame
+                v.setView({t0: v.view.t0 * 0.99, t1: v.view.t1 * 0.99});
+                await new Promise((resolve) => requestAnimationFrame(resolve));
+            }
+            await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+            return v.frames - before;
+        });
+        t.ok(moving >= 9, `while the view keeps moving, a provisional frame an animation frame (${moving} for 12 changes)`);
+        await page.evaluate(() => window.slogViewer.idle()); // the last window, drawn exactly
     } finally {
         await page.unroute('**/api/window?*', hold);
     }

@@ -251,8 +251,9 @@ class Viewer {
             if (this.awaitAnswer()) {
                 return;
             }
+        } else {
+            this.inexactSince = null; // while the view keeps moving ahead of its answers, every frame is provisional
         }
-        this.inexactSince = null;
         const started = performance.now();
         drawRuler(this.ruler.getContext('2d'), g, this.info.ticks_per_second, this.selection);
         const layout = this.layoutKey(g, req);
