@@ -6,11 +6,16 @@
 // edits and the window query sends as its `cats` filter.
 
 import {CATEGORY_OTHER} from './api.js';
-import {packRgba32} from './backdrop.js';
 import {formatIdList, parseRgba} from './format.js';
 
 const OTHER_STYLE = 'rgba(150,150,150,0.8)';
 const OTHER_RGBA32 = packRgba32(150, 150, 150, 204);
+
+/** RGBA bytes as one number, in the byte order of ImageData on a little-endian machine. */
+function packRgba32(r, g, b, a)
+{
+    return ((a << 24) | (b << 16) | (g << 8) | r) >>> 0;
+}
 
 export class Palette {
     /** @param categories  the /api/categories array */

@@ -2,29 +2,30 @@
 //
 // rect_batch.js - the rectangles of one frame, gathered per colour and
 // filled with their edges on whole device pixels.  A few thousand go to the
-// canvas as one path per colour.  More are written into a pixel buffer over
-// the backdrop the canvas shows under them (backdrop.js: row bands, grid),
-// which is then put straight into the canvas: a zoomed-out view of a large
-// trace draws ~3*10^4 preview stripes, which cost the software rasteriser
-// ~8 ms as paths plus ~8 ms of script, against ~2 ms in all as pixels
-// (doc/PERFORMANCE.md, "Viewer frame cost"), and a second canvas
-// composited over the first cost another ~1 ms a frame ("Session 18").  A
-// row drawn exactly like another (the same backdrop too) is copied from it.
-// Every rectangle keeps at least one device pixel each way, so nothing drawn
-// disappears; where two overlap, the later one wins (colours are blended
-// with the backdrop, not with each other).
+// canvas as one path per colour.  More are written straight into a pixel
+// layer that is composited once: a zoomed-out view of a large trace draws
+// ~3*10^4 preview stripes, which cost the software rasteriser ~8 ms as
+// paths plus ~8 ms of script, against ~2 ms in all as pixels
+// (doc/PERFORMANCE.md, "Viewer frame cost"); a row drawn exactly like
+// another is copied from it.  Every rectangle keeps at least
+// one device pixel each way, so nothing drawn disappears; where two overlap,
+// the later one wins (colours are blended with what is under the layer, not
+// with each other).
 
-export const PIXELS_MIN_RECTS = 4096;
+export const PIXEL_LAYER_MIN_RECTS = 4096;
 
-let buffer = null; // {image, px}: reused while the canvas keeps its size
+let layer = null; // {canvas, ctx, image, px}: reused while the canvas keeps its size
 
-function pixelBuffer(width, height)
+function pixelLayer(width, height)
 {
-    if (!buffer || buffer.image.width !== width || buffer.image.height !== height) {
+    if (!layer || layer.image.width !== width || layer.image.height !== height) {
+        const canvas = document.createElement('canvas');
+        canvas.width = width;
+        canvas.height = height;
         const image = new ImageData(width, height);
-        buffer = {image, px: new Uint32Array(image.data.buffer)};
+        layer = {canvas, ctx: canvas.getContext('2d'), image, px: new Uint32Array(image.data.buffer)};
     }
-    return buffer;
+    return layer;
 }
 
 export class RectBatch {
@@ -46,9 +47,8 @@ export class RectBatch {
     /**
      * After the rectangles are drawn, copy the full-width band [from, from +
      * height) to [to, to + height) (CSS pixels): a row drawn like another
-     * costs a copy, not its rectangles.  Copies need the pixel buffer, so a
-     * batch with copies is always filled through it; the two bands must
-     * have the same backdrop.
+     * costs a copy, not its rectangles.  Copies need the pixel layer, so a
+     * batch with copies is always filled through it.
      */
     copy(from, to, height)
     {
@@ -95,13 +95,12 @@ export class RectBatch {
     /**
      * Fill every rectangle.  @p palette gives each key's style(key) (a
      * canvas fill style) and rgba32(key) (the same colour as little-endian
-     * RGBA bytes in one number); @p backdrop (backdrop.js) is what the
-     * canvas shows under them, which the pixel path writes them over.
+     * RGBA bytes in one number).
      */
-    fill(ctx, palette, backdrop)
+    fill(ctx, palette)
     {
-        if (this.copies.length > 0 || this.count() >= PIXELS_MIN_RECTS) {
-            this.fillPixels(ctx, palette, backdrop);
+        if (this.copies.length > 0 || this.count() >= PIXEL_LAYER_MIN_RECTS) {
+            this.fillPixels(ctx, palette);
         } else {
             this.fillPaths(ctx, palette);
         }
@@ -127,72 +126,48 @@ export class RectBatch {
         }
     }
 
-    /** The rectangles over @p backdrop in the pixel buffer, put into the canvas right of the backdrop's left edge. */
-    fillPixels(ctx, palette, backdrop)
+    fillPixels(ctx, palette)
     {
         const {width, height} = ctx.canvas;
         const k = ctx.getTransform().a || 1;
-        const {px, image} = pixelBuffer(width, height);
-        const left = Math.min(width, backdrop.left);
-        const rows = backdrop.rowsOf(width);
-        for (let y = 0; y < height; y++) {
-            const band = y < backdrop.bandOf.length ? backdrop.bandOf[y] : -1;
-            if (band >= 0) {
-                px.set(rows[band].subarray(left), y * width + left);
-            } else {
-                px.fill(0, y * width + left, (y + 1) * width);
-            }
-        }
+        const l = pixelLayer(width, height);
+        l.px.fill(0);
         const box = {y0: height, y1: 0};
         for (const [key, list] of this.lists) {
-            writeRects(px, width, height, k, list, backdrop, backdrop.tints(palette.rgba32(key)), box);
+            writeRects(l.px, width, height, k, list, palette.rgba32(key), box);
         }
-        copyBands(px, width, height, k, this.copies, box);
-        if (box.y1 > box.y0 && left < width) {
-            ctx.putImageData(image, 0, 0, left, box.y0, width - left, box.y1 - box.y0);
+        copyBands(l.px, width, height, k, this.copies, box);
+        if (box.y1 <= box.y0) {
+            return;
         }
+        l.ctx.putImageData(l.image, 0, 0, 0, box.y0, width, box.y1 - box.y0);
+        ctx.save();
+        ctx.setTransform(1, 0, 0, 1, 0, 0);
+        ctx.drawImage(l.canvas, 0, box.y0, width, box.y1 - box.y0, 0, box.y0, width, box.y1 - box.y0);
+        ctx.restore();
     }
 }
 
-/**
- * Write @p list's rectangles (CSS pixels, scaled by @p k) into @p px right
- * of the backdrop's left edge, each row in its tint over that row's band
- * (@p tints: backdrop.tints); grow @p box's rows.
- */
-function writeRects(px, width, height, k, list, backdrop, tints, box)
+/** Write @p list's rectangles (CSS pixels, scaled by @p k) into @p px in colour @p c; grow @p box's rows. */
+function writeRects(px, width, height, k, list, c, box)
 {
     const xy = list.xy;
-    const {bandOf, left, grid} = backdrop;
-    const {plain, lined, opaque} = tints;
-    let top = box.y0;
-    let bottom = box.y1;
     for (let i = 0; i < list.n; i += 4) {
-        const x0 = Math.max(left, Math.round(xy[i] * k));
+        const x0 = Math.max(0, Math.round(xy[i] * k));
         const y0 = Math.max(0, Math.round(xy[i + 1] * k));
         const x1 = Math.min(width, Math.max(x0 + 1, Math.round(xy[i + 2] * k)));
         const y1 = Math.min(height, Math.max(y0 + 1, Math.round(xy[i + 3] * k)));
-        if (x0 >= x1 || y0 >= y1) {
-            continue;
-        }
         for (let y = y0; y < y1; y++) {
-            const c = plain[bandOf[y] + 1];
             const row = y * width;
             for (let x = row + x0, end = row + x1; x < end; x++) {
                 px[x] = c;
             }
         }
-        if (!opaque) { // a translucent colour shows the grid line under it
-            for (const gx of grid) {
-                for (let y = gx >= x0 && gx < x1 ? y0 : y1; y < y1; y++) {
-                    px[y * width + gx] = lined[bandOf[y] + 1];
-                }
-            }
+        if (y0 < y1) {
+            box.y0 = Math.min(box.y0, y0);
+            box.y1 = Math.max(box.y1, y1);
         }
-        top = Math.min(top, y0);
-        bottom = Math.max(bottom, y1);
     }
-    box.y0 = top;
-    box.y1 = bottom;
 }
 
 /** The batch's band copies (CSS pixels, scaled by @p k) within @p px; grow @p box's rows. */

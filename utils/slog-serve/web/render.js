@@ -8,21 +8,18 @@
 // render_density.js.  The hit test (pick) uses the same geometry.
 
 import {KIND} from './api.js';
-import {Backdrop, BAND_COLOURS, rgba32Of, rowBand} from './backdrop.js';
 import {LABEL_WIDTH} from './geometry.js';
 import {drawCounters, drawPreviews, pathFor, previewAt} from './render_density.js';
-import {drawGrid, gridColumns, GRID_COLOUR} from './ruler.js';
+import {drawGrid} from './ruler.js';
 import {LANE_HEIGHT} from './timeline_rows.js';
 
 const FONT = '11px system-ui, sans-serif';
 const CHAR_WIDTH = 6.2;
 
-const BAND_RGBA = BAND_COLOURS.map(rgba32Of);
-
 function drawRowBands(ctx, g)
 {
     for (let r = g.first; r < g.last; r++) {
-        ctx.fillStyle = BAND_COLOURS[rowBand(r)];
+        ctx.fillStyle = r % 2 ? '#f7f8fa' : '#ffffff';
         ctx.fillRect(0, g.rowTop(r), g.width, g.rowHeight(r));
     }
     ctx.fillStyle = '#eef0f4';
@@ -51,30 +48,6 @@ function drawLabels(ctx, g)
     }
     ctx.fillStyle = '#c8ccd4';
     ctx.fillRect(LABEL_WIDTH - 1, 0, 1, g.height);
-}
-
-/**
- * The row bands and grid of geometry @p g in the device pixels of @p ctx
- * (drawRowBands, drawGrid), for the pixel path of the previews.
- */
-export function backdropOf(ctx, g)
-{
-    const k = ctx.getTransform().a || 1;
-    const bandOf = new Int8Array(ctx.canvas.height).fill(-1);
-    for (let r = g.first; r < g.last; r++) {
-        const y0 = Math.max(0, Math.round(g.rowTop(r) * k));
-        bandOf.fill(rowBand(r), y0, Math.max(y0, Math.round((g.rowTop(r) + g.rowHeight(r)) * k)));
-    }
-    const left = Math.round(g.plotX * k);
-    const grid = [];
-    for (const x of gridColumns(g)) {
-        for (let d = Math.round(x * k); d < Math.round((x + 1) * k); d++) {
-            if (d >= left) {
-                grid.push(d);
-            }
-        }
-    }
-    return new Backdrop(left, bandOf, BAND_RGBA, grid, rgba32Of(GRID_COLOUR));
 }
 
 /** Rectangle of item i (a state, or a run of states) on screen, or null. */
@@ -228,7 +201,7 @@ export function drawTimeline(scene)
     ctx.clip();
     drawGrid(ctx, g);
     if (w) {
-        drawPreviews(ctx, g, w, palette, backdropOf(ctx, g));
+        drawPreviews(ctx, g, w, palette);
         drawCounters(ctx, g, w, palette);
         drawStatesAndEvents(ctx, g, w, palette);
         drawArrows(ctx, g, w, palette);

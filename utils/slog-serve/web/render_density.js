@@ -8,8 +8,7 @@
 // step area charts per (row, category).
 
 import {KIND} from './api.js';
-import {rowBand} from './backdrop.js';
-import {PIXELS_MIN_RECTS, RectBatch} from './rect_batch.js';
+import {PIXEL_LAYER_MIN_RECTS, RectBatch} from './rect_batch.js';
 import {ROW_PAD, TIMELINE_KIND_COUNTER} from './timeline_rows.js';
 
 const FOLD_KEY = 2 ** 32;
@@ -118,7 +117,7 @@ export function pathFor(paths, key)
 
 /**
  * Rows drawn alike by folded previews: wholly on screen, the same band
- * height and colour, the same groups, no preview of their own.  Returns each visible
+ * height, the same groups, no preview of their own.  Returns each visible
  * row's representative (indexed by row - g.first): the first row of its
  * kind, or the row itself.
  */
@@ -146,7 +145,7 @@ function rowClasses(g, w, groups)
         const keys = keysOf.get(r);
         rep[r - g.first] = r;
         if (keys && !own.has(r) && top >= 0 && top + h <= g.height) {
-            const kind = `${h}|${rowBand(r)}|${keys.join(',')}`; // the same height, band and groups
+            const kind = `${h}|${keys.join(',')}`;
             const first = firstOf.get(kind);
             if (first === undefined) {
                 firstOf.set(kind, r);
@@ -176,14 +175,13 @@ function previewRectCount(g, w, groups)
  * previews as density marks along the row's top.  When there are many, a
  * folded preview is drawn only in the first of the rows drawn alike
  * (rowClasses), and the others are copies of it (@p copyRows false: drawn
- * row by row, for tests).  @p backdrop: what the canvas shows under them
- * (render.js, backdropOf).  Returns the number of rows copied.
+ * row by row, for tests).  Returns the number of rows copied.
  */
-export function drawPreviews(ctx, g, w, palette, backdrop, copyRows = true)
+export function drawPreviews(ctx, g, w, palette, copyRows = true)
 {
     const groups = groupRowsOf(g, w);
     const {box, total} = previewBoxes(w);
-    const many = previewRectCount(g, w, groups) >= PIXELS_MIN_RECTS;
+    const many = previewRectCount(g, w, groups) >= PIXEL_LAYER_MIN_RECTS;
     const rep = many && copyRows ? rowClasses(g, w, groups) : null;
     const below = new Float64Array(total.length); // share of each box's band already stacked
     const rects = previewRects;
@@ -220,7 +218,7 @@ export function drawPreviews(ctx, g, w, palette, backdrop, copyRows = true)
             copied++;
         }
     }
-    rects.fill(ctx, palette, backdrop);
+    rects.fill(ctx, palette);
     return copied;
 }
 

@@ -34,20 +34,12 @@ export function gridTimes(g)
     return out;
 }
 
-export const GRID_COLOUR = '#0000000f'; // black at 6 %
-
-/** The x (CSS pixels) of each grid line, one pixel wide. */
-export function gridColumns(g)
-{
-    return gridTimes(g).map((t) => Math.round(g.x(t)));
-}
-
-/** Faint vertical grid lines on the timeline canvas (backdrop.js draws the same ones as pixels). */
+/** Faint vertical grid lines on the timeline canvas. */
 export function drawGrid(ctx, g)
 {
-    ctx.fillStyle = GRID_COLOUR;
-    for (const x of gridColumns(g)) {
-        ctx.fillRect(x, 0, 1, g.height);
+    ctx.fillStyle = 'rgba(0,0,0,0.06)';
+    for (const t of gridTimes(g)) {
+        ctx.fillRect(Math.round(g.x(t)), 0, 1, g.height);
     }
 }
 
