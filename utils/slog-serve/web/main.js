@@ -252,7 +252,7 @@ class Viewer {
                 return;
             }
         } else {
-            this.inexactSince = null; // while the view keeps moving ahead of its answers, every frame is provisional
+            this.inexactSince = null; // only an exact frame ends the wait: a view that keeps moving draws provisionally every frame
         }
         const started = performance.now();
         drawRuler(this.ruler.getContext('2d'), g, this.info.ticks_per_second, this.selection);
