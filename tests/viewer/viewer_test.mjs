@@ -89,7 +89,7 @@ async function checkRectBatch(page)
         const {RectBatch} = await import('/rect_batch.js');
         const palette = window.slogViewer.viewer.palette;
         const keys = palette.categories.map((c) => c.id);
-        const draw = (how) => {
+        const draw = (how, cells = 5000) => {
             const c = document.createElement('canvas');
             c.width = 400;
             c.height = 300;
@@ -97,7 +97,7 @@ async function checkRectBatch(page)
             ctx.fillStyle = '#f7f8fa';
             ctx.fillRect(0, 0, 400, 300);
             const b = new RectBatch();
-            for (let i = 0; i < 5000; i++) { // 100 x 50 cells of 4 x 6 px, each a rectangle of 1-3 x 1-5 px
+            for (let i = 0; i < cells; i++) { // 100 x 50 cells of 4 x 6 px, each a rectangle of 1-3 x 1-5 px
                 const x = (i % 100) * 4;
                 const y = Math.floor(i / 100) * 6;
                 RectBatch.push(b.list(keys[i % keys.length]), x, y, x + 1 + (i % 3), y + 1 + (i % 5));
@@ -106,21 +106,28 @@ async function checkRectBatch(page)
             b[how](ctx, palette);
             return ctx.getImageData(0, 0, 400, 300).data;
         };
+        const compare = (a, p) => {
+            let worst = 0;
+            let differ = 0;
+            for (let i = 0; i < a.length; i++) {
+                const d = Math.abs(a[i] - p[i]);
+                worst = Math.max(worst, d);
+                differ += d > 2 ? 1 : 0;
+            }
+            return {worst, differ};
+        };
         const a = draw('fillPixels');
-        const p = draw('fillPaths');
-        let worst = 0;
-        let differ = 0;
-        for (let i = 0; i < a.length; i++) {
-            const d = Math.abs(a[i] - p[i]);
-            worst = Math.max(worst, d);
-            differ += d > 2 ? 1 : 0;
-        }
+        const {worst, differ} = compare(a, draw('fillPaths'));
+        // the layer is reused: a smaller frame after it must not keep the first one's pixels
+        const second = compare(draw('fillPixels', 700), draw('fillPaths', 700));
         const at = (px, x, y) => Array.from(px.slice((y * 400 + x) * 4, (y * 400 + x) * 4 + 3));
-        return {worst, differ, thin: at(a, 10, 299), background: at(a, 399, 299), cell: at(a, 0, 0),
+        return {worst, differ, second, thin: at(a, 10, 299), background: at(a, 399, 299), cell: at(a, 0, 0),
                 expect: palette.categories[0].rgbaBytes};
     });
     t.ok(r.differ === 0, `rectangles as pixels equal rectangles as paths (largest channel difference ${r.worst})`,
          JSON.stringify(r));
+    t.ok(r.second.differ === 0, `a smaller frame drawn next through the same layer keeps nothing of the first (largest channel difference ${r.second.worst})`,
+         JSON.stringify(r.second));
     t.ok(r.thin.join() !== r.background.join(), 'a rectangle thinner than a pixel still shows', JSON.stringify(r));
     const e = r.expect;
     const want = [0, 1, 2].map((k) => Math.round(e[k] * e[3] / 255 + [0xf7, 0xf8, 0xfa][k] * (1 - e[3] / 255)));

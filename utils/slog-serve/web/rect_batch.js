@@ -23,9 +23,19 @@ function pixelLayer(width, height)
         canvas.width = width;
         canvas.height = height;
         const image = new ImageData(width, height);
-        layer = {canvas, ctx: canvas.getContext('2d'), image, px: new Uint32Array(image.data.buffer)};
+        layer = {canvas, ctx: canvas.getContext('2d'), image, px: new Uint32Array(image.data.buffer),
+                 written: {x0: width, y0: height, x1: 0, y1: 0}};
     }
     return layer;
+}
+
+/** Clear what the layer's last frame wrote (rows y0..y1, whole width): the rest is still clear. */
+function clearWritten(l, width)
+{
+    const w = l.written;
+    if (w.y1 > w.y0) {
+        l.px.fill(0, w.y0 * width, w.y1 * width);
+    }
 }
 
 export class RectBatch {
@@ -131,43 +141,58 @@ export class RectBatch {
         const {width, height} = ctx.canvas;
         const k = ctx.getTransform().a || 1;
         const l = pixelLayer(width, height);
-        l.px.fill(0);
-        const box = {y0: height, y1: 0};
+        clearWritten(l, width);
+        const box = {x0: width, y0: height, x1: 0, y1: 0};
+        l.written = box;
         for (const [key, list] of this.lists) {
             writeRects(l.px, width, height, k, list, palette.rgba32(key), box);
         }
-        copyBands(l.px, width, height, k, this.copies, box);
-        if (box.y1 <= box.y0) {
+        copyBands(l.px, width, height, k, this.copies, box); // copies hold what was written: same columns
+        if (box.y1 <= box.y0 || box.x1 <= box.x0) {
             return;
         }
-        l.ctx.putImageData(l.image, 0, 0, 0, box.y0, width, box.y1 - box.y0);
+        const w = box.x1 - box.x0;
+        const h = box.y1 - box.y0;
+        l.ctx.putImageData(l.image, 0, 0, box.x0, box.y0, w, h);
         ctx.save();
         ctx.setTransform(1, 0, 0, 1, 0, 0);
-        ctx.drawImage(l.canvas, 0, box.y0, width, box.y1 - box.y0, 0, box.y0, width, box.y1 - box.y0);
+        ctx.drawImage(l.canvas, box.x0, box.y0, w, h, box.x0, box.y0, w, h);
         ctx.restore();
     }
 }
 
-/** Write @p list's rectangles (CSS pixels, scaled by @p k) into @p px in colour @p c; grow @p box's rows. */
+/**
+ * Write @p list's rectangles (CSS pixels, scaled by @p k) into @p px in
+ * colour @p c; grow @p box (device pixels) to hold what was written.  The
+ * bounds stay in locals inside the loop: it runs ~10^4 times a dense frame.
+ */
 function writeRects(px, width, height, k, list, c, box)
 {
     const xy = list.xy;
-    for (let i = 0; i < list.n; i += 4) {
+    const n = list.n;
+    let {x0: bx0, y0: by0, x1: bx1, y1: by1} = box;
+    for (let i = 0; i < n; i += 4) {
         const x0 = Math.max(0, Math.round(xy[i] * k));
         const y0 = Math.max(0, Math.round(xy[i + 1] * k));
         const x1 = Math.min(width, Math.max(x0 + 1, Math.round(xy[i + 2] * k)));
         const y1 = Math.min(height, Math.max(y0 + 1, Math.round(xy[i + 3] * k)));
-        for (let y = y0; y < y1; y++) {
-            const row = y * width;
+        if (y0 >= y1 || x0 >= x1) {
+            continue;
+        }
+        for (let row = y0 * width, last = y1 * width; row < last; row += width) {
             for (let x = row + x0, end = row + x1; x < end; x++) {
                 px[x] = c;
             }
         }
-        if (y0 < y1) {
-            box.y0 = Math.min(box.y0, y0);
-            box.y1 = Math.max(box.y1, y1);
-        }
+        bx0 = x0 < bx0 ? x0 : bx0;
+        bx1 = x1 > bx1 ? x1 : bx1;
+        by0 = y0 < by0 ? y0 : by0;
+        by1 = y1 > by1 ? y1 : by1;
     }
+    box.x0 = bx0;
+    box.y0 = by0;
+    box.x1 = bx1;
+    box.y1 = by1;
 }
 
 /** The batch's band copies (CSS pixels, scaled by @p k) within @p px; grow @p box's rows. */
