@@ -120,14 +120,35 @@ async function checkRectBatch(page)
         const {worst, differ} = compare(a, draw('fillPaths'));
         // the layer is reused: a smaller frame after it must not keep the first one's pixels
         const second = compare(draw('fillPixels', 700), draw('fillPaths', 700));
+        // where rectangles overlap, the colour used last in the frame wins, whatever an earlier frame did
+        const overlap = (() => {
+            const c = document.createElement('canvas');
+            c.width = 20;
+            c.height = 20;
+            const ctx = c.getContext('2d');
+            const b = new RectBatch();
+            const frame = (first, last) => {
+                b.reset();
+                RectBatch.push(b.list(first), 0, 0, 10, 10);
+                RectBatch.push(b.list(last), 0, 0, 10, 10);
+                ctx.clearRect(0, 0, 20, 20);
+                b.fillPixels(ctx, palette);
+                return Array.from(ctx.getImageData(5, 5, 1, 1).data);
+            };
+            return {one: frame(keys[1], keys[0]), two: frame(keys[0], keys[1]),
+                    want: [palette.categories[0].rgbaBytes, palette.categories[1].rgbaBytes]};
+        })();
         const at = (px, x, y) => Array.from(px.slice((y * 400 + x) * 4, (y * 400 + x) * 4 + 3));
-        return {worst, differ, second, thin: at(a, 10, 299), background: at(a, 399, 299), cell: at(a, 0, 0),
+        return {worst, differ, second, overlap, thin: at(a, 10, 299), background: at(a, 399, 299), cell: at(a, 0, 0),
                 expect: palette.categories[0].rgbaBytes};
     });
     t.ok(r.differ === 0, `rectangles as pixels equal rectangles as paths (largest channel difference ${r.worst})`,
          JSON.stringify(r));
     t.ok(r.second.differ === 0, `a smaller frame drawn next through the same layer keeps nothing of the first (largest channel difference ${r.second.worst})`,
          JSON.stringify(r.second));
+    const near = (got, rgba) => got.slice(0, 3).every((v, k) => Math.abs(v - rgba[k]) <= 2);
+    t.ok(near(r.overlap.one, r.overlap.want[0]) && near(r.overlap.two, r.overlap.want[1]),
+         'overlapping rectangles: the colour used last in the frame wins, whatever the frame before did', JSON.stringify(r.overlap));
     t.ok(r.thin.join() !== r.background.join(), 'a rectangle thinner than a pixel still shows', JSON.stringify(r));
     const e = r.expect;
     const want = [0, 1, 2].map((k) => Math.round(e[k] * e[3] / 255 + [0xf7, 0xf8, 0xfa][k] * (1 - e[3] / 255)));

@@ -42,15 +42,23 @@ export class RectBatch {
     constructor()
     {
         this.lists = new Map(); // key -> {xy: Float64Array of x0, y0, x1, y1, ..., n: numbers used}
+        this.spare = [];        // lists of earlier frames, emptied, for reuse
         this.copies = [];       // [from, to, height] in CSS pixels: bands copied after drawing
     }
 
-    /** Empty every list, keeping their memory for the next frame (no garbage per frame). */
+    /**
+     * Empty every list, keeping their memory for the next frame (no garbage
+     * per frame).  The keys go: lists are filled in the order this frame
+     * first uses them, so where rectangles overlap, the same frame comes
+     * out the same whatever was drawn before it.
+     */
     reset()
     {
         for (const list of this.lists.values()) {
             list.n = 0;
+            this.spare.push(list);
         }
+        this.lists.clear();
         this.copies.length = 0;
     }
 
@@ -70,7 +78,7 @@ export class RectBatch {
     {
         let list = this.lists.get(key);
         if (!list) {
-            list = {xy: new Float64Array(64), n: 0};
+            list = this.spare.pop() || {xy: new Float64Array(64), n: 0};
             this.lists.set(key, list);
         }
         return list;
