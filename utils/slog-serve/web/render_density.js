@@ -62,11 +62,11 @@ function rowsOfPreview(g, w, i, groups)
  * Number the state-preview boxes (fold, group, start, end) and sum each
  * box's inclusive time: box[i] is item i's box, total[box] its sum.  The
  * server answers a box's categories one after another, so a box is looked
- * up by its text key only where it changes.
+ * up (by its start, then the rest) only where it changes.
  */
 function previewBoxes(w)
 {
-    const ids = new Map();
+    const byStart = new Map(); // start -> the first item of each box starting there
     const box = new Int32Array(w.n).fill(-1);
     const total = [];
     let last = -1;
@@ -74,14 +74,17 @@ function previewBoxes(w)
         if (w.kind[i] !== KIND.PREVIEW || w.of[i] !== KIND.STATE) {
             continue;
         }
-        let b = last >= 0 && sameBox(w, last, i) ? box[last] : undefined;
-        if (b === undefined) {
-            const key = `${w.depth[i]}:${w.timeline[i]}:${w.start[i]}:${w.end[i]}`;
-            b = ids.get(key);
-            if (b === undefined) {
+        let b = last >= 0 && sameBox(w, last, i) ? box[last] : -1;
+        if (b < 0) {
+            const firsts = byStart.get(w.start[i]) || [];
+            const same = firsts.find((f) => sameBox(w, f, i));
+            if (same === undefined) {
                 b = total.length;
-                ids.set(key, b);
+                firsts.push(i);
+                byStart.set(w.start[i], firsts);
                 total.push(0);
+            } else {
+                b = box[same];
             }
         }
         box[i] = b;
@@ -97,11 +100,10 @@ function sameBox(w, i, j)
            w.end[i] === w.end[j];
 }
 
-function previewShare(g, w, i, total)
+/** The time a state preview's box can hold: its length times the timelines of its group. */
+function boxCapacity(g, w, i)
 {
-    const capacity = Math.max(1, w.end[i] - w.start[i]) *
-                     (w.depth[i] === 0 ? 1 : g.rows.groupSize(w.depth[i], w.timeline[i]));
-    return w.inclusive[i] / Math.max(capacity, total);
+    return Math.max(1, w.end[i] - w.start[i]) * (w.depth[i] === 0 ? 1 : g.rows.groupSize(w.depth[i], w.timeline[i]));
 }
 
 /** The Path2D of @p key in map @p paths (one fill per colour), made on first use. */
@@ -180,46 +182,78 @@ function previewRectCount(g, w, groups)
 export function drawPreviews(ctx, g, w, palette, copyRows = true)
 {
     const groups = groupRowsOf(g, w);
-    const {box, total} = previewBoxes(w);
+    const boxes = previewBoxes(w);
     const many = previewRectCount(g, w, groups) >= PIXEL_LAYER_MIN_RECTS;
     const rep = many && copyRows ? rowClasses(g, w, groups) : null;
-    const below = new Float64Array(total.length); // share of each box's band already stacked
-    const rects = previewRects;
-    rects.reset();
-    const one = [0];
-    for (let i = 0; i < w.n; i++) {
-        if (w.kind[i] !== KIND.PREVIEW || !palette.visible(w.category[i])) {
-            continue;
-        }
-        const x0 = Math.max(g.plotX - 1, g.x(w.start[i]));
-        const x1 = Math.max(x0 + 1, Math.min(g.width + 1, g.x(w.end[i])));
-        const rows = w.depth[i] === 0 ? visibleRowOf(g, w.timeline[i], one) : rowsOfPreview(g, w, i, groups);
-        const list = rects.list(w.category[i]);
-        const under = below[box[i]]; // a box's items share its rows: one stack per box
-        const share = w.of[i] === KIND.STATE ? previewShare(g, w, i, total[box[i]]) : 0;
-        below[box[i]] += share;
-        for (const r of rows) {
-            if (rep !== null && rep[r - g.first] !== r) {
-                continue; // copied from its representative below
-            }
-            if (w.of[i] === KIND.STATE) {
-                const bandH = g.rowHeight(r) - 2 * ROW_PAD;
-                const bottom = g.rowTop(r) + ROW_PAD + bandH * (1 - under);
-                RectBatch.push(list, x0, bottom - bandH * share, x1, bottom);
-            } else if (w.of[i] === KIND.EVENT) {
-                RectBatch.push(list, x0, g.rowTop(r) + 1, x1, g.rowTop(r) + 4);
-            }
-        }
+    const scene = {g, w, palette, groups, boxes, rep, rects: previewRects, bands: [],
+                   below: new Float64Array(boxes.total.length)}; // share of each box's band already stacked
+    scene.rects.reset();
+    for (let i = 0; i < w.n;) {
+        i = w.kind[i] === KIND.PREVIEW ? drawBox(scene, i) : i + 1;
     }
     let copied = 0;
     for (let r = g.first; rep !== null && r < g.last; r++) {
         if (rep[r - g.first] !== r) {
-            rects.copy(g.rowTop(rep[r - g.first]), g.rowTop(r), g.rowHeight(r));
+            scene.rects.copy(g.rowTop(rep[r - g.first]), g.rowTop(r), g.rowHeight(r));
             copied++;
         }
     }
-    rects.fill(ctx, palette);
+    scene.rects.fill(ctx, palette);
     return copied;
+}
+
+/** Do previews @p i and @p j share their box and rows? */
+function sameStripe(w, i, j)
+{
+    return w.kind[j] === KIND.PREVIEW && w.of[j] === w.of[i] && sameBox(w, i, j);
+}
+
+/**
+ * The previews from @p i on that share its box (one after another, as the
+ * server answers them): x, rows and capacity once, then each visible
+ * category's rectangle in every row drawn.  Returns the item after them.
+ */
+function drawBox(scene, i)
+{
+    const {g, w, palette, rep, bands} = scene;
+    let end = i + 1;
+    while (end < w.n && sameStripe(w, i, end)) {
+        end++;
+    }
+    const x0 = Math.max(g.plotX - 1, g.x(w.start[i]));
+    const x1 = Math.max(x0 + 1, Math.min(g.width + 1, g.x(w.end[i])));
+    bands.length = 0; // [top, band height] of each row drawn
+    for (const r of w.depth[i] === 0 ? visibleRowOf(g, w.timeline[i], [0]) : rowsOfPreview(g, w, i, scene.groups)) {
+        if (rep === null || rep[r - g.first] === r) { // else copied from its representative
+            bands.push(g.rowTop(r), g.rowHeight(r) - 2 * ROW_PAD);
+        }
+    }
+    const state = w.of[i] === KIND.STATE;
+    const capacity = state ? boxCapacity(g, w, i) : 0;
+    for (let k = i; k < end; k++) {
+        if (!palette.visible(w.category[k])) {
+            continue;
+        }
+        const list = scene.rects.list(w.category[k]);
+        if (!state) {
+            for (let b = 0; b < bands.length; b += 2) {
+                if (w.of[k] === KIND.EVENT) {
+                    RectBatch.push(list, x0, bands[b] + 1, x1, bands[b] + 4);
+                }
+            }
+            continue;
+        }
+        const box = scene.boxes.box[k]; // a box's items share its rows: one stack per box
+        const under = scene.below[box];
+        const share = w.inclusive[k] / Math.max(capacity, scene.boxes.total[box]);
+        scene.below[box] += share;
+        for (let b = 0; b < bands.length; b += 2) {
+            const bandH = bands[b + 1];
+            const bottom = bands[b] + ROW_PAD + bandH * (1 - under);
+            RectBatch.push(list, x0, bottom - bandH * share, x1, bottom);
+        }
+    }
+    return end;
 }
 
 /** The visible row of timeline @p id in @p out (reused), or no row. */
