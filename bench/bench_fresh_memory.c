@@ -9,7 +9,11 @@
  *   huge      mmap'd, advised MADV_HUGEPAGE, then touched (2 MiB pages)
  *   huge x2   the same, each half touched by a thread of its own (as the
  *             Python module's two readers fill their rows of the columns)
- * Usage: bench_fresh_memory [SIZE_MIB [REPS]].  Bench: no libslog.
+ * The ways run in this order: the first touch of a process may cost more
+ * than later ones (memory the host backs again), so a fair figure for one
+ * way is a process of its own: a fourth argument names it.
+ * Usage: bench_fresh_memory [SIZE_MIB [REPS [faults|populate|huge|huge2]]].
+ * Bench: no libslog.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -104,19 +108,43 @@ static double touch_huge_two_threads(size_t n)
     return t;
 }
 
+/* The seconds of way @p way (0 faults, 1 populate, 2 huge, 3 huge x2). */
+static double touch_way(int way, size_t n)
+{
+    switch (way) {
+    case 0:
+        return touch_malloced(n);
+    case 1:
+        return touch_mapped(n, MADV_POPULATE_WRITE);
+    case 2:
+        return touch_mapped(n, MADV_HUGEPAGE);
+    default:
+        return touch_huge_two_threads(n);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    static const char *const names[] = {"faults", "populate", "huge", "huge2"};
     const size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 640;
     const int reps = argc > 2 ? atoi(argv[2]) : 3;
-    if (mib == 0 || reps <= 0) {
-        (void)fprintf(stderr, "usage: bench_fresh_memory [SIZE_MIB [REPS]]\n");
+    int only = -1;
+    for (int w = 0; argc > 3 && w < 4; w++) {
+        only = strcmp(argv[3], names[w]) == 0 ? w : only;
+    }
+    if (mib == 0 || reps <= 0 || (argc > 3 && only < 0)) {
+        (void)fprintf(stderr, "usage: bench_fresh_memory [SIZE_MIB [REPS [faults|populate|huge|huge2]]]\n");
         return 2;
     }
     const size_t n = mib << 20;
     for (int r = 0; r < reps; r++) {
-        printf("%zu MiB: faults %.3f s, populate %.3f s, huge %.3f s, huge x2 %.3f s\n", mib,
-               touch_malloced(n), touch_mapped(n, MADV_POPULATE_WRITE),
-               touch_mapped(n, MADV_HUGEPAGE), touch_huge_two_threads(n));
+        printf("%zu MiB:", mib);
+        for (int w = 0; w < 4; w++) { /* in this order: the first touch in a process costs most */
+            if (only < 0 || only == w) {
+                printf(" %s %.3f s", names[w], touch_way(w, n));
+            }
+        }
+        printf("\n");
     }
     return 0;
 }

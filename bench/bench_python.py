@@ -29,6 +29,7 @@ Usage: PYTHONPATH=build/libslog/python python3 bench/bench_python.py --build bui
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -96,6 +97,20 @@ def anchor(build, path, t0, t1, kinds):
     return {"rows": int(out[1]), "wall": float(out[3]), "cpu": float(out[5])}
 
 
+FRESH = "fresh memory of the frame's size (huge pages, two threads), big"
+
+
+def fresh_memory(build, mib, rows):
+    """bench_fresh_memory's huge2 way in a process of its own: the first touch
+    of a frame's bytes, the floor under any DataFrame made of new memory."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run([os.path.join(build, "bench", "bench_fresh_memory"), str(mib), "1",
+                          "huge2"], check=True, capture_output=True, text=True).stdout.split()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {"rows": rows, "wall": float(out[3]), "cpu": cpu}
+
+
 def summary(label, runs, per="rows"):
     walls = [r["wall"] for r in runs]
     cpus = [r["cpu"] for r in runs]
@@ -151,9 +166,10 @@ def main():
     }
     if has_otf2:
         jobs["OTF2 Python bindings -> DataFrame, small"] = lambda: child(CHILD_OTF2, anchor_otf2)
+    warm = {k: job() for k, job in jobs.items()}  # warm-up: the page cache holds what each reads
+    frame_mib = -(-warm["slog -> DataFrame, big"]["frame_bytes"] // 2**20)
+    jobs[FRESH] = lambda: fresh_memory(a.build, frame_mib, warm["slog -> DataFrame, big"]["rows"])
     results = {k: [] for k in jobs}
-    for k, job in jobs.items():  # warm-up: the page cache holds what each reads
-        job()
     for _ in range(a.runs):
         for k, job in jobs.items():
             time.sleep(a.settle)
@@ -166,6 +182,10 @@ def main():
     rate = {k: summary(k, v) for k, v in results.items()}
     cpu_rate = {k: v[0]["rows"] / statistics.median([x["cpu"] for x in v])
                 for k, v in results.items()}
+    floor = statistics.median([x["wall"] for x in results[FRESH]])
+    print(f"\nfresh memory alone for the big frame ({frame_mib} MiB): {floor:.3f} s median, "
+          f"{floor / statistics.median([x['wall'] for x in results['slog -> DataFrame, big']]):.2f} "
+          "of the slog big window's wall time (the C batch read reuses its columns)")
     big_slog = results["slog -> DataFrame, big"]
     peaks = [x["peak_kib"] * 1024 / x["frame_bytes"] for x in big_slog]
     print(f"\nbig window: DataFrame {big_slog[0]['frame_bytes'] / 2**20:.0f} MiB; peak RSS "
