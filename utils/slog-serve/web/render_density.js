@@ -185,7 +185,7 @@ export function drawPreviews(ctx, g, w, palette, copyRows = true)
     const boxes = previewBoxes(w);
     const many = previewRectCount(g, w, groups) >= PIXEL_LAYER_MIN_RECTS;
     const rep = many && copyRows ? rowClasses(g, w, groups) : null;
-    const scene = {g, w, palette, groups, boxes, rep, rects: previewRects, bands: [],
+    const scene = {g, w, palette, groups, boxes, rep, rects: previewRects, bands: [], one: [0],
                    below: new Float64Array(boxes.total.length)}; // share of each box's band already stacked
     scene.rects.reset();
     for (let i = 0; i < w.n;) {
@@ -220,26 +220,27 @@ function drawBox(scene, i)
     while (end < w.n && sameStripe(w, i, end)) {
         end++;
     }
+    const state = w.of[i] === KIND.STATE;
+    if (!state && w.of[i] !== KIND.EVENT) {
+        return end; // counter previews are drawn by drawCounters
+    }
     const x0 = Math.max(g.plotX - 1, g.x(w.start[i]));
     const x1 = Math.max(x0 + 1, Math.min(g.width + 1, g.x(w.end[i])));
     bands.length = 0; // [top, band height] of each row drawn
-    for (const r of w.depth[i] === 0 ? visibleRowOf(g, w.timeline[i], [0]) : rowsOfPreview(g, w, i, scene.groups)) {
+    for (const r of w.depth[i] === 0 ? visibleRowOf(g, w.timeline[i], scene.one) : rowsOfPreview(g, w, i, scene.groups)) {
         if (rep === null || rep[r - g.first] === r) { // else copied from its representative
             bands.push(g.rowTop(r), g.rowHeight(r) - 2 * ROW_PAD);
         }
     }
-    const state = w.of[i] === KIND.STATE;
     const capacity = state ? boxCapacity(g, w, i) : 0;
     for (let k = i; k < end; k++) {
         if (!palette.visible(w.category[k])) {
             continue;
         }
         const list = scene.rects.list(w.category[k]);
-        if (!state) {
+        if (!state) { // events: density marks along the row's top
             for (let b = 0; b < bands.length; b += 2) {
-                if (w.of[k] === KIND.EVENT) {
-                    RectBatch.push(list, x0, bands[b] + 1, x1, bands[b] + 4);
-                }
+                RectBatch.push(list, x0, bands[b] + 1, x1, bands[b] + 4);
             }
             continue;
         }
