@@ -73,7 +73,7 @@ size_t codec_lz4_bound(size_t n, uint32_t block)
 static size_t encode_block(const char *src, size_t len, char *dst, int level)
 {
     int c = 0;
-    if (len > 1) {
+    if (len > 1 && level != CODEC_LZ4_STORE) {
         const int cap = (int)len - 1;
         if (level >= LZ4HC_CLEVEL_MIN) {
             const int hc = level > LZ4HC_CLEVEL_MAX ? LZ4HC_CLEVEL_MAX : level;
@@ -113,6 +113,30 @@ size_t codec_lz4_encode(const void *src, size_t n, void *dst, size_t cap, uint32
         done += len;
     }
     return pos;
+}
+
+/* A chunk at least 15/16 content counts as full. */
+static int gate_full(size_t content, size_t chunk)
+{
+    return content >= chunk - chunk / 16;
+}
+
+int codec_lz4_gate_level(const codec_lz4_gate *g, size_t content, size_t chunk)
+{
+    return g->skip > 0 && gate_full(content, chunk) ? CODEC_LZ4_STORE : g->level;
+}
+
+void codec_lz4_gate_note(codec_lz4_gate *g, size_t content, size_t chunk, size_t stored, int used)
+{
+    if (!g->adaptive || !gate_full(content, chunk)) {
+        return;
+    }
+    if (used == CODEC_LZ4_STORE) {
+        g->skip--;
+        return;
+    }
+    const size_t worth = chunk - chunk / 8 + HEADER_BYTES + BLOCK_PREFIX_BYTES;
+    g->skip = stored > worth ? CODEC_LZ4_GATE_SKIP : 0;
 }
 
 uint64_t codec_lz4_decoded_size(const void *src, size_t n)

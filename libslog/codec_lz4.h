@@ -22,10 +22,33 @@
 /* Largest encoded size of n input bytes split in blocks of block bytes. */
 size_t codec_lz4_bound(size_t n, uint32_t block);
 
+/* Level that stores every block raw, without trying LZ4. */
+#define CODEC_LZ4_STORE (-1)
+
 /* Encode src[0..n) into dst (capacity cap >= codec_lz4_bound(n, block)).
- * level <= 1: LZ4 fast; 2..12: LZ4 HC.  Returns the encoded size, 0 on error. */
+ * level CODEC_LZ4_STORE: raw blocks; 0..1: LZ4 fast; 2..12: LZ4 HC.
+ * Returns the encoded size, 0 on error. */
 size_t codec_lz4_encode(const void *src, size_t n, void *dst, size_t cap, uint32_t block,
                         int level);
+
+/* The compression of a stream of chunks: its level, and when adaptive
+ * (for a writer's node geometry at the fast level), whether to try at
+ * all: when LZ4 shrinks a full chunk by less than 1/8, the next
+ * CODEC_LZ4_GATE_SKIP full chunks of the stream are stored raw without
+ * trying, then LZ4 is tried again.  A chunk that is partly zero padding is
+ * always compressed (the padding would cost disk).  Raw blocks are part of
+ * the filter's format, so readers see no difference. */
+#define CODEC_LZ4_GATE_SKIP 15
+typedef struct codec_lz4_gate {
+    int level;     /* as codec_lz4_encode's */
+    int adaptive;  /* 0: always level */
+    uint32_t skip; /* full chunks still to store raw */
+} codec_lz4_gate;
+
+/* The level for the next chunk holding `content` bytes of `chunk`. */
+int codec_lz4_gate_level(const codec_lz4_gate *g, size_t content, size_t chunk);
+/* Record how that chunk went: encoded to `stored` bytes at level `used`. */
+void codec_lz4_gate_note(codec_lz4_gate *g, size_t content, size_t chunk, size_t stored, int used);
 
 /* Decoded size announced by an encoded chunk; 0 if shorter than its header. */
 uint64_t codec_lz4_decoded_size(const void *src, size_t n);

@@ -20,6 +20,8 @@
 #ifndef STORE_H
 #define STORE_H
 
+#include "codec_lz4.h"
+
 #include <slog/slog_common.h>
 
 #include <stdbool.h>
@@ -147,9 +149,10 @@ int store_append_nodes(store *s, const store_node_row *rows, size_t n, slog_erro
 /* Compress raw[0..n) into whole chunks and append them; *offset receives the
  * blob's start byte in /payload. */
 int store_append_blob(store *s, const void *raw, size_t n, uint64_t *offset, slog_error *err);
-/* The same at another LZ4 level (<= 1 fast, 2..12 HC) than the header's. */
-int store_append_blob_level(store *s, const void *raw, size_t n, int lz4_level, uint64_t *offset,
-                            slog_error *err);
+/* The same at the gate's level; an adaptive gate skips LZ4 on the chunks
+ * of a stream that does not compress (codec_lz4.h). */
+int store_append_blob_gated(store *s, const void *raw, size_t n, codec_lz4_gate *gate,
+                            uint64_t *offset, slog_error *err);
 /* Writes sum with strings_crc (of every string appended so far) and crc set. */
 int store_write_summary(store *s, const store_summary *sum, slog_error *err);
 int store_flush(store *s, slog_error *err);

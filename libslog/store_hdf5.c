@@ -178,14 +178,15 @@ struct store {
     uint32_t version;     /* format version of the tables: members since it */
     uint32_t strings_crc; /* writer: CRC32C of every string appended */
     int lz4_level;
-    int blob_level;          /* LZ4 level of the blob being appended */
     uint64_t payload_extent; /* bytes */
     uint32_t *timeline_ids;  /* writer: id of each /timelines row */
     size_t timeline_ids_cap;
     unsigned char *zbuf; /* compressed chunk */
     size_t zbuf_cap;
-    unsigned char *cbuf; /* one decoded or zero-padded chunk */
+    unsigned char *cbuf; /* one decoded chunk */
     size_t cbuf_cap;
+    unsigned char *pad;  /* writer: a blob's zero-padded last chunk */
+    size_t pad_dirty;    /* writer: pad's bytes from here on are zero */
     char *path;
     int fd;              /* reader: HDF5's POSIX descriptor (sec2 driver), else -1 */
     blob_loc_ring locs;  /* writer: where the last blobs' chunks went (format 4) */
@@ -589,6 +590,7 @@ static void store_free(store *s)
     util_free(s->timeline_ids);
     util_free(s->zbuf);
     util_free(s->cbuf);
+    util_free(s->pad);
     util_free(s->path);
     util_free(s);
 }
@@ -1074,18 +1076,33 @@ int store_append_nodes(store *s, const store_node_row *rows, size_t n, slog_erro
     return append_rows(s, T_NODES, rows, n, err);
 }
 
-/* Compress chunk i of the blob (zero-padding a short last chunk) into zbuf. */
-static size_t encode_chunk(store *s, const unsigned char *raw, size_t n, size_t i)
+/* A short last chunk of len bytes, zero-padded in pad: only what the
+ * previous one wrote past len is cleared again. */
+static const unsigned char *pad_chunk(store *s, const unsigned char *src, size_t len)
+{
+    memcpy(s->pad, src, len);
+    if (s->pad_dirty > len) {
+        memset(s->pad + len, 0, s->pad_dirty - len);
+    }
+    s->pad_dirty = len;
+    return s->pad;
+}
+
+/* Compress chunk i of the blob (zero-padding a short last chunk) into zbuf
+ * as the gate says. */
+static size_t encode_chunk(store *s, const unsigned char *raw, size_t n, size_t i,
+                           codec_lz4_gate *gate)
 {
     const size_t cb = s->chunk_bytes;
     const size_t off = i * cb;
-    const unsigned char *src = raw + off;
-    if (n - off < cb) {
-        memcpy(s->cbuf, src, n - off);
-        memset(s->cbuf + (n - off), 0, cb - (n - off));
-        src = s->cbuf;
+    const size_t len = n - off < cb ? n - off : cb;
+    const unsigned char *const src = len < cb ? pad_chunk(s, raw + off, len) : raw + off;
+    const int level = codec_lz4_gate_level(gate, len, cb);
+    const size_t z = codec_lz4_encode(src, cb, s->zbuf, s->zbuf_cap, s->chunk_bytes, level);
+    if (z > 0) {
+        codec_lz4_gate_note(gate, len, cb, z, level);
     }
-    return codec_lz4_encode(src, cb, s->zbuf, s->zbuf_cap, s->chunk_bytes, s->blob_level);
+    return z;
 }
 
 /* The file address of the chunk of z bytes (in zbuf) just written (under
@@ -1108,13 +1125,13 @@ static uint64_t chunk_address(const store *s, haddr_t eoa_before, size_t z)
     return (uint64_t)eoa_before;
 }
 
-static int
-write_blob_chunks(store *s, const unsigned char *raw, size_t n, size_t nchunks, slog_error *err)
+static int write_blob_chunks(store *s, const unsigned char *raw, size_t n, size_t nchunks,
+                             codec_lz4_gate *gate, slog_error *err)
 {
     const uint64_t first = s->payload_extent / s->chunk_bytes;
     chunk_span span = {0, 0, false};
     for (size_t i = 0; i < nchunks; i++) {
-        const size_t z = encode_chunk(s, raw, n, i);
+        const size_t z = encode_chunk(s, raw, n, i, gate);
         if (z == 0) {
             return util_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to compress a chunk");
         }
@@ -1141,13 +1158,23 @@ write_blob_chunks(store *s, const unsigned char *raw, size_t n, size_t nchunks, 
 
 int store_append_blob(store *s, const void *raw, size_t n, uint64_t *offset, slog_error *err)
 {
-    return store_append_blob_level(s, raw, n, s->lz4_level, offset, err);
+    codec_lz4_gate gate = {s->lz4_level, 0, 0};
+    return store_append_blob_gated(s, raw, n, &gate, offset, err);
 }
 
-int store_append_blob_level(store *s, const void *raw, size_t n, int lz4_level, uint64_t *offset,
-                            slog_error *err)
+/* zbuf for one encoded chunk, and pad zeroed once (pad_chunk keeps it so). */
+static int ensure_write_bufs(store *s, size_t cb)
 {
-    s->blob_level = lz4_level;
+    if (s->pad == NULL) {
+        s->pad = util_calloc(cb, 1);
+        s->pad_dirty = 0;
+    }
+    return s->pad == NULL ? -1 : ensure_buf(&s->zbuf, &s->zbuf_cap, codec_lz4_bound(cb, (uint32_t)cb));
+}
+
+int store_append_blob_gated(store *s, const void *raw, size_t n, codec_lz4_gate *gate,
+                            uint64_t *offset, slog_error *err)
+{
     if (!s->writing) {
         return util_err(err, SLOG_ESTATE, UINT64_MAX, s->path, "Store is read-only");
     }
@@ -1157,8 +1184,7 @@ int store_append_blob_level(store *s, const void *raw, size_t n, int lz4_level, 
     }
     const size_t cb = s->chunk_bytes;
     const size_t nchunks = (n - 1) / cb + 1;
-    if (ensure_buf(&s->zbuf, &s->zbuf_cap, codec_lz4_bound(cb, s->chunk_bytes)) < 0 ||
-        ensure_buf(&s->cbuf, &s->cbuf_cap, cb) < 0) {
+    if (ensure_write_bufs(s, cb) < 0) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, s->path, "Out of memory for a chunk");
     }
     const hsize_t size[1] = {s->payload_extent + (uint64_t)nchunks * cb};
@@ -1171,7 +1197,7 @@ int store_append_blob_level(store *s, const void *raw, size_t n, int lz4_level, 
     if (rc < 0) {
         return rc;
     }
-    const int wrc = write_blob_chunks(s, raw, n, nchunks, err);
+    const int wrc = write_blob_chunks(s, raw, n, nchunks, gate, err);
     /* The extent already covers the chunks; keep offsets chunk-aligned even
      * after a failed write (the writer's error is sticky anyway). */
     s->payload_extent = size[0];

@@ -69,6 +69,7 @@ struct tree_builder {
     uint32_t forest_level;   /* highest level among them */
     util_buf scratch;
     tree_leafsum leafsum;    /* totals of level 0's states by (timeline, category) */
+    codec_lz4_gate geometry, args, preview; /* how each kind of blob is compressed */
 };
 
 static void open_reset(open_node *n, int64_t b)
@@ -98,6 +99,11 @@ int tree_build_create(tree_builder **out, store *st, const tree_options *opts,
     }
     tb->st = st;
     tb->opt = *opts;
+    /* geometry at the fast level skips LZ4 while it does not shrink; HC
+     * levels always try (they ask for size over speed) */
+    tb->geometry = (codec_lz4_gate){opts->lz4_level, opts->lz4_level <= 1, 0};
+    tb->args = (codec_lz4_gate){opts->args_lz4_level, 0, 0};
+    tb->preview = (codec_lz4_gate){opts->lz4_level, 0, 0};
     tb->ctx = ctx;
     for (int i = 0; i < TREE_MAX_LEVELS; i++) {
         fmt_node_init(&tb->level[i].items);
@@ -158,10 +164,10 @@ uint64_t tree_build_payload_bytes(const tree_builder *tb)
 }
 
 /* Append a blob and keep the /payload extent (blobs fill whole chunks). */
-static int append_blob(tree_builder *tb, int level, uint64_t *off, slog_error *err)
+static int append_blob(tree_builder *tb, codec_lz4_gate *gate, uint64_t *off, slog_error *err)
 {
     const int rc =
-        store_append_blob_level(tb->st, tb->scratch.data, tb->scratch.len, level, off, err);
+        store_append_blob_gated(tb->st, tb->scratch.data, tb->scratch.len, gate, off, err);
     if (rc == SLOG_OK) {
         const uint64_t chunk = tb->opt.leaf_bytes;
         tb->payload_extent = *off + (tb->scratch.len + chunk - 1) / chunk * chunk;
@@ -378,15 +384,15 @@ static int keep_bounded(const tree_builder *tb, pv_summary *sum, uint32_t level)
 
 /* Append the blob in scratch (if not empty); its offset, length and
  * CRC32C go to the row's members. */
-static int put_blob(tree_builder *tb, int level, uint64_t *off, uint64_t *len, uint32_t *crc,
-                    slog_error *err)
+static int put_blob(tree_builder *tb, codec_lz4_gate *gate, uint64_t *off, uint64_t *len,
+                    uint32_t *crc, slog_error *err)
 {
     if (tb->scratch.len == 0) {
         return SLOG_OK;
     }
     *len = tb->scratch.len;
     *crc = codec_crc32c(0, tb->scratch.data, tb->scratch.len);
-    return append_blob(tb, level, off, err);
+    return append_blob(tb, gate, off, err);
 }
 
 /* Write the geometry and args blobs of it (if any) and the preview blob of
@@ -398,7 +404,7 @@ static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum,
         tb->scratch.len = 0;
         int rc = fmt_node_encode(it, &tb->scratch) != 0 ? oom(err) : SLOG_OK;
         if (rc == SLOG_OK) {
-            rc = put_blob(tb, tb->opt.lz4_level, &row->payload_off, &row->payload_len,
+            rc = put_blob(tb, &tb->geometry, &row->payload_off, &row->payload_len,
                           &row->payload_crc, err);
         }
         tb->scratch.len = 0;
@@ -406,8 +412,7 @@ static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum,
             rc = oom(err);
         }
         if (rc == SLOG_OK) {
-            rc = put_blob(tb, tb->opt.args_lz4_level, &row->args_off, &row->args_len,
-                          &row->args_crc, err);
+            rc = put_blob(tb, &tb->args, &row->args_off, &row->args_len, &row->args_crc, err);
         }
         if (rc != SLOG_OK) {
             return rc;
@@ -428,7 +433,7 @@ static int write_blobs(tree_builder *tb, const fmt_node *it, pv_summary *sum,
     }
     row->preview_len = tb->scratch.len;
     row->preview_crc = codec_crc32c(0, tb->scratch.data, tb->scratch.len);
-    return append_blob(tb, tb->opt.lz4_level, &row->preview_off, err);
+    return append_blob(tb, &tb->preview, &row->preview_off, err);
 }
 
 static void row_counts(store_node_row *row, const fmt_node *it)

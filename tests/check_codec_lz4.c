@@ -115,6 +115,83 @@ START_TEST(test_codec_lz4_incompressible_stored_raw)
 }
 END_TEST
 
+START_TEST(test_codec_lz4_store_level_is_raw)
+{
+    const size_t n = 8192;
+    unsigned char *const src = malloc(n);
+    fill_compressible(src, n);
+    size_t en = 0;
+    unsigned char *const enc = encode_alloc(src, n, 4096, CODEC_LZ4_STORE, &en);
+    ck_assert_uint_eq(en, codec_lz4_bound(n, 4096)); /* compressible, yet stored raw */
+    ck_assert_int_eq(memcmp(enc + 16, src, 4096), 0);
+    free(enc);
+    round_trip(src, n, 4096, CODEC_LZ4_STORE, NULL);
+    free(src);
+}
+END_TEST
+
+/* Feed the gate one chunk of `content` bytes from src (zero-padded to
+ * `chunk`) the way a writer does; returns the level it chose. */
+static int gate_chunk(codec_lz4_gate *g, const unsigned char *src, size_t content, size_t chunk)
+{
+    unsigned char *const buf = calloc(chunk, 1);
+    memcpy(buf, src, content);
+    const int level = codec_lz4_gate_level(g, content, chunk);
+    size_t en = 0;
+    unsigned char *const enc = encode_alloc(buf, chunk, (uint32_t)chunk, level, &en);
+    codec_lz4_gate_note(g, content, chunk, en, level);
+    unsigned char *const dec = malloc(chunk);
+    ck_assert_uint_eq(codec_lz4_decode(enc, en, dec, chunk), chunk);
+    ck_assert_int_eq(memcmp(dec, buf, chunk), 0);
+    free(dec);
+    free(enc);
+    free(buf);
+    return level;
+}
+
+START_TEST(test_codec_lz4_gate_skips_incompressible_then_retries)
+{
+    const size_t chunk = 16384;
+    unsigned char *const src = malloc(chunk);
+    fill_random(src, chunk);
+    codec_lz4_gate g = {1, 1, 0};
+    ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), 1); /* tried: did not shrink */
+    for (int i = 0; i < CODEC_LZ4_GATE_SKIP; i++) {
+        ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), CODEC_LZ4_STORE);
+    }
+    /* a chunk mostly padding is compressed even while skipping, and does
+     * not count as one of the skipped */
+    g.skip = 3;
+    ck_assert_int_eq(gate_chunk(&g, src, chunk / 4, chunk), 1);
+    ck_assert_uint_eq(g.skip, 3);
+    g.skip = 1;
+    ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), CODEC_LZ4_STORE);
+    ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), 1); /* tried again */
+    ck_assert_uint_eq(g.skip, CODEC_LZ4_GATE_SKIP);
+    codec_lz4_gate fixed = {1, 0, 0}; /* not adaptive: always tries */
+    ck_assert_int_eq(gate_chunk(&fixed, src, chunk, chunk), 1);
+    ck_assert_int_eq(gate_chunk(&fixed, src, chunk, chunk), 1);
+    free(src);
+}
+END_TEST
+
+START_TEST(test_codec_lz4_gate_keeps_compressing_what_shrinks)
+{
+    const size_t chunk = 16384;
+    unsigned char *const src = malloc(chunk);
+    codec_lz4_gate g = {1, 1, 0};
+    for (int i = 0; i < 40; i++) {
+        fill_compressible(src, chunk);
+        ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), 1);
+    }
+    /* random after compressible: skipped from the next chunk on */
+    fill_random(src, chunk);
+    ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), 1);
+    ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), CODEC_LZ4_STORE);
+    free(src);
+}
+END_TEST
+
 START_TEST(test_codec_lz4_header_is_big_endian)
 {
     unsigned char src[300];
@@ -303,6 +380,10 @@ static Suite *codec_lz4_suite(void)
         {"round_trip_compressible", test_codec_lz4_round_trip_compressible},
         {"round_trip_hc_levels", test_codec_lz4_round_trip_hc_levels},
         {"incompressible_stored_raw", test_codec_lz4_incompressible_stored_raw},
+        {"store_level_is_raw", test_codec_lz4_store_level_is_raw},
+        {"gate_skips_incompressible_then_retries",
+         test_codec_lz4_gate_skips_incompressible_then_retries},
+        {"gate_keeps_compressing_what_shrinks", test_codec_lz4_gate_keeps_compressing_what_shrinks},
         {"header_is_big_endian", test_codec_lz4_header_is_big_endian},
         {"multiple_blocks_with_short_last", test_codec_lz4_multiple_blocks_with_short_last},
         {"empty_input", test_codec_lz4_empty_input},
