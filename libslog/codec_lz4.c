@@ -115,28 +115,134 @@ size_t codec_lz4_encode(const void *src, size_t n, void *dst, size_t cap, uint32
     return pos;
 }
 
-/* A chunk at least 15/16 content counts as full. */
-static int gate_full(size_t content, size_t chunk)
+/* ---- chunks that end in zero padding ------------------------------------ */
+
+enum {
+    PAD_ALIGN = 256,    /* the content block is rounded up to this */
+    PAD_MAX_BLOCKS = 16 /* the padding takes at most this many blocks */
+};
+
+size_t codec_lz4_padded_block(size_t content, size_t n)
 {
-    return content >= chunk - chunk / 16;
+    const size_t least = (n + PAD_MAX_BLOCKS - 1) / PAD_MAX_BLOCKS;
+    size_t b = content > least ? content : least;
+    b = (b + PAD_ALIGN - 1) / PAD_ALIGN * PAD_ALIGN;
+    return b > n - n / 16 ? n : b; /* nearly full: one block, as before */
 }
 
-int codec_lz4_gate_level(const codec_lz4_gate *g, size_t content, size_t chunk)
+/* Write the LZ4 block of len zero bytes at dst (len >= 13): one zero
+ * literal, a match at offset 1 over all but the last 5 bytes, then 5 zero
+ * literals (LZ4's rule: the last 5 bytes are literals and the last match
+ * starts at least 12 bytes before the end).  Returns its size. */
+static size_t zero_block(unsigned char *dst, size_t len)
 {
-    return g->skip > 0 && gate_full(content, chunk) ? CODEC_LZ4_STORE : g->level;
+    size_t m = len - 1 - 5 - 4; /* match length beyond LZ4's minimum of 4 */
+    size_t p = 0;
+    dst[p++] = (unsigned char)(0x10 | (m < 15 ? m : 15));
+    dst[p++] = 0;    /* the literal */
+    dst[p++] = 1;    /* offset 1, little-endian */
+    dst[p++] = 0;
+    if (m >= 15) {
+        for (m -= 15; m >= 255; m -= 255) {
+            dst[p++] = 255;
+        }
+        dst[p++] = (unsigned char)m;
+    }
+    dst[p++] = 0x50; /* last sequence: 5 literals, no match */
+    memset(dst + p, 0, 5);
+    return p + 5;
 }
 
-void codec_lz4_gate_note(codec_lz4_gate *g, size_t content, size_t chunk, size_t stored, int used)
+/* Bytes zero_block writes for len (stored raw below 13). */
+static size_t zero_block_size(size_t len)
 {
-    if (!g->adaptive || !gate_full(content, chunk)) {
+    if (len < 13) {
+        return len;
+    }
+    const size_t m = len - 10;
+    return 10 + (m < 15 ? 0 : (m - 15) / 255 + 1);
+}
+
+/* Stored size of the zero blocks after the content block b of n. */
+static size_t zero_blocks_size(size_t n, size_t b)
+{
+    size_t total = 0;
+    for (size_t done = b; done < n; done += b) {
+        total += BLOCK_PREFIX_BYTES + zero_block_size(n - done < b ? n - done : b);
+    }
+    return total;
+}
+
+/* The chunk's padding after its content block b, in zero blocks. */
+static size_t put_zero_blocks(unsigned char *out, size_t n, size_t b)
+{
+    size_t pos = 0;
+    for (size_t done = b; done < n; done += b) {
+        const size_t len = n - done < b ? n - done : b;
+        unsigned char *const blk = out + pos + BLOCK_PREFIX_BYTES;
+        size_t z = len;
+        if (len < 13) {
+            memset(blk, 0, len);
+        } else {
+            z = zero_block(blk, len);
+        }
+        put_be32(out + pos, (uint32_t)z);
+        pos += BLOCK_PREFIX_BYTES + z;
+    }
+    return pos;
+}
+
+static int gate_level(const codec_lz4_gate *g, size_t content, size_t block);
+static void gate_note(codec_lz4_gate *g, size_t content, size_t block, size_t stored, int used);
+
+size_t codec_lz4_encode_chunk(const void *src, size_t content, size_t n, void *dst, size_t cap,
+                              codec_lz4_gate *gate)
+{
+    const size_t b = codec_lz4_padded_block(content, n);
+    if (b > (size_t)LZ4_MAX_INPUT_SIZE || src == NULL || dst == NULL ||
+        cap < HEADER_BYTES + BLOCK_PREFIX_BYTES + b + zero_blocks_size(n, b)) {
+        return 0; /* never with cap >= codec_lz4_bound(n, n) and n >= 512 */
+    }
+    const int level = gate_level(gate, content, b);
+    if (b == n) {
+        const size_t z = codec_lz4_encode(src, n, dst, cap, (uint32_t)n, level);
+        if (z > HEADER_BYTES + BLOCK_PREFIX_BYTES) {
+            gate_note(gate, content, b, z - HEADER_BYTES - BLOCK_PREFIX_BYTES, level);
+        }
+        return z;
+    }
+    unsigned char *const out = dst;
+    put_be64(out, (uint64_t)n);
+    put_be32(out + 8, (uint32_t)b);
+    const size_t c = encode_block(src, b, (char *)out + HEADER_BYTES + BLOCK_PREFIX_BYTES, level);
+    put_be32(out + HEADER_BYTES, (uint32_t)c);
+    gate_note(gate, content, b, c, level);
+    const size_t pos = HEADER_BYTES + BLOCK_PREFIX_BYTES + c;
+    return pos + put_zero_blocks(out + pos, n, b);
+}
+
+/* A content block at least 15/16 content counts as full. */
+static int gate_full(size_t content, size_t block)
+{
+    return content >= block - block / 16;
+}
+
+static int gate_level(const codec_lz4_gate *g, size_t content, size_t block)
+{
+    return g->skip > 0 && gate_full(content, block) ? CODEC_LZ4_STORE : g->level;
+}
+
+/* stored: the content block's stored size. */
+static void gate_note(codec_lz4_gate *g, size_t content, size_t block, size_t stored, int used)
+{
+    if (!g->adaptive || !gate_full(content, block)) {
         return;
     }
     if (used == CODEC_LZ4_STORE) {
         g->skip--;
         return;
     }
-    const size_t worth = chunk - chunk / 8 + HEADER_BYTES + BLOCK_PREFIX_BYTES;
-    g->skip = stored > worth ? CODEC_LZ4_GATE_SKIP : 0;
+    g->skip = stored > block - block / 8 ? CODEC_LZ4_GATE_SKIP : 0;
 }
 
 uint64_t codec_lz4_decoded_size(const void *src, size_t n)

@@ -32,23 +32,33 @@ size_t codec_lz4_encode(const void *src, size_t n, void *dst, size_t cap, uint32
                         int level);
 
 /* The compression of a stream of chunks: its level, and when adaptive
- * (for a writer's node geometry at the fast level), whether to try at
- * all: when LZ4 shrinks a full chunk by less than 1/8, the next
- * CODEC_LZ4_GATE_SKIP full chunks of the stream are stored raw without
- * trying, then LZ4 is tried again.  A chunk that is partly zero padding is
- * always compressed (the padding would cost disk).  Raw blocks are part of
- * the filter's format, so readers see no difference. */
+ * (a writer's node geometry and previews at the fast level), whether to
+ * try at all: when LZ4 shrinks a full content block by less than 1/8, the
+ * next CODEC_LZ4_GATE_SKIP full ones of the stream are stored raw without
+ * trying, then LZ4 is tried again.  A content block that is partly zero
+ * padding is always compressed.  Raw blocks are part of the filter's
+ * format, so readers see no difference. */
 #define CODEC_LZ4_GATE_SKIP 15
 typedef struct codec_lz4_gate {
     int level;     /* as codec_lz4_encode's */
     int adaptive;  /* 0: always level */
-    uint32_t skip; /* full chunks still to store raw */
+    uint32_t skip; /* full blocks still to store raw */
 } codec_lz4_gate;
 
-/* The level for the next chunk holding `content` bytes of `chunk`. */
-int codec_lz4_gate_level(const codec_lz4_gate *g, size_t content, size_t chunk);
-/* Record how that chunk went: encoded to `stored` bytes at level `used`. */
-void codec_lz4_gate_note(codec_lz4_gate *g, size_t content, size_t chunk, size_t stored, int used);
+/* The first ("content") block size of a chunk of n bytes holding content
+ * bytes and then zero padding: content rounded up to 256, at least n/16;
+ * n itself when that is nearly all of n. */
+size_t codec_lz4_padded_block(size_t content, size_t n);
+
+/* Encode a chunk of n bytes, content bytes and then zeros, into dst
+ * (capacity cap >= codec_lz4_bound(n, n); n >= 512) as the gate says.  src
+ * holds the content block: content bytes then zeros up to
+ * codec_lz4_padded_block(content, n), and only that is read.  The content
+ * block is compressed (or stored raw); the padding after it goes in zero
+ * blocks written directly (about 15 bytes each), so LZ4 never reads it.
+ * Returns the encoded size, 0 on error. */
+size_t codec_lz4_encode_chunk(const void *src, size_t content, size_t n, void *dst, size_t cap,
+                              codec_lz4_gate *gate);
 
 /* Decoded size announced by an encoded chunk; 0 if shorter than its header. */
 uint64_t codec_lz4_decoded_size(const void *src, size_t n);

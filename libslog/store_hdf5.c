@@ -1076,15 +1076,16 @@ int store_append_nodes(store *s, const store_node_row *rows, size_t n, slog_erro
     return append_rows(s, T_NODES, rows, n, err);
 }
 
-/* A short last chunk of len bytes, zero-padded in pad: only what the
- * previous one wrote past len is cleared again. */
-static const unsigned char *pad_chunk(store *s, const unsigned char *src, size_t len)
+/* A short last chunk of len bytes in pad, zeros after it up to `need`
+ * (its content block, codec_lz4_padded_block): only what an earlier chunk
+ * wrote there is cleared. */
+static const unsigned char *pad_chunk(store *s, const unsigned char *src, size_t len, size_t need)
 {
     memcpy(s->pad, src, len);
     if (s->pad_dirty > len) {
-        memset(s->pad + len, 0, s->pad_dirty - len);
+        memset(s->pad + len, 0, (s->pad_dirty < need ? s->pad_dirty : need) - len);
     }
-    s->pad_dirty = len;
+    s->pad_dirty = s->pad_dirty > need ? s->pad_dirty : len;
     return s->pad;
 }
 
@@ -1096,13 +1097,9 @@ static size_t encode_chunk(store *s, const unsigned char *raw, size_t n, size_t 
     const size_t cb = s->chunk_bytes;
     const size_t off = i * cb;
     const size_t len = n - off < cb ? n - off : cb;
-    const unsigned char *const src = len < cb ? pad_chunk(s, raw + off, len) : raw + off;
-    const int level = codec_lz4_gate_level(gate, len, cb);
-    const size_t z = codec_lz4_encode(src, cb, s->zbuf, s->zbuf_cap, s->chunk_bytes, level);
-    if (z > 0) {
-        codec_lz4_gate_note(gate, len, cb, z, level);
-    }
-    return z;
+    const unsigned char *const src =
+        len < cb ? pad_chunk(s, raw + off, len, codec_lz4_padded_block(len, cb)) : raw + off;
+    return codec_lz4_encode_chunk(src, len, cb, s->zbuf, s->zbuf_cap, gate);
 }
 
 /* The file address of the chunk of z bytes (in zbuf) just written (under

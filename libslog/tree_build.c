@@ -99,11 +99,11 @@ int tree_build_create(tree_builder **out, store *st, const tree_options *opts,
     }
     tb->st = st;
     tb->opt = *opts;
-    /* geometry at the fast level skips LZ4 while it does not shrink; HC
-     * levels always try (they ask for size over speed) */
+    /* geometry and previews at the fast level skip LZ4 while they do not
+     * shrink; HC levels always try (they ask for size over speed) */
     tb->geometry = (codec_lz4_gate){opts->lz4_level, opts->lz4_level <= 1, 0};
     tb->args = (codec_lz4_gate){opts->args_lz4_level, 0, 0};
-    tb->preview = (codec_lz4_gate){opts->lz4_level, 0, 0};
+    tb->preview = tb->geometry;
     tb->ctx = ctx;
     for (int i = 0; i < TREE_MAX_LEVELS; i++) {
         fmt_node_init(&tb->level[i].items);

@@ -130,23 +130,31 @@ START_TEST(test_codec_lz4_store_level_is_raw)
 }
 END_TEST
 
-/* Feed the gate one chunk of `content` bytes from src (zero-padded to
- * `chunk`) the way a writer does; returns the level it chose. */
+/* Encode one chunk of `content` bytes from src, zero-padded to `chunk`,
+ * through the gate the way a writer does, check that it decodes to the
+ * same bytes, and return the content block's level: 1 (LZ4 tried) or
+ * CODEC_LZ4_STORE (stored raw without trying). */
 static int gate_chunk(codec_lz4_gate *g, const unsigned char *src, size_t content, size_t chunk)
 {
     unsigned char *const buf = calloc(chunk, 1);
     memcpy(buf, src, content);
-    const int level = codec_lz4_gate_level(g, content, chunk);
-    size_t en = 0;
-    unsigned char *const enc = encode_alloc(buf, chunk, (uint32_t)chunk, level, &en);
-    codec_lz4_gate_note(g, content, chunk, en, level);
+    const size_t cap = codec_lz4_bound(chunk, (uint32_t)chunk);
+    unsigned char *const enc = malloc(cap);
+    const uint32_t skip_before = g->skip;
+    const size_t en = codec_lz4_encode_chunk(buf, content, chunk, enc, cap, g);
+    ck_assert_uint_gt(en, 0);
     unsigned char *const dec = malloc(chunk);
     ck_assert_uint_eq(codec_lz4_decode(enc, en, dec, chunk), chunk);
     ck_assert_int_eq(memcmp(dec, buf, chunk), 0);
+    const size_t block = codec_lz4_padded_block(content, chunk);
+    const uint32_t c = (uint32_t)enc[12] << 24 | (uint32_t)enc[13] << 16 |
+                       (uint32_t)enc[14] << 8 | enc[15];
+    /* stored raw with the gate skipping: the skip count went down */
+    const int skipped = c == block && g->skip + 1 == skip_before;
     free(dec);
     free(enc);
     free(buf);
-    return level;
+    return skipped ? CODEC_LZ4_STORE : 1;
 }
 
 START_TEST(test_codec_lz4_gate_skips_incompressible_then_retries)
@@ -156,21 +164,26 @@ START_TEST(test_codec_lz4_gate_skips_incompressible_then_retries)
     fill_random(src, chunk);
     codec_lz4_gate g = {1, 1, 0};
     ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), 1); /* tried: did not shrink */
+    ck_assert_uint_eq(g.skip, CODEC_LZ4_GATE_SKIP);
     for (int i = 0; i < CODEC_LZ4_GATE_SKIP; i++) {
         ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), CODEC_LZ4_STORE);
     }
-    /* a chunk mostly padding is compressed even while skipping, and does
-     * not count as one of the skipped */
-    g.skip = 3;
-    ck_assert_int_eq(gate_chunk(&g, src, chunk / 4, chunk), 1);
-    ck_assert_uint_eq(g.skip, 3);
-    g.skip = 1;
+    ck_assert_uint_eq(g.skip, 0);
+    /* a short blob fills its content block: it is gated too */
+    g.skip = 2;
+    ck_assert_int_eq(gate_chunk(&g, src, 3000, chunk), CODEC_LZ4_STORE);
+    ck_assert_uint_eq(g.skip, 1);
+    /* a content block mostly padding (the n/16 floor) is always tried,
+     * and does not count as one of the skipped */
+    ck_assert_int_eq(gate_chunk(&g, src, 100, chunk), 1);
+    ck_assert_uint_eq(g.skip, 1);
     ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), CODEC_LZ4_STORE);
     ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), 1); /* tried again */
     ck_assert_uint_eq(g.skip, CODEC_LZ4_GATE_SKIP);
     codec_lz4_gate fixed = {1, 0, 0}; /* not adaptive: always tries */
     ck_assert_int_eq(gate_chunk(&fixed, src, chunk, chunk), 1);
     ck_assert_int_eq(gate_chunk(&fixed, src, chunk, chunk), 1);
+    ck_assert_uint_eq(fixed.skip, 0);
     free(src);
 }
 END_TEST
@@ -182,12 +195,45 @@ START_TEST(test_codec_lz4_gate_keeps_compressing_what_shrinks)
     codec_lz4_gate g = {1, 1, 0};
     for (int i = 0; i < 40; i++) {
         fill_compressible(src, chunk);
-        ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), 1);
+        ck_assert_int_eq(gate_chunk(&g, src, chunk - (size_t)i * 300, chunk), 1);
+        ck_assert_uint_eq(g.skip, 0);
     }
     /* random after compressible: skipped from the next chunk on */
     fill_random(src, chunk);
     ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), 1);
     ck_assert_int_eq(gate_chunk(&g, src, chunk, chunk), CODEC_LZ4_STORE);
+    free(src);
+}
+END_TEST
+
+/* Padded chunks: every content length and chunk size decodes to the
+ * content then zeros, the padding costs a few bytes per block, and LZ4
+ * reads only the content block. */
+START_TEST(test_codec_lz4_padded_chunks_round_trip)
+{
+    static const size_t chunks[] = {512, 4096, 65536, 100000};
+    unsigned char *const src = malloc(100000);
+    for (size_t k = 0; k < sizeof chunks / sizeof chunks[0]; k++) {
+        const size_t n = chunks[k];
+        for (size_t content = 0; content <= n; content += content < 600 ? 1 : 977) {
+            memset(src, 0, n);
+            fill_random(src, content);
+            codec_lz4_gate g = {1, 1, 0};
+            ck_assert_int_eq(gate_chunk(&g, src, content, n), 1);
+            const size_t b = codec_lz4_padded_block(content, n);
+            ck_assert_uint_ge(b, content);
+            ck_assert(b == n || (b % 256 == 0 && b >= n / 16));
+        }
+    }
+    /* the padding of a short blob: about 15 bytes a block, not 64 KiB */
+    memset(src, 0, 65536);
+    fill_compressible(src, 2000);
+    codec_lz4_gate g = {1, 1, 0};
+    const size_t cap = codec_lz4_bound(65536, 65536);
+    unsigned char *const enc = malloc(cap);
+    const size_t en = codec_lz4_encode_chunk(src, 2000, 65536, enc, cap, &g);
+    ck_assert_uint_lt(en, 2000 + 16 * 20);
+    free(enc);
     free(src);
 }
 END_TEST
@@ -384,6 +430,7 @@ static Suite *codec_lz4_suite(void)
         {"gate_skips_incompressible_then_retries",
          test_codec_lz4_gate_skips_incompressible_then_retries},
         {"gate_keeps_compressing_what_shrinks", test_codec_lz4_gate_keeps_compressing_what_shrinks},
+        {"padded_chunks_round_trip", test_codec_lz4_padded_chunks_round_trip},
         {"header_is_big_endian", test_codec_lz4_header_is_big_endian},
         {"multiple_blocks_with_short_last", test_codec_lz4_multiple_blocks_with_short_last},
         {"empty_input", test_codec_lz4_empty_input},

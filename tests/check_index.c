@@ -2249,11 +2249,25 @@ static void try_flip(int fd, const char *path, uint64_t at, uint64_t want, bool 
     flip_at(fd, (off_t)at, x);
 }
 
+/* Stored bytes of the chunk at c0 (clen bytes) up to the end of its first
+ * LZ4 block: the rest of a short blob's chunk is zero blocks of padding
+ * that no reader decodes (doc/FORMAT.md §5.1). */
+static uint64_t first_block_end(int fd, uint64_t c0, uint64_t clen)
+{
+    unsigned char head[16];
+    if (clen < sizeof head || pread(fd, head, sizeof head, (off_t)c0) != (ssize_t)sizeof head) {
+        return clen;
+    }
+    const uint64_t first = 16 + ((uint64_t)head[12] << 24 | (uint64_t)head[13] << 16 |
+                                 (uint64_t)head[14] << 8 | head[15]);
+    return first < clen ? first : clen;
+}
+
 /* Flip, one at a time, every byte of the last /payload chunk (the input
  * table's: h5map locates it; it does not lie in the file's last KiBs,
- * HDF5's metadata does), at most its last 4 KiB, and every fourth byte of
- * the file's last 4 KiB.  Whether h5map located the chunk; its length
- * flipped into *clen. */
+ * HDF5's metadata does) up to the end of its first block, at most its last
+ * 4 KiB of those, and every fourth byte of the file's last 4 KiB.  Whether
+ * h5map located the chunk; the length flipped into *clen. */
 static bool flip_all(const char *path, uint64_t want, flips *fl, uint64_t *clen)
 {
     const int fd = open(path, O_RDWR);
@@ -2264,6 +2278,9 @@ static bool flip_all(const char *path, uint64_t want, flips *fl, uint64_t *clen)
     uint64_t c0 = 0;
     *clen = 0;
     const bool mapped = last_payload_chunk(path, &c0, clen);
+    if (mapped) {
+        *clen = first_block_end(fd, c0, *clen);
+    }
     if (*clen > 4096) {
         c0 += *clen - 4096;
         *clen = 4096;
