@@ -119,7 +119,7 @@ size_t codec_lz4_encode(const void *src, size_t n, void *dst, size_t cap, uint32
 
 enum {
     PAD_ALIGN = 256,    /* the content block is rounded up to this */
-    PAD_MAX_BLOCKS = 16 /* the padding takes at most this many blocks */
+    PAD_MAX_BLOCKS = 4  /* the padding takes at most this many blocks */
 };
 
 size_t codec_lz4_padded_block(size_t content, size_t n)

@@ -46,7 +46,7 @@ typedef struct codec_lz4_gate {
 } codec_lz4_gate;
 
 /* The first ("content") block size of a chunk of n bytes holding content
- * bytes and then zero padding: content rounded up to 256, at least n/16;
+ * bytes and then zero padding: content rounded up to 256, at least n/4;
  * n itself when that is nearly all of n. */
 size_t codec_lz4_padded_block(size_t content, size_t n);
 
@@ -55,7 +55,8 @@ size_t codec_lz4_padded_block(size_t content, size_t n);
  * holds the content block: content bytes then zeros up to
  * codec_lz4_padded_block(content, n), and only that is read.  The content
  * block is compressed (or stored raw); the padding after it goes in zero
- * blocks written directly (about 15 bytes each), so LZ4 never reads it.
+ * blocks written directly (10 bytes plus one per 255 zeros), so LZ4 never
+ * reads them.
  * Returns the encoded size, 0 on error. */
 size_t codec_lz4_encode_chunk(const void *src, size_t content, size_t n, void *dst, size_t cap,
                               codec_lz4_gate *gate);
