@@ -1166,7 +1166,10 @@ static int ensure_write_bufs(store *s, size_t cb)
         s->pad = util_calloc(cb, 1);
         s->pad_dirty = 0;
     }
-    return s->pad == NULL ? -1 : ensure_buf(&s->zbuf, &s->zbuf_cap, codec_lz4_bound(cb, (uint32_t)cb));
+    if (s->pad == NULL) {
+        return -1;
+    }
+    return ensure_buf(&s->zbuf, &s->zbuf_cap, codec_lz4_bound(cb, (uint32_t)cb));
 }
 
 int store_append_blob_gated(store *s, const void *raw, size_t n, codec_lz4_gate *gate,
