@@ -130,63 +130,51 @@ size_t codec_lz4_padded_block(size_t content, size_t n)
     return b > n - n / 16 ? n : b; /* nearly full: one block, as before */
 }
 
-/* Write the LZ4 block of len zero bytes at dst (len >= 13): one zero
- * literal, a match at offset 1 over all but the last 5 bytes, then 5 zero
- * literals (LZ4's rule: the last 5 bytes are literals and the last match
- * starts at least 12 bytes before the end).  Returns its size. */
+/* The LZ4 block of len zero bytes (len >= 13): one zero literal, a match
+ * at offset 1 over all but the last 5 bytes, then 5 zero literals (LZ4's
+ * rule: the last 5 bytes are literals and the last match starts at least
+ * 12 bytes before the end).  Its size is 10 bytes plus the match length's
+ * extra bytes: */
+static size_t zero_block_extra(size_t len)
+{
+    const size_t m = len - 10; /* match length beyond LZ4's minimum of 4 */
+    return m < 15 ? 0 : (m - 15) / 255 + 1;
+}
+
+/* Write that block at dst; returns its size. */
 static size_t zero_block(unsigned char *dst, size_t len)
 {
-    size_t m = len - 1 - 5 - 4; /* match length beyond LZ4's minimum of 4 */
-    size_t p = 0;
-    dst[p++] = (unsigned char)(0x10 | (m < 15 ? m : 15));
-    dst[p++] = 0;    /* the literal */
-    dst[p++] = 1;    /* offset 1, little-endian */
-    dst[p++] = 0;
-    if (m >= 15) {
-        for (m -= 15; m >= 255; m -= 255) {
-            dst[p++] = 255;
-        }
-        dst[p++] = (unsigned char)m;
+    const size_t m = len - 10, extra = zero_block_extra(len);
+    dst[0] = (unsigned char)(0x10 | (m < 15 ? m : 15));
+    dst[1] = 0; /* the literal */
+    dst[2] = 1; /* offset 1, little-endian */
+    dst[3] = 0;
+    if (extra > 0) {
+        memset(dst + 4, 255, extra - 1);
+        dst[4 + extra - 1] = (unsigned char)((m - 15) % 255);
     }
-    dst[p++] = 0x50; /* last sequence: 5 literals, no match */
-    memset(dst + p, 0, 5);
-    return p + 5;
+    dst[4 + extra] = 0x50; /* last sequence: 5 literals, no match */
+    memset(dst + 5 + extra, 0, 5);
+    return 10 + extra;
 }
 
-/* Bytes zero_block writes for len (stored raw below 13). */
-static size_t zero_block_size(size_t len)
-{
-    if (len < 13) {
-        return len;
-    }
-    const size_t m = len - 10;
-    return 10 + (m < 15 ? 0 : (m - 15) / 255 + 1);
-}
-
-/* Stored size of the zero blocks after the content block b of n. */
-static size_t zero_blocks_size(size_t n, size_t b)
-{
-    size_t total = 0;
-    for (size_t done = b; done < n; done += b) {
-        total += BLOCK_PREFIX_BYTES + zero_block_size(n - done < b ? n - done : b);
-    }
-    return total;
-}
-
-/* The chunk's padding after its content block b, in zero blocks. */
+/* The chunk's padding after its content block b, in zero blocks (blocks
+ * under 13 bytes raw) at out, or only their size when out is NULL. */
 static size_t put_zero_blocks(unsigned char *out, size_t n, size_t b)
 {
     size_t pos = 0;
     for (size_t done = b; done < n; done += b) {
         const size_t len = n - done < b ? n - done : b;
-        unsigned char *const blk = out + pos + BLOCK_PREFIX_BYTES;
+        unsigned char *const blk = out != NULL ? out + pos + BLOCK_PREFIX_BYTES : NULL;
         size_t z = len;
-        if (len < 13) {
+        if (len >= 13) {
+            z = blk != NULL ? zero_block(blk, len) : 10 + zero_block_extra(len);
+        } else if (blk != NULL) {
             memset(blk, 0, len);
-        } else {
-            z = zero_block(blk, len);
         }
-        put_be32(out + pos, (uint32_t)z);
+        if (out != NULL) {
+            put_be32(out + pos, (uint32_t)z);
+        }
         pos += BLOCK_PREFIX_BYTES + z;
     }
     return pos;
@@ -199,18 +187,13 @@ size_t codec_lz4_encode_chunk(const void *src, size_t content, size_t n, void *d
                               codec_lz4_gate *gate)
 {
     const size_t b = codec_lz4_padded_block(content, n);
-    if (b > (size_t)LZ4_MAX_INPUT_SIZE || src == NULL || dst == NULL ||
-        cap < HEADER_BYTES + BLOCK_PREFIX_BYTES + b + zero_blocks_size(n, b)) {
-        return 0; /* never with cap >= codec_lz4_bound(n, n) and n >= 512 */
+    /* the padding's blocks take far less than the padding, so cap >=
+     * codec_lz4_bound(n, n) always suffices */
+    if (n == 0 || b > (size_t)LZ4_MAX_INPUT_SIZE || src == NULL || dst == NULL ||
+        cap < HEADER_BYTES + BLOCK_PREFIX_BYTES + b + put_zero_blocks(NULL, n, b)) {
+        return 0;
     }
     const int level = gate_level(gate, content, b);
-    if (b == n) {
-        const size_t z = codec_lz4_encode(src, n, dst, cap, (uint32_t)n, level);
-        if (z > HEADER_BYTES + BLOCK_PREFIX_BYTES) {
-            gate_note(gate, content, b, z - HEADER_BYTES - BLOCK_PREFIX_BYTES, level);
-        }
-        return z;
-    }
     unsigned char *const out = dst;
     put_be64(out, (uint64_t)n);
     put_be32(out + 8, (uint32_t)b);
