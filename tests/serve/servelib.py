@@ -145,20 +145,26 @@ def decode_packed(body):
     t0, t1 = struct.unpack_from("<dd", body, 16)
     if 32 + size != len(body):
         fail(f"packed window: header says {size} body bytes, {len(body) - 32} came")
-    at, timeline, start, items = 32, 0, 0, []
-    for _ in range(n):
+    at, timeline, start, length, depth, items = 32, 0, 0, 0, 0, []
+    for i in range(n):
         k, f = body[at], body[at + 1]
         at += 2
         it = {"kind": KINDS[k & 7], "of": KINDS[(k >> 3) & 7]}
-        d, at = _varint(body, at)
-        timeline += _unzigzag(d)
+        same = f & 4  # the box (timeline, start, end, depth) of the item before
+        if same and i == 0:
+            fail("packed window: the first item repeats a box")
+        if not same:
+            d, at = _varint(body, at)
+            timeline += _unzigzag(d)
         c, at = _varint(body, at)
-        d, at = _varint(body, at)
-        start += _unzigzag(d)
-        d, at = _varint(body, at)
-        length = _unzigzag(d)
+        if not same:
+            d, at = _varint(body, at)
+            start += _unzigzag(d)
+            d, at = _varint(body, at)
+            length = _unzigzag(d)
+            depth, at = _varint(body, at)
         it.update(timeline=timeline, category=(c - 1) % 2**32, start=start, end=start + length)
-        it["depth"], at = _varint(body, at)
+        it["depth"] = depth
         it["count"], at = _varint(body, at) if k & 0x40 else (1, at)
         if k & 0x80:
             d, at = _varint(body, at)

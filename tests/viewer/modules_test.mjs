@@ -97,7 +97,7 @@ function testDecode(api)
 }
 
 /** An SLW2 answer of @p items, written the way doc/VIEWER.md describes (not by the server). */
-function pack(items, {n = items.length, magic = 0x32574c53} = {})
+function pack(items, {n = items.length, magic = 0x32574c53, firstSame = false} = {})
 {
     const bytes = [];
     const varint = (v) => {
@@ -110,15 +110,22 @@ function pack(items, {n = items.length, magic = 0x32574c53} = {})
     const zig = (v) => (v < 0 ? -2 * v - 1 : 2 * v);
     let tl = 0;
     let start = 0;
+    let prev = null;
     for (const it of items) {
         const implied = it.kind === 0 || it.kind === 2 ? it.end - it.start : 0;
         const k = it.kind | (it.of << 3) | (it.count !== 1 ? 0x40 : 0) | (it.inclusive !== implied ? 0x80 : 0);
-        bytes.push(k, (it.value !== 0 ? 1 : 0) | (it.timelineTo !== it.timeline ? 2 : 0));
-        varint(zig(it.timeline - tl));
+        const same = (prev === null && firstSame) || (prev !== null && prev.timeline === it.timeline &&
+                     prev.start === it.start && prev.end === it.end && prev.depth === it.depth);
+        bytes.push(k, (it.value !== 0 ? 1 : 0) | (it.timelineTo !== it.timeline ? 2 : 0) | (same ? 4 : 0));
+        if (!same) {
+            varint(zig(it.timeline - tl));
+        }
         varint(it.category === 0xffffffff ? 0 : it.category + 1);
-        varint(zig(it.start - start));
-        varint(zig(it.end - it.start));
-        varint(it.depth);
+        if (!same) {
+            varint(zig(it.start - start));
+            varint(zig(it.end - it.start));
+            varint(it.depth);
+        }
         if (it.count !== 1) {
             varint(it.count);
         }
@@ -135,6 +142,7 @@ function pack(items, {n = items.length, magic = 0x32574c53} = {})
         }
         tl = it.timeline;
         start = it.start;
+        prev = it;
     }
     const buf = new ArrayBuffer(32 + bytes.length);
     const dv = new DataView(buf);
@@ -161,9 +169,16 @@ function testDecodePacked(api)
          timelineTo: 9, value: -2.5},
         {kind: 5, of: 1, timeline: 0, category: 1, start: 0, end: 70, depth: 0, count: 40, inclusive: 0,
          timelineTo: 0, value: NaN},
+        // a preview box's next categories: only category and totals are written
+        {kind: 4, of: 0, timeline: 0, category: 6, start: 0, end: 70, depth: 0, count: 3, inclusive: 65,
+         timelineTo: 0, value: 0},
+        {kind: 4, of: 0, timeline: 0, category: 0xffffffff, start: 0, end: 70, depth: 0, count: 1, inclusive: 70,
+         timelineTo: 0, value: 0},
+        {kind: 4, of: 0, timeline: 0, category: 8, start: 0, end: 70, depth: 1, count: 2, inclusive: 9,
+         timelineTo: 0, value: 0},
     ];
     const w = api.decodePacked(pack(items));
-    t.ok(w.n === 5 && !w.cut && w.incomplete && w.t0 === 7 && w.t1 === 2 ** 40 && w.bytes > 32, 'packed header');
+    t.ok(w.n === 8 && !w.cut && w.incomplete && w.t0 === 7 && w.t1 === 2 ** 40 && w.bytes > 32, 'packed header');
     const cols = {kind: 'kind', of: 'of', timeline: 'timeline', category: 'category', start: 'start', end: 'end',
                   depth: 'depth', count: 'count', inclusive: 'inclusive', timelineTo: 'timelineTo', value: 'value'};
     const bad = [];
@@ -174,7 +189,12 @@ function testDecodePacked(api)
             }
         }
     });
-    t.ok(bad.length === 0, 'packed items decode exactly (deltas, defaults, other category, NaN)', bad.join('\n'));
+    t.ok(bad.length === 0, 'packed items decode exactly (deltas, defaults, other category, NaN, shared boxes)',
+         bad.join('\n'));
+    const packedSize = (list) => pack(list).byteLength;
+    // items 5 and 6: kind, flags, category (1 byte each), count 3 (1), inclusive 65 and 70 (2 each)
+    t.ok(packedSize(items.slice(0, 7)) - packedSize(items.slice(0, 5)) === 11,
+         'an item in the box of the item before takes kind, flags, category and its totals only');
     const throws = (buf) => {
         try {
             api.decodePacked(buf);
@@ -186,8 +206,9 @@ function testDecodePacked(api)
     const whole = pack(items);
     t.ok(throws(new ArrayBuffer(12)), 'packed: short header refused');
     t.ok(throws(whole.slice(0, whole.byteLength - 3)), 'packed: truncated body refused');
-    t.ok(throws(pack(items, {n: 4})), 'packed: fewer items than bytes refused');
-    t.ok(throws(pack(items, {n: 6})), 'packed: more items than bytes refused');
+    t.ok(throws(pack(items, {n: 7})), 'packed: fewer items than bytes refused');
+    t.ok(throws(pack(items, {n: 9})), 'packed: more items than bytes refused');
+    t.ok(throws(pack(items, {firstSame: true})), 'packed: a first item in the box before it refused');
     t.ok(throws(pack(items, {n: 1e9})), 'packed: absurd count refused before allocating');
     t.ok(throws(pack(items, {magic: 0x31574c53})), 'packed: SLW1 magic refused');
     const endless = pack([items[0]]);

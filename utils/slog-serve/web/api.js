@@ -14,7 +14,7 @@ export const CATEGORY_OTHER = 0xffffffff;
 const HEADER_BYTES = 32;
 const MAGIC = 0x31574c53; // "SLW1" read as a little-endian u32
 const MAGIC_PACKED = 0x32574c53; // "SLW2"
-const PACKED_MIN_RECORD = 7; // kind and flags bytes, five varints of one byte at least
+const PACKED_MIN_RECORD = 3; // kind and flags bytes and a category: an item in the box before it
 
 /** An answer the server refused: HTTP status plus its {"error": ...} text. */
 export class ApiError extends Error {
@@ -157,6 +157,12 @@ function unzigzag(z)
     return z === 2 * half ? half : -half - 1;
 }
 
+/** A category as SLW2 codes it: 0 for "other", else the id + 1. */
+function decodeCategory(c)
+{
+    return c === 0 ? CATEGORY_OTHER : c - 1;
+}
+
 /*
  * The varint at byte p of u8 whose first byte is known to be >= 0x80, exact
  * up to 2^53 (LEB128); the byte after it goes to varintEnd.  One-byte
@@ -195,6 +201,7 @@ function decodeItems(buffer, w, n)
     let p = HEADER_BYTES;
     let tl = 0;
     let t = 0;
+    let len = 0;
     const next = () => {
         const b = u8[p];
         if (b < 0x80) {
@@ -215,15 +222,25 @@ function decodeItems(buffer, w, n)
         const kd = k & 7;
         kind[i] = kd;
         of[i] = (k >> 3) & 7;
-        tl += unzigzag(next());
-        const c = next();
-        t += unzigzag(next());
-        const len = unzigzag(next());
-        timeline[i] = tl;
-        category[i] = c === 0 ? CATEGORY_OTHER : c - 1;
-        start[i] = t;
-        stop[i] = t + len;
-        depth[i] = next();
+        if (f & 4) { // the box of the item before
+            if (i === 0) {
+                throw new Error('window answer: the first item repeats a box');
+            }
+            category[i] = decodeCategory(next());
+            timeline[i] = tl;
+            start[i] = t;
+            stop[i] = t + len;
+            depth[i] = depth[i - 1];
+        } else {
+            tl += unzigzag(next());
+            category[i] = decodeCategory(next());
+            t += unzigzag(next());
+            len = unzigzag(next());
+            timeline[i] = tl;
+            start[i] = t;
+            stop[i] = t + len;
+            depth[i] = next();
+        }
         count[i] = k & 0x40 ? next() : 1;
         inclusive[i] = k & 0x80 ? unzigzag(next()) : kd === KIND.STATE || kd === KIND.ARROW ? len : 0;
         timelineTo[i] = f & 2 ? tl + unzigzag(next()) : tl;
