@@ -1016,6 +1016,77 @@ static void batch_put(slog_batch *b, size_t i, const slog_item *it)
 #undef PUT
 }
 
+/* Fill column col of a batch for states s[0..n) from entry at on, when the
+ * caller gave that column. */
+#define BATCH_COLUMN(col, v) \
+    if (c->col != NULL) { \
+        for (size_t k = 0; k < n; k++) { \
+            c->col[at + k] = (v); \
+        } \
+    }
+
+/* States s[0..n) as items at.. of a batch whose arrays are c (a copy in
+ * the caller's locals: stores through the arrays cannot move them), one
+ * column at a time: first what says what and where ... */
+static void batch_put_state_ids(const slog_batch *c, size_t at, const slog_state *s, size_t n)
+{
+    BATCH_COLUMN(kind, SLOG_KIND_STATE)
+    BATCH_COLUMN(of, SLOG_KIND_STATE)
+    BATCH_COLUMN(timeline, s[k].timeline)
+    BATCH_COLUMN(timeline_to, s[k].timeline)
+    BATCH_COLUMN(category, s[k].category)
+    BATCH_COLUMN(depth, s[k].depth)
+}
+
+/* ... then the times and totals. */
+static void batch_put_state_times(const slog_batch *c, size_t at, const slog_state *s, size_t n)
+{
+    BATCH_COLUMN(start, s[k].start)
+    BATCH_COLUMN(end, s[k].end)
+    BATCH_COLUMN(count, 1)
+    BATCH_COLUMN(inclusive, s[k].end - s[k].start)
+    BATCH_COLUMN(value, 0.0)
+}
+#undef BATCH_COLUMN
+
+static int state_wanted(const slog_query *q, const slog_state *s)
+{
+    return in_window(q, s->start, s->end) && tl_ok(q, s->timeline) && cat_ok(q, s->category);
+}
+
+/*
+ * The current node's states straight into the batch from entry at on,
+ * while nothing can come between them: no index query, and no pixel runs
+ * (at full detail no state is merged).  The same states in the same order
+ * as emit_state gives them one by one, without an slog_item each: each run
+ * of wanted states goes in column by column.  Returns the batch's new fill.
+ */
+static size_t batch_states(slog_query *q, const slog_batch *b, size_t at)
+{
+    if (q->ix != NULL || q->runs || q->cur == NULL || q->cur_kind != SLOG_KIND_STATE ||
+        !(q->kinds & (1u << SLOG_KIND_STATE))) {
+        return at;
+    }
+    const slog_batch c = *b;
+    const slog_state *const v = q->cur->drawables.states;
+    const size_t end = q->cur->drawables.n[SLOG_KIND_STATE], first = at;
+    size_t i = q->cur_index;
+    while (i < end && at < c.capacity) {
+        const size_t lim = end - i < c.capacity - at ? end : i + (c.capacity - at);
+        size_t j = i;
+        while (j < lim && state_wanted(q, &v[j])) {
+            j++;
+        }
+        batch_put_state_ids(&c, at, &v[i], j - i);
+        batch_put_state_times(&c, at, &v[i], j - i);
+        at += j - i;
+        i = j + (j < lim); /* past the run and the state that ended it */
+    }
+    q->cur_index = i;
+    q->stats.items += at - first;
+    return at;
+}
+
 int slog_query_next_batch(slog_query *q, slog_batch *cols, size_t *n, slog_error *err)
 {
     *n = 0;
@@ -1026,7 +1097,7 @@ int slog_query_next_batch(slog_query *q, slog_batch *cols, size_t *n, slog_error
         return util_err(err, SLOG_ESTATE, UINT64_MAX, q->r->path,
                         "Cannot continue a query after an error");
     }
-    while (*n < cols->capacity) {
+    while ((*n = batch_states(q, cols, *n)) < cols->capacity) {
         const int rc = advance(q, err);
         if (rc == SLOG_END) {
             return *n > 0 ? SLOG_OK : SLOG_END;
