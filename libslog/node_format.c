@@ -605,6 +605,9 @@ typedef struct dec {
 
 static uint64_t get(dec *d)
 {
+    if (d->p < d->end && *d->p < 0x80 && !d->bad) { /* one byte: most values of a column */
+        return *d->p++;
+    }
     uint64_t v = 0;
     if (!d->bad && codec_varint_get(&d->p, d->end, &v) != 0) {
         d->bad = 1;
