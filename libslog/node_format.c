@@ -828,11 +828,14 @@ static int alloc_items(fmt_decoded *o, int version)
  * items (stride bytes apart). */
 static void get_u32_column(dec *d, void *items, uint64_t n, size_t stride, size_t off)
 {
+    dec l = *d; /* a local: the items written cannot alias it, so it stays in registers */
     uint8_t *p = (uint8_t *)items + off;
     for (uint64_t i = 0; i < n; i++, p += stride) {
-        const uint32_t v = get32(d);
+        /* one byte, most values; once l.bad is set the values read are never used */
+        const uint32_t v = l.p < l.end && *l.p < 0x80 ? *l.p++ : get32(&l);
         memcpy(p, &v, sizeof v);
     }
+    *d = l;
 }
 
 static void get_lengths(dec *d, uint64_t *alen, uint64_t n)
@@ -851,12 +854,14 @@ static void decode_state_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t 
     int64_t prev = base;
     get_u32_column(d, v, n, COLUMN(slog_state, timeline));
     get_u32_column(d, v, n, COLUMN(slog_state, category));
+    dec l = *d; /* as in get_u32_column */
     for (uint64_t i = 0; i < n; i++) {
-        v[i].end = get_time(d, &prev);
+        v[i].end = get_time(&l, &prev);
     }
     for (uint64_t i = 0; i < n; i++) {
-        v[i].start = get_start(d, v[i].end);
+        v[i].start = get_start(&l, v[i].end);
     }
+    *d = l;
     get_u32_column(d, v, n, COLUMN(slog_state, depth));
     if (alen != NULL) {
         get_lengths(d, alen, n);
@@ -869,15 +874,19 @@ static void decode_state_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t 
     }
     const uint8_t *const bits = d->p;
     d->p += nbits;
+    l = *d;
+    int64_t *const excl = o->state_excl;
+    const int pending = o->excl_pending;
     for (uint64_t i = 0; i < n; i++) {
         const uint64_t dur = (uint64_t)v[i].end - (uint64_t)v[i].start;
         const int set = (bits[i / 8] >> (i % 8)) & 1;
-        if (o->excl_pending) {
-            o->state_excl[i] = set ? get_resid(d) : 0; /* fmt_decoded_resolve_excl */
+        if (pending) {
+            excl[i] = set ? get_resid(&l) : 0; /* fmt_decoded_resolve_excl */
         } else {
-            o->state_excl[i] = set ? get_exclusive(d, dur) : (int64_t)dur;
+            excl[i] = set ? get_exclusive(&l, dur) : (int64_t)dur;
         }
     }
+    *d = l;
 }
 
 static void decode_event_columns(dec *d, fmt_decoded *o, int64_t base, uint64_t *alen)
