@@ -727,12 +727,34 @@ static int in_window(const slog_query *q, int64_t s, int64_t e)
     return q->single || tree_walk_overlaps(s, e, q->w0, q->w1);
 }
 
+/* Does the query want this drawable: in the window, on a timeline and of a
+ * category it asks for (an arrow: either end's timeline)? */
+static int state_wanted(const slog_query *q, const slog_state *s)
+{
+    return in_window(q, s->start, s->end) && tl_ok(q, s->timeline) && cat_ok(q, s->category);
+}
+
+static int event_wanted(const slog_query *q, const slog_event *e)
+{
+    return in_window(q, e->time, e->time) && tl_ok(q, e->timeline) && cat_ok(q, e->category);
+}
+
+static int arrow_wanted(const slog_query *q, const slog_arrow *a)
+{
+    return in_window(q, a->start, a->end) && (tl_ok(q, a->from) || tl_ok(q, a->to)) &&
+           cat_ok(q, a->category);
+}
+
+static int counter_wanted(const slog_query *q, const slog_counter *c)
+{
+    return in_window(q, c->time, c->time) && tl_ok(q, c->timeline) && cat_ok(q, c->category);
+}
+
 static int emit_state(slog_query *q, const fmt_decoded *d)
 {
     while (q->cur_index < d->n[SLOG_KIND_STATE]) {
         const slog_state *const s = &d->states[q->cur_index++];
-        if (in_window(q, s->start, s->end) && tl_ok(q, s->timeline) &&
-            cat_ok(q, s->category)) {
+        if (state_wanted(q, s)) {
             q->item.kind = SLOG_KIND_STATE;
             q->item.u.state = *s;
             return 1;
@@ -745,8 +767,7 @@ static int emit_event(slog_query *q, const fmt_decoded *d)
 {
     while (q->cur_index < d->n[SLOG_KIND_EVENT]) {
         const slog_event *const e = &d->events[q->cur_index++];
-        if (in_window(q, e->time, e->time) && tl_ok(q, e->timeline) &&
-            cat_ok(q, e->category)) {
+        if (event_wanted(q, e)) {
             q->item.kind = SLOG_KIND_EVENT;
             q->item.u.event = *e;
             return 1;
@@ -759,8 +780,7 @@ static int emit_arrow(slog_query *q, const fmt_decoded *d)
 {
     while (q->cur_index < d->n[SLOG_KIND_ARROW]) {
         const slog_arrow *const a = &d->arrows[q->cur_index++];
-        if (in_window(q, a->start, a->end) &&
-            (tl_ok(q, a->from) || tl_ok(q, a->to)) && cat_ok(q, a->category)) {
+        if (arrow_wanted(q, a)) {
             q->item.kind = SLOG_KIND_ARROW;
             q->item.u.arrow = *a;
             return 1;
@@ -773,8 +793,7 @@ static int emit_counter(slog_query *q, const fmt_decoded *d)
 {
     while (q->cur_index < d->n[SLOG_KIND_COUNTER]) {
         const slog_counter *const c = &d->counters[q->cur_index++];
-        if (in_window(q, c->time, c->time) && tl_ok(q, c->timeline) &&
-            cat_ok(q, c->category)) {
+        if (counter_wanted(q, c)) {
             q->item.kind = SLOG_KIND_COUNTER;
             q->item.u.counter = *c;
             return 1;
@@ -993,14 +1012,12 @@ static void row_of(const slog_item *it, batch_row *c)
     }
 }
 
-/* Item i of a batch. */
-static void batch_put(slog_batch *b, size_t i, const slog_item *it)
+/* Row i of a batch. */
+static void batch_put_row(const slog_batch *b, size_t i, const batch_row *r)
 {
-    batch_row c;
-    row_of(it, &c);
 #define PUT(col) \
     if (b->col != NULL) { \
-        b->col[i] = c.col; \
+        b->col[i] = r->col; \
     }
     PUT(kind)
     PUT(of)
@@ -1049,40 +1066,100 @@ static void batch_put_state_times(const slog_batch *c, size_t at, const slog_sta
 }
 #undef BATCH_COLUMN
 
-static int state_wanted(const slog_query *q, const slog_state *s)
+/* The current node's states from q->cur_index into c from entry at on:
+ * each run of wanted states column by column.  Returns the new fill. */
+static size_t batch_states(slog_query *q, const slog_batch *c, size_t at)
 {
-    return in_window(q, s->start, s->end) && tl_ok(q, s->timeline) && cat_ok(q, s->category);
-}
-
-/*
- * The current node's states straight into the batch from entry at on,
- * while nothing can come between them: no index query, and no pixel runs
- * (at full detail no state is merged).  The same states in the same order
- * as emit_state gives them one by one, without an slog_item each: each run
- * of wanted states goes in column by column.  Returns the batch's new fill.
- */
-static size_t batch_states(slog_query *q, const slog_batch *b, size_t at)
-{
-    if (q->ix != NULL || q->runs || q->cur == NULL || q->cur_kind != SLOG_KIND_STATE ||
-        !(q->kinds & (1u << SLOG_KIND_STATE))) {
-        return at;
-    }
-    const slog_batch c = *b;
     const slog_state *const v = q->cur->drawables.states;
-    const size_t end = q->cur->drawables.n[SLOG_KIND_STATE], first = at;
+    const size_t end = q->cur->drawables.n[SLOG_KIND_STATE];
     size_t i = q->cur_index;
-    while (i < end && at < c.capacity) {
-        const size_t lim = end - i < c.capacity - at ? end : i + (c.capacity - at);
+    while (i < end && at < c->capacity) {
+        const size_t lim = end - i < c->capacity - at ? end : i + (c->capacity - at);
         size_t j = i;
         while (j < lim && state_wanted(q, &v[j])) {
             j++;
         }
-        batch_put_state_ids(&c, at, &v[i], j - i);
-        batch_put_state_times(&c, at, &v[i], j - i);
+        batch_put_state_ids(c, at, &v[i], j - i);
+        batch_put_state_times(c, at, &v[i], j - i);
         at += j - i;
         i = j + (j < lim); /* past the run and the state that ended it */
     }
     q->cur_index = i;
+    return at;
+}
+
+/* Item i of kind k (event, arrow or counter) of the current node as a
+ * batch row, when the query wants it. */
+static int other_row(const slog_query *q, const fmt_decoded *d, unsigned k, size_t i,
+                     batch_row *r)
+{
+    slog_item it;
+    it.kind = (slog_kind)k;
+    if (k == SLOG_KIND_EVENT) {
+        it.u.event = d->events[i];
+        if (!event_wanted(q, &it.u.event)) {
+            return 0;
+        }
+    } else if (k == SLOG_KIND_ARROW) {
+        it.u.arrow = d->arrows[i];
+        if (!arrow_wanted(q, &it.u.arrow)) {
+            return 0;
+        }
+    } else {
+        it.u.counter = d->counters[i];
+        if (!counter_wanted(q, &it.u.counter)) {
+            return 0;
+        }
+    }
+    row_of(&it, r);
+    return 1;
+}
+
+/* The current node's items of kind q->cur_kind (not states) from
+ * q->cur_index into c, row by row.  Returns the new fill. */
+static size_t batch_others(slog_query *q, const slog_batch *c, size_t at)
+{
+    const fmt_decoded *const d = &q->cur->drawables;
+    const unsigned k = (unsigned)q->cur_kind; /* 1 to 3 here */
+    size_t i = q->cur_index;
+    for (; i < d->n[k] && at < c->capacity; i++) {
+        batch_row r;
+        if (other_row(q, d, k, i, &r)) {
+            batch_put_row(c, at++, &r);
+        }
+    }
+    q->cur_index = i;
+    return at;
+}
+
+/*
+ * The current node's drawables straight into the batch from entry at on,
+ * while nothing can come between them: no index query, and no pixel runs
+ * (at full detail nothing is merged).  The same items in the same order as
+ * emit_from_current gives them one by one, without an slog_item each for
+ * states.  The last kind is left exhausted, not passed: advance() then
+ * finishes the node as it always does.  Returns the batch's new fill.
+ */
+static size_t batch_current(slog_query *q, const slog_batch *b, size_t at)
+{
+    if (q->ix != NULL || q->runs || q->cur == NULL) {
+        return at;
+    }
+    const slog_batch c = *b; /* in locals: stores through the arrays cannot move them */
+    const size_t first = at;
+    while (q->cur_kind < SLOG_KIND_PREVIEW && at < c.capacity) {
+        if (q->kinds & (1u << q->cur_kind)) {
+            at = q->cur_kind == SLOG_KIND_STATE ? batch_states(q, &c, at) : batch_others(q, &c, at);
+            if (q->cur_index < q->cur->drawables.n[q->cur_kind]) {
+                break; /* the batch is full */
+            }
+        }
+        if (q->cur_kind + 1 == SLOG_KIND_PREVIEW) {
+            break;
+        }
+        q->cur_kind++;
+        q->cur_index = 0;
+    }
     q->stats.items += at - first;
     return at;
 }
@@ -1097,7 +1174,7 @@ int slog_query_next_batch(slog_query *q, slog_batch *cols, size_t *n, slog_error
         return util_err(err, SLOG_ESTATE, UINT64_MAX, q->r->path,
                         "Cannot continue a query after an error");
     }
-    while ((*n = batch_states(q, cols, *n)) < cols->capacity) {
+    while ((*n = batch_current(q, cols, *n)) < cols->capacity) {
         const int rc = advance(q, err);
         if (rc == SLOG_END) {
             return *n > 0 ? SLOG_OK : SLOG_END;
@@ -1107,7 +1184,9 @@ int slog_query_next_batch(slog_query *q, slog_batch *cols, size_t *n, slog_error
             return rc;
         }
         q->stats.items++;
-        batch_put(cols, (*n)++, &q->item);
+        batch_row row;
+        row_of(&q->item, &row);
+        batch_put_row(cols, (*n)++, &row);
     }
     return SLOG_OK;
 }
