@@ -10,7 +10,9 @@
  * category, pixel) summing the bins that start in that pixel) or yields its
  * own drawables and is descended, filters by kind, timeline and category,
  * hands sub-pixel drawables to the pixel-run accumulator (api_pixel.c),
- * records every blob the query needed with its cost, and fills batches.
+ * records every blob the query needed with its cost, and fills batches
+ * (straight from a node's decoded drawables when no pixel run can come
+ * between them, else item by item).
  * Layer 5: api.
  */
 #include "api_index.h"
