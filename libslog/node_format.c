@@ -617,6 +617,9 @@ static uint64_t get(dec *d)
 
 static uint32_t get32(dec *d)
 {
+    if (d->p < d->end && *d->p < 0x80) { /* one byte; once d->bad is set nothing read is used */
+        return *d->p++;
+    }
     const uint64_t v = get(d);
     if (v > UINT32_MAX) {
         d->bad = 1;
@@ -831,8 +834,7 @@ static void get_u32_column(dec *d, void *items, uint64_t n, size_t stride, size_
     dec l = *d; /* a local: the items written cannot alias it, so it stays in registers */
     uint8_t *p = (uint8_t *)items + off;
     for (uint64_t i = 0; i < n; i++, p += stride) {
-        /* one byte, most values; once l.bad is set the values read are never used */
-        const uint32_t v = l.p < l.end && *l.p < 0x80 ? *l.p++ : get32(&l);
+        const uint32_t v = get32(&l);
         memcpy(p, &v, sizeof v);
     }
     *d = l;
