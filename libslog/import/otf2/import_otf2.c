@@ -1606,8 +1606,11 @@ static OTF2_CallbackCode generic(
 static OTF2_CallbackCode
 map_here(otf2_imp *imp, const otf2_deferred *head, OTF2_AttributeList *al, const uint64_t *a)
 {
-    uint64_t words[sizeof(otf2_deferred) / 8 + OTF2_DEFER_MAX_ARGS];
-    otf2_deferred *const r = (otf2_deferred *)(void *)words;
+    union { /* room for the fields after the header, without a cast */
+        otf2_deferred head;
+        uint64_t words[sizeof(otf2_deferred) / 8 + OTF2_DEFER_MAX_ARGS];
+    } rec;
+    otf2_deferred *const r = &rec.head;
     *r = *head;
     if (a != NULL && r->nargs > 0) {
         memcpy(r->a, a, (size_t)r->nargs * 8);

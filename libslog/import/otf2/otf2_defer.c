@@ -70,10 +70,13 @@ int otf2_defer_put(otf2_pipe *p, const otf2_deferred *head, const OTF2_Attribute
         return -1;
     }
     otf2_deferred *const r = (otf2_deferred *)(void *)at;
-    uint64_t words[sizeof *r / 8];
-    otf2_deferred *const h = (otf2_deferred *)(void *)words;
-    *h = *head;
-    h->nattrs = nattrs;
+    /* the header goes through memcpy: written as a struct and read as
+     * words through a cast, it broke strict aliasing, and the LTO build
+     * streamed words it had never filled (a crash replaying them) */
+    otf2_deferred h = *head;
+    h.nattrs = nattrs;
+    uint64_t words[sizeof h / 8];
+    memcpy(words, &h, sizeof h);
     put_words((uint64_t *)(void *)r, words, sizeof words / 8);
     if (nargs > 0) {
         put_words(r->a, args, nargs);
