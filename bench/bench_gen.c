@@ -211,3 +211,44 @@ int bench_forked(int (*fn)(void *ctx, double out[4]), void *ctx, double out[4])
     memcpy(out, r.out, sizeof r.out);
     return r.rc;
 }
+
+/* The value of a one-number file, or -1. */
+static long long read_number(const char *path)
+{
+    FILE *const f = fopen(path, "r");
+    long long v = -1;
+    if (f != NULL) {
+        if (fscanf(f, "%lld", &v) != 1) {
+            v = -1;
+        }
+        fclose(f);
+    }
+    return v;
+}
+
+void bench_print_host(const char *when)
+{
+    static long long reported_before = -1;
+    double l[3] = {0, 0, 0};
+    if (getloadavg(l, 3) != 3) {
+        l[0] = l[1] = l[2] = -1;
+    }
+    printf("host %s: load average %.2f %.2f %.2f, nproc %ld", when, l[0], l[1], l[2],
+           sysconf(_SC_NPROCESSORS_ONLN));
+    const char *const dir = "/sys/module/page_reporting/parameters";
+    char path[128];
+    snprintf(path, sizeof path, "%s/reported_kib", dir);
+    const long long reported = read_number(path);
+    snprintf(path, sizeof path, "%s/min_free_ms", dir);
+    const long long min_free = read_number(path);
+    if (reported < 0) {
+        printf(", no free page reporting\n");
+        return;
+    }
+    printf(", free page reporting: min_free_ms %lld", min_free);
+    if (reported_before >= 0) {
+        printf(", %.0f MiB reported since the start", (double)(reported - reported_before) / 1024);
+    }
+    printf("\n");
+    reported_before = reported;
+}

@@ -79,6 +79,14 @@ void bench_remove(const char *path);
 /** Parse "1e6", "1000000", "10M"; exits on error. */
 uint64_t bench_parse_count(const char *s);
 
+/* One line on what the machine was doing: load average, nproc and, on a
+ * guest whose kernel reports free pages to its host (virtio-balloon free
+ * page reporting), how long a page must stay free before it is reported
+ * and how much was reported since the last call.  Memory reported is
+ * given back to the host, so the next program to touch it pays a host
+ * fault per page (doc/PERFORMANCE.md, "Fresh memory on this guest"). */
+void bench_print_host(const char *when);
+
 /* Run fn(ctx, out) in a child forked for it, so that a timed run pays for
  * its own fresh memory and never reuses what an earlier run (or the other
  * writer) faulted in and freed; out[0..3] come back from the child.

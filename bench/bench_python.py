@@ -84,6 +84,29 @@ def uptime():
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
+PAGE_REPORTING = "/sys/module/page_reporting/parameters"
+_reported_before = None
+
+
+def page_reporting():
+    """The guest's free page reporting (memory given back to the host: the
+    next touch of it pays a host fault per page, doc/PERFORMANCE.md "Fresh
+    memory on this guest"): min_free_ms and MiB reported since the first call."""
+    global _reported_before
+    try:
+        with open(f"{PAGE_REPORTING}/reported_kib") as f:
+            reported = int(f.read())
+        with open(f"{PAGE_REPORTING}/min_free_ms") as f:
+            min_free = int(f.read())
+    except (OSError, ValueError):
+        return "no free page reporting"
+    text = f"free page reporting: min_free_ms {min_free}"
+    if _reported_before is not None:
+        text += f", {(reported - _reported_before) / 1024:.0f} MiB reported since the start"
+    _reported_before = reported
+    return text
+
+
 def child(code, *args):
     out = subprocess.run([sys.executable, "-c", code, *args], check=True, capture_output=True,
                          text=True).stdout
@@ -143,6 +166,7 @@ def main():
     big = r._clock.window(a.big, None)
     print(f"file {path}: {r.info['states']} states; big window {a.big}, small {a.small}")
     print("load before:", uptime())
+    print("memory before:", page_reporting())
 
     query = os.path.join(a.build, "utils", "slog-query", "slog-query")
     otf2_dir = os.path.join(a.dir, "small.otf2")
@@ -175,6 +199,7 @@ def main():
             time.sleep(a.settle)
             results[k].append(job())
     print("load after:", uptime())
+    print("memory after:", page_reporting())
     print(f"\n{a.runs} runs each, {a.settle:g} s pause before each; wall s median (min-max), "
           "CPU s median, M rows/s (states)\n")
     print("| what | rows | wall s | cpu s | M rows/s (wall) | M rows/s (cpu) |")

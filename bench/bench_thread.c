@@ -236,15 +236,6 @@ static int write_sync(const bt_opts *o, const packed_ops *p, const char *path, b
     return rc == SLOG_OK ? 0 : -1;
 }
 
-static void print_load(const char *when)
-{
-    double l[3] = {0, 0, 0};
-    if (getloadavg(l, 3) == 3) {
-        printf("load average %s: %.2f %.2f %.2f (nproc %ld)\n", when, l[0], l[1], l[2],
-               sysconf(_SC_NPROCESSORS_ONLN));
-    }
-}
-
 /* Median, then min and max of @p v (sorted in place). */
 static void spread(double *v, uint32_t n, double out[3])
 {
@@ -628,7 +619,7 @@ int main(int argc, char **argv)
     if (o.topts.queue_bytes == 0) {
         o.topts.queue_bytes = 64ull << 20;
     }
-    print_load("before");
+    bench_print_host("before");
     int rc = 0;
     if (rc == 0 && strstr(o.what, "write") != NULL) {
         rc = run_write(&o);
@@ -639,6 +630,6 @@ int main(int argc, char **argv)
     if (rc == 0 && strstr(o.what, "scale") != NULL) {
         rc = run_scale(&o);
     }
-    print_load("after");
+    bench_print_host("after");
     return rc;
 }

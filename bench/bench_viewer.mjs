@@ -228,6 +228,21 @@ async function decodeBench(browser, serveExe, file)
     return r;
 }
 
+/**
+ * The guest's free page reporting: memory given back to the host costs a
+ * host fault per page when touched again (doc/PERFORMANCE.md, "Fresh memory
+ * on this guest"); the steps allocate in the browser and the server.
+ */
+function pageReporting()
+{
+    const dir = '/sys/module/page_reporting/parameters';
+    try {
+        return `free page reporting: min_free_ms ${readFileSync(`${dir}/min_free_ms`, 'utf8').trim()}`;
+    } catch (e) {
+        return 'no free page reporting';
+    }
+}
+
 async function main()
 {
     const o = parseArgs(process.argv.slice(2));
@@ -264,6 +279,8 @@ async function main()
     out.loadAfter = loadavg();
     console.log(`load average before ${out.loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ` +
                 `${out.loadAfter.map((x) => x.toFixed(2)).join(' ')}`);
+    out.pageReporting = pageReporting();
+    console.log(`memory: ${out.pageReporting}`);
     if (o.json) {
         writeFileSync(o.json, JSON.stringify(out, null, 1));
     }

@@ -204,6 +204,7 @@ static int run_compare(const bw_opts *o)
            (unsigned long long)o->states, o->timelines, o->categories,
            o->wopts.leaf_bytes ? o->wopts.leaf_bytes : 65536, o->wopts.fanout ? o->wopts.fanout : 2,
            o->reps, o->dir);
+    bench_print_host("before");
     for (uint32_t rep = 0; rep < o->reps; rep++) {
         if (timed_run(o, spath, 0, rep, o->keep && rep + 1 == o->reps, &rs) != 0) {
             return 1;
@@ -221,6 +222,7 @@ static int run_compare(const bw_opts *o)
         printf("\n");
         fflush(stdout);
     }
+    bench_print_host("after");
     return report_compare(&rs, &ro, o->reps);
 }
 
