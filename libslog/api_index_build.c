@@ -105,7 +105,10 @@ static uint32_t linked_to(const ixb *b, size_t i, uint32_t tl)
 
 static int push_map(ixb *b, uint32_t v, slog_error *err)
 {
-    if (util_grow((void **)&b->t.map, &b->mapcap, (size_t)b->t.h.nmap + 1, sizeof *b->t.map) != 0) {
+    void *map = b->t.map; /* through a void *: no uint32_t * written as void * */
+    const int grown = util_grow(&map, &b->mapcap, (size_t)b->t.h.nmap + 1, sizeof *b->t.map);
+    b->t.map = map;
+    if (grown != 0) {
         return oom(b, err);
     }
     b->t.map[b->t.h.nmap++] = v;
@@ -117,8 +120,10 @@ static int push_timeline(
     ixb *b, const store_timeline_row *proto, const char *name, uint32_t *id, slog_error *err)
 {
     const uint64_t off = util_intern_add(&b->strings, name, strlen(name), 0);
-    if (off == UINT64_MAX ||
-        util_grow((void **)&b->tls, &b->tlcap, b->ntl + 1, sizeof *b->tls) != 0) {
+    void *tls = b->tls; /* through a void *: no row pointer written as void * */
+    const int grown = off == UINT64_MAX ? -1 : util_grow(&tls, &b->tlcap, b->ntl + 1, sizeof *b->tls);
+    b->tls = tls;
+    if (grown != 0) {
         return oom(b, err);
     }
     if (b->ntl >= UINT32_MAX - 2) {
@@ -183,7 +188,10 @@ static int find_category(ixb *b, const store_category_row *want, uint32_t *id, s
             return SLOG_OK;
         }
     }
-    if (util_grow((void **)&b->cats, &b->catcap, b->ncat + 1, sizeof *b->cats) != 0) {
+    void *cats = b->cats; /* through a void *: no row pointer written as void * */
+    const int grown = util_grow(&cats, &b->catcap, b->ncat + 1, sizeof *b->cats);
+    b->cats = cats;
+    if (grown != 0) {
         return oom(b, err);
     }
     *id = (uint32_t)b->ncat;
@@ -264,8 +272,10 @@ int ixb_append_blob(ixb *b, const void *raw, size_t n, uint64_t *off, slog_error
 
 int ixb_push_root(ixb *b, uint64_t row, slog_error *err)
 {
-    if (util_grow((void **)&b->t.roots, &b->rootcap, (size_t)b->t.h.nroots + 1,
-                  sizeof *b->t.roots)) {
+    void *roots = b->t.roots; /* through a void *: no uint64_t * written as void * */
+    const int grown = util_grow(&roots, &b->rootcap, (size_t)b->t.h.nroots + 1, sizeof *b->t.roots);
+    b->t.roots = roots;
+    if (grown != 0) {
         return oom(b, err);
     }
     b->t.roots[b->t.h.nroots++] = row;

@@ -456,7 +456,10 @@ static void box_extend(int64_t *t0, int64_t *t1, int64_t a, int64_t b)
 /* Write an inner node's own drawables as a pseudo-leaf child now. */
 static int spill(tree_builder *tb, open_node *n, slog_error *err)
 {
-    if (util_grow((void **)&n->spills, &n->cap_spills, n->nspills + 1, sizeof *n->spills) != 0) {
+    void *spills = n->spills; /* through a void *: no store_node_row * written as void * */
+    const int grown = util_grow(&spills, &n->cap_spills, n->nspills + 1, sizeof *n->spills);
+    n->spills = spills;
+    if (grown != 0) {
         return oom(err);
     }
     store_node_row row;

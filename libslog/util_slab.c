@@ -111,8 +111,13 @@ static int next_chunk(util_slab *s)
         s->bump += class_size(c);
         s->left -= class_size(c);
     }
-    if ((s->nchunks + 1) * SLAB_CHUNK > s->limit ||
-        util_grow((void **)&s->chunks, &s->capchunks, s->nchunks + 1, sizeof *s->chunks) != 0) {
+    if ((s->nchunks + 1) * SLAB_CHUNK > s->limit) {
+        return -1;
+    }
+    void *chunks = s->chunks; /* through a void *: no void ** written as void * */
+    const int grown = util_grow(&chunks, &s->capchunks, s->nchunks + 1, sizeof *s->chunks);
+    s->chunks = chunks;
+    if (grown != 0) {
         return -1;
     }
     void *const chunk = map_chunk();
