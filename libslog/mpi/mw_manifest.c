@@ -22,7 +22,9 @@
 int mw_manifest_gather(const slog_mpi_writer *m, mw_rank_rec **all, slog_error *e)
 {
     const size_t one = sizeof(mw_rank_rec);
-    int rc = mw_root_alloc(m, (size_t)m->size * one, (void **)all, e);
+    void *mem = NULL; /* through a void *: no mw_rank_rec * written as void * */
+    int rc = mw_root_alloc(m, (size_t)m->size * one, &mem, e);
+    *all = mem;
     if (rc != SLOG_OK) {
         return rc;
     }

@@ -109,7 +109,9 @@ static int
 gather_counts(const slog_mpi_writer *m, int **counts, mw_msg_rec **all, size_t *n, slog_error *e)
 {
     const int mine = (int)m->nmsgs;
-    int rc = mw_root_alloc(m, 2 * (size_t)m->size * sizeof **counts, (void **)counts, e);
+    void *mem = NULL; /* through a void *: no int * written as void * */
+    int rc = mw_root_alloc(m, 2 * (size_t)m->size * sizeof **counts, &mem, e);
+    *counts = mem;
     if (rc == SLOG_OK) {
         const int r = MPI_Gather(&mine, 1, MPI_INT, *counts, 1, MPI_INT, 0, m->comm);
         rc = r == MPI_SUCCESS ? SLOG_OK : mw_fail_mpi(e, r, "gather the message counts");
@@ -127,7 +129,9 @@ gather_counts(const slog_mpi_writer *m, int **counts, mw_msg_rec **all, size_t *
         /* more than INT_MAX records: MPI_Gatherv cannot place them */
         total = total <= INT_MAX ? total : SIZE_MAX / sizeof **all;
     }
-    rc = mw_root_alloc(m, total * sizeof **all, (void **)all, e);
+    mem = NULL;
+    rc = mw_root_alloc(m, total * sizeof **all, &mem, e);
+    *all = mem;
     *n = rc == SLOG_OK ? total : 0;
     return rc;
 }
