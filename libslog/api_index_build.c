@@ -121,7 +121,8 @@ static int push_timeline(
 {
     const uint64_t off = util_intern_add(&b->strings, name, strlen(name), 0);
     void *tls = b->tls; /* through a void *: no row pointer written as void * */
-    const int grown = off == UINT64_MAX ? -1 : util_grow(&tls, &b->tlcap, b->ntl + 1, sizeof *b->tls);
+    const int grown =
+        off == UINT64_MAX ? -1 : util_grow(&tls, &b->tlcap, b->ntl + 1, sizeof *b->tls);
     b->tls = tls;
     if (grown != 0) {
         return oom(b, err);
