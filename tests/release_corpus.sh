@@ -15,6 +15,7 @@ set -u
 PLAIN=$1
 RELEASE=$2
 CORPUS=${SLOG_CORPUS:-$(dirname "$0")/../../shared/corpus}
+LIMIT=${SLOG_IMPORT_LIMIT:-300} # seconds an import may take (the largest takes ~1 s)
 TMP=$(mktemp -d /tmp/release_corpus.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -40,11 +41,14 @@ fi
 inputs > "$TMP/list"
 while IFS= read -r f; do
     name=${f#"$CORPUS"/}
-    "$PLAIN" -q "$f" -o "$TMP/plain.slog" > /dev/null 2> "$TMP/plain.err"
+    # a hang is a failure too, not a stalled CI (exit status 124)
+    timeout "$LIMIT" "$PLAIN" -q "$f" -o "$TMP/plain.slog" > /dev/null 2> "$TMP/plain.err"
     a=$?
-    "$RELEASE" -q "$f" -o "$TMP/release.slog" > /dev/null 2> "$TMP/release.err"
+    timeout "$LIMIT" "$RELEASE" -q "$f" -o "$TMP/release.slog" > /dev/null 2> "$TMP/release.err"
     b=$?
-    if [ $a != $b ]; then
+    if [ $a = 124 ] || [ $b = 124 ]; then
+        notok "$name: an import ran past ${LIMIT} s (plain $a, production $b)"
+    elif [ $a != $b ]; then
         notok "$name: exit status $b with the production build, $a with the plain build"
         sed 's/^/# /' "$TMP/release.err" | head -5
     elif [ $a != 0 ]; then
