@@ -3,8 +3,9 @@
 #
 # release_corpus.sh - TAP test: the production build (-O3, link-time
 # optimisation) imports every trace of the shared corpus exactly as the
-# plain build does: the same exit status and, when it succeeds, the same
-# file byte for byte (the writer is deterministic).  Optimisation exposes
+# plain build does: the same exit status, never a signal or a hang, and,
+# when it succeeds, the same file byte for byte (the writer is
+# deterministic).  Optimisation exposes
 # undefined behaviour that the plain and sanitizer builds do not show (an
 # OTF2 archive once crashed only here: a record header written as a struct
 # and read back as words through a cast).
@@ -48,11 +49,14 @@ while IFS= read -r f; do
     b=$?
     if [ $a = 124 ] || [ $b = 124 ]; then
         notok "$name: an import ran past ${LIMIT} s (plain $a, production $b)"
+    elif [ $a -ge 128 ] || [ $b -ge 128 ]; then
+        notok "$name: an import died of a signal (plain $a, production $b)"
+        sed 's/^/# /' "$TMP/plain.err" "$TMP/release.err" | head -5
     elif [ $a != $b ]; then
         notok "$name: exit status $b with the production build, $a with the plain build"
         sed 's/^/# /' "$TMP/release.err" | head -5
     elif [ $a != 0 ]; then
-        ok "$name: both builds refuse it (exit status $a)"
+        ok "$name: both builds refuse it (exit status $a, a clear error)"
     elif cmp -s "$TMP/plain.slog" "$TMP/release.slog"; then
         ok "$name: same file from both builds"
     else
