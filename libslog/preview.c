@@ -74,7 +74,7 @@ uint32_t pv_bins_kmin(int64_t t0, int64_t t1)
 void pv_reset(pv_summary *s)
 {
     if (s->cap > 0) {
-        memset(s->slots, 0, s->cap * sizeof *s->slots);
+        memset(s->index, 0, s->cap * sizeof *s->index);
     }
     if (s->ndropped > 0) {
         memset(s->dropped, 0, s->ndropped);
@@ -89,7 +89,8 @@ void pv_reset(pv_summary *s)
 void pv_free(pv_summary *s)
 {
     const uint8_t binned = s->binned;
-    util_free(s->slots);
+    util_free(s->index);
+    util_free(s->entries);
     util_free(s->dropped);
     pv_init(s);
     s->binned = binned;
@@ -129,42 +130,63 @@ static size_t hash_key(uint8_t kind, uint32_t row, uint32_t row_to, uint32_t cat
     return (size_t)h;
 }
 
+/* Would one more entry take a table of @p cap slots holding @p n past
+ * its load limit (7/10)? */
+static int too_full(size_t n, size_t cap)
+{
+    return (n + 1) * 10 > cap * 7;
+}
+
+/* The entries a table of @p cap slots holds before it grows. */
+static size_t entries_for(size_t cap)
+{
+    return cap / 10 * 7 + cap % 10 * 7 / 10 + 1;
+}
+
+/* The entry in slot @p i, or NULL: for scans whose order is the table's
+ * layout (what is encoded or re-inserted elsewhere). */
+static const pv_entry *slot_entry(const pv_summary *s, size_t i)
+{
+    return s->index[i] != 0 ? &s->entries[s->index[i] - 1] : NULL;
+}
+
+/* Re-lay the slots over ncap, old slots in order (so the layout is the
+ * one inserting the entries in that order gives); the entries stay. */
 static int rehash(pv_summary *s, size_t ncap)
 {
     /* zeroed by writing, not calloc: a large calloc is fresh zero pages
      * that the probes below read and then write, a second fault per page
      * that also flushes the other threads' TLBs (13 % of a Chrome import
      * on a virtual machine where those cost ~10 us) */
-    if (ncap > SIZE_MAX / sizeof(pv_entry)) {
+    if (ncap > UINT32_MAX || ncap > SIZE_MAX / sizeof(pv_entry)) {
         return -1;
     }
-    pv_entry *const slots = util_malloc(ncap * sizeof *slots);
-    if (slots == NULL) {
+    pv_entry *const entries = util_realloc(s->entries, entries_for(ncap) * sizeof *entries);
+    if (entries == NULL) {
         return -1;
     }
-    memset(slots, 0, ncap * sizeof *slots);
+    s->entries = entries; /* larger than the old slots need: harmless if the rest fails */
+    uint32_t *const index = util_malloc(ncap * sizeof *index);
+    if (index == NULL) {
+        return -1;
+    }
+    memset(index, 0, ncap * sizeof *index);
     for (size_t i = 0; i < s->cap; i++) {
-        const pv_entry *const e = &s->slots[i];
-        if (!e->used) {
+        const uint32_t x = s->index[i];
+        if (x == 0) {
             continue;
         }
+        const pv_entry *const e = &entries[x - 1];
         size_t j = hash_key(e->kind, e->row, e->row_to, e->cat, e->bin) & (ncap - 1);
-        while (slots[j].used) {
+        while (index[j] != 0) {
             j = (j + 1) & (ncap - 1);
         }
-        slots[j] = *e;
+        index[j] = x;
     }
-    util_free(s->slots);
-    s->slots = slots;
+    util_free(s->index);
+    s->index = index;
     s->cap = ncap;
     return 0;
-}
-
-/* Would one more entry take a table of @p cap slots holding @p n past
- * its load limit (7/10)? */
-static int too_full(size_t n, size_t cap)
-{
-    return (n + 1) * 10 > cap * 7;
 }
 
 /* The smallest capacity that holds n entries without growing. */
@@ -196,8 +218,9 @@ static pv_entry *lookup(pv_summary *s, uint8_t kind, uint32_t row, uint32_t row_
     }
     size_t j = hash_key(kind, row, row_to, cat, bin) & (s->cap - 1);
     for (;;) {
-        pv_entry *const e = &s->slots[j];
-        if (!e->used) {
+        const uint32_t x = s->index[j];
+        if (x == 0) {
+            pv_entry *const e = &s->entries[s->used];
             memset(e, 0, sizeof *e);
             e->used = 1;
             e->kind = kind;
@@ -208,9 +231,10 @@ static pv_entry *lookup(pv_summary *s, uint8_t kind, uint32_t row, uint32_t row_
             e->min = INT64_MAX;
             e->max = INT64_MIN;
             e->last_time = INT64_MIN;
-            s->used++;
+            s->index[j] = (uint32_t)++s->used;
             return e;
         }
+        pv_entry *const e = &s->entries[x - 1];
         if (e->kind == kind && e->row == row && e->row_to == row_to && e->cat == cat &&
             e->bin == bin) {
             return e;
@@ -380,16 +404,19 @@ static int rekey(pv_summary *s, const pv_fold_ctx *ctx, uint32_t to, uint32_t k)
      * (5 steps for every leaf of bench_write, 7 % of its time) */
     int rc = old.used > 0 ? rehash(s, cap_for(old.used)) : 0;
     for (size_t i = 0; i < old.cap && rc == 0; i++) {
-        if (old.slots[i].used) {
-            rc = merge_entry(s, ctx, &old.slots[i], old.fold, old.k);
+        const pv_entry *const e = slot_entry(&old, i);
+        if (e != NULL) {
+            rc = merge_entry(s, ctx, e, old.fold, old.k);
         }
     }
     if (rc != 0) {
-        util_free(s->slots);
+        util_free(s->index);
+        util_free(s->entries);
         *s = old;
         return -1;
     }
-    util_free(old.slots);
+    util_free(old.index);
+    util_free(old.entries);
     return 0;
 }
 
@@ -523,7 +550,8 @@ int pv_merge(pv_summary *dst, const pv_summary *src, const pv_fold_ctx *ctx)
         return -1;
     }
     for (size_t i = 0; i < src->cap; i++) {
-        if (src->slots[i].used && merge_entry(dst, ctx, &src->slots[i], src->fold, src->k) != 0) {
+        const pv_entry *const e = slot_entry(src, i);
+        if (e != NULL && merge_entry(dst, ctx, e, src->fold, src->k) != 0) {
             return -1;
         }
     }
@@ -569,10 +597,8 @@ size_t pv_encoded_size(const pv_summary *s)
 {
     /* + 2: the empty bin section and the absent timeline section */
     size_t n = 4 + codec_varint_len(s->fold) + codec_varint_len(s->used);
-    for (size_t i = 0; i < s->cap; i++) {
-        if (s->slots[i].used) {
-            n += entry_size(&s->slots[i]);
-        }
+    for (size_t i = 0; i < s->used; i++) {
+        n += entry_size(&s->entries[i]);
     }
     return n;
 }
@@ -615,9 +641,9 @@ static size_t category_weights(const pv_summary *s, cat_weight **out)
         return SIZE_MAX;
     }
     size_t m = 0;
-    for (size_t i = 0; i < s->cap; i++) {
-        const pv_entry *const e = &s->slots[i];
-        if (!e->used || e->cat == PV_CATEGORY_OTHER) {
+    for (size_t i = 0; i < s->used; i++) {
+        const pv_entry *const e = &s->entries[i];
+        if (e->cat == PV_CATEGORY_OTHER) {
             continue;
         }
         size_t j = (size_t)(((uint64_t)e->cat * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
@@ -640,9 +666,9 @@ static size_t category_weights(const pv_summary *s, cat_weight **out)
 /* Fold every category into "other" (no weights needed). */
 static int fold_all_categories(pv_summary *s, const pv_fold_ctx *ctx)
 {
-    for (size_t i = 0; i < s->cap; i++) {
-        const pv_entry *const e = &s->slots[i];
-        if (e->used && e->cat != PV_CATEGORY_OTHER && map_category(s, e->cat) == e->cat &&
+    for (size_t i = 0; i < s->used; i++) {
+        const pv_entry *const e = &s->entries[i];
+        if (e->cat != PV_CATEGORY_OTHER && map_category(s, e->cat) == e->cat &&
             drop_category(s, e->cat) != 0) {
             return -1;
         }
@@ -685,16 +711,17 @@ static size_t distinct_categories(const pv_summary *s)
     /* Upper bound is fine: used to decide whether category folding helps. */
     size_t n = 0;
     uint32_t seen[64];
-    for (size_t i = 0; i < s->cap && n < 64; i++) {
-        if (!s->slots[i].used || s->slots[i].cat == PV_CATEGORY_OTHER) {
+    for (size_t i = 0; i < s->used && n < 64; i++) {
+        const uint32_t cat = s->entries[i].cat;
+        if (cat == PV_CATEGORY_OTHER) {
             continue;
         }
         size_t j = 0;
-        while (j < n && seen[j] != s->slots[i].cat) {
+        while (j < n && seen[j] != cat) {
             j++;
         }
         if (j == n) {
-            seen[n++] = s->slots[i].cat;
+            seen[n++] = cat;
         }
     }
     return n;
@@ -842,13 +869,10 @@ static const pv_entry **sorted_cells(const pv_summary *s)
     if (v == NULL) {
         return NULL;
     }
-    size_t n = 0;
-    for (size_t i = 0; i < s->cap; i++) {
-        if (s->slots[i].used) {
-            v[n++] = &s->slots[i];
-        }
+    for (size_t i = 0; i < s->used; i++) {
+        v[i] = &s->entries[i]; /* cmp_cell is a total order of the keys: any start order */
     }
-    qsort(v, n, sizeof(const pv_entry *), cmp_cell);
+    qsort(v, s->used, sizeof(const pv_entry *), cmp_cell);
     return v;
 }
 
@@ -980,10 +1004,8 @@ size_t pv_tl_encoded_size(const pv_summary *tls)
         return 1;
     }
     size_t n = codec_varint_len(tls->used + 1);
-    for (size_t i = 0; i < tls->cap; i++) {
-        if (tls->slots[i].used) {
-            n += 1 + codec_varint_len(tls->slots[i].row) + fields_size(&tls->slots[i]);
-        }
+    for (size_t i = 0; i < tls->used; i++) {
+        n += 1 + codec_varint_len(tls->entries[i].row) + fields_size(&tls->entries[i]);
     }
     return n;
 }
@@ -1003,8 +1025,8 @@ static int pv_tl_encode(const pv_summary *tls, util_buf *out)
     }
     p = codec_varint_put(p, tls->used + 1);
     for (size_t i = 0; i < tls->cap; i++) {
-        const pv_entry *const e = &tls->slots[i];
-        if (e->used) {
+        const pv_entry *const e = slot_entry(tls, i);
+        if (e != NULL) {
             *p++ = e->kind;
             p = encode_fields(codec_varint_put(p, e->row), e);
         }
@@ -1026,8 +1048,9 @@ int pv_encode_all(const pv_summary *s, const pv_summary *bins, const pv_summary 
     p = codec_varint_put(p, s->fold);
     p = codec_varint_put(p, s->used);
     for (size_t i = 0; i < s->cap; i++) {
-        if (s->slots[i].used) {
-            p = encode_entry(p, &s->slots[i]);
+        const pv_entry *const e = slot_entry(s, i);
+        if (e != NULL) {
+            p = encode_entry(p, e);
         }
     }
     out->len += size;

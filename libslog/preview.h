@@ -70,9 +70,14 @@ typedef struct pv_entry {
     double vmin, vmax, vsum, vlast;
 } pv_entry;
 
+/* An open-addressing table of 4-byte slots over a dense array of its
+ * entries: probes, resets and re-hashes touch the slots only, and scans
+ * whose order does not matter read the entries in insertion order.  What
+ * is encoded goes in slot order (the table's layout), as it always did. */
 typedef struct pv_summary {
-    pv_entry *slots;
-    size_t cap;   /* power of two, or 0 */
+    uint32_t *index;    /* cap slots: 0 empty, else 1 + the entry's position */
+    pv_entry *entries;  /* the used entries, in insertion order */
+    size_t cap;   /* slots: a power of two, or 0 */
     size_t used;
     uint32_t fold;
     /* Categories folded into "other": sticky, and carried along by merges,

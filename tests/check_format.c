@@ -434,11 +434,9 @@ START_TEST(test_preview_fold_fits_budget_and_keeps_totals)
     ck_assert_uint_gt(s.fold, 0);
     uint64_t c2 = 0;
     int64_t i2 = 0;
-    for (size_t i = 0; i < s.cap; i++) {
-        if (s.slots[i].used) {
-            c2 += s.slots[i].count;
-            i2 += s.slots[i].incl;
-        }
+    for (size_t i = 0; i < s.used; i++) {
+        c2 += s.entries[i].count;
+        i2 += s.entries[i].incl;
     }
     ck_assert_uint_eq(c2, count);
     ck_assert_int_eq(i2, incl);
