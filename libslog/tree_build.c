@@ -532,19 +532,20 @@ static void count_written(tree_builder *tb, const open_node *n, const store_node
     }
 }
 
-/* The totals of a closing leaf's states (tree_leafsum.h), in one pass over
- * them; NULL above level 0. */
-static const tree_leafsum *leaf_totals(tree_builder *tb, uint32_t i)
+/* The totals of a closing leaf's states (tree_leafsum.h), added as they
+ * arrived; NULL above level 0. */
+static const tree_leafsum *leaf_totals(const tree_builder *tb, uint32_t i)
 {
-    if (i != 0) {
-        return NULL;
+    return i == 0 ? &tb->leafsum : NULL;
+}
+
+/* A leaf was written as @p row: the frontier moves past it and its totals empty. */
+static void leaf_closed(tree_builder *tb, const store_node_row *row)
+{
+    if (row->t1 > tb->frontier) {
+        tb->frontier = row->t1;
     }
-    const fmt_node *const it = &tb->level[0].items;
     tree_leafsum_reset(&tb->leafsum);
-    for (size_t k = 0; k < it->n[SLOG_KIND_STATE]; k++) {
-        tree_leafsum_add_state(&tb->leafsum, &it->states[k]);
-    }
-    return &tb->leafsum;
 }
 
 /* Close level i: its summary goes to the parent unfolded (the parent's
@@ -587,8 +588,8 @@ static int close_level(tree_builder *tb, uint32_t i, int finishing, slog_error *
         return rc;
     }
     count_written(tb, n, &row);
-    if (i == 0 && row.t1 > tb->frontier) {
-        tb->frontier = row.t1;
+    if (i == 0) {
+        leaf_closed(tb, &row);
     }
     open_reset(n, tb->frontier);
     if (p == NULL) {
@@ -633,6 +634,9 @@ int tree_build_add_state(tree_builder *tb, const fmt_state_rec *r, const uint8_t
     fmt_node *const it = &tb->level[i].items;
     if (fmt_node_add_state(it, r, args, args_len) != 0) {
         return oom(err);
+    }
+    if (i == 0) { /* as stored: the node may have clamped its exclusive time */
+        tree_leafsum_add_state(&tb->leafsum, &it->states[it->n[SLOG_KIND_STATE] - 1]);
     }
     return after_add(tb, i, err);
 }
