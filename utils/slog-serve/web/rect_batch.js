@@ -170,9 +170,22 @@ export class RectBatch {
 }
 
 /**
+ * Math.round(@p v) clamped to [0, @p limit], as one integer: halves round up
+ * as Math.round's do, and a value outside the range never reaches the
+ * 32-bit conversion.  A third cheaper than Math.round and Math.max/min
+ * (a dense frame has ~2*10^4 rectangles: 60 -> 37 ns each in node).
+ */
+function devicePixel(v, limit)
+{
+    return v <= 0 ? 0 : v >= limit ? limit : (v + 0.5) | 0;
+}
+
+/**
  * Write @p list's rectangles (CSS pixels, scaled by @p k) into @p px in
  * colour @p c; grow @p box (device pixels) to hold what was written.  The
  * bounds stay in locals inside the loop: it runs ~10^4 times a dense frame.
+ * Each rectangle keeps at least one pixel each way; one with a NaN side is
+ * not drawn.
  */
 function writeRects(px, width, height, k, list, c, box)
 {
@@ -180,10 +193,16 @@ function writeRects(px, width, height, k, list, c, box)
     const n = list.n;
     let {x0: bx0, y0: by0, x1: bx1, y1: by1} = box;
     for (let i = 0; i < n; i += 4) {
-        const x0 = Math.max(0, Math.round(xy[i] * k));
-        const y0 = Math.max(0, Math.round(xy[i + 1] * k));
-        const x1 = Math.min(width, Math.max(x0 + 1, Math.round(xy[i + 2] * k)));
-        const y1 = Math.min(height, Math.max(y0 + 1, Math.round(xy[i + 3] * k)));
+        const fx0 = xy[i] * k, fy0 = xy[i + 1] * k, fx1 = xy[i + 2] * k, fy1 = xy[i + 3] * k;
+        if (fx0 !== fx0 || fy0 !== fy0 || fx1 !== fx1 || fy1 !== fy1) {
+            continue;
+        }
+        const x0 = devicePixel(fx0, width);
+        const y0 = devicePixel(fy0, height);
+        let x1 = devicePixel(fx1, width);
+        let y1 = devicePixel(fy1, height);
+        x1 = x1 > x0 ? x1 : x0 + 1 > width ? width : x0 + 1;
+        y1 = y1 > y0 ? y1 : y0 + 1 > height ? height : y0 + 1;
         if (y0 >= y1 || x0 >= x1) {
             continue;
         }
