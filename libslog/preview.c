@@ -137,10 +137,11 @@ static int too_full(size_t n, size_t cap)
     return (n + 1) * 10 > cap * 7;
 }
 
-/* The entries a table of @p cap slots holds before it grows. */
+/* Room for the entries a table of @p cap slots holds before it grows (at
+ * most 7/10 of cap: too_full); rehash bounds cap, so cap * 7 fits. */
 static size_t entries_for(size_t cap)
 {
-    return cap / 10 * 7 + cap % 10 * 7 / 10 + 1;
+    return cap * 7 / 10 + 1;
 }
 
 /* The entry in slot @p i, or NULL: for scans whose order is the table's
