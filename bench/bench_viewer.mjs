@@ -13,7 +13,13 @@
 // threads) beside the wall times: on two cores they share the CPU.  Also decodes a
 // synthetic answer of 10^5 items in the page (binary vs JSON.parse).
 //
-//   node bench/bench_viewer.mjs SLOG_SERVE FILE.slog... [--steps 50] [--settle 1000] [--json OUT]
+//   node bench/bench_viewer.mjs SLOG_SERVE FILE.slog... [--steps 50] [--settle 1000] [--pace 0] [--interleave]
+//                               [--json OUT]
+// --interleave: every file open at once (a server and a page each), the
+// files taking step k in turn, so a slow phase of the machine falls on all
+// of them alike and their ratio holds from run to run.
+// --pace MS: wait MS before every step (as a person's inputs come apart;
+// the browser then finishes compositing one frame before the next input).
 // --settle MS: the pause between the first exact frame and the first step
 // (default 1000, as a person's first input; 0 steps at once, while the page
 // still compiles and collects after opening).
@@ -26,12 +32,16 @@ import {launchBrowser, startServer} from '../tests/viewer/harness.mjs';
 
 function parseArgs(argv)
 {
-    const o = {files: [], steps: 50, json: null, settle: 1000};
+    const o = {files: [], steps: 50, json: null, settle: 1000, interleave: false, pace: 0};
     for (let i = 0; i < argv.length; i++) {
         if (argv[i] === '--steps') {
             o.steps = Number(argv[++i]);
         } else if (argv[i] === '--settle') {
             o.settle = Number(argv[++i]);
+        } else if (argv[i] === '--pace') {
+            o.pace = Number(argv[++i]);
+        } else if (argv[i] === '--interleave') {
+            o.interleave = true;
         } else if (argv[i] === '--json') {
             o.json = argv[++i];
         } else if (!o.serve) {
@@ -84,18 +94,28 @@ function cpuSeconds(pid)
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100)
 }
 
-/** CPU seconds used so far by every process of the browser (all chromium processes). */
+const browserCpuSeen = new Map(); // pid -> CPU seconds when last seen
+
+/**
+ * CPU seconds used so far by every process of the browser (all chromium
+ * processes).  A process that has ended counts with its CPU time when last
+ * seen, so a renderer closing between two samples never makes the
+ * difference negative (its last part is then missed).
+ */
 function browserCpuSeconds()
 {
-    let sum = 0;
     for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
         try {
             if (readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('chrom')) {
-                sum += cpuSeconds(pid);
+                browserCpuSeen.set(pid, cpuSeconds(pid));
             }
         } catch (e) {
             // the process ended while we looked
         }
+    }
+    let sum = 0;
+    for (const s of browserCpuSeen.values()) {
+        sum += s;
     }
     return sum;
 }
@@ -127,7 +147,8 @@ async function stepOnce(page, t0, t1)
     }, [t0, t1]);
 }
 
-async function benchFile(browser, serveExe, file, steps, settleMs)
+/** Start slog-serve over @p file and open the viewer, ready for steps. */
+async function openFile(browser, serveExe, file, settleMs)
 {
     const server = await startServer(serveExe, [file]);
     const page = await browser.newPage({viewport: {width: 1400, height: 900}});
@@ -143,26 +164,93 @@ async function benchFile(browser, serveExe, file, steps, settleMs)
         const v = window.slogViewer.viewer;
         return Number(v.info.duration) * 1e9 / v.info.ticks_per_second;
     });
-    const memStart = {serve: rssKiB(server.proc.pid), page: await heap(cdp), serveCpu: cpuSeconds(server.proc.pid),
-                      browserCpu: browserCpuSeconds()};
-    const results = [];
-    for (const [a, b] of stepPlan(steps)) {
-        results.push(await stepOnce(page, Math.floor(a * ns), Math.ceil(b * ns)));
+    return {file, server, page, cdp, openMs, ns, results: []};
+}
+
+/** What the steps' processes have used so far: memory, CPU seconds. */
+async function usage(f)
+{
+    return {serve: rssKiB(f.server.proc.pid), page: await heap(f.cdp), serveCpu: cpuSeconds(f.server.proc.pid),
+            browserCpu: browserCpuSeconds()};
+}
+
+async function step(f, [a, b], paceMs)
+{
+    if (paceMs > 0) {
+        await f.page.waitForTimeout(paceMs);
     }
-    const memEnd = {serve: rssKiB(server.proc.pid), page: await heap(cdp), serveCpu: cpuSeconds(server.proc.pid),
-                    browserCpu: browserCpuSeconds()};
-    await page.close();
-    await server.stop();
+    f.results.push(await stepOnce(f.page, Math.floor(a * f.ns), Math.ceil(b * f.ns)));
+}
+
+/**
+ * Close @p f's page and server; its steps' figures.  The browser's CPU time
+ * is shared by @p sharing files' pages stepping in turn: per step it is
+ * divided by all their steps.
+ */
+async function closeFile(f, memStart, memEnd, sharing = 1)
+{
+    await f.page.close();
+    await f.server.stop();
+    const results = f.results;
     const phase = (a, b) => summary(results.slice(a, b).map((r) => r.ms)).median;
     const cpu = {serveMsPerStep: (memEnd.serveCpu - memStart.serveCpu) * 1000 / results.length,
-                 browserMsPerStep: (memEnd.browserCpu - memStart.browserCpu) * 1000 / results.length};
-    return {file, durationNs: ns, openMs, steps: results.length, perStep: results, cpu,
+                 browserMsPerStep: (memEnd.browserCpu - memStart.browserCpu) * 1000 / (results.length * sharing)};
+    return {file: f.file, durationNs: f.ns, openMs: f.openMs, steps: results.length, perStep: results, cpu,
             phases: {zoomIn: phase(0, 20), pan1: phase(20, 30), zoomOut: phase(30, 40), pan2: phase(40, 50)},
             ms: summary(results.map((r) => r.ms)), bytes: summary(results.map((r) => r.bytes)),
             items: summary(results.map((r) => r.items)), fetchMs: summary(results.map((r) => r.fetchMs)),
             serverMs: summary(results.map((r) => r.serverMs)),
             drawMs: summary(results.map((r) => r.drawMs)), decodeMs: summary(results.map((r) => r.decodeMs)),
             cut: results.filter((r) => r.cut).length, memStart, memEnd};
+}
+
+/** Every file's steps, one file after the other. */
+async function benchSequential(browser, o)
+{
+    const out = [];
+    for (const file of o.files) {
+        const f = await openFile(browser, o.serve, file, o.settle);
+        const memStart = await usage(f);
+        for (const w of stepPlan(o.steps)) {
+            await step(f, w, o.pace);
+        }
+        out.push(await closeFile(f, memStart, await usage(f)));
+    }
+    return out;
+}
+
+/**
+ * The files' steps taken in turn (step k of every file, the file that goes
+ * first rotating), so every file meets the same phases of a noisy machine.
+ * Each file has its own server and page; CPU times then cover all of them.
+ */
+async function benchInterleaved(browser, o)
+{
+    const fs = [];
+    for (const file of o.files) {
+        fs.push(await openFile(browser, o.serve, file, o.settle));
+    }
+    const memStart = [];
+    for (const f of fs) {
+        memStart.push(await usage(f));
+    }
+    const plan = stepPlan(o.steps);
+    for (let k = 0; k < plan.length; k++) {
+        for (let j = 0; j < fs.length; j++) {
+            await step(fs[(k + j) % fs.length], plan[k], o.pace);
+        }
+    }
+    const memEnd = [];
+    for (const f of fs) {
+        memEnd.push(await usage(f));
+    }
+    const out = [];
+    for (let j = 0; j < fs.length; j++) {
+        memStart[j].browserCpu = memStart[0].browserCpu; // the browser's CPU over the whole loop
+        memEnd[j].browserCpu = memEnd[fs.length - 1].browserCpu;
+        out.push(await closeFile(fs[j], memStart[j], memEnd[j], fs.length));
+    }
+    return out;
 }
 
 /**
@@ -256,12 +344,14 @@ async function main()
                     (out.decode.packedMs === undefined ? '' : `; packed ${out.decode.packedMs.toFixed(2)} ms for a ` +
                      `real answer of ${out.decode.packedN} items (${out.decode.packedBytes} B), ` +
                      `${out.decode.packedPoolMs.toFixed(2)} ms into pooled columns`));
-        console.log(`steps start ${o.settle} ms after each file's first exact frame`);
-        for (const f of o.files) {
-            const r = await benchFile(browser, o.serve, f, o.steps, o.settle);
-            out.files.push(r);
+        console.log(`steps start ${o.settle} ms after each file's first exact frame, ${o.pace} ms apart` +
+                    (o.interleave ? '; the files take their steps in turn' : ''));
+        out.interleaved = o.interleave;
+        out.paceMs = o.pace;
+        out.files = o.interleave ? await benchInterleaved(browser, o) : await benchSequential(browser, o);
+        for (const r of out.files) {
             const mb = (k) => (k / 1024).toFixed(0);
-            console.log(`${f}: open ${r.openMs} ms; ${r.steps} steps: median ${r.ms.median.toFixed(1)} ms, ` +
+            console.log(`${r.file}: open ${r.openMs} ms; ${r.steps} steps: median ${r.ms.median.toFixed(1)} ms, ` +
                         `p95 ${r.ms.p95.toFixed(1)} ms, max ${r.ms.max.toFixed(1)} ms; fetch median ` +
                         `${r.fetchMs.median.toFixed(1)} (server ${r.serverMs.median.toFixed(1)}, p95 ` +
                         `${r.serverMs.p95.toFixed(1)}), draw median ${r.drawMs.median.toFixed(1)} ms; bytes/step median ` +
@@ -272,6 +362,10 @@ async function main()
                         `slog-serve CPU per step ${r.cpu.serveMsPerStep.toFixed(1)} ms, browser ${r.cpu.browserMsPerStep.toFixed(1)} ms; ` +
                         `phase medians (ms): zoom-in ${r.phases.zoomIn.toFixed(1)}, pan ${r.phases.pan1.toFixed(1)}, ` +
                         `zoom-out ${r.phases.zoomOut.toFixed(1)}, pan ${r.phases.pan2.toFixed(1)}`);
+        }
+        for (const r of out.files.slice(1)) {
+            console.log(`median step ${r.file} / ${out.files[0].file}: ` +
+                        `${(r.ms.median / out.files[0].ms.median).toFixed(2)}`);
         }
     } finally {
         await close();
