@@ -5,7 +5,10 @@
 # imported once into SOURCE.slog (the same drawables as slog-import makes),
 # reused by the next run while newer than the source, imported again when
 # the source changes; an input that is no trace is an error (exit 1)
-# leaving no cache behind.
+# leaving no cache behind.  A source in a folder with no write bit (mode
+# 0555: root too, which access(2) lets write anywhere) is cached in
+# $XDG_CACHE_HOME/slog-serve, never beside it.  --format NAME forces the
+# import format (an unknown name is a usage error, exit 2).
 # Usage: serve_import.py SLOG_SERVE SLOG_IMPORT SLOG_INFO CHROME_JSON
 import json
 import os
@@ -24,9 +27,44 @@ def serve_once(serve_tool, src):
     return info, err
 
 
+def check_read_only_folder(serve_tool, demo, tmp):
+    ro = os.path.join(tmp, "ro")
+    os.mkdir(ro)
+    src = os.path.join(ro, "trace.json")
+    shutil.copy(demo, src)
+    os.chmod(ro, 0o555)
+    try:
+        _, err = serve_once(serve_tool, src)
+        beside = os.listdir(ro)
+    finally:
+        os.chmod(ro, 0o755)
+    if beside != ["trace.json"]:
+        fail(f"import written into a mode-0555 folder: {beside}: {err!r}")
+    cached = os.listdir(os.path.join(tmp, "cache", "slog-serve"))
+    if len(cached) != 1 or not cached[0].startswith("trace.json-") or "importing" not in err:
+        fail(f"read-only folder: no import into the cache folder: {cached} {err!r}")
+
+
+def check_format_option(serve_tool, demo, tmp, bad):
+    src = os.path.join(tmp, "forced.dat")
+    shutil.copy(demo, src)
+    srv = Server(serve_tool, [src], ["--format", "chrome"])
+    info = srv.json("/api/info?f=0")
+    err = srv.stop()
+    if "importing" not in err or info["states"] == 0:
+        fail(f"--format chrome: no import: {info} {err!r}")
+    for args, want, words in (([bad, "--format", "nosuch"], 2, "unknown format 'nosuch'"),
+                              ([bad, "-f", "otf2"], 1, "Cannot import")):
+        p = subprocess.run([serve_tool, *args, "--port", "0"], capture_output=True, text=True,
+                           timeout=60)
+        if p.returncode != want or words not in p.stderr or p.stdout:
+            fail(f"{args}: exit {p.returncode} (wanted {want}), stderr {p.stderr!r}")
+
+
 def main():
     serve_tool, import_tool, info_tool, demo = sys.argv[1:5]
     with temp_folder() as tmp:
+        os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
         src = os.path.join(tmp, "trace.json")
         shutil.copy(demo, src)
         ref = os.path.join(tmp, "ref.slog")
@@ -56,6 +94,8 @@ def main():
             fail(f"damaged input: exit {p.returncode}, stderr {p.stderr!r}")
         if os.path.exists(bad + ".slog"):
             fail("a failed import left a cache file")
+        check_read_only_folder(serve_tool, demo, tmp)
+        check_format_option(serve_tool, demo, tmp, bad)
     print("serve_import: ok")
 
 

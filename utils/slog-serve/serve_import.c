@@ -5,7 +5,11 @@
  * .slog; anything else goes through slog_import_file.  The cache is
  * "SOURCE.slog" beside the source when its folder is writable, else
  * $XDG_CACHE_HOME/slog-serve (or ~/.cache/slog-serve) with the source's
- * name and a hash of its full path.  A cached file is reused when it is
+ * name and a hash of its full path.  "Writable" is stricter than
+ * access(2), which says yes to root everywhere: a folder whose mode has no
+ * write bit at all, or on a read-only mount, is not written into even by
+ * root (a shared corpus is kept read-only that way).  --format names the
+ * import format instead of detecting it.  A cached file is reused when it is
  * newer than the source and complete; an import writes to a temporary name
  * and renames it when finished, so a killed import never leaves a cache
  * that looks valid.  Imports run before the server listens.
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <slog/slog.h>
@@ -54,6 +59,22 @@ static unsigned long long path_hash(const char *path)
     return h;
 }
 
+/* The cache may go into folder: access(2) allows it, and (for root, whom
+ * access always allows) the folder has a write bit and is not on a
+ * read-only mount. */
+static bool folder_writable(const char *folder)
+{
+    struct stat st;
+    struct statvfs fs;
+    if (access(folder, W_OK) != 0 || stat(folder, &st) != 0) {
+        return false;
+    }
+    if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0) {
+        return false;
+    }
+    return statvfs(folder, &fs) != 0 || (fs.f_flag & ST_RDONLY) == 0;
+}
+
 /* The cache path of src (malloc'd), beside it or in the cache folder. */
 static char *cache_path(const char *src)
 {
@@ -69,18 +90,21 @@ static char *cache_path(const char *src)
     char folder[PATH_MAX];
     (void)snprintf(folder, sizeof folder, "%.*s", slash != NULL ? (int)(slash - dir) + 1 : 1,
                    slash != NULL ? dir : ".");
-    if (access(folder, W_OK) == 0) {
+    if (folder_writable(folder)) {
         (void)snprintf(buf, sizeof buf, "%s.slog", dir);
         return strdup(buf);
     }
     const char *const xdg = getenv("XDG_CACHE_HOME");
     const char *const home = getenv("HOME");
-    (void)snprintf(folder, sizeof folder, "%s%s/slog-serve", xdg != NULL ? xdg : home,
-                   xdg != NULL ? "" : "/.cache");
     if (xdg == NULL && home == NULL) {
         return NULL;
     }
-    (void)mkdir(folder, 0700); /* its parent may be missing too: then the import fails */
+    /* the cache home may be missing too; a deeper missing parent fails the import */
+    (void)snprintf(folder, sizeof folder, "%s%s", xdg != NULL ? xdg : home,
+                   xdg != NULL ? "" : "/.cache");
+    (void)mkdir(folder, 0700);
+    (void)strncat(folder, "/slog-serve", sizeof folder - strlen(folder) - 1);
+    (void)mkdir(folder, 0700);
     (void)snprintf(buf, sizeof buf, "%s/%s-%016llx.slog", folder, base, path_hash(src));
     return strdup(buf);
 }
@@ -108,17 +132,18 @@ static void on_progress(const char *input, uint64_t done, uint64_t total, void *
 }
 
 /* Import src into cache (through a temporary file); 0 or -1 (printed). */
-static int import_one(const char *src, const char *cache, bool show_progress)
+static int import_one(const char *src, const char *cache, const serve_import_options *opts)
 {
     char tmp[PATH_MAX + 32];
     (void)snprintf(tmp, sizeof tmp, "%s.tmp-%ld", cache, (long)getpid());
     (void)fprintf(stderr, PROG ": importing %s into %s\n", src, cache);
     progress bar;
-    progress_init(&bar, stderr, show_progress);
+    progress_init(&bar, stderr, opts->show_progress);
     progress_label(&bar, "importing");
     slog_import_options o = SLOG_IMPORT_OPTIONS_INIT;
     o.progress = on_progress;
     o.user = &bar;
+    o.format = opts->format;
     const slog_import_input in = {.name = src};
     slog_import_summary *sum = NULL;
     slog_error err;
@@ -146,7 +171,7 @@ static int import_one(const char *src, const char *cache, bool show_progress)
 }
 
 /* The path to serve for one argument (malloc'd), or NULL (printed). */
-static char *resolve_one(const char *arg, bool show_progress)
+static char *resolve_one(const char *arg, const serve_import_options *opts)
 {
     if (is_hdf5(arg) || access(arg, R_OK) != 0) {
         return strdup(arg); /* a .slog, or a missing file the reader will name */
@@ -160,14 +185,26 @@ static char *resolve_one(const char *arg, bool show_progress)
         (void)fprintf(stderr, PROG ": %s: using %s (imported before)\n", arg, cache);
         return cache;
     }
-    if (import_one(arg, cache, show_progress) != 0) {
+    if (import_one(arg, cache, opts) != 0) {
         free(cache);
         return NULL;
     }
     return cache;
 }
 
-int serve_import_resolve(char *const *args, size_t n, bool show_progress, char ***out)
+bool serve_import_format_known(const char *name)
+{
+    const char *const *const formats = slog_import_formats();
+    for (size_t i = 0; formats[i] != NULL; i++) {
+        if (strcmp(formats[i], name) == 0) {
+            return true;
+        }
+    }
+    return strcmp(name, "auto") == 0;
+}
+
+int serve_import_resolve(char *const *args, size_t n, const serve_import_options *opts,
+                         char ***out)
 {
     char **const paths = calloc(n > 0 ? n : 1, sizeof *paths);
     *out = NULL;
@@ -176,7 +213,7 @@ int serve_import_resolve(char *const *args, size_t n, bool show_progress, char *
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        paths[i] = resolve_one(args[i], show_progress);
+        paths[i] = resolve_one(args[i], opts);
         if (paths[i] == NULL) {
             serve_import_free(paths, i);
             return -1;

@@ -13,11 +13,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+typedef struct serve_import_options {
+    const char *format; /* NULL or "auto": detect; else a name of slog_import_formats() */
+    bool show_progress; /* draw a progress bar on stderr while importing */
+} serve_import_options;
+
+/* name is "auto" or one of slog_import_formats() (slog-serve --format). */
+bool serve_import_format_known(const char *name);
+
 /* The .slog path to serve for each of args[0..n) (*out: n malloc'd
  * strings, release with serve_import_free).  Imports print a line on
- * stderr, and a progress bar when show_progress.  0, or -1 after printing
- * the error. */
-int serve_import_resolve(char *const *args, size_t n, bool show_progress, char ***out);
+ * stderr, and a progress bar when opts->show_progress.  0, or -1 after
+ * printing the error. */
+int serve_import_resolve(char *const *args, size_t n, const serve_import_options *opts,
+                         char ***out);
 
 void serve_import_free(char **paths, size_t n);
 

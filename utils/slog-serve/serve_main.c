@@ -46,6 +46,7 @@ typedef struct serve_opts {
     uint32_t max_items;
     uint64_t cache_bytes;
     bool open_browser;
+    const char *format;
     char *const *files;
     size_t nfiles;
 } serve_opts;
@@ -54,7 +55,7 @@ static void usage(FILE *f)
 {
     (void)fprintf(
         f,
-        "Usage: " PROG " FILE... [--bind ADDR] [--port N] [--open]\n"
+        "Usage: " PROG " FILE... [--bind ADDR] [--port N] [--open] [--format NAME]\n"
         "Serve the timeline viewer and a read-only HTTP API (doc/VIEWER.md) over .slog files.\n"
         "\n"
         "  -b, --bind ADDR        numeric IPv4 or IPv6 address to listen on (default 127.0.0.1:\n"
@@ -66,6 +67,9 @@ static void usage(FILE *f)
         "                         with more is cut and says so\n"
         "      --cache SIZE       node caches of all readers together (default 256MiB; each\n"
         "                         file keeps up to one reader per thread, at least 8MiB each)\n"
+        "  -f, --format NAME      format of the FILEs that are not .slog, as slog-import's\n"
+        "                         --format: auto (default: detect), chrome, pfw, otf2,\n"
+        "                         recorder, clog2, slog2 or perfetto\n"
         "  -h, --help             this help\n"
         "  -V, --version          tool and library versions\n"
         "\n"
@@ -88,6 +92,7 @@ static const struct option long_opts[] = {
     {"threads", required_argument, NULL, OPT_THREADS},
     {"max-items", required_argument, NULL, OPT_MAX_ITEMS},
     {"cache", required_argument, NULL, OPT_CACHE},
+    {"format", required_argument, NULL, 'f'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -136,6 +141,10 @@ static int parse_one(int c, const char *arg, const char *argtext, serve_opts *o)
             return cli_usage_error(PROG, "--cache: %s", why);
         }
         return 0;
+    case 'f':
+        o->format = arg;
+        return serve_import_format_known(arg) ? 0
+                                               : cli_usage_error(PROG, "unknown format '%s'", arg);
     case 'h':
         usage(stdout);
         return -1;
@@ -152,7 +161,7 @@ static int parse_args(int argc, char **argv, serve_opts *o)
 {
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "b:p:hV", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "b:p:f:hV", long_opts, NULL)) != -1) {
         const int r = parse_one(c, optarg, argv[optind - 1], o);
         if (r != 0) {
             return r < 0 ? EXIT_SUCCESS : r;
@@ -186,8 +195,8 @@ static int serve(const serve_opts *o, const sigset_t *stop)
 {
     char why[512];
     char **paths = NULL;
-    if (serve_import_resolve(o->files, o->nfiles, progress_default_enabled(false, false), &paths) !=
-        0) {
+    const serve_import_options import = {o->format, progress_default_enabled(false, false)};
+    if (serve_import_resolve(o->files, o->nfiles, &import, &paths) != 0) {
         return EXIT_FAILURE;
     }
     serve_files *files = NULL;
