@@ -4,7 +4,9 @@
 // browser needed): id lists and URL fragments round trip and reject
 // damage, the binary window decoder reads a crafted answer column by
 // column and refuses short or foreign buffers, and the row model lays out,
-// collapses, finds visible rows and fold groups as slog_reader_fold_row.
+// collapses, finds visible rows and fold groups as slog_reader_fold_row;
+// the window label's digits, near-white colours drawn darker, statistics
+// columns by kind, and the hit test of arrows and counter samples.
 //
 //   node modules_test.mjs WEB_DIR
 
@@ -260,12 +262,85 @@ function testRows(TimelineRows)
     t.ok(rows.path(4) === 'p3 / t4', 'path');
 }
 
-const [f, u, api, tr] = await Promise.all([load('format.js'), load('url_state.js'), load('api.js'),
-                                           load('timeline_rows.js')]);
+/** A deep window ("104.141 ms" at both ends before) and counter values are written so they can be told apart. */
+function testWindowLabel(f)
+{
+    const [a, b] = f.formatWindow(104141000, 104141020, 1e9);
+    t.ok(a !== b && a.startsWith('104.141') && b.startsWith('104.14102'), `a 20 ns window's ends differ (${a}, ${b})`);
+    t.ok(f.formatWindow(0, 1e9, 1e9).join('|') === '0 ns|1 s', 'a wide window keeps 6 digits');
+    t.ok(f.formatValue(0.48123456) === '0.481235' && f.formatValue(124000000) === '124,000,000',
+         'counter values: six significant digits');
+}
+
+/** Near-white categories are drawn darker, against the rows; every other colour as the file says. */
+function testPalette(pal)
+{
+    const colours = ['#ffffffff', '#f0f0f0ff', '#1f77b4ff', '#e377c2ff', '#dbdb8dff', '#c7c7c7ff', '#aec7e880'];
+    const p = new pal.Palette(colours.map((rgba, id) => ({id, rgba, name: `c${id}`, kind: 'state'})));
+    const rowBand = pal.luminance(0xf7, 0xf8, 0xfa);
+    const contrast = (id) => (rowBand + 0.05) / (pal.luminance(...p.categories[id].rgbaBytes.slice(0, 3)) + 0.05);
+    t.ok(contrast(0) >= 2.5 && contrast(1) >= 2.5 && p.categories[0].darkened,
+         `white and near-white drawn with contrast (${contrast(0).toFixed(2)}, ${contrast(1).toFixed(2)})`);
+    t.ok(p.style(0) === 'rgba(148,148,148,1)' && p.rgba32(0) === ((255 << 24 | 148 << 16 | 148 << 8 | 148) >>> 0),
+         `style and packed colour agree (${p.style(0)})`);
+    t.ok(p.style(2) === 'rgba(31,119,180,1)' && p.style(3) === 'rgba(227,119,194,1)' &&
+         p.style(4) === 'rgba(219,219,141,1)' && p.style(5) === 'rgba(199,199,199,1)' &&
+         p.style(6) === `rgba(174,199,232,${0x80 / 255})` && !p.categories.slice(2).some((c) => c.darkened),
+         'other colours unchanged');
+}
+
+/** Statistics columns by kind: arrows are not timed ("-"), counters show vmin/vmax/mean. */
+function testStatValue(ps)
+{
+    const arrow = {kind: 'arrow', count: 16, inclusive: 0, exclusive: 0, min: 0, max: 0, mean: 0};
+    const counter = {kind: 'counter', count: 3, vmin: 10, vmax: 40, vsum: 75, mean: 25};
+    const state = {kind: 'state', count: 2, inclusive: 1010, exclusive: 1000, min: 10, max: 1000, mean: 505};
+    const cols = ['count', 'inclusive', 'exclusive', 'min', 'max', 'mean'];
+    const row = (r) => JSON.stringify(cols.map((k) => ps.statValue(r, k) ?? null));
+    t.ok(row(arrow) === '[16,"-","-","-","-","-"]', `arrow times are "-" (${row(arrow)})`);
+    t.ok(row(counter) === '[3,null,null,10,40,25]', `counter min, max, mean are vmin, vmax, mean (${row(counter)})`);
+    t.ok(row(state) === '[2,1010,1000,10,1000,505]', 'state times as they are');
+}
+
+/**
+ * Hit test of arrows and counter samples: rows 0 and 1 threads, row 2 a
+ * counter track; one tick per pixel from x = 220.
+ */
+function testPick(render, pal, TimelineRows, Geometry)
+{
+    const rows = new TimelineRows({id: [0, 1, 2], parent: [-1, -1, -1], kind: [3, 3, 5], name: ['a', 'b', 'c'],
+                                   sort_key: [0, 1, 2]});
+    rows.duration = 1000;
+    const g = new Geometry(1220, 600, {t0: 0, t1: 1000}, rows, 0);
+    const p = new pal.Palette([0, 1, 2].map((id) => ({id, rgba: '#1f77b4ff', name: `c${id}`, kind: 'state'})));
+    const items = [[0, 0, 0, 0, 100, 200, 0], [2, 0, 1, 1, 300, 700, 0], [3, 2, 2, 2, 100, 100, 5],
+                   [3, 2, 2, 2, 500, 500, 9]]; // kind, timeline, timelineTo, category, start, end, value
+    const col = (k) => items.map((it) => it[k]);
+    const w = {n: items.length, kind: col(0), of: col(0), timeline: col(1), timelineTo: col(2), category: col(3),
+               start: col(4), end: col(5), value: col(6), depth: [0, 0, 0, 0], count: [1, 1, 1, 1],
+               inclusive: [100, 400, 0, 0]};
+    const at = (t, y) => render.pick(g, w, p, 220 + t, y);
+    const midY = (g.rowMid(0) + g.rowMid(1)) / 2;
+    t.ok(at(500, midY) === 1 && at(500, midY + 2.5) === 1, 'an arrow is picked on and near its line');
+    t.ok(at(500, midY + 8) === -1 && at(900, g.rowMid(0)) === -1, 'an arrow is not picked away from its line');
+    t.ok(at(150, g.rowMid(0)) === 0, 'a state is picked before anything else');
+    const cy = g.rowMid(2);
+    t.ok(at(300, cy) === 2 && at(500, cy) === 3 && at(950, cy) === 3,
+         'a counter row picks the sample in force at the cursor');
+    t.ok(at(50, cy) === -1 && at(500, g.rowMid(0)) === -1, 'no counter sample before the first, nor in other rows');
+}
+
+const [f, u, api, tr, pal, ps, render, geo] = await Promise.all(
+    ['format.js', 'url_state.js', 'api.js', 'timeline_rows.js', 'palette.js', 'panel_stats.js', 'render.js',
+     'geometry.js'].map(load));
 testIdLists(f);
 testUrlState(u);
 testDecode(api);
 testDecodePacked(api);
 testServerMs(api);
 testRows(tr.TimelineRows);
+testWindowLabel(f);
+testPalette(pal);
+testStatValue(ps);
+testPick(render, pal, tr.TimelineRows, geo.Geometry);
 process.exit(t.done());

@@ -41,6 +41,27 @@ export function formatExact(ticks, ticksPerSecond)
     return `${COUNT.format(Math.round(ticks))} ${unit} (${formatTicks(ticks, ticksPerSecond)})`;
 }
 
+const VALUE = new Intl.NumberFormat('en-US', {maximumSignificantDigits: 6});
+
+/** A measured value (a counter's): six significant digits, thousands separators. */
+export function formatValue(x)
+{
+    return Math.abs(x) >= 1e15 || (x !== 0 && Math.abs(x) < 1e-4) ? x.toPrecision(6) : VALUE.format(x);
+}
+
+/**
+ * A window's two ends, with digits enough that they differ (at least
+ * @p digits): "104.141 ms" twice says nothing at the deepest zoom.
+ */
+export function formatWindow(t0, t1, ticksPerSecond, digits = 6)
+{
+    let d = digits;
+    while (d < 17 && formatTicks(t0, ticksPerSecond, d) === formatTicks(t1, ticksPerSecond, d)) {
+        d++;
+    }
+    return [formatTicks(t0, ticksPerSecond, d), formatTicks(t1, ticksPerSecond, d)];
+}
+
 /** A count with thousands separators. */
 export function formatCount(n)
 {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 //
 // legend.js - the category legend beside the timeline: every category with
-// its colour swatch, kind and a show/hide checkbox, a search box that
+// its colour swatch as drawn (outlined, so a light one shows; the title
+// says when a too light colour is drawn darker), kind and a show/hide checkbox, a search box that
 // filters the list by name or group, and buttons to show or hide all the
 // listed ones at once.  It edits the palette's hidden set; the viewer
 // redraws and re-queries when the palette says it changed.
@@ -61,7 +62,8 @@ export class Legend {
             };
             const swatch = element('span', {className: 'swatch'});
             swatch.style.background = this.palette.style(c.id);
-            const label = element('label', {title: `${c.name} (${c.kind}${c.group ? ', ' + c.group : ''})`},
+            const drawn = c.darkened ? `; drawn darker than the file's ${c.rgba}, too light for the rows` : '';
+            const label = element('label', {title: `${c.name} (${c.kind}${c.group ? ', ' + c.group : ''}${drawn})`},
                                   [box, swatch, element('span', {textContent: c.name, className: 'name'}),
                                    element('span', {textContent: c.kind, className: 'kind'})]);
             return element('li', {}, [label]);

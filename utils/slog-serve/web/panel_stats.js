@@ -2,18 +2,38 @@
 //
 // panel_stats.js - statistics of the selected range from /api/stats (the
 // numbers of `slog-query --stats`): count, inclusive and exclusive time,
-// shortest and longest, per category, per timeline or both; every column
-// sorts on a click of its header (again: the other way).
+// shortest, longest and mean, per category, per timeline or both; every
+// column sorts on a click of its header (again: the other way).  A row's
+// kind says what its columns hold: states times; counters their smallest,
+// largest and mean value (vmin, vmax, mean); arrows "-" for every time, as
+// slog-query prints, since the library does not time arrows; events the
+// count alone.
 
 import {getJson} from './api.js';
 import {element} from './dom.js';
-import {formatCount, formatTicks} from './format.js';
+import {formatCount, formatTicks, formatValue} from './format.js';
 
 const COLUMNS = [
     ['category', 'category', 'text'], ['timeline', 'timeline', 'text'], ['count', 'count', 'count'],
     ['inclusive', 'inclusive', 'time'], ['exclusive', 'exclusive', 'time'],
-    ['min', 'min', 'time'], ['max', 'max', 'time'],
+    ['min', 'min', 'time'], ['max', 'max', 'time'], ['mean', 'mean', 'time'],
 ];
+
+/** Where a counter row keeps what a column shows (its values are not times). */
+const COUNTER_FIELDS = new Map([['min', 'vmin'], ['max', 'vmax'], ['mean', 'mean']]);
+const TIME_COLUMNS = new Set(COLUMNS.filter((c) => c[2] === 'time').map((c) => c[1]));
+
+/** What row @p row holds for column @p key: a number, '-' (not measured) or undefined (not applicable). */
+export function statValue(row, key)
+{
+    if (row.kind === 'counter' && TIME_COLUMNS.has(key)) {
+        return COUNTER_FIELDS.has(key) ? row[COUNTER_FIELDS.get(key)] : undefined;
+    }
+    if (row.kind === 'arrow' && TIME_COLUMNS.has(key)) {
+        return '-';
+    }
+    return row[key];
+}
 
 export class StatsPanel {
     constructor(root, viewer)
@@ -61,9 +81,12 @@ export class StatsPanel {
         if (key === 'timeline') {
             return row.timeline === undefined || row.timeline === null ? '' : v.rows.path(row.timeline);
         }
-        const x = row[key];
-        if (x === undefined || x === null) {
-            return '';
+        const x = statValue(row, key);
+        if (x === undefined || x === null || x === '-') {
+            return x ?? '';
+        }
+        if (row.kind === 'counter' && type === 'time') {
+            return formatValue(x);
         }
         return type === 'time' ? formatTicks(x, v.info.ticks_per_second) : formatCount(x);
     }
@@ -72,7 +95,11 @@ export class StatsPanel {
     {
         const {key, descending} = this.sort;
         const type = (columns.find((c) => c[1] === key) || [0, 0, 'count'])[2];
-        const value = (r) => (type === 'text' ? this.cell(r, key, type) : Number(r[key] ?? -Infinity));
+        const number = (r) => {
+            const x = statValue(r, key);
+            return typeof x === 'number' ? x : -Infinity;
+        };
+        const value = (r) => (type === 'text' ? this.cell(r, key, type) : number(r));
         const rows = this.answer.rows.slice();
         rows.sort((a, b) => {
             const x = value(a);
@@ -118,6 +145,7 @@ export class StatsPanel {
             tr.dataset.category = r.category ?? '';
             tr.dataset.timeline = r.timeline ?? '';
             tr.dataset.count = r.count;
+            tr.dataset.kind = r.kind;
             tr.dataset.inclusive = r.inclusive ?? '';
             tr.dataset.exclusive = r.exclusive ?? '';
             return tr;

@@ -5,7 +5,9 @@
 // Path2D per category, so 10^5 items cost one fill per colour), events as
 // ticks, arrows as lines between rows, pixel runs as bars whose height is
 // their exact occupancy; previews and counters are drawn by
-// render_density.js.  The hit test (pick) uses the same geometry.
+// render_density.js.  The hit test (pick) uses the same geometry: states,
+// events, arrows (near the line), counter samples (the one in force at the
+// cursor) and state previews.
 
 import {KIND} from './api.js';
 import {LABEL_WIDTH} from './geometry.js';
@@ -149,14 +151,12 @@ function drawArrows(ctx, g, w, palette)
         if (!isArrowLike(w, i) || !palette.visible(w.category[i])) {
             continue;
         }
-        const r0 = g.rows.rowOf[w.timeline[i]];
-        const r1 = g.rows.rowOf[w.timelineTo[i]];
-        if (r0 < 0 || r1 < 0 || (!g.visible(r0) && !g.visible(r1))) {
-            continue;
+        const l = arrowLine(g, w, i);
+        if (l) {
+            const p = pathFor(paths, w.category[i]);
+            p.moveTo(l.x0, l.y0);
+            p.lineTo(l.x1, l.y1);
         }
-        const p = pathFor(paths, w.category[i]);
-        p.moveTo(g.x(w.start[i]), g.rowMid(r0));
-        p.lineTo(g.x(w.end[i]), g.rowMid(r1));
     }
     ctx.globalAlpha = 0.6; // many arrows must not hide the states they cross
     for (const [cat, p] of paths) {
@@ -181,7 +181,14 @@ function drawSelection(ctx, g, selection, picked)
         ctx.strokeStyle = '#000';
         ctx.lineWidth = 2;
         const b = picked.box;
-        ctx.strokeRect(b.x - 1, b.y - 1, b.w + 2, b.h + 2);
+        if (b.line) {
+            ctx.beginPath();
+            ctx.moveTo(b.line.x0, b.line.y0);
+            ctx.lineTo(b.line.x1, b.line.y1);
+            ctx.stroke();
+        } else {
+            ctx.strokeRect(b.x - 1, b.y - 1, b.w + 2, b.h + 2);
+        }
     }
 }
 
@@ -223,11 +230,29 @@ function sameItem(w, i, p)
            w.start[i] === p.start && w.end[i] === p.end && w.depth[i] === p.depth;
 }
 
+/** What outlines picked item i: its rectangle, an arrow's line, or a counter sample's step. */
+function pickedShape(g, w, i)
+{
+    if (isStateLike(w, i)) {
+        return itemRect(g, w, i);
+    }
+    if (isArrowLike(w, i)) {
+        const line = arrowLine(g, w, i);
+        return line && {line};
+    }
+    const r = g.rows.rowOf[w.timeline[i]];
+    const at = counterTime(w, i);
+    if (at !== null) {
+        return r >= 0 && g.visible(r) ? {x: g.x(at) - 2, y: g.rowTop(r) + 2, w: 4, h: g.rowHeight(r) - 4} : null;
+    }
+    return eventTick(g, w, i);
+}
+
 function pickedBox(g, w, p)
 {
     for (let i = 0; i < w.n; i++) {
         if (sameItem(w, i, p)) {
-            return isStateLike(w, i) ? itemRect(g, w, i) : eventTick(g, w, i);
+            return pickedShape(g, w, i);
         }
     }
     return null;
@@ -235,16 +260,89 @@ function pickedBox(g, w, p)
 
 /**
  * The item under (x, y): a state or run rectangle containing the point,
- * else the nearest event tick within 3 pixels, else the state preview
- * drawn there.  -1: none.
+ * else the nearest event tick within 3 pixels, else the nearest arrow line
+ * within 3 pixels, else the counter sample in force there (in a row that
+ * draws counters), else the state preview drawn there.  -1: none.
  */
 export function pick(g, w, palette, x, y)
 {
     if (!w || x < g.plotX) {
         return -1;
     }
-    const hit = pickDrawable(g, w, palette, x, y);
-    return hit >= 0 ? hit : previewAt(g, w, palette, x, y);
+    for (const hitTest of [pickDrawable, pickArrow, pickCounter, previewAt]) {
+        const hit = hitTest(g, w, palette, x, y);
+        if (hit >= 0) {
+            return hit;
+        }
+    }
+    return -1;
+}
+
+/** The line arrow item i is drawn as, or null when neither end's row is on screen. */
+export function arrowLine(g, w, i)
+{
+    const r0 = g.rows.rowOf[w.timeline[i]];
+    const r1 = g.rows.rowOf[w.timelineTo[i]];
+    if (r0 < 0 || r1 < 0 || (!g.visible(r0) && !g.visible(r1))) {
+        return null;
+    }
+    return {x0: g.x(w.start[i]), y0: g.rowMid(r0), x1: g.x(w.end[i]), y1: g.rowMid(r1)};
+}
+
+/** Distance in pixels from (x, y) to the segment @p l. */
+export function distanceToLine(l, x, y)
+{
+    const dx = l.x1 - l.x0;
+    const dy = l.y1 - l.y0;
+    const len2 = dx * dx + dy * dy;
+    const k = len2 > 0 ? Math.min(1, Math.max(0, ((x - l.x0) * dx + (y - l.y0) * dy) / len2)) : 0;
+    return Math.hypot(x - (l.x0 + k * dx), y - (l.y0 + k * dy));
+}
+
+function pickArrow(g, w, palette, x, y)
+{
+    let best = -1;
+    let bestDist = 4;
+    for (let i = 0; i < w.n; i++) {
+        if (!isArrowLike(w, i) || !palette.visible(w.category[i])) {
+            continue;
+        }
+        const l = arrowLine(g, w, i);
+        const d = l ? distanceToLine(l, x, y) : Infinity;
+        if (d < bestDist) {
+            best = i;
+            bestDist = d;
+        }
+    }
+    return best;
+}
+
+/** When a counter item's value starts to hold (a run's value is its last sample's). */
+function counterTime(w, i)
+{
+    if (w.kind[i] === KIND.COUNTER) {
+        return w.start[i];
+    }
+    return w.kind[i] === KIND.RUN && w.of[i] === KIND.COUNTER ? w.end[i] : null;
+}
+
+/** The counter sample (or run) of the row under (x, y) whose value holds at x: the last one at or before it. */
+function pickCounter(g, w, palette, x, y)
+{
+    const r = g.rows.rowAt(y + g.scrollTop);
+    const t = g.time(x);
+    if (!g.visible(r) || t > (g.rows.duration ?? g.t1)) {
+        return -1;
+    }
+    let best = -1;
+    for (let i = 0; i < w.n; i++) {
+        const at = counterTime(w, i);
+        if (at !== null && at <= t && g.rows.rowOf[w.timeline[i]] === r && palette.visible(w.category[i]) &&
+            (best < 0 || at > counterTime(w, best))) {
+            best = i;
+        }
+    }
+    return best;
 }
 
 function pickDrawable(g, w, palette, x, y)

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 //
 // tooltip.js - what is under the mouse, before any click: the drawable's
-// category, duration and timeline (or a run's or preview's count) in a small
+// category, duration and timeline (an arrow's both timelines, a counter
+// sample's value, or a run's or preview's count) in a small
 // box beside the cursor, found with the renderer's own hit test at most once
 // per animation frame.
 
 import {KIND, KIND_NAMES} from './api.js';
-import {formatCount, formatTicks} from './format.js';
+import {formatCount, formatTicks, formatValue} from './format.js';
 import {pick} from './render.js';
 
 export class Tooltip {
@@ -45,8 +46,12 @@ export class Tooltip {
         const what = kind === KIND.RUN || kind === KIND.PREVIEW
             ? `${formatCount(w.count[i])} ${KIND_NAMES[w.of[i]]}s (${KIND_NAMES[kind]}), mostly ` : '';
         const span = w.end[i] > w.start[i] ? ` \u2022 ${formatTicks(w.end[i] - w.start[i], tps)}` : '';
-        const row = kind === KIND.PREVIEW && w.depth[i] > 0 ? 'a group of timelines' : v.rows.path(w.timeline[i]);
-        return `${what}${v.palette.name(w.category[i])}${span}\n${row}`;
+        let row = kind === KIND.PREVIEW && w.depth[i] > 0 ? 'a group of timelines' : v.rows.path(w.timeline[i]);
+        if (kind === KIND.ARROW) {
+            row += ` \u2192 ${v.rows.path(w.timelineTo[i])}`;
+        }
+        const value = kind === KIND.COUNTER ? ` = ${formatValue(w.value[i])}` : '';
+        return `${what}${v.palette.name(w.category[i])}${value}${span}\n${row}`;
     }
 
     update()
