@@ -13,7 +13,8 @@
 // of the last one is checked on a drawn bar, and a zoomed-out frame whose
 // rows are copied from rows drawn alike is compared with one drawn row by
 // row.  What is on screen is checked on screenshots (not blank; the
-// category's colour in its row, gone once hidden).  Never timed: only the
+// category's colour in its row, gone once hidden).  viewer_kinds.mjs adds
+// arrows, counters, file switching and empty views.  Never timed: only the
 // answers are checked.
 //
 //   node viewer_test.mjs SLOG_SERVE SLOG_IMPORT SLOG_QUERY SLOG_SYNTH CORPUS_DIR WORKDIR
@@ -22,6 +23,7 @@ import {existsSync, mkdirSync} from 'node:fs';
 import {join} from 'node:path';
 
 import {launchBrowser, run, SKIP, startServer, tap} from './harness.mjs';
+import {checkKinds} from './viewer_kinds.mjs';
 import {colourCounts, rgbOf} from './pixels.mjs';
 
 const [serveExe, importExe, queryExe, synthExe, corpusDir, workDir] = process.argv.slice(2);
@@ -584,6 +586,7 @@ async function main()
         await checkDeepLink(browser, server.url, slog, s, sel);
         await checkManyRows(browser, synthExe);
         await checkCopiedRows(browser, synthExe);
+        await checkKinds({browser, t, serveExe, importExe, workDir, openViewer});
     } finally {
         await close();
         await server.stop();

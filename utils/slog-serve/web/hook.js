@@ -3,7 +3,9 @@
 // hook.js - the documented test hook `window.slogViewer` (doc/VIEWER.md,
 // "Test hook"): view() gives the current window in integer nanoseconds from
 // the trace's start (as slog-query) and the rows on screen; goto(t0, t1)
-// moves there and resolves once that exact window is fully drawn; frames
+// moves there (clamped to the trace, and at least 20 ticks wide, the
+// deepest zoom: a narrower window is widened around its middle) and
+// resolves with the window drawn once it is fully drawn; frames
 // counts frames drawn; ready resolves when the first exact frame is drawn;
 // idle() resolves when whatever the view is now is fully drawn; where()
 // says where a drawable's lane is on the page, for clicks.

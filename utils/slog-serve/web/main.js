@@ -9,7 +9,7 @@
 // (hook.js) together.
 
 import {getJson, KIND, KIND_NAMES} from './api.js';
-import {formatCount, formatIdList, formatTicks} from './format.js';
+import {formatCount, formatIdList, formatWindow} from './format.js';
 import {Geometry} from './geometry.js';
 import {installHook} from './hook.js';
 import {Legend} from './legend.js';
@@ -61,7 +61,7 @@ class Viewer {
         $('zoom-in').onclick = () => this.zoomBy(0.5);
         $('zoom-out').onclick = () => this.zoomBy(2);
         $('zoom-all').onclick = () => this.setView({t0: 0, t1: this.duration});
-        $('file').onchange = () => this.open(Number($('file').value), {});
+        $('file').onchange = () => this.switchFile(Number($('file').value));
         this.setupTabs();
     }
 
@@ -87,13 +87,26 @@ class Viewer {
         this.files = await getJson('files');
         $('file').replaceChildren(...this.files.map((fi) => new Option(`${fi.name}${fi.complete ? '' : ' (live)'}`, fi.f)));
         const state = decodeUrlState(location.hash);
-        await this.open(state.f !== undefined && state.f < this.files.length ? state.f : 0, state);
+        await this.open(state.f ?? 0, state);
     }
 
-    /** Open file @p f and apply @p state (a decoded URL state, maybe empty). */
+    /** The file drop-down chose @p f: open it as a new view of the URL history (Back returns). */
+    async switchFile(f)
+    {
+        await this.open(f, {});
+        this.urlHistory.write({push: true});
+    }
+
+    /** Open file @p f and apply @p state (a decoded URL state, maybe empty); a bad @p f is an error. */
     async open(f, state)
     {
         this.loader.cancel();
+        if (!(f >= 0 && f < this.files.length)) {
+            $('file').value = '';
+            this.showError(new Error(`no file ${f}: this server has files 0\u2013${this.files.length - 1}; ` +
+                                     'choose one above'));
+            return;
+        }
         this.f = f;
         $('file').value = String(f);
         const [info, timelines, categories] = await Promise.all([
@@ -126,7 +139,7 @@ class Viewer {
         this.palette.hidden = new Set(s.hidden || []); // a URL lists every hidden category
         this.legend.sync();
         this.view = this.clamp(s.view || this.view);
-        this.selection = s.selection || null;
+        this.selection = this.clampSelection(s.selection);
         this.updateSpacer();
         if (s.scrollTop !== undefined) {
             this.scrollTo(s.scrollTop);
@@ -149,6 +162,14 @@ class Viewer {
         let t0 = span === want ? v.t0 : (v.t0 + v.t1) / 2 - span / 2;
         t0 = Math.min(Math.max(0, t0), this.duration - span);
         return {t0, t1: t0 + span};
+    }
+
+    /** Range @p s inside the trace, or null when nothing of it is. */
+    clampSelection(s)
+    {
+        const t0 = Math.max(0, s ? s.t0 : 0);
+        const t1 = Math.min(this.duration, s ? s.t1 : 0);
+        return t1 > t0 ? {t0, t1} : null;
     }
 
     setView(v)
@@ -265,7 +286,7 @@ class Viewer {
         this.stretch.drawn(g, layout);
         this.frames++;
         this.lastDrawMs = performance.now() - started;
-        this.showStatus(g, exact);
+        this.showStatus(g, exact, req);
         if (exact) {
             this.settle(key);
         }
@@ -336,14 +357,27 @@ class Viewer {
         this.frame(); // now, not on the next animation frame: the answer is what was waited for
     }
 
-    showStatus(g, exact)
+    showStatus(g, exact, req)
     {
         const w = this.data;
-        const tps = this.info.ticks_per_second;
-        $('window-label').textContent = `${formatTicks(g.t0, tps, 6)} \u2013 ${formatTicks(g.t1, tps, 6)}`;
-        $('status').textContent = w ? `${formatCount(w.n)} items, ${formatCount(w.bytes / 1024)} KiB, ` +
+        $('window-label').textContent = formatWindow(g.t0, g.t1, this.info.ticks_per_second).join(' \u2013 ');
+        $('status').textContent = !req ? this.nothingToAskWhy()
+            : w ? `${formatCount(w.n)} items, ${formatCount(w.bytes / 1024)} KiB, ` +
             `fetch ${w.fetchMs.toFixed(0)} ms, decode ${w.decodeMs.toFixed(2)} ms, draw ` +
             `${this.lastDrawMs.toFixed(1)} ms${w.cut ? ', CUT (zoom in)' : ''}${exact ? '' : ' \u2026'}` : 'loading\u2026';
+    }
+
+    /** Why the view asks for no window (request() gave null): said in the status line. */
+    nothingToAskWhy()
+    {
+        const i = this.info;
+        if (Number(i.states) + Number(i.events) + Number(i.arrows) + Number(i.counters) === 0) {
+            return 'no drawables in this file';
+        }
+        if (this.palette.queryFilter() === null) {
+            return 'every category hidden: show some in the legend';
+        }
+        return 'no rows on screen';
     }
 
     showError(e)
@@ -362,7 +396,7 @@ class Viewer {
 
     setSelection(sel, final)
     {
-        this.selection = sel && sel.t1 > sel.t0 ? sel : null;
+        this.selection = this.clampSelection(sel);
         this.scheduleDraw();
         if (final) {
             this.statsPanel.show(this.selection);

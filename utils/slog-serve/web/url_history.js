@@ -4,7 +4,8 @@
 // link reopens it and the browser's back/forward move between views: a view
 // that stays still for 300 ms is written to the URL, as a new history entry
 // unless the previous entry is less than a second old (then it is replaced,
-// so one wheel gesture is one entry); a fragment changed from outside (back,
+// so one wheel gesture is one entry); a file chosen in the drop-down is
+// written at once as a new entry; a fragment changed from outside (back,
 // forward, an edited or pasted link) is applied to the viewer.
 
 import {decodeUrlState, encodeUrlState} from './url_state.js';
@@ -46,14 +47,16 @@ export class UrlHistory {
         this.timer = setTimeout(() => this.write(), URL_SETTLE_MS);
     }
 
-    write()
+    /** Write the view to the URL now; @p push: always as a new history entry (a file switch). */
+    write({push = false} = {})
     {
+        clearTimeout(this.timer);
         const hash = encodeUrlState(this.state());
         if (hash === location.hash) {
             return;
         }
         const now = performance.now();
-        if (now - this.lastPush > HISTORY_MERGE_MS) {
+        if (push || now - this.lastPush > HISTORY_MERGE_MS) {
             history.pushState(null, '', hash);
         } else {
             history.replaceState(null, '', hash);
