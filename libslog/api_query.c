@@ -51,6 +51,10 @@ struct slog_query {
     store_node_row cur_node;  /* a copy of the current node's row */
     int cur_kind;               /* 0..3 drawables, 4 previews */
     int cur_binned;             /* previews emitted per pixel from the bins */
+    int cur_counters;           /* where a preview's counters come from (counter_source) */
+    uint64_t cur_tl_index;      /* the next per-timeline total to look at */
+    uint64_t cur_id;            /* the current node's index */
+    uint32_t cur_kinds;         /* kinds the current drawables blob emits */
     int want_args;              /* SLOG_QUERY_ARGS: load and emit args */
     uint64_t cur_index;
     slog_item item;
@@ -317,14 +321,57 @@ static int emits_bins(const slog_query *q, const store_node_row *n, const cache_
            tree_walk_bins_fine(e->bins.k, q->resolution);
 }
 
-/* Make a pinned entry the current emission source (n: the node's row). */
-static void set_current(slog_query *q, const store_node_row *n, cache_entry *e, int preview)
+/* Does a summary fold counters over timelines or into "other"?  Such an
+ * entry mixes unrelated series (watts with percents, one device with
+ * another): drawn as any one row's series it would be wrong. */
+static int counters_mixed(const pv_entry *v, uint64_t n, uint32_t fold)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        if (v[i].kind == SLOG_KIND_COUNTER && (fold > 0 || v[i].cat == PV_CATEGORY_OTHER)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Where a preview's counters come from.  Its own entries, unless they mix
+ * series while every category is selected (per-timeline totals and a
+ * leaf's samples cannot leave a category out): then an inner node's
+ * per-timeline totals (one preview per timeline, fold 0, category "other":
+ * all counters of that timeline, exact for a timeline of one counter), or
+ * a leaf's counter samples themselves (at most as many leaves as pixels
+ * reach here, since a narrower one is folded into an inner node). */
+enum { COUNTERS_OWN, COUNTERS_TIMELINES, COUNTERS_SAMPLES };
+
+static int counter_source(const slog_query *q, const store_node_row *n, const cache_entry *e,
+                          int binned)
+{
+    if (q->cat_sel != NULL || !(q->preview_of & (1u << SLOG_KIND_COUNTER)) ||
+        !(binned ? counters_mixed(e->bins.cells, e->bins.n, e->bins.fold)
+                 : counters_mixed(e->previews, e->npreviews, e->fold))) {
+        return COUNTERS_OWN;
+    }
+    if (e->tls.present) {
+        return COUNTERS_TIMELINES;
+    }
+    const int leaf = n->subtree_nodes == 1 && n->payload_len > 0 &&
+                     n->counts[SLOG_KIND_COUNTER] > 0 && (q->kinds & (1u << SLOG_KIND_COUNTER));
+    return leaf ? COUNTERS_SAMPLES : COUNTERS_OWN;
+}
+
+/* Make a pinned entry the current emission source (node i, n its row). */
+static void set_current(slog_query *q, uint64_t i, const store_node_row *n, cache_entry *e,
+                        int preview)
 {
     q->cur = e;
+    q->cur_id = i;
     q->cur_node = *n;
     q->cur_kind = preview ? SLOG_KIND_PREVIEW : 0;
+    q->cur_kinds = q->kinds;
     q->cur_binned = preview && emits_bins(q, &q->cur_node, e);
+    q->cur_counters = preview ? counter_source(q, n, e, q->cur_binned) : COUNTERS_OWN;
     q->cur_index = 0;
+    q->cur_tl_index = 0;
 }
 
 static int open_blob(slog_query *q, uint64_t node, const store_node_row *n, int preview,
@@ -333,7 +380,7 @@ static int open_blob(slog_query *q, uint64_t node, const store_node_row *n, int 
     cache_entry *e = NULL;
     const int rc = load_blob(q, node, preview, &e, err);
     if (rc == SLOG_OK) {
-        set_current(q, n, e, preview);
+        set_current(q, node, n, e, preview);
     }
     return rc;
 }
@@ -406,7 +453,7 @@ static int visit_next(slog_query *q, slog_error *err)
     }
     if (dense > 0) {
         if (pv != NULL) {
-            set_current(q, n, pv, 1);
+            set_current(q, i, n, pv, 1);
             return SLOG_OK;
         }
         return open_blob(q, i, n, 1, err);
@@ -639,7 +686,8 @@ static int emit_preview(slog_query *q)
     const cache_entry *const e = q->cur;
     while (q->cur_index < e->npreviews) {
         const pv_entry *const p = &e->previews[q->cur_index++];
-        if (!preview_matches(q, e->fold, p)) {
+        if ((q->cur_counters != COUNTERS_OWN && p->kind == SLOG_KIND_COUNTER) ||
+            !preview_matches(q, e->fold, p)) {
             continue;
         }
         q->item.kind = SLOG_KIND_PREVIEW;
@@ -705,7 +753,8 @@ static int emit_bins(slog_query *q)
     const store_node_row *const n = &q->cur_node;
     while (q->cur_index < b->n) {
         const pv_entry *const c = &b->cells[q->cur_index++];
-        if (!preview_matches(q, b->fold, c)) {
+        if ((q->cur_counters != COUNTERS_OWN && c->kind == SLOG_KIND_COUNTER) ||
+            !preview_matches(q, b->fold, c)) {
             continue;
         }
         const int64_t px = cell_pixel(q, n, c->bin, b->k);
@@ -718,6 +767,24 @@ static int emit_bins(slog_query *q)
         slog_preview *const v = &q->item.u.preview;
         to_public_preview(&acc, b->fold, n, v);
         cells_box(q, n, c->bin, b->cells[q->cur_index - 1].bin, b->k, v);
+        return 1;
+    }
+    return 0;
+}
+
+/* One preview per counter timeline of the current node's per-timeline
+ * totals (COUNTERS_TIMELINES): its box, category "other". */
+static int emit_timeline_counters(slog_query *q)
+{
+    const pv_tls *const t = &q->cur->tls;
+    while (q->cur_tl_index < t->n) {
+        const pv_entry *const p = &t->v[q->cur_tl_index++];
+        if (p->kind != SLOG_KIND_COUNTER || !row_selected(q, 0, p->row)) {
+            continue;
+        }
+        q->item.kind = SLOG_KIND_PREVIEW;
+        to_public_preview(p, 0, &q->cur_node, &q->item.u.preview);
+        q->item.u.preview.category = SLOG_CATEGORY_OTHER;
         return 1;
     }
     return 0;
@@ -808,11 +875,12 @@ static int emit_counter(slog_query *q, const fmt_decoded *d)
 static int emit_from_current(slog_query *q)
 {
     if (q->cur_kind == SLOG_KIND_PREVIEW) {
-        return q->cur_binned ? emit_bins(q) : emit_preview(q);
+        const int got = q->cur_binned ? emit_bins(q) : emit_preview(q);
+        return got || (q->cur_counters == COUNTERS_TIMELINES && emit_timeline_counters(q));
     }
     const fmt_decoded *const d = &q->cur->drawables;
     for (; q->cur_kind < 4; q->cur_kind++, q->cur_index = 0) {
-        if (!(q->kinds & (1u << q->cur_kind))) {
+        if (!(q->cur_kinds & (1u << q->cur_kind))) {
             continue;
         }
         int got = 0;
@@ -863,11 +931,19 @@ static void strip_args(slog_query *q)
 }
 
 /* The current blob is exhausted: release it, queue the runs no later node
- * can add to. */
+ * can add to.  A leaf's preview whose counters come from its samples
+ * (COUNTERS_SAMPLES) goes on with its drawables blob, counters only. */
 static int finish_current(slog_query *q, slog_error *err)
 {
+    const int samples = q->cur_kind == SLOG_KIND_PREVIEW && q->cur_counters == COUNTERS_SAMPLES;
     node_cache_unpin(q->cur);
     q->cur = NULL;
+    if (samples) {
+        const store_node_row n = q->cur_node;
+        const int rc = open_blob(q, q->cur_id, &n, 0, err);
+        q->cur_kinds = 1u << SLOG_KIND_COUNTER;
+        return rc;
+    }
     if (q->runs && pix_flush(&q->pix, tree_read_walk_low(&q->walk)) != 0) {
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, q->r->path, "Cannot merge pixel runs");
     }

@@ -255,6 +255,27 @@ static void assert_nodes_in_window(ref_file *f, const slog_query_options *q, con
     ck_assert_uint_le(res->nread, res->stats.nodes_read);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The distinct nodes among the blobs a query read. */
+static size_t distinct_reads(const tref_result *res)
+{
+    uint64_t *v = malloc((res->nread + 1) * sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    memcpy(v, res->read_nodes, res->nread * sizeof *v);
+    qsort(v, res->nread, sizeof *v, cmp_u64);
+    size_t n = 0;
+    for (size_t i = 0; i < res->nread; i++) {
+        n += i == 0 || v[i] != v[i - 1];
+    }
+    free(v);
+    return n;
+}
+
 /* ---- tests: file info and metadata ------------------------------------------------ */
 
 START_TEST(test_query_reference_info_matches_trace)
@@ -729,6 +750,9 @@ static void assert_previews_match_subtrees(ref_file *f, const tref_result *res)
             }
         }
         for (int kind = 0; kind < 4; kind++) {
+            if (kind == SLOG_KIND_COUNTER && previewed[kind] == 0 && root.subtree_nodes == 1) {
+                continue; /* a leaf whose previews mix counters: its samples came instead */
+            }
             ck_assert_msg(previewed[kind] == nodes[kind],
                           "node %llu [%lld,%lld]: previews count %llu of kind %d, subtree holds "
                           "%llu",
@@ -1180,7 +1204,8 @@ START_TEST(test_query_reference_repeated_query_hits_cache)
             ck_assert_uint_gt(first.stats.bytes_read, 0);
             ck_assert_uint_gt(first.stats.bytes_decoded, 0);
         }
-        ck_assert_uint_ge(first.stats.nodes_visited, first.nread);
+        /* a node may need two blobs (a leaf's preview, then its counters) */
+        ck_assert_uint_ge(first.stats.nodes_visited, distinct_reads(&first));
         tref_result_free(&first);
         tref_result_free(&second);
     }

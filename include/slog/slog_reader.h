@@ -355,6 +355,14 @@ typedef struct slog_query_stats {
  *   the node that completes them, in (pixel, kind, row) order.
  * At most 4 x pixels x rows x depth levels items then come back (rows:
  * timelines plus counter series; see doc/DESIGN.md, "Pixel runs").
+ * Counters are never summed across series when every category is selected
+ * (since 0.3): where a preview folds counters over timelines or into
+ * "other", an inner node's counters come back as one preview per timeline
+ * (fold 0, category SLOG_CATEGORY_OTHER: that timeline's counters together)
+ * and a leaf's as its samples (or their runs); only a file whose inner
+ * nodes lack per-timeline totals (thousands of timelines, or tiny leaves)
+ * still answers folded counters there (doc/DESIGN.md, "Counters at a
+ * distance").
  * Calls fill the reader's node cache, so the reader is not const.
  * @param out   receives the query (caller-owned; release with
  *              slog_query_destroy before the reader); NULL on failure
