@@ -166,8 +166,12 @@ static int search_input(search_run *s,
 {
     const ix_input *const in = &s->r->index->t.inputs[k];
     const int fw = at->forward;
+    const int within = (s->o.flags & SLOG_SEARCH_WITHIN) != 0; /* [o.t0, o.t1) bounds it too */
+    int64_t lo_t = fw ? at->t : INT64_MIN, hi_t = fw ? INT64_MAX : at->t;
+    lo_t = within && s->o.t0 > lo_t ? s->o.t0 : lo_t;
+    hi_t = within && s->o.t1 < hi_t ? s->o.t1 : hi_t;
     slog_search_options lo;
-    int rc = input_options(s, in, fw ? at->t : INT64_MIN, fw ? INT64_MAX : at->t, &lo, err);
+    int rc = input_options(s, in, lo_t, hi_t, &lo, err);
     if (rc <= 0) {
         return rc;
     }

@@ -102,7 +102,7 @@ static const size_t search_ends[] = {
     END_OF(slog_search_options, timelines),
     END_OF(slog_search_options, categories),
     END_OF(slog_search_options, ncategories),
-    END_OF(slog_search_options, reserved),
+    END_OF(slog_search_options, flags),
     END_OF(slog_search_options, name_contains),
 };
 _Static_assert(sizeof(slog_search_options) - END_OF(slog_search_options, name_contains) <
@@ -251,7 +251,8 @@ int api_search_options_load(slog_search_options *dst, const slog_search_options 
     static const options_layout l = {"slog_search_options", sizeof *dst, search_ends,
                                      COUNT(search_ends)};
     const int rc = load(&l, dst, src, path, err);
-    return must_be_zero(rc, dst->reserved, "slog_search_options.reserved", path, err);
+    return must_be_zero(rc, dst->flags & ~SLOG_SEARCH_WITHIN, "slog_search_options.flags", path,
+                        err);
 }
 
 int api_twriter_options_load(slog_twriter_options *dst, const slog_twriter_options *src,

@@ -25,6 +25,7 @@ typedef struct search_ctx {
     slog_error *err;
     uint32_t kinds;
     int64_t w0, w1;
+    int within;           /* next/prev bounded to [w0, w1) */
     uint8_t *tl_sel, *cat_sel;           /* NULL = all */
     uint8_t *fold_sel[PV_FOLD_MAX + 1];  /* per fold: rows holding a selected timeline */
     uint64_t *stack;
@@ -36,6 +37,12 @@ typedef struct search_ctx {
 static int nomem(search_ctx *c)
 {
     return util_err(c->err, SLOG_ENOMEM, UINT64_MAX, c->r->path, "Cannot search");
+}
+
+/* Is next/prev bounded to the window [w0, w1) (SLOG_SEARCH_WITHIN)? */
+static int bounded(const search_ctx *c)
+{
+    return c->within;
 }
 
 static int tl_ok(const search_ctx *c, uint32_t tl)
@@ -116,6 +123,7 @@ static int setup(search_ctx *c, slog_reader *r, const slog_search_options *in, s
     c->kinds = o.kinds ? o.kinds : 0xfu;
     c->w0 = o.t0;
     c->w1 = o.t1;
+    c->within = (o.flags & SLOG_SEARCH_WITHIN) != 0;
     rc = select_timelines(c, &o);
     return rc == SLOG_OK ? select_categories(c, &o) : rc;
 }
@@ -174,6 +182,25 @@ static int entry_may_match(search_ctx *c, const pv_entry *p, uint32_t fold)
     return row_ok(c, fold, p->row) || (p->kind == SLOG_KIND_ARROW && row_ok(c, fold, p->row_to));
 }
 
+/* Under a timeline filter, the subtree's per-timeline totals (exact, never
+ * folded) say whether it holds a selected kind on a selected timeline; a
+ * preview folded over rows only says "may".  Arrows are totalled by their
+ * source alone, so a search for arrows (which match by either end) cannot
+ * use them. */
+static int totals_may_match(const search_ctx *c, const cache_entry *e)
+{
+    if (c->tl_sel == NULL || !e->tls.present || (c->kinds & (1u << SLOG_KIND_ARROW))) {
+        return 1;
+    }
+    for (uint64_t i = 0; i < e->tls.n; i++) {
+        const pv_entry *const p = &e->tls.v[i];
+        if ((c->kinds & (1u << p->kind)) && tl_ok(c, p->row)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* From node's preview: may its subtree hold a match (*bound >= 0), and the
  * longest matching state it may hold (*bound, -1 when none). */
 static int preview_bound(search_ctx *c, uint64_t node, int *may, int64_t *bound)
@@ -194,6 +221,10 @@ static int preview_bound(search_ctx *c, uint64_t node, int *may, int64_t *bound)
                 *bound = p->max;
             }
         }
+    }
+    if (*may && !totals_may_match(c, e)) {
+        *may = 0;
+        *bound = -1;
     }
     node_cache_unpin(e);
     return SLOG_OK;
@@ -328,7 +359,8 @@ static int scan_node(search_ctx *c, uint64_t node, int64_t t, int forward, found
         for (uint64_t i = 0; (c->kinds & (1u << k)) && i < d->n[k]; i++) {
             slog_item it;
             item_key key;
-            if (take(c, d, k, i, &it, &key) && (forward ? key.time > t : key.time < t)) {
+            if (take(c, d, k, i, &it, &key) && (forward ? key.time > t : key.time < t) &&
+                (!bounded(c) || (key.time >= c->w0 && key.time < c->w1))) {
                 offer(f, &it, &key, forward);
             }
         }
@@ -337,10 +369,12 @@ static int scan_node(search_ctx *c, uint64_t node, int64_t t, int forward, found
     return SLOG_OK;
 }
 
-/* Can node's subtree hold a drawable beyond t that beats f? */
-static int worth_visiting(const store_node_row *n, int64_t t, int forward, const found *f)
+/* Can node's subtree hold a drawable beyond t (within the window, when
+ * bounded) that beats f? */
+static int worth_visiting(const search_ctx *c, const store_node_row *n, int64_t t, int forward,
+                          const found *f)
 {
-    if (n->t0 > n->t1) {
+    if (n->t0 > n->t1 || (bounded(c) && (n->t1 < c->w0 || n->t0 >= c->w1))) {
         return 0;
     }
     if (forward) {
@@ -365,7 +399,7 @@ static int search_dir(search_ctx *c, int64_t t, int forward, found *f)
         }
         const store_node_row *const n = &row;
         c->cost.nodes_visited++;
-        if (!worth_visiting(n, t, forward, f)) {
+        if (!worth_visiting(c, n, t, forward, f)) {
             continue;
         }
         int may = 0;

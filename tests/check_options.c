@@ -149,7 +149,7 @@ START_TEST(test_options_stats_search_init_functions_match_macros)
     memset(&se, 0xff, sizeof se);
     slog_search_options_init(&se);
     ck_assert_uint_eq(se.struct_size, sem.struct_size);
-    ck_assert_uint_eq(se.kinds + se.ntimelines + se.ncategories + se.reserved, 0);
+    ck_assert_uint_eq(se.kinds + se.ntimelines + se.ncategories + se.flags, 0);
     ck_assert_int_eq(se.t0 | se.t1, 0);
     ck_assert_ptr_null(se.timelines);
     ck_assert_ptr_null(se.categories);

@@ -84,6 +84,9 @@ static int ref_match(const sr_file *f, const tref_item *it, const slog_search_op
         return 0;
     }
     (void)f;
+    if ((o->flags & SLOG_SEARCH_WITHIN) && (it->start < o->t0 || it->start >= o->t1)) {
+        return 0; /* a drawable's search time is its start (a point's time) */
+    }
     return listed(o->timelines, o->ntimelines, it->timeline) ||
            (it->kind == SLOG_KIND_ARROW && listed(o->timelines, o->ntimelines, it->to));
 }
@@ -240,6 +243,12 @@ START_TEST(test_search_next_prev_match_reference)
         }
         check_one_direction(&f, &o, t, 1);
         check_one_direction(&f, &o, t, 0);
+        /* the same, bounded to a window around T (SLOG_SEARCH_WITHIN) */
+        o.flags = SLOG_SEARCH_WITHIN;
+        o.t0 = t - tref_rng_range(&rng, 0, span / 8);
+        o.t1 = t + tref_rng_range(&rng, 0, span / 8);
+        check_one_direction(&f, &o, t, 1);
+        check_one_direction(&f, &o, t, 0);
     }
     free(tls);
     sr_close(&f);
@@ -342,6 +351,10 @@ START_TEST(test_search_bad_arguments_rejected)
     o.timelines = &bad;
     o.ntimelines = 1;
     expect_einval(slog_search_next(f.reader, &o, 0, &it, NULL, &err), &err, "timeline 999");
+    o.timelines = NULL;
+    o.ntimelines = 0;
+    o.flags = 1u << 5; /* no such flag */
+    expect_einval(slog_search_next(f.reader, &o, 0, &it, NULL, &err), &err, "flags");
     sr_close(&f);
 }
 END_TEST

@@ -30,14 +30,20 @@ typedef struct slog_search_options {
     uint32_t struct_size;        /* sizeof(slog_search_options): use the INIT macro or
                                     slog_search_options_init */
     uint32_t kinds;              /* bit mask of (1u << slog_kind) of drawables; 0 = all four */
-    int64_t t0, t1;              /* window [t0, t1) of slog_search_top (next/prev: unused) */
+    int64_t t0, t1;              /* window [t0, t1) of slog_search_top, and of next/prev
+                                    with SLOG_SEARCH_WITHIN */
     uint32_t ntimelines;
     const uint32_t *timelines;   /* NULL = all; an arrow matches by either end */
     const uint32_t *categories;  /* NULL = all */
     uint32_t ncategories;
-    uint32_t reserved;           /* 0 */
+    uint32_t flags;              /* SLOG_SEARCH_* (since 0.3; before, a reserved 0) */
     const char *name_contains;   /* NULL = any; else only categories whose name contains it */
 } slog_search_options;
+
+/** slog_search_options.flags: next/prev find only drawables whose time lies in
+ *  [t0, t1), and read only the nodes that meet it: a bounded look back or
+ *  ahead, whose cost does not grow with what lies outside.  @since 0.3 */
+#define SLOG_SEARCH_WITHIN (1u << 0)
 
 #define SLOG_SEARCH_OPTIONS_INIT {sizeof(slog_search_options), 0, 0, 0, 0, NULL, NULL, 0, 0, NULL}
 
