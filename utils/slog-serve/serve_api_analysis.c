@@ -52,6 +52,17 @@ static void id_or_null(json_writer *w, const char *key, uint32_t id)
     }
 }
 
+/* The time fields of a row the library does not time: null, so no client
+ * takes a 0 for a measured duration. */
+static void untimed_fields(json_writer *w)
+{
+    static const char *const keys[] = {"inclusive", "exclusive", "min", "max", "mean"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        json_key(w, keys[i]);
+        json_null(w);
+    }
+}
+
 static void stats_row(json_writer *w, const slog_stats_row *r)
 {
     json_begin_object(w);
@@ -59,7 +70,9 @@ static void stats_row(json_writer *w, const slog_stats_row *r)
     id_or_null(w, "timeline", r->timeline);
     id_or_null(w, "category", r->category);
     json_kv_uint(w, "count", r->count);
-    if (r->kind == SLOG_KIND_STATE || r->kind == SLOG_KIND_ARROW) {
+    if (r->kind == SLOG_KIND_ARROW) {
+        untimed_fields(w); /* the library counts arrows, it does not time them */
+    } else if (r->kind == SLOG_KIND_STATE) {
         json_kv_int(w, "inclusive", r->inclusive);
         json_kv_int(w, "exclusive", r->exclusive);
         json_kv_int(w, "min", r->min);
