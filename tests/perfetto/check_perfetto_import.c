@@ -473,6 +473,130 @@ START_TEST(test_perfetto_legacy_phases_and_async_matching)
 }
 END_TEST
 
+/* Open a TrackDescriptor packet {uuid, parent_uuid}; *packet is the
+ * packet's mark, the descriptor's is returned. */
+static size_t descriptor_open(pbe *e, uint64_t uuid, uint64_t parent, size_t *packet)
+{
+    *packet = pk_open(e, 1, UINT64_MAX);
+    const size_t d = pbe_open(e, PK_TRACK_DESCRIPTOR);
+    pbe_uint(e, 1, uuid);
+    pbe_uint(e, 5, parent);
+    return d;
+}
+
+/* A thread TrackDescriptor whose ThreadDescriptor carries thread_name (may be ""). */
+static void thread_track(pbe *e, uint64_t uuid, uint64_t parent, int32_t pid, int32_t tid,
+                         const char *thread_name)
+{
+    size_t m;
+    const size_t d = descriptor_open(e, uuid, parent, &m);
+    const size_t t = pbe_open(e, 4);
+    pbe_int(e, 1, pid);
+    pbe_int(e, 2, tid);
+    pbe_string(e, 5, thread_name);
+    pbe_close(e, t);
+    pbe_close(e, d);
+    pbe_close(e, m);
+}
+
+/* A counter TrackDescriptor without a name, of BuiltinCounterType type. */
+static void builtin_counter_track(pbe *e, uint64_t uuid, uint64_t parent, uint64_t type)
+{
+    size_t m;
+    const size_t d = descriptor_open(e, uuid, parent, &m);
+    const size_t c = pbe_open(e, 8);
+    pbe_uint(e, 1, type);
+    pbe_close(e, c);
+    pbe_close(e, d);
+    pbe_close(e, m);
+}
+
+/* A slice on track from begin to end: its name, else only categories. */
+static void slice(pbe *e, uint64_t track, uint64_t begin, uint64_t end, const char *name,
+                  const char *categories)
+{
+    const size_t m = pk_open(e, 1, begin);
+    const size_t t = te_open(e, T_BEGIN, track, name);
+    if (categories != NULL) {
+        pbe_string(e, TE_CATEGORIES, categories);
+    }
+    pbe_close(e, t);
+    pbe_close(e, m);
+    pk_event(e, 1, end, T_END, track, NULL);
+}
+
+static uint32_t timeline_named(const pfh_result *r, const char *name)
+{
+    for (uint32_t i = 0; i < r->timelines && i < 64; i++) {
+        if (strcmp(r->tl_names[i], name) == 0) {
+            return i;
+        }
+    }
+    ck_abort_msg("no timeline named \"%s\"", name);
+    return 0;
+}
+
+/* Chrome's shapes: unnamed async tracks under a process or at the root, a
+ * legacy event naming only its pid, an empty thread name, a thread-time
+ * counter without a name.  None keeps a "track HEX" name, and the root
+ * rows that are not processes sort after every process. */
+START_TEST(test_perfetto_unnamed_tracks_named_grouped_and_sorted)
+{
+    pbe e = {0};
+    pk_track(&e, 100, 0, "app", 70000, 0, 0, 0);
+    thread_track(&e, 101, 100, 70000, 70001, "");
+    thread_track(&e, 102, 100, 70000, 70002, "worker");
+    thread_track(&e, 102, 100, 70000, 70002, ""); /* re-emitted: keeps "worker" */
+    pk_track(&e, 200, 100, NULL, 0, 0, 0, 0);     /* async under "app" */
+    pk_track(&e, 201, 100, "Net", 0, 0, 0, 0);
+    pk_track(&e, 300, 0, NULL, 0, 0, 0, 0);       /* global, unnamed */
+    pk_track(&e, 301, 0, NULL, 0, 0, 0, 0);
+    builtin_counter_track(&e, 400, 101, 1);       /* COUNTER_THREAD_TIME_NS */
+    slice(&e, 200, 1000, 2000, "Load", NULL);
+    slice(&e, 200, 3000, 4000, "Other", NULL);
+    slice(&e, 201, 1000, 2000, "fetch", NULL);
+    slice(&e, 300, 1500, 2500, "InputLatency::MouseMove", NULL);
+    slice(&e, 301, 1500, 2500, "", "input,latency");
+    slice(&e, 500, 5000, 6000, "undescribed", NULL);
+    size_t m = pk_open(&e, 1, 7000); /* legacy X on uuid 600, naming only pid 70000 */
+    size_t t = te_open(&e, 0, 600, "paint");
+    const size_t l = pbe_open(&e, TE_LEGACY);
+    pbe_uint(&e, 2, 'X');
+    pbe_uint(&e, 3, 1);
+    pbe_int(&e, 18, 70000);
+    pbe_close(&e, l);
+    pbe_close(&e, t);
+    pbe_close(&e, m);
+    m = pk_open(&e, 1, 8000);
+    t = te_open(&e, T_COUNTER, 400, NULL);
+    pbe_int(&e, TE_COUNTER, 42);
+    pbe_close(&e, t);
+    pbe_close(&e, m);
+    pfh_result *r = run(&e);
+    ck_assert_int_eq(r->rc, SLOG_OK);
+    const uint32_t app = timeline_named(r, "app");
+    ck_assert_uint_eq(r->tl_parents[timeline_named(r, "Load")], app);
+    ck_assert_int_eq(r->tl_kinds[timeline_named(r, "Load")], SLOG_TIMELINE_ASYNC);
+    ck_assert_uint_eq(r->tl_parents[timeline_named(r, "Net")], app);
+    ck_assert_uint_eq(r->tl_parents[timeline_named(r, "tid 70001")], app);
+    ck_assert_uint_eq(r->tl_parents[timeline_named(r, "worker")], app);
+    ck_assert_uint_eq(r->tl_parents[timeline_named(r, "paint")], app);
+    ck_assert_int_eq(r->tl_kinds[timeline_named(r, "thread_time")], SLOG_TIMELINE_COUNTER);
+    ck_assert_str_eq(pfh_find(r, SLOG_KIND_COUNTER, "thread_time")->tl_name, "thread_time");
+    const char *const roots[] = {"InputLatency::MouseMove", "input,latency", "undescribed"};
+    for (size_t i = 0; i < 3; i++) {
+        const uint32_t tl = timeline_named(r, roots[i]);
+        ck_assert_uint_eq(r->tl_parents[tl], SLOG_NO_PARENT);
+        ck_assert_int_gt(r->tl_sort_keys[tl], r->tl_sort_keys[app]);
+    }
+    for (uint32_t i = 0; i < r->timelines; i++) {
+        ck_assert_msg(strncmp(r->tl_names[i], "track ", 6) != 0, "%s", r->tl_names[i]);
+    }
+    free(r);
+    pbe_free(&e);
+}
+END_TEST
+
 /* valid | damaged packet | valid | 2 bytes of garbage | valid | cut packet */
 START_TEST(test_perfetto_damaged_packets_are_skipped_and_counted)
 {
@@ -613,6 +737,7 @@ static Suite *import_suite(void)
     tcase_add_test(tc, test_perfetto_compact_sched_per_cpu_states);
     tcase_add_test(tc, test_perfetto_sequence_scoped_incremental_clock);
     tcase_add_test(tc, test_perfetto_legacy_phases_and_async_matching);
+    tcase_add_test(tc, test_perfetto_unnamed_tracks_named_grouped_and_sorted);
     tcase_add_test(tc, test_perfetto_damaged_packets_are_skipped_and_counted);
     tcase_add_loop_test(tc, test_perfetto_not_a_trace_is_a_clear_error, 0,
                         (int)(sizeof bad_inputs / sizeof bad_inputs[0]));

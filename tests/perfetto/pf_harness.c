@@ -148,6 +148,7 @@ static void read_back(const char *path, pfh_result *r)
             (void)snprintf(r->tl_names[i], sizeof r->tl_names[0], "%s", ti.name);
             r->tl_kinds[i] = ti.kind;
             r->tl_parents[i] = ti.parent;
+            r->tl_sort_keys[i] = ti.sort_key;
         }
     }
     slog_query_options qo = SLOG_QUERY_OPTIONS_INIT;

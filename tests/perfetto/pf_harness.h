@@ -37,6 +37,7 @@ typedef struct pfh_result {
     char tl_names[64][64];
     slog_timeline_kind tl_kinds[64];
     uint32_t tl_parents[64];
+    int64_t tl_sort_keys[64];
     char rows[PFH_MAX_ROWS][96];
     uint64_t row_n[PFH_MAX_ROWS];
     size_t nrows;

@@ -39,6 +39,9 @@
 
 #define PF_NO_ID UINT32_MAX
 #define PF_SEQ_CLOCKS 64u /* sequence-scoped clock ids 64..127 */
+/* Sort key base of root rows that are not processes (global and orphan
+ * tracks): above every pid, so the processes come first. */
+#define PF_SORT_AFTER_PROCESSES ((int64_t)1 << 40)
 
 /* Fixed summary rows (perfetto_counts.c has their text and outcome). */
 typedef enum pf_kcount {
@@ -117,6 +120,7 @@ typedef struct pf_track {
     slog_timeline_kind tl_kind; /* for synthetic tracks */
     int32_t pid, tid;
     char *name;            /* malloc'd, NULL if none */
+    bool provisional_name; /* "track HEX": the first slice drawn on it names it */
     uint32_t timeline;     /* PF_NO_ID until created */
     uint32_t parent_track; /* synthetic parent, PF_NO_ID */
     int64_t sort_key;
@@ -265,6 +269,9 @@ int pf_track_descriptor(pf_importer *pf, pb_reader *r, const pb_field *f);
 int pf_thread_descriptor(pf_importer *pf, pf_seq *s, pb_reader *r, const pb_field *f);
 int pf_track_by_uuid(pf_importer *pf, uint64_t uuid, uint32_t *track);
 int pf_track_rename(pf_importer *pf, uint32_t track, const char *name);
+int pf_track_name_from_slice(pf_importer *pf, uint32_t track, const char *name,
+                             const char *group);
+int pf_track_adopt_pid(pf_importer *pf, uint32_t track, int32_t pid);
 /* A track the trace does not describe, found by key ("pid:7", "cpu:2"...). */
 typedef struct pf_synth {
     const char *key;

@@ -451,7 +451,10 @@ static int typed_event(pf_importer *pf, const pf_te *te, uint32_t track, int64_t
     switch (te->type) {
     case TYPE_SLICE_BEGIN:
         pf_count(pf, K_TE_BEGIN, 1);
-        rc = pf_category(pf, SLOG_KIND_STATE, te->name_str, te->group, &cat);
+        rc = pf_track_name_from_slice(pf, track, te->name_str, te->group);
+        if (rc == PF_OK) {
+            rc = pf_category(pf, SLOG_KIND_STATE, te->name_str, te->group, &cat);
+        }
         return rc == PF_OK ? pf_slice_push(pf, track, ts, cat) : rc;
     case TYPE_SLICE_END:
         pf_count(pf, K_TE_END, 1);
@@ -461,7 +464,10 @@ static int typed_event(pf_importer *pf, const pf_te *te, uint32_t track, int64_t
     case TYPE_INSTANT:
         pf_count(pf, K_TE_INSTANT, 1);
         pf_count(pf, K_INSTANT, 1);
-        rc = pf_category(pf, SLOG_KIND_EVENT, te->name_str, te->group, &cat);
+        rc = pf_track_name_from_slice(pf, track, te->name_str, te->group);
+        if (rc == PF_OK) {
+            rc = pf_category(pf, SLOG_KIND_EVENT, te->name_str, te->group, &cat);
+        }
         return rc == PF_OK ? pf_emit_event(pf, track, cat, ts) : rc;
     case TYPE_COUNTER:
         pf_count(pf, K_TE_COUNTER, 1);

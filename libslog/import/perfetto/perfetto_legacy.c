@@ -243,7 +243,8 @@ static int instant_phase(pf_importer *pf, const legacy *l, const pf_te *te, uint
         return PF_FATAL;
     }
     pf_count(pf, K_L_INSTANT, 1);
-    return pf_category(pf, SLOG_KIND_EVENT, te->name_str, te->group, &cat) == PF_OK
+    return pf_track_name_from_slice(pf, track, te->name_str, te->group) == PF_OK &&
+                   pf_category(pf, SLOG_KIND_EVENT, te->name_str, te->group, &cat) == PF_OK
                ? pf_emit_event(pf, track, cat, ts)
                : PF_FATAL;
 }
@@ -252,7 +253,8 @@ static int complete_phase(pf_importer *pf, const pf_te *te, uint32_t track, int6
                           int64_t dur_us)
 {
     uint32_t cat, tl;
-    if (pf_category(pf, SLOG_KIND_STATE, te->name_str, te->group, &cat) != PF_OK ||
+    if (pf_track_name_from_slice(pf, track, te->name_str, te->group) != PF_OK ||
+        pf_category(pf, SLOG_KIND_STATE, te->name_str, te->group, &cat) != PF_OK ||
         pf_timeline(pf, track, &tl) != PF_OK) {
         return PF_FATAL;
     }
@@ -275,7 +277,8 @@ static int slice_phase(pf_importer *pf, const pf_te *te, uint32_t track, bool be
 {
     uint32_t cat;
     if (begin) {
-        return pf_category(pf, SLOG_KIND_STATE, te->name_str, te->group, &cat) == PF_OK
+        return pf_track_name_from_slice(pf, track, te->name_str, te->group) == PF_OK &&
+                       pf_category(pf, SLOG_KIND_STATE, te->name_str, te->group, &cat) == PF_OK
                    ? pf_slice_push(pf, track, ts, cat)
                    : PF_FATAL;
     }
@@ -359,6 +362,9 @@ int pf_legacy_event(pf_importer *pf, pf_seq *s, const pf_te *te, uint32_t track,
         named.name_str = n != NULL ? n : "";
     }
     if (l.has_pid && l.has_tid && pf_track_thread(pf, l.pid, l.tid, &track) != PF_OK) {
+        return PF_FATAL;
+    }
+    if (l.has_pid && !l.has_tid && pf_track_adopt_pid(pf, track, l.pid) != PF_OK) {
         return PF_FATAL;
     }
     const int32_t pid = l.has_pid ? l.pid : pf->tracks[track].pid;

@@ -7,6 +7,8 @@
  * the process of its pid.  A parent chain that loops or runs deeper than 64
  * links stops at the root.  Kinds: process, thread, counter; other
  * described tracks are async rows under a process, generic elsewhere.
+ * Root rows other than processes (and the CPUs / GPU groups) get sort keys
+ * above every pid, so the processes come first.
  * Import library, perfetto folder: public libslog headers, libc.
  */
 #include <stdio.h>
@@ -69,6 +71,14 @@ static slog_timeline_kind kind_of(const pf_importer *pf, const pf_track *t, uint
                : SLOG_TIMELINE_GENERIC;
 }
 
+/* Root rows that sort after the processes: the global track, orphan
+ * async/custom tracks, per-sequence tracks; not the CPUs and GPU groups. */
+static bool sorts_after_processes(slog_timeline_kind kind)
+{
+    return kind != SLOG_TIMELINE_PROCESS && kind != SLOG_TIMELINE_HOST &&
+           kind != SLOG_TIMELINE_GPU;
+}
+
 static int make_timeline(pf_importer *pf, uint32_t idx, unsigned depth)
 {
     if (pf->tracks[idx].timeline != PF_NO_ID) {
@@ -83,6 +93,9 @@ static int make_timeline(pf_importer *pf, uint32_t idx, unsigned depth)
         return rc;
     }
     const slog_timeline_kind kind = kind_of(pf, t, ptrack);
+    if (parent == SLOG_NO_PARENT && sorts_after_processes(kind)) {
+        t->sort_key += PF_SORT_AFTER_PROCESSES;
+    }
     char fallback[48];
     (void)snprintf(fallback, sizeof fallback, "track %llx", (unsigned long long)t->uuid);
     slog_error werr;

@@ -8,8 +8,10 @@
  * A track's timeline is made when first needed, after its parent's
  * (parent_uuid, else the process of a thread), so the parent is always
  * known to the writer; described tracks that never carried an event get
- * their timeline at the end, so every descriptor is a row.  Categories
- * (kind, name, group) are made once here too.
+ * their timeline at the end, so every descriptor is a row.  Names: the
+ * descriptor's first non-empty one, else Perfetto's (tid N, pid N,
+ * thread_time); an unnamed async/custom track is "track HEX" only until
+ * its first slice names it, as Perfetto's UI does.
  * Import library, perfetto folder: public libslog headers, libc.
  */
 #include <stdio.h>
@@ -30,6 +32,9 @@
 #define THD_PID 1
 #define THD_TID 2
 #define THD_NAME 5
+#define CD_TYPE 1
+#define CD_THREAD_TIME_NS 1
+#define CD_THREAD_INSTRUCTION_COUNT 2
 #define CD_MULT 4
 #define CD_INCREMENTAL 5
 
@@ -147,6 +152,7 @@ int pf_track_by_uuid(pf_importer *pf, uint64_t uuid, uint32_t *track)
         return rc;
     }
     pf->tracks[*track].uuid = uuid;
+    pf->tracks[*track].provisional_name = uuid != 0;
     pf->tracks[*track].tl_kind = SLOG_TIMELINE_GENERIC;
     pf->tracks[*track].origin = uuid == 0 ? K_TL_GLOBAL : K_TL_UNDESCRIBED;
     if (pf_u64map_put(&pf->track_index, uuid, *track) != 0) {
@@ -165,6 +171,7 @@ typedef struct td_fields {
     bool process, thread, counter, counter_incremental;
     int32_t pid, tid;
     int64_t mult;
+    uint64_t counter_type; /* BuiltinCounterType, 0 unspecified */
 } td_fields;
 
 /* ProcessDescriptor (is_thread false) or ThreadDescriptor fields. */
@@ -198,7 +205,9 @@ static int read_counter(pb_reader *r, const pb_field *f, td_fields *d)
     }
     int rc;
     while ((rc = pb_next(&sub, &e)) == PB_OK) {
-        if (e.num == CD_MULT && e.wire == PB_WIRE_VARINT && (int64_t)e.value != 0) {
+        if (e.num == CD_TYPE && e.wire == PB_WIRE_VARINT) {
+            d->counter_type = e.value;
+        } else if (e.num == CD_MULT && e.wire == PB_WIRE_VARINT && (int64_t)e.value != 0) {
             d->mult = (int64_t)e.value;
         } else if (e.num == CD_INCREMENTAL && e.wire == PB_WIRE_VARINT) {
             d->counter_incremental = e.value != 0;
@@ -237,26 +246,62 @@ static int read_descriptor(pb_reader *r, const pb_field *f, td_fields *d)
     return st != PF_OK ? st : rc == PB_END ? PF_OK : PF_DAMAGED;
 }
 
-/* Name the track from the descriptor; rename its timeline if it has one. */
+/* What a descriptor without a name is called (as Perfetto shows it), NULL
+ * for a track a slice may name later. */
+static const char *unnamed_descriptor(const td_fields *d, char *buf, size_t cap)
+{
+    if (d->thread || d->process) {
+        (void)snprintf(buf, cap, d->thread ? "tid %d" : "pid %d", d->thread ? d->tid : d->pid);
+        return buf;
+    }
+    if (d->counter && d->counter_type == CD_THREAD_TIME_NS) {
+        return "thread_time";
+    }
+    if (d->counter && d->counter_type == CD_THREAD_INSTRUCTION_COUNT) {
+        return "thread_instruction_count";
+    }
+    return NULL;
+}
+
+/* Name the track from the descriptor's first non-empty name (name,
+ * thread_name, process_name).  Without one, a made-up "track HEX" gets the
+ * fallback above, a name already given is kept (re-emitted descriptors
+ * often leave it out).  The timeline, if made, is renamed. */
 static int describe_name(pf_importer *pf, uint32_t idx, const td_fields *d)
 {
-    const uint8_t *n = d->name ? d->name : d->tname ? d->tname : d->pname;
-    size_t len = d->name ? d->name_len : d->tname ? d->tname_len : d->pname_len;
+    const uint8_t *const given[] = {d->name, d->tname, d->pname};
+    const size_t lens[] = {d->name_len, d->tname_len, d->pname_len};
+    const char *n = NULL;
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0] && n == NULL; i++) {
+        if (given[i] != NULL && lens[i] > 0) {
+            n = (const char *)given[i];
+            len = lens[i];
+        }
+    }
     char fallback[32];
-    if (n == NULL && (d->thread || d->process)) {
-        (void)snprintf(fallback, sizeof fallback, d->thread ? "tid %d" : "pid %d",
-                       d->thread ? d->tid : d->pid);
-        n = (const uint8_t *)fallback;
-        len = strlen(fallback);
+    if (n == NULL && pf->tracks[idx].provisional_name) {
+        n = unnamed_descriptor(d, fallback, sizeof fallback);
+        len = n != NULL ? strlen(n) : 0;
     }
     pf_track *t = &pf->tracks[idx];
     if (n == NULL || (t->name != NULL && strlen(t->name) == len && memcmp(t->name, n, len) == 0)) {
+        t->provisional_name = t->provisional_name && n == NULL;
         return PF_OK;
     }
     if (set_name(pf, idx, n, len) != PF_OK) {
         return PF_FATAL;
     }
-    t = &pf->tracks[idx];
+    return pf_track_rename(pf, idx, pf->tracks[idx].name);
+}
+
+int pf_track_rename(pf_importer *pf, uint32_t track, const char *name)
+{
+    if (pf->tracks[track].name != name && set_name(pf, track, name, strlen(name)) != PF_OK) {
+        return PF_FATAL;
+    }
+    pf_track *t = &pf->tracks[track];
+    t->provisional_name = false;
     slog_error werr;
     if (t->timeline != PF_NO_ID &&
         slog_writer_set_timeline(pf->w, t->timeline, t->name, t->sort_key, &werr) != SLOG_OK) {
@@ -265,17 +310,33 @@ static int describe_name(pf_importer *pf, uint32_t idx, const td_fields *d)
     return PF_OK;
 }
 
-int pf_track_rename(pf_importer *pf, uint32_t track, const char *name)
+/* Perfetto's UI names a track without a name after its slices: the first
+ * slice or instant drawn on a "track HEX" names it (its name, else its
+ * categories). */
+int pf_track_name_from_slice(pf_importer *pf, uint32_t track, const char *name,
+                             const char *group)
 {
-    if (set_name(pf, track, name, strlen(name)) != PF_OK) {
+    if (!pf->tracks[track].provisional_name) {
+        return PF_OK;
+    }
+    const char *n = name[0] != '\0' ? name : group != NULL && group[0] != '\0' ? group : NULL;
+    return n != NULL ? pf_track_rename(pf, track, n) : PF_OK;
+}
+
+/* A legacy event's pid places a track nothing else places (no parent_uuid,
+ * not a process or thread) under that process, if its row is not made yet. */
+int pf_track_adopt_pid(pf_importer *pf, uint32_t track, int32_t pid)
+{
+    const pf_track *t = &pf->tracks[track];
+    if (t->timeline != PF_NO_ID || t->has_parent || t->parent_track != PF_NO_ID ||
+        t->kind != PF_TRACK_OTHER || t->uuid == 0) {
+        return PF_OK;
+    }
+    uint32_t proc;
+    if (pf_track_process(pf, pid, &proc) != PF_OK) {
         return PF_FATAL;
     }
-    const pf_track *t = &pf->tracks[track];
-    slog_error werr;
-    if (t->timeline != PF_NO_ID &&
-        slog_writer_set_timeline(pf->w, t->timeline, t->name, t->sort_key, &werr) != SLOG_OK) {
-        return pf_writer_failed(pf, &werr);
-    }
+    pf->tracks[track].parent_track = proc;
     return PF_OK;
 }
 
