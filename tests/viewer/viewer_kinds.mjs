@@ -102,6 +102,22 @@ async function checkCounterPick(page, t)
          'clicking a counter row picks the sample in force', JSON.stringify(f));
 }
 
+/**
+ * Zoomed in between two samples (300 and 700 us), a counter row still holds
+ * the value in force (the window asks for it: held=1), as Perfetto draws it.
+ */
+async function checkCounterHeld(page, t)
+{
+    await page.evaluate(() => window.slogViewer.goto(400000, 600000));
+    const p = await page.evaluate(() => {
+        const rows = window.slogViewer.viewer.rows;
+        return window.slogViewer.where(rows.name.indexOf('mem.bytes'), 0, 500000);
+    });
+    const tip = await tooltipAfterHover(page, p.x, p.rowTop + p.rowHeight / 2);
+    t.ok(tip.includes('= 40'), `between two samples a counter row holds the value in force (${JSON.stringify(tip)})`);
+    await page.evaluate(() => window.slogViewer.goto(0, 1100000));
+}
+
 /** Statistics of the whole trace (a link whose selection overhangs it: clamped). */
 async function checkStats(page, t, duration)
 {
@@ -162,6 +178,7 @@ export async function checkKinds(ctx)
         await page.evaluate(() => window.slogViewer.goto(0, 1100000)); // the arrow and the samples
         await checkArrowPick(page, t);
         await checkCounterPick(page, t);
+        await checkCounterHeld(page, t);
         await checkStats(page, t, Number(info.duration));
         await checkWindowLabel(page, t);
         await checkFileSwitch(page, t);

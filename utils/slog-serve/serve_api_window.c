@@ -6,13 +6,16 @@
  * JSON.  The answer is bounded: at most `max` items (itself at most the
  * server's cap) are kept; when the query has more, the first `max` are
  * sent and the answer says it was cut.  Reading stops there, so a
- * full-detail window over a huge file costs no more than the cap.
+ * full-detail window over a huge file costs no more than the cap.  With
+ * held=1 the counter samples in force at t0 come after the items (one per
+ * counter track asked for, beyond the cap; serve_api_held.c).
  * Tools layer (slog-serve): public libslog headers and utils/common.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "serve_api.h"
+#include "serve_api_held.h"
 #include "serve_encode.h"
 #include "serve_params.h"
 
@@ -20,6 +23,7 @@ typedef struct window_req {
     slog_query_options q;
     uint32_t *rows, *cats;
     uint64_t px, max;
+    uint64_t held; /* 1: the counter values in force at t0 too (serve_api_held.c) */
     size_t enc; /* ENC_* */
 } window_req;
 
@@ -55,7 +59,8 @@ static int parse_window_req(const serve_ctx *ctx,
         param_ids(rq, res, "cats", lease->fi->categories, &w->cats, &q.ncategories) != 0 ||
         param_kinds(rq, res, "kinds", SLOG_KINDS_ALL, &q.kinds) != 0 ||
         param_choice(rq, res, "enc", encs, ENC_BIN, &w->enc) != 0 ||
-        param_uint64(rq, res, "max", max, &w->max) != 0) {
+        param_uint64(rq, res, "max", max, &w->max) != 0 ||
+        param_uint64(rq, res, "held", (param_u64){.hi = 1}, &w->held) != 0) {
         return -1;
     }
     q.timelines = w->rows;
@@ -163,6 +168,14 @@ static int answer(const window_req *w, const serve_lease *lease, serve_response 
                                  c.n > w->max,
                                  !lease->fi->complete};
     c.n = c.n > w->max ? (size_t)w->max : c.n;
+    if (w->held) {
+        rc = serve_held_counters(lease, &w->q, &c, &err);
+    }
+    if (rc != SLOG_OK) {
+        slog_query_destroy(q);
+        serve_columns_free(&c);
+        return api_slog_error(res, "Cannot find the counter values in force", rc, &err);
+    }
     const double t_encode = serve_now_ms();
     rc = w->enc == ENC_JSON     ? encode_json(&c, &m, q, t_encode - t_start, res)
          : w->enc == ENC_PACKED ? serve_encode_window_packed(&c, &m, res)

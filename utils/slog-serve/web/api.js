@@ -286,13 +286,15 @@ export function decodePacked(buffer, pool = null)
 
 /**
  * One window query: {t0, t1, px, rows, cats} (rows/cats as id-list text,
- * empty = all), asked in the packed encoding.  Resolves to the decoded
- * window plus decodeMs.
+ * empty = all), asked in the packed encoding, with the counter values in
+ * force at t0 (held=1: a counter track's last sample before the window, so
+ * its chart starts at the left edge).  Resolves to the decoded window plus
+ * decodeMs.
  */
 export async function getWindow(f, req, signal, pool = null)
 {
     const response = await get('window', {f, t0: req.t0, t1: req.t1, px: req.px, rows: req.rows,
-                                          cats: req.cats, enc: 'packed'}, signal);
+                                          cats: req.cats, held: 1, enc: 'packed'}, signal);
     const buffer = await response.arrayBuffer();
     const started = performance.now();
     const w = decodePacked(buffer, pool);
