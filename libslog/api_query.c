@@ -321,13 +321,17 @@ static int emits_bins(const slog_query *q, const store_node_row *n, const cache_
            tree_walk_bins_fine(e->bins.k, q->resolution);
 }
 
-/* Does a summary fold counters over timelines or into "other"?  Such an
- * entry mixes unrelated series (watts with percents, one device with
- * another): drawn as any one row's series it would be wrong. */
-static int counters_mixed(const pv_entry *v, uint64_t n, uint32_t fold)
+static int preview_matches(slog_query *q, uint32_t fold, const pv_entry *p);
+
+/* Would a summary answer counters folded over timelines or into "other"
+ * (on the rows the query asks for)?  Such an entry mixes unrelated series
+ * (watts with percents, one device with another): drawn as any one row's
+ * series it would be wrong. */
+static int counters_mixed(slog_query *q, const pv_entry *v, uint64_t n, uint32_t fold)
 {
     for (uint64_t i = 0; i < n; i++) {
-        if (v[i].kind == SLOG_KIND_COUNTER && (fold > 0 || v[i].cat == PV_CATEGORY_OTHER)) {
+        if (v[i].kind == SLOG_KIND_COUNTER && (fold > 0 || v[i].cat == PV_CATEGORY_OTHER) &&
+            preview_matches(q, fold, &v[i])) {
             return 1;
         }
     }
@@ -343,12 +347,12 @@ static int counters_mixed(const pv_entry *v, uint64_t n, uint32_t fold)
  * reach here, since a narrower one is folded into an inner node). */
 enum { COUNTERS_OWN, COUNTERS_TIMELINES, COUNTERS_SAMPLES };
 
-static int counter_source(const slog_query *q, const store_node_row *n, const cache_entry *e,
+static int counter_source(slog_query *q, const store_node_row *n, const cache_entry *e,
                           int binned)
 {
     if (q->cat_sel != NULL || !(q->preview_of & (1u << SLOG_KIND_COUNTER)) ||
-        !(binned ? counters_mixed(e->bins.cells, e->bins.n, e->bins.fold)
-                 : counters_mixed(e->previews, e->npreviews, e->fold))) {
+        !(binned ? counters_mixed(q, e->bins.cells, e->bins.n, e->bins.fold)
+                 : counters_mixed(q, e->previews, e->npreviews, e->fold))) {
         return COUNTERS_OWN;
     }
     if (e->tls.present) {
