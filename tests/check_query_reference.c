@@ -266,8 +266,10 @@ static size_t distinct_reads(const tref_result *res)
 {
     uint64_t *v = malloc((res->nread + 1) * sizeof *v);
     ck_assert_ptr_nonnull(v);
-    memcpy(v, res->read_nodes, res->nread * sizeof *v);
-    qsort(v, res->nread, sizeof *v, cmp_u64);
+    if (res->nread > 0) { /* read_nodes is NULL when nothing was read */
+        memcpy(v, res->read_nodes, res->nread * sizeof *v);
+        qsort(v, res->nread, sizeof *v, cmp_u64);
+    }
     size_t n = 0;
     for (size_t i = 0; i < res->nread; i++) {
         n += i == 0 || v[i] != v[i - 1];
