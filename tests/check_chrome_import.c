@@ -112,8 +112,7 @@ static const expect expects[] = {
     {"y_empty_events.json", 1, 0, 0, 0, 4, "{} empty event", IMPORT_SKIPPED},
     {"y_invalid_utf8.json", 0, 1, 0, 0, 3, "invalid UTF-8 string", IMPORT_REPAIRED},
     {"y_nul_escape.json", 1, 0, 0, 0, 3, "\\u0000 in a string", IMPORT_REPAIRED},
-    {"y_lines.pfw", 2, 0, 0, 0, 0, "M FH/HH/SH -> names of hash args", IMPORT_IMPORTED},
-    {"y_lines_hash.pfw", 6, 0, 0, 0, 0, "M FH/HH/SH -> names of hash args", IMPORT_IMPORTED},
+    {"y_lines.pfw", 2, 0, 0, 0, 0, "M other (not mapped)", IMPORT_SKIPPED},
     {"y_lines_newline.pfw", 2, 0, 0, 0, 1, "raw newline in string", IMPORT_REPAIRED},
     {"y_lines_nobracket.pfw", 2, 0, 0, 0, 0, "X -> state", IMPORT_IMPORTED},
     /* issue 12 item 5: one bad line loses no other; DFTracer's "args":{"step":1,} */
@@ -314,31 +313,6 @@ START_TEST(test_chrome_import_samples_named_by_frames)
     ck_assert_ptr_nonnull(find_item(&h, SLOG_KIND_EVENT, "P2"));
     ck_assert_str_eq(h.tl[leaf->timeline].name, "main"); /* thread_name applied */
     harness_free(&h);
-}
-END_TEST
-
-/* DFTracer's FH/HH/SH tables name the hash args: the name in force where
- * the event was written, or one written later; a redefined value takes its
- * new name from there on; an arg of the name already there is kept. */
-START_TEST(test_chrome_import_pfw_hashes_get_their_names)
-{
-    static const char *const want[] = {
-        "hhash=i:3;cmd_hash=i:5;hostname=s:host1;cmd_name=s:./app",
-        "hhash=i:3;fhash=i:7;hostname=s:host1;fname=s:/a",
-        "hhash=s:3;fhash=i:9;hostname=s:host1;fname=s:/b",
-        "fhash=i:7;fname=s:/c",
-        "fhash=i:11;fname=s:/own",
-        "fhash=i:12",
-    };
-    for (int window = 0; window < 2; window++) {
-        harness h;
-        ck_assert_int_eq(import_file(&h, "y_lines_hash.pfw", window == 0 ? 1000000 : 2), 0);
-        ck_assert_uint_eq(h.nitems, 6);
-        for (size_t i = 0; i < 6; i++) {
-            ck_assert_str_eq(h.items[i].args, want[i]);
-        }
-        harness_free(&h);
-    }
 }
 END_TEST
 
@@ -763,7 +737,6 @@ static Suite *chrome_import_suite(void)
     tcase_add_test(tm, test_chrome_import_flows_become_arrows);
     tcase_add_test(tm, test_chrome_import_samples_named_by_frames);
     tcase_add_test(tm, test_chrome_import_metadata_names_timelines);
-    tcase_add_test(tm, test_chrome_import_pfw_hashes_get_their_names);
     tcase_add_test(tm, test_chrome_import_invalid_utf8_replaced);
     tcase_add_test(tm, test_chrome_import_nul_escape_replaced_not_cut);
     tcase_add_test(tm, test_chrome_import_raw_newline_joined_and_kept);

@@ -58,7 +58,6 @@ static const struct {
     [K_M_PSORT] = {"M process_sort_index", IMPORT_IMPORTED},
     [K_M_TSORT] = {"M thread_sort_index", IMPORT_IMPORTED},
     [K_M_LABELS] = {"M process_labels", IMPORT_IMPORTED},
-    [K_M_HASH] = {"M FH/HH/SH -> names of hash args", IMPORT_IMPORTED},
     [K_M_OTHER] = {"M other (not mapped)", IMPORT_SKIPPED},
     [K_SAMPLE] = {"P -> sample event", IMPORT_IMPORTED},
     [K_SAMPLE_TOP] = {"samples[] -> sample event", IMPORT_IMPORTED},
@@ -311,16 +310,7 @@ static int map_record(chrome_map *m, chrome_event *ev)
 
 int chrome_map_event(chrome_map *m, chrome_event *ev)
 {
-    chrome_event *named = NULL;
     map_hold(ev);
-    if (map_hash_names(m, ev, &named) != 0) {
-        map_release(ev);
-        return -1;
-    }
-    if (named != NULL) { /* the copy with names replaces the record */
-        map_release(ev);
-        ev = map_hold(named);
-    }
     const int rc = map_record(m, ev);
     map_release(ev);
     return rc;
@@ -368,8 +358,8 @@ int chrome_map_create(chrome_map **out, const chrome_out *o, import_ctx *ctx,
     m->ctx = ctx;
     m->cfg = *cfg;
     m->watermark = INT64_MIN;
-    shared_strmap *const fast[] = {&m->procs,  &m->cats,    &m->counters, &m->flows,
-                                   &m->binds,  &m->frames,  &m->early_f,  &m->hashes};
+    shared_strmap *const fast[] = {&m->procs, &m->cats,  &m->counters, &m->flows,
+                                   &m->binds, &m->frames, &m->early_f};
     for (size_t i = 0; i < sizeof fast / sizeof fast[0]; i++) {
         shared_strmap_init(fast[i], fast_hash);
     }

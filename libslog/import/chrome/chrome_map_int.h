@@ -41,7 +41,7 @@ typedef enum kcount {
     K_FLOW, K_FLOW_STRAY, K_FLOW_OPEN, K_FLOW_BACK,
     K_BIND, K_BIND_STRAY, K_BIND_OPEN,
     K_OBJ, K_OBJ_SNAP, K_OBJ_D_STRAY, K_OBJ_OPEN,
-    K_M_PNAME, K_M_TNAME, K_M_PSORT, K_M_TSORT, K_M_LABELS, K_M_HASH, K_M_OTHER,
+    K_M_PNAME, K_M_TNAME, K_M_PSORT, K_M_TSORT, K_M_LABELS, K_M_OTHER,
     K_SAMPLE, K_SAMPLE_TOP,
     K_CLOCK, K_MEM, K_CTX,
     K_EMPTY, K_NO_PH, K_NO_TS, K_BAD_TIME, K_UNKNOWN, K_LATE,
@@ -149,8 +149,6 @@ struct chrome_map {
     chrome_map_config cfg;
     shared_strmap procs, threads, cats, counters, asyncs, flows, binds, objects, frames;
     shared_strmap early_f; /* f that came before its s (the s was late) */
-    shared_strmap hashes;  /* DFTracer (input, FH|HH|SH, value) -> hash_defs */
-    size_t hash_bytes;     /* memory of their names (bounded) */
     kbuf k;
     thread_ref *by_thread_key; /* [thread_key], NULL members = not yet */
     size_t nthread_keys;
@@ -227,12 +225,6 @@ int map_category(chrome_map *m, slog_kind kind, uint32_t key, const char *name, 
 /* An array indexed by key ids, grown to hold @p key (zeroed); 0 ok, -1 no memory. */
 int key_cache_grow(void *arrp, size_t *n, size_t elem, uint32_t key);
 void map_free_timelines(chrome_map *m);
-/* DFTracer's hash tables (M FH/HH/SH): 1 when @p ev defined a name, 0 when
- * it is no such record, else failed (reported). */
-int map_hash_define(chrome_map *m, const chrome_event *ev);
-/* A copy of @p ev with the names of its hash args added (*out, malloc'ed),
- * or *out NULL when there is none to add; 0 ok, else failed (reported). */
-int map_hash_names(chrome_map *m, const chrome_event *ev, chrome_event **out);
 
 /* ---------------------------------------------- chrome_map_out.c */
 

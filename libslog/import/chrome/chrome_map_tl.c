@@ -7,13 +7,6 @@
  * and categories in order of first appearance; arrays indexed by the
  * records' chrome_keys ids cache what the maps gave, so most records are
  * placed without building a key.
- * Also DFTracer's hash tables (M FH/HH/SH): their names are kept per
- * (input, table, value) with the record order (seq) of each definition,
- * and added to records as string args beside the hash (fhash -> fname,
- * hhash -> hostname, ...; doc/IMPORT-CHROME.md "Args"): the name in force
- * where the record was written, or the first one written after it (M
- * records skip the reorder window, so a table written a little after its
- * use still arrives first).  At most 64 MiB of names are kept.
  * Import library, chrome: public libslog headers, libc.
  */
 #include <shared_grow.h>
@@ -430,173 +423,8 @@ static int meta_thread(chrome_map *m, const chrome_event *ev, meta_kind k)
     return rc != 0 ? map_fail(m, ev, "Failed to rename a timeline") : 0;
 }
 
-/* ------------------------------------------------ DFTracer hash names */
-
-#define HASH_NAMES_MAX (UINT64_C(64) << 20) /* bytes of names kept, all inputs */
-#define HASH_ARGS_MAX  8                    /* names added to one record */
-
-/* The names one (input, kind, value) had, in input order (seq). */
-typedef struct hash_def {
-    uint64_t seq;
-    char *name;
-} hash_def;
-
-typedef struct hash_defs {
-    hash_def *v;
-    size_t n, cap;
-} hash_defs;
-
-/* The args DFTracer writes hashes into: key, table (M name), added arg. */
-static const struct {
-    const char *key, *table, *name_key;
-} hash_args[] = {
-    {"fhash", "FH", "fname"},        {"hhash", "HH", "hostname"}, {"shash", "SH", "sname"},
-    {"cmd_hash", "SH", "cmd_name"}, {"exec_hash", "SH", "exec_name"},
-};
-
-/* A hash value: a non-negative integer, or its decimal text. */
-static bool hash_value(const slog_arg *a, uint64_t *v)
-{
-    if (a != NULL && a->type == SLOG_ARG_INT && a->v.i >= 0) {
-        *v = (uint64_t)a->v.i;
-        return true;
-    }
-    if (a != NULL && a->type == SLOG_ARG_UINT) {
-        *v = a->v.u;
-        return true;
-    }
-    if (a != NULL && a->type == SLOG_ARG_STRING && a->v.s[0] != '-' && is_integer_text(a->v.s)) {
-        *v = strtoull(a->v.s, NULL, 10);
-        return true;
-    }
-    return false;
-}
-
-static hash_defs *hash_lookup(chrome_map *m, uint32_t input, const char *table, uint64_t value,
-                              bool create)
-{
-    m->k.n = 0;
-    if (kb_addu(&m->k, input) != 0 || kb_add(&m->k, table) != 0 || kb_addu(&m->k, value) != 0) {
-        return NULL;
-    }
-    hash_defs *d = shared_strmap_get(&m->hashes, m->k.s, m->k.n);
-    if (d != NULL || !create) {
-        return d;
-    }
-    d = calloc(1, sizeof *d);
-    if (d != NULL && shared_strmap_put(&m->hashes, m->k.s, m->k.n, d) != 0) {
-        free(d);
-        d = NULL;
-    }
-    return d;
-}
-
-static bool is_hash_table(const char *name)
-{
-    return name != NULL &&
-           (strcmp(name, "FH") == 0 || strcmp(name, "HH") == 0 || strcmp(name, "SH") == 0);
-}
-
-int map_hash_define(chrome_map *m, const chrome_event *ev)
-{
-    const slog_arg *const name = find_arg(ev, "name");
-    uint64_t value;
-    if (!is_hash_table(ev->name) || name == NULL || name->type != SLOG_ARG_STRING ||
-        !hash_value(find_arg(ev, "value"), &value)) {
-        return 0; /* counted as any other M record */
-    }
-    const size_t len = strlen(name->v.s) + 1;
-    if (m->hash_bytes + len > HASH_NAMES_MAX) {
-        map_warn(m, ev, "DFTracer hash name past the 64 MiB budget of names (left unresolved)");
-        return 0;
-    }
-    hash_defs *const d = hash_lookup(m, ev->input, ev->name, value, true);
-    if (d == NULL || shared_grow(&d->v, &d->cap, d->n + 1, sizeof *d->v) != 0) {
-        return map_fail(m, ev, "Out of memory");
-    }
-    m->counts[K_M_HASH]++;
-    if (d->n > 0 && strcmp(d->v[d->n - 1].name, name->v.s) == 0) {
-        return 1; /* the same name again */
-    }
-    d->v[d->n].name = malloc(len);
-    if (d->v[d->n].name == NULL) {
-        return map_fail(m, ev, "Out of memory");
-    }
-    memcpy(d->v[d->n].name, name->v.s, len);
-    d->v[d->n++].seq = ev->seq;
-    m->hash_bytes += len + sizeof(hash_def);
-    return 1;
-}
-
-/* The name in force at @p seq: the last defined before it, else (a table
- * written after its use) the first defined after it. */
-static const char *hash_name_at(const hash_defs *d, uint64_t seq)
-{
-    size_t i = 0;
-    while (i < d->n && d->v[i].seq < seq) {
-        i++;
-    }
-    return i > 0 ? d->v[i - 1].name : d->v[0].name;
-}
-
-/* The name arg for args[i] of @p ev, or false. */
-static bool hash_name_arg(chrome_map *m, const chrome_event *ev, uint32_t i, slog_arg *out)
-{
-    for (size_t h = 0; h < sizeof hash_args / sizeof hash_args[0]; h++) {
-        uint64_t value;
-        if (strcmp(ev->args[i].key, hash_args[h].key) != 0 ||
-            find_arg(ev, hash_args[h].name_key) != NULL || !hash_value(&ev->args[i], &value)) {
-            continue;
-        }
-        const hash_defs *const d = hash_lookup(m, ev->input, hash_args[h].table, value, false);
-        if (d == NULL || d->n == 0) {
-            return false;
-        }
-        out->key = hash_args[h].name_key;
-        out->type = SLOG_ARG_STRING;
-        out->v.s = hash_name_at(d, ev->seq);
-        return true;
-    }
-    return false;
-}
-
-int map_hash_names(chrome_map *m, const chrome_event *ev, chrome_event **out)
-{
-    *out = NULL;
-    if (m->hashes.n == 0) {
-        return 0; /* no table: not DFTracer, or none read yet */
-    }
-    slog_arg extra[HASH_ARGS_MAX];
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < ev->nargs && n < HASH_ARGS_MAX; i++) {
-        n += hash_name_arg(m, ev, i, &extra[n]) ? 1u : 0u;
-    }
-    if (n == 0) {
-        return 0;
-    }
-    *out = chrome_record_with_args(ev, extra, n);
-    return *out != NULL ? 0 : map_fail(m, ev, "Out of memory");
-}
-
-static void free_hash_defs(void *c, void *val)
-{
-    (void)c;
-    hash_defs *const d = val;
-    for (size_t i = 0; i < d->n; i++) {
-        free(d->v[i].name);
-    }
-    free(d->v);
-    free(d);
-}
-
-/* ------------------------------------------------------ metadata entry */
-
 int chrome_map_metadata(chrome_map *m, const chrome_event *ev)
 {
-    const int hash = map_hash_define(m, ev);
-    if (hash != 0) {
-        return hash > 0 ? 0 : -1;
-    }
     const meta_kind k = meta_kind_of(ev->name);
     if (k == META_OTHER) {
         m->counts[K_M_OTHER]++;
@@ -630,7 +458,6 @@ void map_free_timelines(chrome_map *m)
 {
     shared_strmap_clear(&m->procs, free_proc, NULL);
     shared_strmap_clear(&m->cats, NULL, NULL);
-    shared_strmap_clear(&m->hashes, free_hash_defs, NULL);
     free(m->globals);
     free(m->by_thread_key);
     free((void *)m->by_name_key);

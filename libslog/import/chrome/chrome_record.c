@@ -217,10 +217,9 @@ static const char *moved(const char *p, const chrome_event *from, const chrome_e
     return p != NULL ? (const char *)to + (p - (const char *)from) : NULL;
 }
 
-/* A copy of ev's block at the start of @p size bytes, its pointers moved. */
-static chrome_event *clone_into(const chrome_event *ev, size_t size)
+chrome_event *chrome_record_clone(const chrome_event *ev)
 {
-    chrome_event *copy = malloc(size);
+    chrome_event *copy = malloc(ev->bytes);
     if (copy == NULL) {
         return NULL;
     }
@@ -244,31 +243,6 @@ static chrome_event *clone_into(const chrome_event *ev, size_t size)
             copy->args[i].v.s = moved(ev->args[i].v.s, ev, copy);
         }
     }
-    return copy;
-}
-
-chrome_event *chrome_record_clone(const chrome_event *ev)
-{
-    return clone_into(ev, ev->bytes);
-}
-
-chrome_event *chrome_record_with_args(const chrome_event *ev, const slog_arg *extra, uint32_t n)
-{
-    const size_t align = _Alignof(slog_arg);
-    const size_t at = (ev->bytes + align - 1) / align * align;
-    const size_t size = at + ((size_t)ev->nargs + n) * sizeof(slog_arg);
-    chrome_event *copy = clone_into(ev, size);
-    if (copy == NULL) {
-        return NULL;
-    }
-    slog_arg *const args = (slog_arg *)(void *)((char *)copy + at);
-    if (copy->nargs > 0) {
-        memcpy(args, copy->args, copy->nargs * sizeof *args);
-    }
-    memcpy(args + copy->nargs, extra, n * sizeof *args);
-    copy->args = args;
-    copy->nargs += n;
-    copy->bytes = size;
     return copy;
 }
 

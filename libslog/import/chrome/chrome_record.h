@@ -121,10 +121,6 @@ chrome_event *chrome_builder_pack(const chrome_builder *b, chrome_pool *pool);
 /* A malloc'ed copy of a whole record, its pointers moved into the copy; NULL
  * on no memory. */
 chrome_event *chrome_record_clone(const chrome_event *ev);
-/* A malloc'ed copy of a whole record with @p n more args after its own
- * (their strings are not copied: they must outlive the copy); NULL on no
- * memory.  The old args array stays unused in the block. */
-chrome_event *chrome_record_with_args(const chrome_event *ev, const slog_arg *extra, uint32_t n);
 /* A malloc'ed copy of a record's header, without args or strings but, with
  * @p with_names, name and cat (copied); with them it weighs what @p ev does
  * in the window limits, without them its header alone.  NULL on no memory. */
