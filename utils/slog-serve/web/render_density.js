@@ -5,9 +5,10 @@
 // group of timelines) become stacked stripes whose heights are each
 // category's share of the box's time, per timeline of the group; event
 // previews become density marks; counter samples, runs and previews become
-// step area charts per (row, category).
+// step charts per (row, category), each scaled to its own largest value.
 
 import {KIND} from './api.js';
+import {formatValue} from './format.js';
 import {PIXEL_LAYER_MIN_RECTS, RectBatch} from './rect_batch.js';
 import {ROW_PAD, TIMELINE_KIND_COUNTER} from './timeline_rows.js';
 
@@ -300,41 +301,77 @@ function collectSeries(g, w, palette)
     return series;
 }
 
-/** Counters as step area charts, scaled to the largest value of the row in view. */
+/**
+ * Counters as step charts, each series (row, category) scaled to its own
+ * largest value in view, so that a small series sharing a row with a large
+ * one stays visible.  A counter track's series is an area chart, elsewhere
+ * only the line; a row with several series labels each with its name and
+ * largest value (the top of its scale).
+ */
 export function drawCounters(ctx, g, w, palette)
 {
-    const series = collectSeries(g, w, palette);
-    const rowMax = new Map();
-    for (const s of series.values()) {
+    const seriesOfRow = new Map();
+    for (const s of collectSeries(g, w, palette).values()) {
         s.points.sort((a, b) => a[0] - b[0]);
-        const m = s.points.reduce((acc, p) => Math.max(acc, Math.abs(p[1])), 0);
-        rowMax.set(s.row, Math.max(rowMax.get(s.row) || 0, m));
+        s.max = s.points.reduce((acc, p) => Math.max(acc, Math.abs(p[1])), 0);
+        const list = seriesOfRow.get(s.row) || [];
+        list.push(s);
+        seriesOfRow.set(s.row, list);
     }
-    for (const s of series.values()) {
-        const bandH = g.rowHeight(s.row) - 2 * ROW_PAD;
-        const base = g.rowTop(s.row) + ROW_PAD + bandH;
-        const k = bandH / (rowMax.get(s.row) || 1);
-        const p = new Path2D();
-        p.moveTo(g.x(s.points[0][0]), base);
-        let y = base;
-        for (const [t, v] of s.points) {
-            const x = g.x(t);
-            p.lineTo(x, y);
-            y = base - Math.abs(v) * k;
-            p.lineTo(x, y);
+    for (const list of seriesOfRow.values()) {
+        for (const s of list) {
+            drawSeries(ctx, g, palette, s);
         }
-        const end = Math.min(g.width, g.x(g.rows.duration ?? g.t1));
-        p.lineTo(end, y);
-        p.lineTo(end, base);
-        if (g.rows.kind[g.rows.shown[s.row]] === TIMELINE_KIND_COUNTER) {
-            ctx.globalAlpha = 0.45; // a counter track: area chart; elsewhere only the line
-            ctx.fillStyle = palette.style(s.category);
-            ctx.fill(p);
-            ctx.globalAlpha = 1;
+        if (list.length > 1) {
+            labelSeries(ctx, g, palette, list);
         }
-        ctx.strokeStyle = palette.style(s.category);
-        ctx.stroke(p);
     }
+}
+
+/** One series as a step chart from its row's bottom, its largest value at the band's top. */
+function drawSeries(ctx, g, palette, s)
+{
+    const bandH = g.rowHeight(s.row) - 2 * ROW_PAD;
+    const base = g.rowTop(s.row) + ROW_PAD + bandH;
+    const k = bandH / (s.max || 1);
+    const p = new Path2D();
+    p.moveTo(g.x(s.points[0][0]), base);
+    let y = base;
+    for (const [t, v] of s.points) {
+        const x = g.x(t);
+        p.lineTo(x, y);
+        y = base - Math.abs(v) * k;
+        p.lineTo(x, y);
+    }
+    const end = Math.min(g.width, g.x(g.rows.duration ?? g.t1));
+    p.lineTo(end, y);
+    p.lineTo(end, base);
+    if (g.rows.kind[g.rows.shown[s.row]] === TIMELINE_KIND_COUNTER) {
+        ctx.globalAlpha = 0.45; // a counter track: area chart; elsewhere only the line
+        ctx.fillStyle = palette.style(s.category);
+        ctx.fill(p);
+        ctx.globalAlpha = 1;
+    }
+    ctx.strokeStyle = palette.style(s.category);
+    ctx.stroke(p);
+}
+
+const SERIES_LABEL_HEIGHT = 10; // px per label line
+
+/** "name ≤ max" per series of a shared row, top down at the plot's left, as many as fit. */
+function labelSeries(ctx, g, palette, list)
+{
+    const top = g.rowTop(list[0].row) + ROW_PAD;
+    const fits = Math.max(1, Math.floor((g.rowHeight(list[0].row) - 2 * ROW_PAD) / SERIES_LABEL_HEIGHT));
+    ctx.font = '9px system-ui, sans-serif';
+    ctx.textBaseline = 'top';
+    list.slice(0, fits).forEach((s, j) => {
+        const y = top + j * SERIES_LABEL_HEIGHT;
+        ctx.fillStyle = palette.style(s.category);
+        ctx.fillRect(g.plotX + 2, y + 1, 7, 7);
+        ctx.fillStyle = '#333';
+        ctx.fillText(`${palette.name(s.category)} \u2264 ${formatValue(s.max)}`, g.plotX + 11, y);
+    });
 }
 
 /** The state preview drawn under (x, y), or -1: the first whose box and row contain it. */
