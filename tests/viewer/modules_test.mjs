@@ -38,6 +38,12 @@ function testUrlState(u)
          'URL state round trip', JSON.stringify(back));
     const bad = u.decodeUrlState('#f=x&t=5,3&sel=1&pick=1,2,3&y=-4&x=1-2');
     t.ok(JSON.stringify(bad) === '{"expanded":[1,2]}', 'damaged fragment: only what is spelt right', JSON.stringify(bad));
+    const arrow = {kind: 2, timeline: 4, category: 1, start: 120, end: 180, depth: 0, timelineTo: 7};
+    const hash = u.encodeUrlState({f: 0, view: s.view, pick: arrow});
+    t.ok(hash.includes('pick=2,4,1,120,180,0,7') && JSON.stringify(u.decodeUrlState(hash).pick) === JSON.stringify(arrow),
+         'an arrow\'s destination is in the link', hash);
+    const old = u.decodeUrlState('#f=0&t=0,9&pick=2,4,1,120,180,0').pick;
+    t.ok(old && old.timeline === 4 && old.timelineTo === undefined, 'an older pick link (no destination) still opens');
 }
 
 /** A window answer of n items: item i has start i*10, timeline i, kind i % 6. */

@@ -3,17 +3,20 @@
 // viewer_kinds.mjs - browser checks of the viewer on a small crafted Chrome
 // trace with every drawable kind (two threads' states, a flow arrow between
 // them, a counter track) and on an empty trace, served together: arrows
-// and counter samples are hovered and clicked; the Statistics panel shows
+// and counter samples are hovered and clicked (a pick link to the arrow
+// keeps its destination); the Statistics panel shows
 // "-" for arrow times and counters' min, max and mean; a selection is
 // clamped to the trace; the window label tells a 20-tick window's ends
 // apart; the file drop-down writes the URL (Back returns); and the status
 // line says why nothing is drawn (empty file, every category hidden,
-// unknown file in the link).  Called from viewer_test.mjs.
+// unknown file in the link, where slogViewer.ready rejects); and the layout
+// checks of viewer_layout.mjs.  Called from viewer_test.mjs.
 
 import {writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 
 import {run, startServer} from './harness.mjs';
+import {checkSharedCounterRow, checkSmallWindow} from './viewer_layout.mjs';
 
 const MIX = {traceEvents: [
     {pid: 1, tid: 1, ts: 0, ph: 'X', name: 'work', cat: 'c', dur: 1000, args: {n: 1}},
@@ -85,6 +88,22 @@ async function checkArrowPick(page, t)
     const f = await pickedFields(page);
     t.ok(f.kind === 'arrow' && f['to timeline']?.includes('tid 2') && f.duration?.startsWith('800,000 ns'),
          'clicking an arrow shows it: kind, both timelines, duration', JSON.stringify(f));
+}
+
+/** A pick= link to the arrow reopens it with its destination (and an older link without it too). */
+async function checkArrowLink(browser, page, t)
+{
+    await until(page, () => /[#&]pick=2,/.test(location.hash));
+    const hash = await page.evaluate(() => location.hash);
+    const older = hash.replace(/(pick=(-?\d+,){5}-?\d+),-?\d+/, '$1');
+    for (const [name, link] of [['a pick link', hash], ['an older pick link (no destination)', older]]) {
+        const other = await browser.newPage({viewport: {width: 1400, height: 900}});
+        await other.goto(page.url().replace(/#.*$/, '') + link);
+        const f = await pickedFields(other);
+        t.ok(f.kind === 'arrow' && f['to timeline']?.includes('tid 2'), `${name} to an arrow shows its destination`,
+             `${link} ${JSON.stringify(f)}`);
+        await other.close();
+    }
 }
 
 async function checkCounterPick(page, t)
@@ -162,6 +181,10 @@ async function checkLinks(browser, url, t)
     await page.goto('about:blank');
     await page.goto(`${url}#f=9&t=0,100`);
     t.ok(await statusIs(page, 'error: no file 9'), 'a link to a file the server lacks is an error');
+    const ready = await page.evaluate(() => Promise.race([
+        window.slogViewer.ready.then(() => 'resolved', (e) => `rejected: ${e.message}`),
+        new Promise((resolve) => setTimeout(() => resolve('pending'), 3000))]));
+    t.ok(ready.startsWith('rejected: no file 9'), `then slogViewer.ready rejects with that error (${ready})`);
     await page.close();
 }
 
@@ -177,6 +200,8 @@ export async function checkKinds(ctx)
         const page = await ctx.openViewer(browser, server.url);
         await page.evaluate(() => window.slogViewer.goto(0, 1100000)); // the arrow and the samples
         await checkArrowPick(page, t);
+        await checkArrowLink(browser, page, t);
+        await checkSharedCounterRow(page, t);
         await checkCounterPick(page, t);
         await checkCounterHeld(page, t);
         await checkStats(page, t, Number(info.duration));
@@ -185,6 +210,7 @@ export async function checkKinds(ctx)
         t.ok(page.errors.length === 0, 'no page errors (kinds)', page.errors.join('\n'));
         await page.close();
         await checkLinks(browser, server.url, t);
+        await checkSmallWindow(browser, server.url, t);
     } finally {
         await server.stop();
     }

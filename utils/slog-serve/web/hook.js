@@ -6,7 +6,9 @@
 // moves there (clamped to the trace, and at least 20 ticks wide, the
 // deepest zoom: a narrower window is widened around its middle) and
 // resolves with the window drawn once it is fully drawn; frames
-// counts frames drawn; ready resolves when the first exact frame is drawn;
+// counts frames drawn; ready resolves when the first exact frame is drawn,
+// or rejects with the error the status line shows when one comes first (a
+// link to a file the server lacks): nobody waits on it for ever;
 // idle() resolves when whatever the view is now is fully drawn; where()
 // says where a drawable's lane is on the page, for clicks.
 
@@ -23,9 +25,17 @@ function toTicks(viewer, ns)
 export function installHook(viewer)
 {
     let readyResolve;
-    const ready = new Promise((resolve) => {
+    let readyReject;
+    const ready = new Promise((resolve, reject) => {
         readyResolve = resolve;
+        readyReject = reject;
     });
+    ready.catch(() => {}); // handled: a page that never awaits it logs no unhandled rejection
+    const showError = viewer.showError.bind(viewer);
+    viewer.showError = (e) => {
+        showError(e);
+        readyReject(e); // no effect once the first frame resolved it
+    };
     const settle = viewer.settle.bind(viewer);
     viewer.settle = (key) => {
         settle(key);

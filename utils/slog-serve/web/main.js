@@ -146,8 +146,9 @@ class Viewer {
         }
         this.statsPanel.show(this.selection);
         if (s.pick) {
-            this.setPicked({...s.pick, kindCode: s.pick.kind, of: s.pick.kind, timelineTo: s.pick.timeline,
-                            index: 0});
+            const arrow = s.pick.kind === KIND.ARROW; // an older link lacks its destination: looked up (completePick)
+            this.setPicked({...s.pick, kindCode: s.pick.kind, of: s.pick.kind,
+                            timelineTo: s.pick.timelineTo ?? (arrow ? undefined : s.pick.timeline), index: 0});
         } else if (this.picked) {
             this.setPicked(null);
         }
@@ -344,6 +345,7 @@ class Viewer {
     onWindow(w)
     {
         this.data = w;
+        this.completePick(w);
         let grew = false;
         for (let i = 0; i < w.n; i++) {
             if (w.kind[i] === KIND.STATE || (w.kind[i] === KIND.RUN && w.of[i] === KIND.STATE)) {
@@ -355,6 +357,23 @@ class Viewer {
             this.updateSpacer();
         }
         this.frame(); // now, not on the next animation frame: the answer is what was waited for
+    }
+
+    /** A picked arrow whose destination is unknown (a link without it): take it from window @p w's copy. */
+    completePick(w)
+    {
+        const p = this.picked;
+        if (!p || p.timelineTo !== undefined) {
+            return;
+        }
+        for (let i = 0; i < w.n; i++) {
+            if (w.kind[i] === p.kindCode && w.timeline[i] === p.timeline && w.category[i] === p.category &&
+                w.start[i] === p.start && w.end[i] === p.end) {
+                p.timelineTo = w.timelineTo[i];
+                this.argsPanel.show(p);
+                return;
+            }
+        }
     }
 
     showStatus(g, exact, req)

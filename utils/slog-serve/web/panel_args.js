@@ -39,7 +39,8 @@ export class ArgsPanel {
                       ['category', v.palette.name(p.category)],
                       ['timeline', v.rows.path(p.timeline)]];
         if (p.kindCode === KIND.ARROW) {
-            rows.push(['to timeline', v.rows.path(p.timelineTo)]);
+            rows.push(['to timeline', p.timelineTo === undefined ? '(not known yet: shown when the arrow is in view)'
+                                                               : v.rows.path(p.timelineTo)]);
         }
         rows.push(['start', formatExact(p.start, tps)]);
         if (p.end !== p.start) {

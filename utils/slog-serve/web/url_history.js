@@ -8,6 +8,7 @@
 // written at once as a new entry; a fragment changed from outside (back,
 // forward, an edited or pasted link) is applied to the viewer.
 
+import {KIND} from './api.js';
 import {decodeUrlState, encodeUrlState} from './url_state.js';
 
 const URL_SETTLE_MS = 300;
@@ -32,7 +33,7 @@ export class UrlHistory {
         return {f: v.f, view: v.view, expanded: v.rows.expandedIds(), hidden: [...v.palette.hidden],
                 scrollTop: v.scrollY, selection: v.selection,
                 pick: p && {kind: p.kindCode, timeline: p.timeline, category: p.category, start: p.start,
-                            end: p.end, depth: p.depth}};
+                            end: p.end, depth: p.depth, timelineTo: p.kindCode === KIND.ARROW ? p.timelineTo : undefined}};
     }
 
     /** The viewer now shows what the URL says: nothing to write back. */

@@ -6,7 +6,10 @@
 // the file's start, as in the API.  Parsing never throws: a damaged or
 // foreign fragment yields only the fields it spells correctly.
 //
-//   #f=0&t=T0,T1&x=3,7-9&hide=2,5&y=120&sel=S0,S1&pick=KIND,TL,CAT,START,END,DEPTH
+//   #f=0&t=T0,T1&x=3,7-9&hide=2,5&y=120&sel=S0,S1&pick=KIND,TL,CAT,START,END,DEPTH[,TO]
+//
+// TO, an arrow's destination timeline, is written for arrows only; a pick
+// without it (older links) has its destination unknown (timelineTo absent).
 
 import {formatIdList, parseIdList} from './format.js';
 
@@ -46,10 +49,13 @@ export function decodeUrlState(hash)
     if (sel && sel[1] > sel[0]) {
         state.selection = {t0: sel[0], t1: sel[1]};
     }
-    const pick = ints(params.get('pick'), 6);
+    const pick = ints(params.get('pick'), 7) || ints(params.get('pick'), 6);
     if (pick) {
-        const [kind, timeline, category, start, end, depth] = pick;
+        const [kind, timeline, category, start, end, depth, timelineTo] = pick;
         state.pick = {kind, timeline, category, start, end, depth};
+        if (timelineTo !== undefined && timelineTo >= 0) {
+            state.pick.timelineTo = timelineTo;
+        }
     }
     return state;
 }
@@ -72,7 +78,11 @@ export function encodeUrlState(s)
     }
     if (s.pick) {
         const p = s.pick;
-        parts.push(`pick=${[p.kind, p.timeline, p.category, p.start, p.end, p.depth].join(',')}`);
+        const fields = [p.kind, p.timeline, p.category, p.start, p.end, p.depth];
+        if (p.timelineTo !== undefined) {
+            fields.push(p.timelineTo);
+        }
+        parts.push(`pick=${fields.join(',')}`);
     }
     return '#' + parts.join('&');
 }
