@@ -175,9 +175,14 @@ int pv_merge(pv_summary *dst, const pv_summary *src, const pv_fold_ctx *ctx);
 
 /* Fold rows, then rare categories, until the encoded size <= budget. */
 int pv_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget);
-/* Fit a binned summary's bin section to budget: rare categories, then all
- * categories fold into "other", rows fold to top-level ancestors, then bins
- * coarsen (k + 1), then rows fold further.  0 or -1 (out of memory). */
+/* Fit a binned summary's bin section to budget: rows fold to top-level
+ * ancestors, bins coarsen up to 2^3 times the finest, then the less used
+ * half of each kind's categories folds into "other" (states weighed by
+ * their time) until each kind keeps its heaviest, which stays if the
+ * section is then within 5/4 of budget; otherwise all categories fold,
+ * bins coarsen further, then rows fold further.  The steps are sized on
+ * sorted cells without re-keying; one re-key applies the choice.
+ * 0 or -1 (out of memory). */
 int pv_bins_fit(pv_summary *s, const pv_fold_ctx *ctx, size_t budget);
 
 /* Size of the blob pv_encode writes (with an empty bin section and no
