@@ -280,12 +280,11 @@ static size_t distinct_reads(const tref_result *res)
 
 /* ---- tests: file info and metadata ------------------------------------------------ */
 
-START_TEST(test_query_reference_info_matches_trace)
+/* The file info's counts, range, options and tree shape. */
+static void assert_info_header(const ref_file *f, int config)
 {
-    ref_file f;
-    ref_open(&f, _i, "info");
-    const tref_trace *t = &f.trace;
-    const slog_file_info *in = f.info;
+    const tref_trace *t = &f->trace;
+    const slog_file_info *in = f->info;
     ck_assert(in->complete);
     ck_assert_uint_eq(in->states, t->count[SLOG_KIND_STATE]);
     ck_assert_uint_eq(in->events, t->count[SLOG_KIND_EVENT]);
@@ -295,17 +294,23 @@ START_TEST(test_query_reference_info_matches_trace)
     ck_assert_uint_eq(in->categories, t->ncategories);
     ck_assert_int_eq(in->start, t->start);
     ck_assert_int_eq(in->end, t->end);
-    ck_assert_uint_eq(in->fanout, configs[_i].fanout);
-    ck_assert_uint_eq(in->leaf_bytes, configs[_i].leaf_bytes);
+    ck_assert_uint_eq(in->fanout, configs[config].fanout);
+    ck_assert_uint_eq(in->leaf_bytes, configs[config].leaf_bytes);
     ck_assert_uint_eq(in->ticks_per_second, 1000000000u);
     ck_assert_str_eq(in->creator, "check_query_reference");
     ck_assert_uint_ge(in->depth, 2); /* small leaves: the tree has levels */
     ck_assert_uint_ge(in->nodes, in->depth);
     ck_assert_uint_gt(in->payload_bytes, 0);
     ck_assert_uint_eq(in->payload_bytes % in->leaf_bytes, 0); /* decoded /payload in use: whole chunks */
+}
+
+/* Every timeline and category as written; one past the last is EINVAL. */
+static void assert_tables(const ref_file *f)
+{
+    const tref_trace *t = &f->trace;
     for (uint32_t i = 0; i < t->ntimelines; i++) {
         slog_timeline_info ti;
-        ck_assert_int_eq(slog_reader_timeline(f.reader, i, &ti), SLOG_OK);
+        ck_assert_int_eq(slog_reader_timeline(f->reader, i, &ti), SLOG_OK);
         ck_assert_uint_eq(ti.id, i);
         ck_assert_uint_eq(ti.parent, t->parent[i]);
         ck_assert_int_eq(ti.kind, t->tkind[i]);
@@ -313,12 +318,12 @@ START_TEST(test_query_reference_info_matches_trace)
         ck_assert_ptr_nonnull(ti.name);
     }
     slog_timeline_info ti;
-    ck_assert_int_eq(slog_reader_timeline(f.reader, t->ntimelines, &ti), SLOG_EINVAL);
+    ck_assert_int_eq(slog_reader_timeline(f->reader, t->ntimelines, &ti), SLOG_EINVAL);
     for (uint32_t c = 0; c < t->ncategories; c++) {
         slog_category_info ci;
         char name[32];
         snprintf(name, sizeof name, "cat %u", c);
-        ck_assert_int_eq(slog_reader_category(f.reader, c, &ci), SLOG_OK);
+        ck_assert_int_eq(slog_reader_category(f->reader, c, &ci), SLOG_OK);
         ck_assert_uint_eq(ci.id, c);
         ck_assert_int_eq(ci.kind, t->ckind[c]);
         ck_assert_uint_eq(ci.rgba, 0x10203000u + c);
@@ -326,12 +331,19 @@ START_TEST(test_query_reference_info_matches_trace)
         ck_assert_str_eq(ci.group, c % 3 == 0 ? "grp" : "");
     }
     slog_category_info ci;
-    ck_assert_int_eq(slog_reader_category(f.reader, t->ncategories, &ci), SLOG_EINVAL);
-    /* Node table: post-order, subtrees nest, boxes of children inside parents. */
+    ck_assert_int_eq(slog_reader_category(f->reader, t->ncategories, &ci), SLOG_EINVAL);
+}
+
+/* Node table: post-order, subtrees nest, the root spans the trace, the
+ * nodes' counts add up to the trace's. */
+static void assert_node_table(const ref_file *f)
+{
+    const tref_trace *t = &f->trace;
+    const slog_file_info *in = f->info;
     uint64_t total[4] = {0};
     for (uint64_t i = 0; i < in->nodes; i++) {
         slog_node_info ni;
-        ck_assert_int_eq(slog_reader_node(f.reader, i, &ni), SLOG_OK);
+        ck_assert_int_eq(slog_reader_node(f->reader, i, &ni), SLOG_OK);
         ck_assert_uint_eq(ni.index, i);
         ck_assert_uint_ge(ni.subtree_nodes, 1);
         ck_assert_uint_le(ni.subtree_nodes, i + 1);
@@ -341,15 +353,24 @@ START_TEST(test_query_reference_info_matches_trace)
         }
     }
     slog_node_info root;
-    ck_assert_int_eq(slog_reader_node(f.reader, in->nodes - 1, &root), SLOG_OK);
+    ck_assert_int_eq(slog_reader_node(f->reader, in->nodes - 1, &root), SLOG_OK);
     ck_assert_uint_eq(root.subtree_nodes, in->nodes);
     ck_assert_uint_eq(root.level + 1, in->depth);
     ck_assert_int_eq(root.start, t->start);
     ck_assert_int_eq(root.end, t->end);
-    ck_assert_int_eq(slog_reader_node(f.reader, in->nodes, &root), SLOG_EINVAL);
+    ck_assert_int_eq(slog_reader_node(f->reader, in->nodes, &root), SLOG_EINVAL);
     for (int k = 0; k < 4; k++) {
         ck_assert_uint_eq(total[k], t->count[k]);
     }
+}
+
+START_TEST(test_query_reference_info_matches_trace)
+{
+    ref_file f;
+    ref_open(&f, _i, "info");
+    assert_info_header(&f, _i);
+    assert_tables(&f);
+    assert_node_table(&f);
     ref_close(&f);
 }
 END_TEST
@@ -1039,6 +1060,134 @@ static bool same_key(const slog_preview *a, const slog_preview *b)
            a->category == b->category;
 }
 
+/* A new key for preview @p p, its extremes at their neutral values. */
+static void key_init(key_total *kt, const slog_preview *p)
+{
+    kt->key = *p;
+    kt->min = kt->pmin = INT64_MAX;
+    kt->max = kt->pmax = INT64_MIN;
+    kt->tlast = INT64_MIN;
+    kt->pvmin = kt->vmin = 1e308;
+    kt->pvmax = kt->vmax = -1e308;
+}
+
+/* The previews summed per key into tot (room for one key per preview);
+ * returns the number of keys. */
+static size_t sum_previews(const tref_trace *t, const slog_query_options *q, const tref_result *res,
+                           key_total *tot)
+{
+    size_t nt = 0;
+    for (size_t k = 0; k < res->npreviews; k++) {
+        const slog_preview *p = &res->previews[k];
+        assert_preview_sane(t, q, p);
+        size_t x = 0;
+        while (x < nt && !same_key(&tot[x].key, p)) {
+            x++;
+        }
+        if (x == nt) {
+            key_init(&tot[nt++], p);
+        }
+        key_total *kt = &tot[x];
+        kt->previewed += p->count;
+        kt->pinclusive += p->inclusive;
+        kt->pexclusive += p->exclusive;
+        kt->pmin = p->min < kt->pmin ? p->min : kt->pmin;
+        kt->pmax = p->max > kt->pmax ? p->max : kt->pmax;
+        kt->pvmin = p->vmin < kt->pvmin ? p->vmin : kt->pvmin;
+        kt->pvmax = p->vmax > kt->pvmax ? p->vmax : kt->pvmax;
+        kt->pvsum += p->vsum;
+        kt->pvlast = p->vlast;
+    }
+    return nt;
+}
+
+/* The key drawable @p it belongs to: its own category if some preview of
+ * its row names it, else the row's "other"; exactly one must claim it. */
+static key_total *key_of_item(const tref_trace *t, const tref_item *it, key_total *tot, size_t nt)
+{
+    key_total *own = NULL, *other = NULL;
+    int owners = 0, others = 0;
+    for (size_t x = 0; x < nt; x++) {
+        const slog_preview *k = &tot[x].key;
+        if (k->of != it->kind || tref_fold_row(t, it->timeline, k->fold) != k->row ||
+            (it->kind == SLOG_KIND_ARROW && tref_fold_row(t, it->to, k->fold) != k->row_to)) {
+            continue;
+        }
+        if (k->category == it->category) {
+            own = &tot[x];
+            owners++;
+        } else if (k->category == SLOG_CATEGORY_OTHER) {
+            other = &tot[x];
+            others++;
+        }
+    }
+    ck_assert_msg(owners <= 1 && (owners == 1 || others == 1),
+                  "%s: %d previews of its category and %d 'other' previews claim it", it->key,
+                  owners, others);
+    return own ? own : other;
+}
+
+/* Drawable @p it added to its key's reference totals. */
+static void sum_item(key_total *kt, const tref_item *it)
+{
+    const int64_t d = it->end - it->start;
+    kt->count++;
+    kt->inclusive += d;
+    kt->exclusive += it->exclusive;
+    kt->min = d < kt->min ? d : kt->min;
+    kt->max = d > kt->max ? d : kt->max;
+    if (it->kind != SLOG_KIND_COUNTER) {
+        return;
+    }
+    kt->vmin = it->value < kt->vmin ? it->value : kt->vmin;
+    kt->vmax = it->value > kt->vmax ? it->value : kt->vmax;
+    kt->vsum += it->value;
+    if (it->start > kt->tlast) {
+        kt->tlast = it->start;
+        kt->vlast_lo = kt->vlast_hi = it->value;
+    } else if (it->start == kt->tlast) {
+        kt->vlast_lo = it->value < kt->vlast_lo ? it->value : kt->vlast_lo;
+        kt->vlast_hi = it->value > kt->vlast_hi ? it->value : kt->vlast_hi;
+    }
+}
+
+/* One key's previewed totals against the reference's (vlast only when the
+ * key has one preview, which then is the node's). */
+static void assert_key_total(const key_total *kt, bool children_first, bool one_preview)
+{
+    const slog_preview *k = &kt->key;
+    ck_assert_msg(kt->previewed == kt->count,
+                  "kind %d fold %u row %u->%u category %u: preview count %llu, reference %llu",
+                  (int)k->of, k->fold, k->row, k->row_to, k->category,
+                  (unsigned long long)kt->previewed, (unsigned long long)kt->count);
+    if (k->of == SLOG_KIND_STATE || k->of == SLOG_KIND_ARROW) {
+        ck_assert_int_eq(kt->pmin, kt->min);
+        ck_assert_int_eq(kt->pmax, kt->max);
+    }
+    if (k->of == SLOG_KIND_STATE) {
+        ck_assert_msg(kt->pinclusive == kt->inclusive,
+                      "row %u category %u: inclusive %lld, reference %lld", k->row, k->category,
+                      (long long)kt->pinclusive, (long long)kt->inclusive);
+        if (children_first) {
+            ck_assert_msg(kt->pexclusive == kt->exclusive,
+                          "row %u category %u: exclusive %lld, reference %lld", k->row,
+                          k->category, (long long)kt->pexclusive, (long long)kt->exclusive);
+        }
+    }
+    if (k->of == SLOG_KIND_COUNTER) {
+        ck_assert(kt->pvmin == kt->vmin);
+        ck_assert(kt->pvmax == kt->vmax);
+        const double tol = 1e-9 * (1.0 + (double)kt->count * (kt->vmax - kt->vmin + 1.0));
+        ck_assert_msg(kt->pvsum - kt->vsum <= tol && kt->vsum - kt->pvsum <= tol,
+                      "counter sum %.17g, reference %.17g", kt->pvsum, kt->vsum);
+        if (one_preview) {
+            ck_assert_msg(kt->pvlast >= kt->vlast_lo && kt->pvlast <= kt->vlast_hi,
+                          "counter last %.17g, reference %.17g..%.17g", kt->pvlast,
+                          kt->vlast_lo, kt->vlast_hi);
+        }
+    }
+}
+
 /* The root's previews (whole range, one pixel) equal the reference totals
  * per (row, category): count, inclusive, min, max exactly; exclusive when
  * states arrived children first; counters min/max/count exactly, sum to
@@ -1061,112 +1210,14 @@ START_TEST(test_query_reference_root_previews_equal_totals)
     ck_assert_uint_gt(res.npreviews, 0);
     key_total *tot = calloc(res.npreviews, sizeof *tot);
     ck_assert_ptr_nonnull(tot);
-    size_t nt = 0;
-    for (size_t k = 0; k < res.npreviews; k++) {
-        const slog_preview *p = &res.previews[k];
-        assert_preview_sane(t, &q, p);
-        size_t x = 0;
-        while (x < nt && !same_key(&tot[x].key, p)) {
-            x++;
-        }
-        if (x == nt) {
-            tot[nt].key = *p;
-            tot[nt].min = tot[nt].pmin = INT64_MAX;
-            tot[nt].max = tot[nt].pmax = INT64_MIN;
-            tot[nt].tlast = INT64_MIN;
-            tot[nt].pvmin = tot[nt].vmin = 1e308;
-            tot[nt].pvmax = tot[nt].vmax = -1e308;
-            nt++;
-        }
-        key_total *kt = &tot[x];
-        kt->previewed += p->count;
-        kt->pinclusive += p->inclusive;
-        kt->pexclusive += p->exclusive;
-        kt->pmin = p->min < kt->pmin ? p->min : kt->pmin;
-        kt->pmax = p->max > kt->pmax ? p->max : kt->pmax;
-        kt->pvmin = p->vmin < kt->pvmin ? p->vmin : kt->pvmin;
-        kt->pvmax = p->vmax > kt->pvmax ? p->vmax : kt->pvmax;
-        kt->pvsum += p->vsum;
-        kt->pvlast = p->vlast;
-    }
-    /* Each drawable belongs to exactly one key: its own category if some
-     * preview of its row names it, else the row's "other". */
+    const size_t nt = sum_previews(t, &q, &res, tot);
     for (size_t i = 0; i < t->nitems; i++) {
-        const tref_item *it = &t->items[i];
-        key_total *own = NULL, *other = NULL;
-        int owners = 0, others = 0;
-        for (size_t x = 0; x < nt; x++) {
-            const slog_preview *k = &tot[x].key;
-            if (k->of != it->kind || tref_fold_row(t, it->timeline, k->fold) != k->row ||
-                (it->kind == SLOG_KIND_ARROW && tref_fold_row(t, it->to, k->fold) != k->row_to)) {
-                continue;
-            }
-            if (k->category == it->category) {
-                own = &tot[x];
-                owners++;
-            } else if (k->category == SLOG_CATEGORY_OTHER) {
-                other = &tot[x];
-                others++;
-            }
-        }
-        ck_assert_msg(owners <= 1 && (owners == 1 || others == 1),
-                      "%s: %d previews of its category and %d 'other' previews claim it", it->key,
-                      owners, others);
-        key_total *kt = own ? own : other;
-        const int64_t d = it->end - it->start;
-        kt->count++;
-        kt->inclusive += d;
-        kt->exclusive += it->exclusive;
-        kt->min = d < kt->min ? d : kt->min;
-        kt->max = d > kt->max ? d : kt->max;
-        if (it->kind == SLOG_KIND_COUNTER) {
-            kt->vmin = it->value < kt->vmin ? it->value : kt->vmin;
-            kt->vmax = it->value > kt->vmax ? it->value : kt->vmax;
-            kt->vsum += it->value;
-            if (it->start > kt->tlast) {
-                kt->tlast = it->start;
-                kt->vlast_lo = kt->vlast_hi = it->value;
-            } else if (it->start == kt->tlast) {
-                kt->vlast_lo = it->value < kt->vlast_lo ? it->value : kt->vlast_lo;
-                kt->vlast_hi = it->value > kt->vlast_hi ? it->value : kt->vlast_hi;
-            }
-        }
+        sum_item(key_of_item(t, &t->items[i], tot, nt), &t->items[i]);
     }
     const bool children_first =
         configs[_i].order == TR_ORDER_END || configs[_i].order == TR_ORDER_BEGIN_END;
     for (size_t x = 0; x < nt; x++) {
-        const key_total *kt = &tot[x];
-        const slog_preview *k = &kt->key;
-        ck_assert_msg(kt->previewed == kt->count,
-                      "kind %d fold %u row %u->%u category %u: preview count %llu, reference %llu",
-                      (int)k->of, k->fold, k->row, k->row_to, k->category,
-                      (unsigned long long)kt->previewed, (unsigned long long)kt->count);
-        if (k->of == SLOG_KIND_STATE || k->of == SLOG_KIND_ARROW) {
-            ck_assert_int_eq(kt->pmin, kt->min);
-            ck_assert_int_eq(kt->pmax, kt->max);
-        }
-        if (k->of == SLOG_KIND_STATE) {
-            ck_assert_msg(kt->pinclusive == kt->inclusive,
-                          "row %u category %u: inclusive %lld, reference %lld", k->row,
-                          k->category, (long long)kt->pinclusive, (long long)kt->inclusive);
-            if (children_first) {
-                ck_assert_msg(kt->pexclusive == kt->exclusive,
-                              "row %u category %u: exclusive %lld, reference %lld", k->row,
-                              k->category, (long long)kt->pexclusive, (long long)kt->exclusive);
-            }
-        }
-        if (k->of == SLOG_KIND_COUNTER) {
-            ck_assert(kt->pvmin == kt->vmin);
-            ck_assert(kt->pvmax == kt->vmax);
-            const double tol = 1e-9 * (1.0 + (double)kt->count * (kt->vmax - kt->vmin + 1.0));
-            ck_assert_msg(kt->pvsum - kt->vsum <= tol && kt->vsum - kt->pvsum <= tol,
-                          "counter sum %.17g, reference %.17g", kt->pvsum, kt->vsum);
-            if (res.npreviews == nt) { /* one preview per key: vlast is the node's */
-                ck_assert_msg(kt->pvlast >= kt->vlast_lo && kt->pvlast <= kt->vlast_hi,
-                              "counter last %.17g, reference %.17g..%.17g", kt->pvlast,
-                              kt->vlast_lo, kt->vlast_hi);
-            }
-        }
+        assert_key_total(&tot[x], children_first, res.npreviews == nt);
     }
     free(tot);
     tref_result_free(&res);
