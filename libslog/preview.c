@@ -1369,6 +1369,24 @@ static int can_widen(const pv_summary *s, uint32_t k)
     return k < PV_BINS_KMAX && pv_bin_of(s->hi, k) > pv_bin_of(s->lo, k);
 }
 
+/* The smallest x in [lo, hi] whose plan fits budget, sizes falling as x
+ * grows (a binary search; hi when none below it fits): x is the halving
+ * step at k + d (by_step), or d itself with every category folded. */
+static uint32_t first_fit(bins_plan *p, size_t budget, uint32_t lo, uint32_t hi, int by_step,
+                          uint32_t d)
+{
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        const size_t size = by_step ? plan_size(p, d, mid) : plan_size(p, mid, PLAN_NONE);
+        if (size <= budget) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return hi;
+}
+
 /* The first halving step at k + dmax whose size fits budget (sizes
  * fall as categories fold: a binary search), or the last within 5/4 of it
  * (*over set); PLAN_NONE if neither.  top 0: one category per kind
@@ -1380,16 +1398,7 @@ static uint32_t choose_step(bins_plan *p, size_t budget, uint32_t dmax, int *ove
         *over = last - budget <= budget / 4;
         return *over ? p->top : PLAN_NONE;
     }
-    uint32_t lo = p->top > 0, hi = p->top;
-    while (lo < hi) {
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (plan_size(p, dmax, mid) <= budget) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    return hi;
+    return first_fit(p, budget, p->top > 0, p->top, 1, dmax);
 }
 
 /* With every category folded: the smallest d that fits budget (a binary
@@ -1403,16 +1412,7 @@ static uint32_t choose_grey(bins_plan *p, size_t budget, uint32_t dmax)
         }
         return d;
     }
-    uint32_t lo = 0;
-    while (lo < d) {
-        const uint32_t mid = lo + (d - lo) / 2;
-        if (plan_size(p, mid, PLAN_NONE) <= budget) {
-            d = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    return d;
+    return first_fit(p, budget, 0, d, 0, 0);
 }
 
 /* Choose, from sizes computed on the plan, how s (rows folded to their
