@@ -12,6 +12,7 @@
  */
 #include "api_options.h"
 #include "api_thread.h"
+#include "api_writer_colour.h"
 #include "api_writer_int.h"
 #include "util_alloc.h"
 #include "util_error.h"
@@ -307,20 +308,6 @@ int slog_writer_set_timeline(slog_writer *w, uint32_t id, const char *name, int6
     return SLOG_OK;
 }
 
-/* Colour from a name when none is given: a stable, saturated hue. */
-static uint32_t colour_from_name(const char *name)
-{
-    uint32_t h = 2166136261u;
-    for (const char *p = name; *p; p++) {
-        h = (h ^ (uint8_t)*p) * 16777619u;
-    }
-    static const uint32_t palette[12] = {
-        0x1f77b4ff, 0xff7f0eff, 0x2ca02cff, 0xd62728ff, 0x9467bdff, 0x8c564bff,
-        0xe377c2ff, 0x7f7f7fff, 0xbcbd22ff, 0x17becfff, 0xaec7e8ff, 0xffbb78ff,
-    };
-    return palette[h % 12];
-}
-
 /* The public signature mirrors the data model (7 parameters). */
 // NOLINTNEXTLINE(readability-function-size)
 int slog_writer_add_category(slog_writer *w, slog_kind kind, const char *name, uint32_t rgba,
@@ -348,7 +335,7 @@ int slog_writer_add_category(slog_writer *w, slog_kind kind, const char *name, u
     memset(row, 0, sizeof *row);
     row->id = (uint32_t)w->ncat;
     row->kind = (uint32_t)kind;
-    row->rgba = rgba != 0 ? rgba : colour_from_name(nm);
+    row->rgba = api_writer_colour_pick(&w->colours, (uint32_t)kind, nm, rgba);
     row->name = name_off;
     row->group = group_off;
     if (id_out != NULL) {

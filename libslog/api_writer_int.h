@@ -27,6 +27,7 @@
 #include <slog/slog_writer.h>
 
 #include "api_writer_bg.h"
+#include "api_writer_colour.h"
 #include "node_format.h"
 #include "preview.h"
 #include "store.h"
@@ -71,6 +72,7 @@ struct slog_writer {
     uint8_t *tl_dirty; /* renamed after written (grow_mu) */
     store_category_row *cats;
     size_t ncat, cap_cat;
+    writer_colours colours; /* palette colours in use (api_writer_colour.h) */
     util_intern strings;
     util_buf argbuf;
     int64_t c_tmin, c_tmax; /* time range of what was accepted */

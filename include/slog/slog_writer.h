@@ -151,7 +151,9 @@ SLOG_API int slog_writer_set_timeline(slog_writer *w, uint32_t id, const char *n
  * @param w       the writer
  * @param kind    the kind of drawable it names (not SLOG_KIND_PREVIEW)
  * @param name    name, copied; NULL is stored as ""
- * @param rgba    colour 0xRRGGBBAA; 0 picks one from the name
+ * @param rgba    colour 0xRRGGBBAA, stored as given; 0 picks one of 32 from the
+ *                name, unlike the colours of the writer's other categories of this
+ *                kind while they last (doc/FORMAT.md §3.2)
  * @param group   optional group (Chrome's "cat"), copied; NULL for none
  * @param id_out  receives the new id; may be NULL
  * @param err     error details, or NULL
