@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <slog/slog.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -36,4 +37,12 @@ void cli_print_version(const char *prog, const char *tool_version, unsigned buil
         (void)fprintf(stderr, "%s: warning: built with libslog %s, running with %s\n", prog,
                       built_string, slog_version_string());
     }
+}
+
+int cli_option_error(const char *prog, char *const *argv)
+{
+    if (optopt != 0) {
+        return cli_usage_error(prog, "option '-%c' is unknown or lacks its value", optopt);
+    }
+    return cli_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
 }

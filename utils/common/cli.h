@@ -13,6 +13,10 @@
  * replaced so it stays on one line; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The usage error for an option getopt/getopt_long (with opterr = 0) did not
+ * take: the unknown option, or the option that lacks its value. */
+int cli_option_error(const char *prog, char *const *argv);
+
 /* Print "PROG VERSION (libslog X)" on stdout; warn on stderr when the
  * library's runtime version differs from built_number/built_string (pass
  * SLOG_VERSION_NUMBER and SLOG_VERSION_STRING from the tool). */

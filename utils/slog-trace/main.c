@@ -11,9 +11,11 @@
  * cannot be run; 2 bad arguments.  See doc/TRACE.md.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,43 @@ static int make_dirs(const char *dir)
         }
     }
     return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Before the program runs: DIR must be a directory the processes can
+ * create their files in (a run that cannot be traced is not started), and
+ * a DIR that holds an earlier run's files is named, since `slog-trace
+ * merge` would join them with this run's.  The ranks of an MPI job start
+ * one launcher each into the same DIR: their files belong together. */
+static int check_output_dir(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        (void)fprintf(stderr, PROG ": %s: not a directory\n", dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        (void)fprintf(stderr, PROG ": cannot write into %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    const bool mpi = getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMI_SIZE") != NULL ||
+                     getenv("PMIX_RANK") != NULL;
+    DIR *const d = mpi ? NULL : opendir(dir);
+    size_t earlier = 0;
+    for (const struct dirent *e = d != NULL ? readdir(d) : NULL; e != NULL; e = readdir(d)) {
+        const size_t n = strlen(e->d_name);
+        earlier += n > 5 && strcmp(e->d_name + n - 5, ".slog") == 0;
+    }
+    if (d != NULL) {
+        (void)closedir(d);
+    }
+    if (earlier > 0) {
+        (void)fprintf(stderr,
+                      PROG ": note: %s already holds %zu .slog file%s of an earlier run; "
+                           "`slog-trace merge` will join them with this run's (-o DIR keeps "
+                           "runs apart)\n",
+                      dir, earlier, earlier == 1 ? "" : "s");
+    }
+    return 0;
 }
 
 /* The preload library: $SLOG_TRACE_LIB, beside this executable (the build
@@ -150,6 +189,7 @@ static int parse_run(int argc, char **argv, run_opts *o)
         {"writer", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
     int c;
+    opterr = 0; /* one message, ours */
     while ((c = getopt_long(argc, argv, "+o:f:w:hV", longopts, NULL)) != -1) {
         if (c == 'o') {
             o->dir = optarg;
@@ -169,7 +209,7 @@ static int parse_run(int argc, char **argv, run_opts *o)
             cli_print_version(PROG, TRACE_VERSION, SLOG_VERSION_NUMBER, SLOG_VERSION_STRING);
             return 0;
         } else {
-            return cli_usage_error(PROG, "unknown option");
+            return cli_option_error(PROG, argv);
         }
     }
     return optind >= argc ? cli_usage_error(PROG, "expected a program to run after --") : -1;
@@ -190,6 +230,9 @@ static int run(int argc, char **argv)
     }
     if (make_dirs(o.dir) != 0) {
         (void)fprintf(stderr, PROG ": cannot create %s: %s\n", o.dir, strerror(errno));
+        return 1;
+    }
+    if (check_output_dir(o.dir) != 0) {
         return 1;
     }
     if (set_environment(o.dir, o.flush, o.writer) != 0) {

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <slog/slog.h>
 
@@ -181,6 +182,15 @@ static int64_t find_rank(const merge_ctx *m, size_t first)
     return -1;
 }
 
+/* A process that called MPI_Init renamed itself "rank R: NAME"
+ * (trace_mpi_p2p.c): NAME alone, so the top timeline reads "rank R (NAME)". */
+static const char *strip_rank_prefix(const char *name, int64_t rank)
+{
+    char prefix[32];
+    const int n = snprintf(prefix, sizeof prefix, "rank %" PRId64 ": ", rank);
+    return n > 0 && strncmp(name, prefix, (size_t)n) == 0 ? name + n : name;
+}
+
 /* The file's timelines under one top timeline per file; map[i] is the
  * output id of input timeline i. */
 static int define_timelines(merge_ctx *m, slog_reader *r, int64_t rank, size_t index,
@@ -198,7 +208,8 @@ static int define_timelines(merge_ctx *m, slog_reader *r, int64_t rank, size_t i
         slog_timeline_kind kind = ti.kind;
         int64_t key = ti.sort_key;
         if (parent == SLOG_NO_PARENT && rank >= 0) {
-            (void)snprintf(name, sizeof name, "rank %" PRId64 " (%s)", rank, ti.name);
+            (void)snprintf(name, sizeof name, "rank %" PRId64 " (%s)", rank,
+                           strip_rank_prefix(ti.name, rank));
             kind = SLOG_TIMELINE_RANK, key = rank;
         } else {
             (void)snprintf(name, sizeof name, "%s", ti.name);
@@ -315,12 +326,57 @@ static void free_ctx(merge_ctx *m)
     slog_writer_destroy(m->w);
 }
 
+typedef struct merge_count {
+    size_t merged, empty, skipped;
+} merge_count;
+
+/* Forget the items a file added before it failed (its args are ours). */
+static void drop_items_from(merge_ctx *m, size_t first)
+{
+    for (size_t i = first; i < m->n; i++) {
+        free(m->items[i].args);
+    }
+    m->n = first;
+}
+
+/* Merge one file, or leave it out: an empty file (a process that ended
+ * before it recorded anything) quietly, an unreadable one with its error,
+ * so that one bad file does not lose the others.  Running out of memory
+ * stops the merge (returns 1). */
+static int merge_or_skip(merge_ctx *m, const char *path, size_t index, merge_count *count)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && st.st_size == 0) {
+        count->empty++;
+        return 0;
+    }
+    slog_error err = {0};
+    const size_t first = m->n;
+    const int rc = merge_file(m, path, index, &err);
+    if (rc == SLOG_OK) {
+        count->merged++;
+        return 0;
+    }
+    (void)fail(path, rc == SLOG_ENOMEM ? "cannot merge" : "skipped, cannot read", rc, &err);
+    if (rc == SLOG_ENOMEM) {
+        return 1;
+    }
+    drop_items_from(m, first);
+    count->skipped++;
+    return 0;
+}
+
 static int merge_dir(const char *dir, const char *out)
 {
     struct dirent **ents = NULL;
     const int nents = scandir(dir, &ents, is_trace_file, alphasort);
     if (nents < 0) {
         (void)fprintf(stderr, PROG ": %s: cannot list the directory\n", dir);
+        return 1;
+    }
+    if (nents == 0) {
+        (void)fprintf(stderr, PROG ": %s: no .slog files to merge\n", dir);
+        free(ents);
         return 1;
     }
     merge_ctx m = {0};
@@ -332,19 +388,21 @@ static int merge_dir(const char *dir, const char *out)
     if (rc != SLOG_OK) {
         status = fail(out, "cannot create", rc, &err);
     }
+    merge_count count = {0};
     for (int i = 0; status == 0 && i < nents; i++) {
         (void)snprintf(path, sizeof path, "%s/%s", dir, ents[i]->d_name);
-        rc = merge_file(&m, path, (size_t)i, &err);
-        status = rc != SLOG_OK ? fail(path, "cannot merge", rc, &err) : 0;
+        status = merge_or_skip(&m, path, (size_t)i, &count);
     }
     uint64_t matched = 0, unmatched = 0;
     if (status == 0 && (rc = write_out(&m, out, &matched, &unmatched, &err)) != SLOG_OK) {
         status = fail(out, "cannot write", rc, &err);
     }
     if (status == 0) {
-        (void)fprintf(stderr, PROG ": %d files, %zu drawables, %" PRIu64 " messages matched, %" PRIu64
-                              " unmatched -> %s\n",
-                      nents, m.n, matched, unmatched, out);
+        (void)fprintf(stderr,
+                      PROG ": %zu files, %zu drawables, %" PRIu64 " messages matched, %" PRIu64
+                           " unmatched -> %s (empty files left out: %zu, unreadable skipped: %zu)\n",
+                      count.merged, m.n, matched, unmatched, out, count.empty, count.skipped);
+        status = count.skipped > 0 ? 1 : 0; /* the rest is written; the loss is not silent */
     }
     for (int i = 0; i < nents; i++) {
         free(ents[i]);
@@ -361,6 +419,7 @@ int trace_merge_main(int argc, char **argv)
                                               {NULL, 0, NULL, 0}};
     const char *out = NULL;
     int c;
+    opterr = 0; /* one message, ours */
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         if (c == 'o') {
             out = optarg;
@@ -368,7 +427,7 @@ int trace_merge_main(int argc, char **argv)
             (void)printf("usage: " PROG " DIR -o OUT.slog\n");
             return 0;
         } else {
-            return cli_usage_error(PROG, "unknown option");
+            return cli_option_error(PROG, argv);
         }
     }
     if (optind + 1 != argc || out == NULL) {
