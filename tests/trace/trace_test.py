@@ -29,9 +29,6 @@ SLOG_TRACE, TRACE_PROG, SLOG_QUERY, SLOG_INFO = sys.argv[1:5]
 # a sanitizer runtime that must be loaded first (the ASan build)
 PRELOAD = os.environ.get("SLOG_TRACE_TEST_PRELOAD", "")
 ENV = dict(os.environ, LD_PRELOAD=PRELOAD) if PRELOAD else None
-# SLOG_TRACE_WRITER=thread: the per-thread writer, which has no flush yet:
-# after a crash its file opens (incomplete) but need not hold the calls
-THREAD_WRITER = os.environ.get("SLOG_TRACE_WRITER") == "thread"
 
 
 def records(path):
@@ -212,7 +209,7 @@ def test_crash(tmp, mode, kill):
     line = p.stdout.readline() + p.stdout.readline()  # the program's fds, then it waits
     vals = parse_stdout(line)
     calls = expected_calls(d, vals.get("posix fd", -2), vals.get("stdio fd", -2))
-    seen = THREAD_WRITER or wait_for_calls(out, p.pid, d, calls)
+    seen = wait_for_calls(out, p.pid, d, calls)
     if kill:
         p.kill()
         p.communicate(timeout=60)
@@ -222,10 +219,6 @@ def test_crash(tmp, mode, kill):
        f"{mode}: the program ends as it does untraced ({'SIGKILL' if kill else 'SIGSEGV'})",
        f"seen={seen} rc={p.returncode} untraced={want}")
     f = trace_file(out, p.pid)
-    if THREAD_WRITER:
-        ok(f is not None and not complete(f) and records(f) is not None,
-           f"{mode}: the trace opens, marked incomplete (per-thread writer: no flush)")
-        return
     ok(f is not None and not complete(f) and not find_in_order(records(f), calls),
        f"{mode}: the trace opens, marked incomplete, with the calls made before the crash")
 

@@ -9,8 +9,8 @@
  * aside (at most PENDING_MAX per thread, the rest counted as lost) and
  * written, nested in start order, when the depth-0 call returns.  Times
  * never go back on a location (a clock step is clamped).  Limits of the
- * writer API today: no flush (what a crash keeps is what the background
- * had written), no timeline rename, no category groups.
+ * writer API today: no timeline rename, no category groups.  The timer's
+ * flush is slog_twriter_flush.
  * Layer: slog-trace preload library; public API only.
  */
 #include <pthread.h>
@@ -263,9 +263,15 @@ static void tw_rename_process(const char *name)
     (void)name; /* slog_thread.h has no timeline rename */
 }
 
+/* The timer's flush: everything appended so far (each thread's buffer
+ * included) reaches the file, so a crash loses at most one flush interval. */
 static void tw_flush(void)
 {
-    /* slog_thread.h has no flush: the background writes full buffers */
+    pthread_mutex_lock(&tws.lock);
+    if (tws.tw != NULL) {
+        (void)slog_twriter_flush(tws.tw, NULL);
+    }
+    pthread_mutex_unlock(&tws.lock);
 }
 
 static void tw_finish(void)
