@@ -5,7 +5,9 @@
  * types; JSON args (objects, arrays, null) are decoded with json.loads, so
  * a dict read back equals the dict written.  Writing: str, bool, int (to
  * uint64 when above int64), float; dicts, lists, tuples and None go in as
- * JSON text (json.dumps).  The strings handed to the writer live in Python
+ * JSON text (json.dumps), and so does a str holding a NUL (a C string would
+ * end there: read back, the JSON gives the same str); a JsonText is JSON
+ * text already.  The strings handed to the writer live in Python
  * objects kept alive until the call returns.
  * Python binding layer: public libslog headers, Python C API.
  */
@@ -120,12 +122,27 @@ static int json_value(PyObject *keep, PyObject *v, slog_arg *a)
     return a->v.s != NULL ? 0 : -1;
 }
 
+/* A str: a string arg, or JSON (a JsonText; a str with a NUL inside). */
+static int str_value(PyObject *keep, PyObject *v, slog_arg *a)
+{
+    Py_ssize_t n = 0;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(v, &n);
+    if (utf8 == NULL) {
+        return -1;
+    }
+    const bool json = (PyObject *)Py_TYPE(v) == py_json_text_type;
+    if (!json && strlen(utf8) != (size_t)n) {
+        return json_value(keep, v, a);
+    }
+    a->type = json ? SLOG_ARG_JSON : SLOG_ARG_STRING;
+    a->v.s = keep_utf8(keep, v);
+    return a->v.s != NULL ? 0 : -1;
+}
+
 static int one_value(PyObject *keep, PyObject *v, slog_arg *a)
 {
     if (PyUnicode_Check(v)) {
-        a->type = SLOG_ARG_STRING;
-        a->v.s = keep_utf8(keep, v);
-        return a->v.s != NULL ? 0 : -1;
+        return str_value(keep, v, a);
     }
     if (PyBool_Check(v)) {
         a->type = SLOG_ARG_BOOL;

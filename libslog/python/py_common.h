@@ -171,6 +171,10 @@ typedef struct py_args {
  *  error that made it).  0, or -1 with an exception. */
 int py_list_append_new(PyObject *list, PyObject *item);
 
+/** The str subclass (slog._slog.JsonText) whose text py_args_from_dict
+ *  stores as a JSON arg as it is (py_trace_args.c makes them). */
+extern PyObject *py_json_text_type;
+
 /** Fill @p out from @p dict (None: no args).  0, or -1 with TypeError or
  *  ValueError set (a key that is no str, a value of another type). */
 int py_args_from_dict(PyObject *dict, py_args *out);

@@ -48,6 +48,7 @@ static struct {
     uint32_t process;
     PyObject *categories; /* name -> id */
     int64_t last_flush;
+    uint64_t lost; /* regions the writer failed to take, this file */
     char path[PATH_MAX];
 } tr;
 
@@ -142,6 +143,7 @@ static PyObject *trace_start(PyObject *self, PyObject *args)
     }
     tr.owner = getpid();
     tr.generation++;
+    tr.lost = 0;
     tr.last_flush = now_ns();
     return PyUnicode_DecodeFSDefault(tr.path);
 }
@@ -180,14 +182,24 @@ static int64_t category_of(PyObject *name)
     if (id != NULL) {
         return PyLong_AsLongLong(id);
     }
-    const char *utf8 = PyErr_Occurred() ? NULL : PyUnicode_AsUTF8(name);
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    /* a name with a NUL or without UTF-8 is stored as its repr() */
+    Py_ssize_t n = 0;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(name, &n);
+    PyObject *text = utf8 != NULL && strlen(utf8) == (size_t)n ? Py_NewRef(name)
+                                                              : (PyErr_Clear(), PyObject_ASCII(name));
+    utf8 = text != NULL ? PyUnicode_AsUTF8(text) : NULL;
     if (utf8 == NULL) {
+        Py_XDECREF(text);
         return -1;
     }
     uint32_t cat = 0;
     slog_error err;
     memset(&err, 0, sizeof err);
     const int rc = slog_writer_add_category(tr.w, SLOG_KIND_STATE, utf8, 0, "python", &cat, &err);
+    Py_DECREF(text);
     if (rc != SLOG_OK) {
         raise_rc(rc, &err, "Cannot define a category in");
         return -1;
@@ -270,8 +282,13 @@ static Py_ssize_t region_begin(uint32_t cat, PyObject *args)
         }
         s->v = v, s->cap = cap;
     }
-    Py_XINCREF(args);
-    s->v[s->n] = (open_region){cat, now_ns(), args};
+    PyObject *own = NULL; /* a storable copy: later changes to args do not show */
+    if (args != NULL && PyDict_GET_SIZE(args) > 0 &&
+        ((own = PyDict_New()) == NULL || py_trace_clean_args(own, args) < 0)) {
+        Py_XDECREF(own);
+        return -1;
+    }
+    s->v[s->n] = (open_region){cat, now_ns(), own};
     return (Py_ssize_t)s->n++;
 }
 
@@ -285,45 +302,53 @@ static int annotate_region(open_region *r, PyObject *extra)
         PyErr_SetString(PyExc_TypeError, "annotations must be a dict");
         return -1;
     }
-    if (r->args == NULL) {
-        r->args = PyDict_Copy(extra);
-        return r->args != NULL ? 0 : -1;
+    if (r->args == NULL && (r->args = PyDict_New()) == NULL) {
+        return -1;
     }
-    if (Py_REFCNT(r->args) > 1) { /* the caller's dict: copy before changing it */
-        PyObject *copy = PyDict_Copy(r->args);
-        if (copy == NULL) {
-            return -1;
-        }
-        Py_SETREF(r->args, copy);
-    }
-    return PyDict_Update(r->args, extra);
+    return py_trace_clean_args(r->args, extra);
 }
 
-/* Pop the innermost region, add extra to its args and write it. */
-static int region_end(PyObject *extra)
+/* A region the writer did not take: counted (slog.trace_lost()), a
+ * RuntimeWarning for the first of a file, the error dropped. */
+static void lose_region(const char *why)
+{
+    PyErr_Clear();
+    if (tr.lost++ == 0 && PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
+                                           "slog: a region was not recorded in %s (%s); "
+                                           "slog.trace_lost() counts them",
+                                           tr.path, why) < 0) {
+        PyErr_Clear(); /* warnings made errors: still not the program's concern */
+    }
+}
+
+/* Pop the innermost region, add extra to its args and write it.  Never
+ * fails: a region the writer does not take is lost (lose_region). */
+static void region_end(PyObject *extra)
 {
     region_stack *s = stack;
     if (tr.w == NULL || s == NULL || s->generation != tr.generation || s->n == 0) {
-        return 0; /* tracing stopped (or restarted) while the region was open */
+        return; /* tracing stopped (or restarted) while the region was open */
     }
     open_region r = s->v[--s->n];
     const int64_t end = now_ns();
     py_args a;
-    int rc = annotate_region(&r, extra) < 0 || py_args_from_dict(r.args, &a) < 0 ? -1 : 0;
-    if (rc == 0) {
-        const slog_state st = {s->timeline, r.category, r.start, end, s->n, a.n, a.args};
-        slog_error err;
-        memset(&err, 0, sizeof err);
-        const int wrc = slog_writer_append_state(tr.w, &st, &err);
-        py_args_release(&a);
-        if (wrc == SLOG_OK && end - tr.last_flush >= FLUSH_NS) {
-            tr.last_flush = end;
-            (void)slog_writer_flush(tr.w, &err);
-        }
-        rc = wrc == SLOG_OK ? 0 : (raise_rc(wrc, &err, "Cannot write a region to"), -1);
+    if (annotate_region(&r, extra) < 0 || py_args_from_dict(r.args, &a) < 0) {
+        lose_region("no memory for its args");
+        Py_XDECREF(r.args);
+        return;
     }
+    const slog_state st = {s->timeline, r.category, r.start, end, s->n, a.n, a.args};
+    slog_error err;
+    memset(&err, 0, sizeof err);
+    const int rc = slog_writer_append_state(tr.w, &st, &err);
+    py_args_release(&a);
     Py_XDECREF(r.args);
-    return rc;
+    if (rc != SLOG_OK) {
+        lose_region(err.message[0] != '\0' ? err.message : slog_status_name(rc));
+    } else if (end - tr.last_flush >= FLUSH_NS) {
+        tr.last_flush = end;
+        (void)slog_writer_flush(tr.w, &err);
+    }
 }
 
 /* Category id of name for the current file, cached in gen and cat by
@@ -350,9 +375,14 @@ Py_ssize_t py_trace_begin(uint32_t cat, PyObject *args)
     return region_begin(cat, args);
 }
 
-int py_trace_end(PyObject *extra)
+void py_trace_lose(const char *why)
 {
-    return region_end(extra);
+    lose_region(why);
+}
+
+void py_trace_end(PyObject *extra)
+{
+    region_end(extra);
 }
 
 /* _slog.trace_begin(name, args): the region's index, None when not tracing. */
@@ -368,14 +398,27 @@ static PyObject *trace_begin(PyObject *self, PyObject *const *args, Py_ssize_t n
     }
     const int64_t cat = category_of(args[0]);
     const Py_ssize_t i = cat < 0 ? -1 : region_begin((uint32_t)cat, args[1] == Py_None ? NULL : args[1]);
-    return i < 0 ? NULL : PyLong_FromSsize_t(i);
+    if (i < 0) {
+        lose_region("it could not begin");
+        Py_RETURN_NONE;
+    }
+    return PyLong_FromSsize_t(i);
 }
 
-/* _slog.trace_end(args): end the innermost region. */
+/* _slog.trace_end(args): end the innermost region; never raises. */
 static PyObject *trace_end(PyObject *self, PyObject *extra)
 {
     (void)self;
-    return region_end(extra) < 0 ? NULL : Py_NewRef(Py_None);
+    region_end(extra);
+    Py_RETURN_NONE;
+}
+
+/* _slog.trace_lost(): regions of the current (or last) file the writer did
+ * not take. */
+static PyObject *trace_lost(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    return PyLong_FromUnsignedLongLong(tr.lost);
 }
 
 /* _slog.trace_annotate(args, index): add args to the open region at index
@@ -396,7 +439,11 @@ static PyObject *trace_annotate(PyObject *self, PyObject *args)
     if (i >= (Py_ssize_t)s->n) {
         Py_RETURN_FALSE; /* that region has ended */
     }
-    return annotate_region(&s->v[i], extra) < 0 ? NULL : Py_NewRef(Py_True);
+    if (annotate_region(&s->v[i], extra) < 0) {
+        PyErr_Clear(); /* no memory: the annotation is dropped, the program goes on */
+        Py_RETURN_FALSE;
+    }
+    Py_RETURN_TRUE;
 }
 
 /* _slog.trace_file(): the file being written, None when not tracing. */
@@ -417,11 +464,15 @@ static PyMethodDef trace_methods[] = {
     {"trace_end", trace_end, METH_O, "End the innermost region, adding args (a dict or None)."},
     {"trace_annotate", trace_annotate, METH_VARARGS, "Add args to an open region."},
     {"trace_file", trace_file, METH_NOARGS, "The trace file, or None."},
+    {"trace_lost", trace_lost, METH_NOARGS, "Regions the writer did not take."},
     {"trace_after_fork", trace_after_fork, METH_NOARGS, "Forget the parent's trace file."},
     {NULL, NULL, 0, NULL},
 };
 
 int py_trace_init(PyObject *m)
 {
-    return PyModule_AddFunctions(m, trace_methods) < 0 || py_traced_init(m) < 0 ? -1 : 0;
+    return PyModule_AddFunctions(m, trace_methods) < 0 || py_traced_init(m) < 0 ||
+                   py_trace_args_init(m) < 0
+               ? -1
+               : 0;
 }

@@ -22,11 +22,20 @@ int64_t py_trace_category(PyObject *name, uint64_t *gen, uint32_t *cat);
 Py_ssize_t py_trace_begin(uint32_t cat, PyObject *args);
 
 /** End the calling thread's innermost region with @p extra args (a dict,
- *  None or NULL) and write it.  0, or -1 with an exception. */
-int py_trace_end(PyObject *extra);
+ *  None or NULL) and write it.  Never fails: a region the writer does not
+ *  take is counted (slog.trace_lost()) and warned about once per file. */
+void py_trace_end(PyObject *extra);
+
+/** Count a region lost (@p why: for the warning) and drop the exception. */
+void py_trace_lose(const char *why);
+
+/** Add the args of the dict @p args to the dict @p into, each made
+ *  storable (py_trace_args.c).  0, or -1 with MemoryError only. */
+int py_trace_clean_args(PyObject *into, PyObject *args);
 
 /** Register the trace_* functions and the TracedFunction type.  0 or -1. */
 int py_trace_init(PyObject *m);
 int py_traced_init(PyObject *m);
+int py_trace_args_init(PyObject *m);
 
 #endif /* SLOG_PY_TRACE_H */

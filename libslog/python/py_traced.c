@@ -5,7 +5,9 @@
  * it (an exception that escapes is recorded as the region's "exception"
  * arg and goes on unchanged).  Calls go through vectorcall with no Python
  * frame of its own; the category id is cached per trace file.  It binds
- * as a method (descriptor) and has a __dict__ for functools.update_wrapper.
+ * as a method (descriptor) and has a __dict__ for functools.update_wrapper;
+ * it pickles by reference to its module and qualified name, as a function
+ * does (pickle finds this object there, where the decorator put it).
  * When tracing is off a call costs one check.
  * Python binding layer: public libslog headers, Python C API.
  */
@@ -31,9 +33,8 @@ static void end_with_exception(void)
     PyErr_Fetch(&type, &value, &tb);
     PyObject *extra = Py_BuildValue("{ss}", "exception",
                                     type != NULL ? ((PyTypeObject *)type)->tp_name : "?");
-    if (extra == NULL || py_trace_end(extra) < 0) {
-        PyErr_Clear(); /* the function's exception is what the caller sees */
-    }
+    PyErr_Clear(); /* the function's exception is what the caller sees */
+    py_trace_end(extra);
     Py_XDECREF(extra);
     PyErr_Restore(type, value, tb);
 }
@@ -47,13 +48,14 @@ static PyObject *traced_call(PyObject *obj, PyObject *const *args, size_t nargsf
     }
     const int64_t cat = py_trace_category(self->name, &self->generation, &self->cat);
     if (cat < 0 || py_trace_begin((uint32_t)cat, NULL) < 0) {
-        return NULL;
+        py_trace_lose("it could not begin"); /* the call goes on, unrecorded */
+        return PyObject_Vectorcall(self->func, args, nargsf, kwnames);
     }
     PyObject *r = PyObject_Vectorcall(self->func, args, nargsf, kwnames);
     if (r == NULL) {
         end_with_exception();
-    } else if (py_trace_end(NULL) < 0) {
-        Py_CLEAR(r);
+    } else {
+        py_trace_end(NULL);
     }
     return r;
 }
@@ -112,6 +114,25 @@ static PyObject *traced_get(PyObject *obj, PyObject *instance, PyObject *owner)
     return PyMethod_New(obj, instance);
 }
 
+/* __reduce__: a str, which pickle takes as the qualified name of a global
+ * of the object's __module__ (both set by functools.update_wrapper, else
+ * taken from the function), so it pickles wherever the function would. */
+static PyObject *traced_reduce(PyObject *obj, PyObject *unused)
+{
+    (void)unused;
+    traced *self = (traced *)obj;
+    PyObject *name = self->dict != NULL ? PyDict_GetItemString(self->dict, "__qualname__") : NULL;
+    if (name != NULL) {
+        return Py_NewRef(name);
+    }
+    return PyObject_GetAttrString(self->func, "__qualname__");
+}
+
+static PyMethodDef traced_methods[] = {
+    {"__reduce__", traced_reduce, METH_NOARGS, "Pickle by module and qualified name."},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyMemberDef traced_members[] = {
     {"region_name", T_OBJECT, offsetof(traced, name), READONLY, "the name of its regions"},
     {NULL, 0, 0, 0, NULL},
@@ -136,6 +157,7 @@ static PyTypeObject traced_type = {
     .tp_vectorcall_offset = offsetof(traced, vectorcall),
     .tp_dictoffset = offsetof(traced, dict),
     .tp_descr_get = traced_get,
+    .tp_methods = traced_methods,
     .tp_members = traced_members,
     .tp_getset = traced_getset,
 };

@@ -45,7 +45,7 @@ from ._reader import Reader, open  # noqa: F401
 from .units import WindowError  # noqa: F401
 from .writer import Writer  # noqa: F401
 from .tracing import (  # noqa: F401
-    annotate, region, trace, trace_file, trace_start, trace_stop,
+    annotate, region, trace, trace_file, trace_lost, trace_start, trace_stop,
 )
 
 if hasattr(_slog, "import_trace"):  # built with the import library
@@ -55,5 +55,5 @@ __version__ = library_version
 __all__ = [
     "open", "Reader", "Writer", "units", "WindowError", "Error", "FormatError", "CorruptError",
     "VersionError", "ParseError", "StateError", "FileError", "ArgumentError", "OutOfMemoryError",
-    "trace", "region", "annotate", "trace_start", "trace_stop", "trace_file",
+    "trace", "region", "annotate", "trace_start", "trace_stop", "trace_file", "trace_lost",
 ]

@@ -22,9 +22,13 @@ A region is a state on its thread's timeline (one timeline per thread,
 under a "python pid N" process timeline), from its begin to its end in ns
 of CLOCK_REALTIME (the clock slog-trace uses, so both kinds of file line
 up), nested regions one level deeper; its args are the keyword args of
-region() plus every annotation (str, int, float, bool; dict/list/None as
-JSON).  A call that raises is recorded with an "exception" arg naming the
-exception's type, which then propagates unchanged.
+region() plus every annotation, taken when given (later changes to a dict
+passed do not show): str, int, float, bool as they are; dict/list/tuple/None
+as JSON; an int beyond 64 bits as its decimal text, anything else (bytes,
+set, complex, objects) as its repr(), both cut to 256 characters.  A call
+that raises is recorded with an "exception" arg naming the exception's type,
+which then propagates unchanged: tracing never raises into the program (a
+region the writer cannot take is counted by trace_lost()).
 
 Tracing is off until trace_start(); under slog-trace (SLOG_TRACE_DIR set)
 it starts by itself at the first region, into
@@ -38,7 +42,8 @@ import socket
 
 from . import _slog
 
-__all__ = ["trace", "region", "annotate", "trace_start", "trace_stop", "trace_file"]
+__all__ = ["trace", "region", "annotate", "trace_start", "trace_stop", "trace_file",
+           "trace_lost"]
 
 
 def default_path():
@@ -62,6 +67,13 @@ def trace_stop():
 def trace_file():
     """The file being written, or None when tracing is off."""
     return _slog.trace_file()
+
+
+def trace_lost():
+    """Regions of the current (or last) trace file that could not be recorded
+    (the writer failed, or no memory); the first of a file also gives a
+    RuntimeWarning.  Tracing never raises into the traced program."""
+    return _slog.trace_lost()
 
 
 def trace(func=None, *, name=None):
