@@ -7,6 +7,8 @@
  * a pthread key destructor, and resolving real functions.  Recording runs
  * under the thread's guard, so the writer's own I/O (HDF5 underneath)
  * passes the wrappers untraced; errno is saved and restored around it.
+ * After vfork the thread's state is shared with the child: a pid check,
+ * made only while the thread's vfork flag is up, keeps the child silent.
  * Layer: slog-trace preload library; public API only.
  */
 #define _GNU_SOURCE
@@ -98,11 +100,28 @@ void trace_leave(const trace_call *c, trace_fn fn, const trace_args *args)
     errno = saved;
 }
 
+static pid_t trace_pid;
+
+void trace_core_set_pid(void)
+{
+    __atomic_store_n(&trace_pid, getpid(), __ATOMIC_RELAXED);
+}
+
+bool trace_vfork_check(void)
+{
+    if (getpid() != __atomic_load_n(&trace_pid, __ATOMIC_RELAXED)) {
+        return true; /* the vfork child: memory is the parent's */
+    }
+    trace_self.vfork = 0;
+    return false;
+}
+
 void trace_event(trace_fn fn, const trace_args *args)
 {
     const int saved = errno;
     trace_tls *const t = &trace_self;
-    if (t->guard != 0 || __atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) != TRACE_READY) {
+    if (t->guard != 0 || trace_vfork_child() ||
+        __atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) != TRACE_READY) {
         return;
     }
     t->guard++;

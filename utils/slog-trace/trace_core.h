@@ -24,6 +24,8 @@
 /* The calling thread's tracer state (static TLS: no allocation on access). */
 typedef struct trace_tls {
     int guard;           /* > 0: the tracer itself runs here; calls go untraced */
+    int vfork;           /* 1 from this thread's vfork until a call finds it is the
+                            parent again (trace_vfork_child) */
     uint32_t depth;      /* traced calls open on this thread */
     sink_thread *thread; /* this thread's timeline, opened on its first record */
 } trace_tls;
@@ -55,12 +57,26 @@ int64_t trace_now(void);
 /* Start a process's file in a fork child; true when it is recording now. */
 bool trace_start_child(void);
 
+/* This process's pid, noted at start and in a fork child (not a vfork
+ * child: vfork runs no fork handler). */
+void trace_core_set_pid(void);
+
+/* After a vfork: true in the child (it shares the parent's memory, thread
+ * state included, until it execs or exits: it must record nothing and
+ * change no table); in the parent it clears the flag and is false. */
+bool trace_vfork_check(void);
+
+static inline bool trace_vfork_child(void)
+{
+    return trace_self.vfork != 0 && trace_vfork_check();
+}
+
 /* True when this call is to be recorded: fills c (time, depth).  False:
  * call the real function and return its result untouched. */
 static inline bool trace_enter(trace_call *c)
 {
     trace_tls *const t = &trace_self;
-    if (t->guard != 0) {
+    if (t->guard != 0 || trace_vfork_child()) {
         return false;
     }
     const int st = __atomic_load_n(&trace_state, __ATOMIC_ACQUIRE);
@@ -139,13 +155,8 @@ void trace_before_exit(void);
 /* Rename this process's timeline (MPI_Init gives the rank). */
 void trace_rename_process(const char *prefix);
 
-/* Note an fd that the tracer's own writer opened for its file (the open
- * wrappers call it for opens made under the guard). */
-void trace_note_own_open(const char *path, int fd);
-void trace_note_own_close(int fd);
-
-/* True when fd is the tracer's own file (a program that closes every
- * descriptor must not close the trace: that close is skipped). */
-bool trace_own_fd(int fd);
+/* The program tried to replace the tracer's descriptor fd (dup2, dup3):
+ * refused with EBADF; one line on stderr, once per process. */
+void trace_refused_own(const char *call, int fd);
 
 #endif /* SLOG_TRACE_CORE_H */

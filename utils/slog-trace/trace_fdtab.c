@@ -2,10 +2,16 @@
  *
  * trace_fdtab.c - the descriptor -> file name table: an array of pointers
  * indexed by fd (descriptors above FDTAB_MAX stay nameless) into a set of
- * interned names (open addressing under one mutex, taken only by opens).
+ * interned names (open addressing under one mutex, taken only by opens);
+ * and the tracer's own descriptors, one bit per fd set and cleared
+ * atomically (close looks at it on every call, and a fork child reads it
+ * with no lock to take).  A vfork child, which shares this memory with its
+ * parent but has its own descriptors, changes neither.
  * Layer: slog-trace preload library.
  */
 #include "trace_fdtab.h"
+
+#include "trace_core.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -20,6 +26,8 @@ typedef struct fd_name {
 } fd_name;
 
 static fd_name *table[FDTAB_MAX];
+static int table_top = -1; /* no fd above it has a name (bounds range closes) */
+static uint64_t tracer_bits[FDTAB_MAX / 64];
 
 static struct {
     pthread_mutex_t lock;
@@ -115,23 +123,82 @@ bool trace_path_own(const char *path)
            (path[n] == '/' || path[n] == '\0');
 }
 
+/* Name fd e (NULL: nameless); nothing in a vfork child. */
+static void set_entry(int fd, fd_name *e)
+{
+    if (fd < 0 || fd >= FDTAB_MAX || trace_vfork_child()) {
+        return;
+    }
+    if (e != NULL) {
+        int top = __atomic_load_n(&table_top, __ATOMIC_RELAXED);
+        while (fd > top && !__atomic_compare_exchange_n(&table_top, &top, fd, true,
+                                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        }
+    }
+    __atomic_store_n(&table[fd], e, __ATOMIC_RELEASE);
+}
+
 void fdtab_opened(int fd, const char *path)
 {
     if (fd >= 0 && fd < FDTAB_MAX && path != NULL) {
-        __atomic_store_n(&table[fd], intern(path), __ATOMIC_RELEASE);
+        set_entry(fd, intern(path));
     }
 }
 
 void fdtab_closed(int fd)
 {
-    if (fd >= 0 && fd < FDTAB_MAX) {
-        __atomic_store_n(&table[fd], NULL, __ATOMIC_RELEASE);
-    }
+    set_entry(fd, NULL);
 }
 
 void fdtab_dup(int oldfd, int newfd)
 {
-    if (newfd >= 0 && newfd < FDTAB_MAX) {
-        __atomic_store_n(&table[newfd], entry(oldfd), __ATOMIC_RELEASE);
+    set_entry(newfd, entry(oldfd));
+}
+
+void fdtab_closed_range(unsigned lo, unsigned hi)
+{
+    const int top = __atomic_load_n(&table_top, __ATOMIC_RELAXED);
+    if (top < 0) {
+        return;
     }
+    const unsigned end = hi < (unsigned)top ? hi : (unsigned)top;
+    for (unsigned fd = lo; fd <= end; fd++) {
+        set_entry((int)fd, NULL);
+    }
+}
+
+void fdtab_tracer_add(int fd)
+{
+    if (fd >= 0 && fd < FDTAB_MAX && !trace_vfork_child()) {
+        set_entry(fd, NULL); /* a name the number had before is not the tracer's file */
+        __atomic_or_fetch(&tracer_bits[fd / 64], UINT64_C(1) << (fd % 64), __ATOMIC_RELEASE);
+    }
+}
+
+void fdtab_tracer_remove(int fd)
+{
+    if (fd >= 0 && fd < FDTAB_MAX && !trace_vfork_child()) {
+        __atomic_and_fetch(&tracer_bits[fd / 64], ~(UINT64_C(1) << (fd % 64)), __ATOMIC_RELEASE);
+    }
+}
+
+bool fdtab_tracer(int fd)
+{
+    return fd >= 0 && fd < FDTAB_MAX &&
+           (__atomic_load_n(&tracer_bits[fd / 64], __ATOMIC_ACQUIRE) >> (fd % 64) & 1) != 0;
+}
+
+int fdtab_tracer_next(unsigned lo, unsigned hi)
+{
+    for (unsigned w = lo / 64; w < FDTAB_MAX / 64 && w <= hi / 64; w++) {
+        uint64_t bits = __atomic_load_n(&tracer_bits[w], __ATOMIC_ACQUIRE);
+        if (w == lo / 64) {
+            bits &= ~UINT64_C(0) << (lo % 64);
+        }
+        if (bits != 0) {
+            const unsigned fd = w * 64 + (unsigned)__builtin_ctzll(bits);
+            return fd <= hi ? (int)fd : -1;
+        }
+    }
+    return -1;
 }

@@ -6,6 +6,10 @@
  * lookup needs no lock); memory grows with the number of distinct names.
  * Files under the trace directory are the tracer's own: calls on them are
  * not recorded (another libslog writer in the program, e.g. Python's).
+ * The descriptors the tracer itself opened (its writer's, under the guard)
+ * are a second, separate set: the program may not close or replace them.
+ * A vfork child changes neither (it shares the parent's memory, not its
+ * descriptors).
  * Layer: slog-trace preload library.
  */
 #ifndef SLOG_TRACE_FDTAB_H
@@ -31,6 +35,20 @@ void fdtab_closed(int fd);
 
 /* newfd is now a copy of oldfd (dup, dup2, dup3, fcntl F_DUPFD). */
 void fdtab_dup(int oldfd, int newfd);
+
+/* Every fd in [lo, hi] was closed (close_range, closefrom). */
+void fdtab_closed_range(unsigned lo, unsigned hi);
+
+/* fd is the tracer's own (opened under the guard) / no longer is.  Only
+ * fds below 65536 are remembered (the tracer's sit far below). */
+void fdtab_tracer_add(int fd);
+void fdtab_tracer_remove(int fd);
+
+/* True when fd is the tracer's own. */
+bool fdtab_tracer(int fd);
+
+/* The lowest of the tracer's fds in [lo, hi], or -1 when there is none. */
+int fdtab_tracer_next(unsigned lo, unsigned hi);
 
 /* The trace directory ("" before the library's constructor ran). */
 const char *trace_dir(void);

@@ -3,13 +3,17 @@
  * trace_posix_meta.c - wrappers of the calls about files rather than their
  * bytes: the stat family (stat, lstat, fstat, fstatat with their 64-bit
  * names, statx), memory maps (mmap, munmap, msync), descriptor copies
- * (dup, dup2, dup3: the copy keeps the file name) and unlink.
+ * (dup, dup2, dup3 and, kept in the table but not recorded, fcntl's
+ * F_DUPFD and F_DUPFD_CLOEXEC: the copy keeps the file name) and unlink.
+ * dup2 and dup3 onto one of the tracer's own descriptors are refused with
+ * EBADF: HDF5 holds that number and would write the program's file.
  * Layer: slog-trace preload library.
  */
 #define _GNU_SOURCE
 #undef _FILE_OFFSET_BITS
 #undef _FORTIFY_SOURCE
 #include <fcntl.h>
+#include <stdarg.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -198,16 +202,63 @@ int dup(int fd)
     return dup_done(&c, traced, TRACE_FN_DUP, fd, TRACE_REAL(dup)(fd));
 }
 
+/* True (errno EBADF, said once) when the program's dup2/dup3 would replace
+ * one of the tracer's descriptors. */
+static bool onto_tracer(const char *call, int fd, int fd2)
+{
+    if (trace_self.guard != 0 || fd == fd2 || !fdtab_tracer(fd2)) {
+        return false;
+    }
+    trace_refused_own(call, fd2);
+    errno = EBADF;
+    return true;
+}
+
 int dup2(int fd, int fd2)
 {
     trace_call c;
     const bool traced = trace_enter(&c);
-    return dup_done(&c, traced, TRACE_FN_DUP2, fd, TRACE_REAL(dup2)(fd, fd2));
+    const int r = onto_tracer("dup2", fd, fd2) ? -1 : TRACE_REAL(dup2)(fd, fd2);
+    return dup_done(&c, traced, TRACE_FN_DUP2, fd, r);
 }
 
 int dup3(int fd, int fd2, int flags)
 {
     trace_call c;
     const bool traced = trace_enter(&c);
-    return dup_done(&c, traced, TRACE_FN_DUP3, fd, TRACE_REAL(dup3)(fd, fd2, flags));
+    const int r = onto_tracer("dup3", fd, fd2) ? -1 : TRACE_REAL(dup3)(fd, fd2, flags);
+    return dup_done(&c, traced, TRACE_FN_DUP3, fd, r);
+}
+
+/* fcntl: a F_DUPFD copy keeps the file name.  The third argument is taken
+ * as a pointer whatever cmd is, as the C library's own fcntl does. */
+static int fcntl_done(int fd, int cmd, int r)
+{
+    if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && trace_self.guard == 0) {
+        const int err = errno;
+        fdtab_dup(fd, r);
+        errno = err;
+    }
+    return r;
+}
+
+#define FCNTL_ARG(cmd)                                                                             \
+    __extension__({                                                                                \
+        va_list ap_;                                                                               \
+        va_start(ap_, cmd);                                                                        \
+        void *a_ = va_arg(ap_, void *);                                                            \
+        va_end(ap_);                                                                               \
+        a_;                                                                                        \
+    })
+
+int fcntl(int fd, int cmd, ...)
+{
+    void *const arg = FCNTL_ARG(cmd);
+    return fcntl_done(fd, cmd, TRACE_REAL(fcntl)(fd, cmd, arg));
+}
+
+int fcntl64(int fd, int cmd, ...)
+{
+    void *const arg = FCNTL_ARG(cmd);
+    return fcntl_done(fd, cmd, TRACE_REAL(fcntl64)(fd, cmd, arg));
 }

@@ -2,17 +2,24 @@
  *
  * trace_posix_open.c - wrappers of the calls that open and close file
  * descriptors: open, openat, creat with their 64-bit and fortified
- * (__open_2...) entry points, and close.  Each keeps the descriptor table
+ * (__open_2...) entry points, close, and (kept in the table, not
+ * recorded) close_range and closefrom.  Each keeps the descriptor table
  * (trace_fdtab.h) current, also when the call is not recorded, and
- * records path, flags, mode and the result; opens made by the tracer's own
- * writer are noted so a fork child can cut them off (trace_process.c).
+ * records path, flags, mode and the result.  A descriptor the tracer
+ * itself opens (under the guard: its writer's, HDF5's) is moved above the
+ * program's range, made close-on-exec and marked as the tracer's, so the
+ * program's fd numbers are those of an untraced run, no exec'd program
+ * inherits it, a fork child can cut it off (trace_process.c), and the
+ * program's close, close_range and closefrom pass over it.
  * Layer: slog-trace preload library.
  */
 #define _GNU_SOURCE
 #undef _FILE_OFFSET_BITS
 #undef _FORTIFY_SOURCE
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "trace_core.h"
@@ -42,13 +49,44 @@ typedef struct open_call {
     unsigned mode;
 } open_call;
 
-/* After an open returned fd: table, own-file note, record. */
+/* The lowest number for the tracer's descriptors: 64 below the soft
+ * RLIMIT_NOFILE, capped at 1024 (the kernel sizes a process's descriptor
+ * table by its highest fd, and fork copies it); half the limit when that
+ * is below 128 (the program then has few to spare either way). */
+static int own_fd_base(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        return -1;
+    }
+    const rlim_t lim = rl.rlim_cur < 1024 ? rl.rlim_cur : 1024;
+    return lim >= 128 ? (int)(lim - 64) : (int)(lim / 2);
+}
+
+/* fd, opened by the tracer itself: moved up to own_fd_base or above when
+ * there is room (else left where it is), close-on-exec, marked as the
+ * tracer's.  Returns the descriptor to use. */
+static int own_opened(int fd)
+{
+    const int base = own_fd_base();
+    const int high = fd < base ? TRACE_REAL(fcntl)(fd, F_DUPFD_CLOEXEC, base) : -1;
+    if (high >= 0) {
+        (void)TRACE_REAL(close)(fd);
+        fd = high;
+    } else {
+        (void)TRACE_REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC);
+    }
+    fdtab_tracer_add(fd);
+    return fd;
+}
+
+/* After an open returned fd: table, the tracer's own, record. */
 static int opened(const trace_call *c, bool traced, const open_call *o, int fd)
 {
     const int err = errno;
-    if (trace_self.guard != 0) {
-        trace_note_own_open(o->path, fd);
-    } else {
+    if (trace_self.guard != 0 && fd >= 0) {
+        fd = own_opened(fd);
+    } else if (trace_self.guard == 0) {
         fdtab_opened(fd, o->path);
     }
     if (traced && trace_path_own(o->path)) {
@@ -134,10 +172,10 @@ int creat64(const char *file, mode_t mode)
 int close(int fd)
 {
     if (trace_self.guard != 0) {
-        trace_note_own_close(fd);
+        fdtab_tracer_remove(fd);
         return TRACE_REAL(close)(fd);
     }
-    if (trace_own_fd(fd)) {
+    if (fdtab_tracer(fd)) {
         return 0; /* the trace file stays open; the program goes on as if closed */
     }
     trace_call c;
@@ -161,4 +199,63 @@ int close(int fd)
     }
     errno = err;
     return r;
+}
+
+/* close_range over [lo, hi], none of it the tracer's: the names go. */
+static int close_span(unsigned lo, unsigned hi, int flags)
+{
+    const int r = TRACE_REAL(close_range)(lo, hi, flags);
+    if (r == 0 && ((unsigned)flags & CLOSE_RANGE_CLOEXEC) == 0) {
+        fdtab_closed_range(lo, hi);
+    }
+    return r;
+}
+
+/* close_range and closefrom close the spans between the tracer's fds. */
+int close_range(unsigned fd, unsigned max_fd, int flags)
+{
+    if (trace_self.guard != 0 || fd > max_fd) {
+        return TRACE_REAL(close_range)(fd, max_fd, flags);
+    }
+    for (unsigned from = fd;;) {
+        const int own = fdtab_tracer_next(from, max_fd);
+        if (own < 0) {
+            return close_span(from, max_fd, flags);
+        }
+        if ((unsigned)own > from && close_span(from, (unsigned)own - 1, flags) != 0) {
+            return -1;
+        }
+        if ((unsigned)own == max_fd) {
+            return 0;
+        }
+        from = (unsigned)own + 1;
+    }
+}
+
+/* Close [lo, hi], none of it the tracer's: close_range, else one by one. */
+static void close_each(unsigned lo, unsigned hi)
+{
+    if (close_span(lo, hi, 0) != 0) {
+        int (*const real_close)(int) = TRACE_REAL(close);
+        for (unsigned fd = lo; fd <= hi; fd++) {
+            (void)real_close((int)fd);
+        }
+        fdtab_closed_range(lo, hi);
+    }
+}
+
+void closefrom(int lowfd)
+{
+    unsigned from = lowfd > 0 ? (unsigned)lowfd : 0;
+    int own = -1;
+    while (trace_self.guard == 0 && (own = fdtab_tracer_next(from, UINT_MAX)) >= 0) {
+        if ((unsigned)own > from) {
+            close_each(from, (unsigned)own - 1);
+        }
+        from = (unsigned)own + 1;
+    }
+    TRACE_REAL(closefrom)((int)from);
+    if (trace_self.guard == 0) {
+        fdtab_closed_range(from, UINT_MAX);
+    }
 }

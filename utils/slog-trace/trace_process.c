@@ -6,9 +6,10 @@
  * exists: after an exec), listed with one line in DIR/manifest.jsonl,
  * flushed by a timer thread every SLOG_TRACE_FLUSH_MS (default 1000) and
  * sealed at exit, before exec and in _exit.  After fork the child forgets
- * the parent's writer and points the descriptors of the parent's file at
- * /dev/null, so that nothing in the child (HDF5's exit handler included)
- * can write the parent's file.
+ * the parent's writer and points the tracer's descriptors (trace_fdtab.h)
+ * at /dev/null, so that nothing in the child (HDF5's exit handler included)
+ * can write the parent's file; a child that exits before recording
+ * anything leaves no file.
  * Layer: slog-trace preload library; public API only.
  */
 #define _GNU_SOURCE
@@ -30,61 +31,20 @@
 
 void trace_core_after_fork(void);
 
-#define OWN_FDS 8
-
 static struct {
     char dir[PATH_MAX];
     char path[PATH_MAX];  /* the current file */
     char file[NAME_MAX + 1];
     pid_t owner;          /* the process that writes path */
     long flush_ms;
-    int own_fds[OWN_FDS]; /* descriptors the writer opened on path */
     bool exit_hook;
     bool timer_running;
+    bool refusal_said;    /* trace_refused_own said it */
 } proc;
-
-static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const char *trace_dir(void)
 {
     return proc.dir;
-}
-
-void trace_note_own_open(const char *path, int fd)
-{
-    if (fd < 0 || path == NULL || strcmp(path, proc.path) != 0) {
-        return;
-    }
-    pthread_mutex_lock(&own_lock);
-    for (int i = 0; i < OWN_FDS; i++) {
-        if (proc.own_fds[i] < 0) {
-            proc.own_fds[i] = fd;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&own_lock);
-}
-
-bool trace_own_fd(int fd)
-{
-    bool own = false;
-    pthread_mutex_lock(&own_lock);
-    for (int i = 0; i < OWN_FDS && fd >= 0; i++) {
-        own = own || proc.own_fds[i] == fd;
-    }
-    pthread_mutex_unlock(&own_lock);
-    return own;
-}
-
-void trace_note_own_close(int fd)
-{
-    pthread_mutex_lock(&own_lock);
-    for (int i = 0; i < OWN_FDS; i++) {
-        if (proc.own_fds[i] == fd) {
-            proc.own_fds[i] = -1;
-        }
-    }
-    pthread_mutex_unlock(&own_lock);
 }
 
 /* Reserve DIR/<host>-<pid>[.<n>].slog: the first name not taken. */
@@ -206,24 +166,40 @@ void trace_rename_process(const char *prefix)
     trace_self.guard--;
 }
 
-/* One line on stderr when this process goes untraced (the tracer says so
- * rather than leave a silently missing file); the program goes on. */
-static void cannot_trace(const char *what, const char *where)
+/* One line on stderr: "slog-trace: WHAT WHERE (pid N ...)". */
+static void say(const char *what, const char *where, const char *outcome)
 {
     char line[PATH_MAX + 128];
-    const int n = snprintf(line, sizeof line, "slog-trace: %s %s (pid %ld not traced)\n", what,
-                           where, (long)getpid());
+    const int n = snprintf(line, sizeof line, "slog-trace: %s %s (pid %ld %s)\n", what, where,
+                           (long)getpid(), outcome);
     if (n > 0) {
         (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
     }
 }
 
+/* When this process goes untraced the tracer says so rather than leave a
+ * silently missing file; the program goes on. */
+static void cannot_trace(const char *what, const char *where)
+{
+    say(what, where, "not traced");
+}
+
+void trace_refused_own(const char *call, int fd)
+{
+    if (__atomic_exchange_n(&proc.refusal_said, true, __ATOMIC_RELAXED)) {
+        return;
+    }
+    char what[96];
+    (void)snprintf(what, sizeof what, "%s onto descriptor %d (the trace file's) refused with",
+                   call, fd);
+    trace_self.guard++;
+    say(what, "EBADF", "still traced");
+    trace_self.guard--;
+}
+
 /* Open this process's file and start recording (guard held by the caller). */
 static void start_process(void)
 {
-    for (int i = 0; i < OWN_FDS; i++) {
-        proc.own_fds[i] = -1;
-    }
     if (reserve_file() != 0) {
         cannot_trace("cannot create a file in", proc.dir);
         return;
@@ -233,6 +209,7 @@ static void start_process(void)
     (void)snprintf(name, sizeof name, "%s pid %ld", program_invocation_short_name,
                    (long)getpid());
     if (sink_open(proc.path, name, trace_fn_categories, TRACE_FN_COUNT) != 0) {
+        (void)unlink(proc.path); /* reserved by us: no empty file is left behind */
         cannot_trace("cannot write", proc.path);
         return;
     }
@@ -271,18 +248,22 @@ static void fork_parent(void)
     trace_self.guard--;
 }
 
-/* The parent's file must never be written from here: its descriptors now
- * point at /dev/null (HDF5 in this process still thinks it has it open). */
+/* The parent's file must never be written from here: the tracer's
+ * descriptors now point at /dev/null, and stay the tracer's (HDF5 in this
+ * process still thinks it has the parent's file open, and its exit handler
+ * writes and closes them). */
 static void fork_child(void)
 {
     sink_fork_release();
+    trace_core_set_pid();
+    proc.refusal_said = false;
     if (__atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) == TRACE_READY) {
         sink_forget_after_fork();
         const int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-        for (int i = 0; i < OWN_FDS && null_fd >= 0; i++) {
-            if (proc.own_fds[i] >= 0) {
-                (void)dup3(null_fd, proc.own_fds[i], O_CLOEXEC);
-                proc.own_fds[i] = -1;
+        for (int fd = fdtab_tracer_next(0, UINT_MAX); fd >= 0 && null_fd >= 0;
+             fd = fdtab_tracer_next((unsigned)fd + 1, UINT_MAX)) {
+            if (fd != null_fd) {
+                (void)dup3(null_fd, fd, O_CLOEXEC);
             }
         }
         if (null_fd >= 0) {
@@ -292,7 +273,6 @@ static void fork_child(void)
         trace_core_after_fork();
         __atomic_store_n(&trace_state, TRACE_CHILD, __ATOMIC_RELEASE);
     }
-    (void)pthread_mutex_init(&own_lock, NULL);
     trace_self.guard--;
 }
 
@@ -348,9 +328,18 @@ void trace_after_failed_exec(void)
     }
 }
 
+/* A fork child that recorded nothing ends without a file (HDF5's exit
+ * handler, which runs after this, must not start one either). */
 void trace_before_exit(void)
 {
-    (void)finish_if_owner();
+    int child = TRACE_CHILD;
+    if (trace_vfork_child()) {
+        return; /* the parent's state, not ours */
+    }
+    if (!__atomic_compare_exchange_n(&trace_state, &child, TRACE_OFF, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        (void)finish_if_owner();
+    }
 }
 
 /* The names of the descriptors the process starts with (0, 1, 2: a
@@ -371,6 +360,7 @@ static void name_inherited_fds(void)
 __attribute__((constructor)) static void trace_init(void)
 {
     trace_self.guard++;
+    trace_core_set_pid();
     if (read_config()) {
         name_inherited_fds();
         (void)pthread_atfork(fork_prepare, fork_parent, fork_child);

@@ -4,9 +4,12 @@
  * fork (recorded in the parent with the child's pid; the child starts its
  * own file), the exec family (an "exec" event, then the file is sealed;
  * when exec fails the process goes on in a new file), _exit and _Exit (an
- * event, then the file is sealed: atexit handlers do not run there), and
- * pthread_create (a thread created while the tracer runs, e.g. a writer's
- * background thread, never records: its I/O is the tracer's own).
+ * event, then the file is sealed: atexit handlers do not run there),
+ * vfork (not recorded: it raises the thread's vfork flag, so that the
+ * child, which runs on the parent's memory until it execs or exits,
+ * records nothing; trace_core.h), and pthread_create (a thread created
+ * while the tracer runs, e.g. a writer's background thread, never records:
+ * its I/O is the tracer's own).
  * Layer: slog-trace preload library.
  */
 #define _GNU_SOURCE
@@ -32,6 +35,36 @@ pid_t fork(void)
     }
     return p;
 }
+
+#if defined(__x86_64__)
+/* vfork's child returns on the parent's stack, so no frame of ours may lie
+ * between the program and the C library's vfork (the child would return
+ * through it and the parent find it overwritten): vfork raises the flag in
+ * a call that has returned, then jumps to the real vfork, which returns to
+ * the program directly. */
+typedef pid_t vfork_fn(void);
+__attribute__((used, visibility("hidden"))) vfork_fn *trace_vfork_begin(void);
+vfork_fn *trace_vfork_begin(void)
+{
+    trace_self.vfork = 1;
+    return TRACE_REAL(vfork);
+}
+
+__asm__(".text\n"
+        ".globl vfork\n"
+        ".type vfork, @function\n"
+        "vfork:\n"
+        "\t.cfi_startproc\n"
+        "\tendbr64\n"
+        "\tsubq $8, %rsp\n"
+        "\t.cfi_adjust_cfa_offset 8\n"
+        "\tcall trace_vfork_begin\n"
+        "\taddq $8, %rsp\n"
+        "\t.cfi_adjust_cfa_offset -8\n"
+        "\tjmp *%rax\n"
+        "\t.cfi_endproc\n"
+        ".size vfork, .-vfork\n");
+#endif
 
 static void exec_event(const char *path)
 {
