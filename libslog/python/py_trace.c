@@ -2,16 +2,17 @@
  *
  * py_trace.c - tracing Python code into a libslog file (slog.trace,
  * slog.region, slog.annotate; slog/tracing.py): one file per process with
- * a timeline per Python thread; a region is begun and ended on the calling
- * thread's stack of open regions and written as one state when it ends,
- * its depth the number of regions open around it and its args those given
- * at begin plus every annotation.  Every writer call runs with the GIL
- * held and never releases it, so the one-thread writer needs no other
- * lock.  The file is flushed when a region ends at least a second after
- * the last flush, finished by trace_stop (atexit in tracing.py).  A fork
- * child forgets the parent's writer and points its descriptors of the
- * parent's file at /dev/null, so HDF5's exit handler in the child cannot
- * write it; the child's next region starts its own file.
+ * a timeline per Python thread; a region is written as one state when it
+ * ends, its depth one more than the innermost region open around it, its
+ * args those given at begin plus every annotation.  Decorated calls, which
+ * always nest, live on the calling thread's stack here; slog.region's
+ * regions are objects of their own (py_trace_region.c).  Every writer call
+ * runs with the GIL held and never releases it, so the one-thread writer
+ * needs no other lock.  The file is flushed when a region ends at least a
+ * second after the last flush, finished by trace_stop (atexit in
+ * tracing.py).  A fork child forgets the parent's writer and points its
+ * descriptors of the parent's file at /dev/null, so HDF5's exit handler in
+ * the child cannot write it; the child's next region starts its own file.
  * Python binding layer: public libslog headers, Python C API.
  */
 #include "py_trace.h"
@@ -28,7 +29,7 @@
 #define FLUSH_NS 1000000000LL
 
 typedef struct open_region {
-    uint32_t category;
+    uint32_t category, depth;
     int64_t start;
     PyObject *args; /* dict, or NULL */
 } open_region;
@@ -54,7 +55,7 @@ static struct {
 
 static __thread region_stack *stack;
 
-static int64_t now_ns(void)
+int64_t py_trace_now(void)
 {
     struct timespec ts;
     (void)clock_gettime(CLOCK_REALTIME, &ts);
@@ -144,7 +145,7 @@ static PyObject *trace_start(PyObject *self, PyObject *args)
     tr.owner = getpid();
     tr.generation++;
     tr.lost = 0;
-    tr.last_flush = now_ns();
+    tr.last_flush = py_trace_now();
     return PyUnicode_DecodeFSDefault(tr.path);
 }
 
@@ -265,14 +266,36 @@ static bool tracing(void)
     return tr.w != NULL;
 }
 
-/* Push a region of category cat with args (a dict or NULL); returns its
- * index on the stack, -1 with an exception set. */
-static Py_ssize_t region_begin(uint32_t cat, PyObject *args)
+int py_trace_place_here(py_trace_place *p, int64_t ctx_depth)
 {
-    region_stack *s = this_stack();
+    const region_stack *s = this_stack();
     if (s == NULL) {
         return -1;
     }
+    const int64_t call = s->n > 0 ? (int64_t)s->v[s->n - 1].depth : -1;
+    p->timeline = s->timeline;
+    p->depth = (uint32_t)((call > ctx_depth ? call : ctx_depth) + 1);
+    return 0;
+}
+
+int64_t py_trace_stack_depth(void)
+{
+    const region_stack *s = stack;
+    if (tr.w == NULL || s == NULL || s->generation != tr.generation || s->n == 0) {
+        return -1;
+    }
+    return s->v[s->n - 1].depth;
+}
+
+/* Push a decorated call's region of category cat; 0, -1 with an
+ * exception set. */
+static int region_begin(uint32_t cat)
+{
+    py_trace_place place;
+    if (py_trace_place_here(&place, py_trace_ctx_depth()) < 0) {
+        return -1;
+    }
+    region_stack *s = stack;
     if (s->n == s->cap) {
         const uint32_t cap = s->cap == 0 ? 16 : s->cap * 2;
         open_region *v = realloc(s->v, cap * sizeof *v);
@@ -282,30 +305,21 @@ static Py_ssize_t region_begin(uint32_t cat, PyObject *args)
         }
         s->v = v, s->cap = cap;
     }
-    PyObject *own = NULL; /* a storable copy: later changes to args do not show */
-    if (args != NULL && PyDict_GET_SIZE(args) > 0 &&
-        ((own = PyDict_New()) == NULL || py_trace_clean_args(own, args) < 0)) {
-        Py_XDECREF(own);
-        return -1;
-    }
-    s->v[s->n] = (open_region){cat, now_ns(), own};
-    return (Py_ssize_t)s->n++;
+    s->v[s->n++] = (open_region){cat, place.depth, py_trace_now(), NULL};
+    return 0;
 }
 
-/* Merge the dict extra into region r's args. */
-static int annotate_region(open_region *r, PyObject *extra)
+/* Merge the dict extra (NULL, None: nothing) into *args (a dict, or NULL:
+ * made).  0, -1 with MemoryError. */
+static int annotate_args(PyObject **args, PyObject *extra)
 {
     if (extra == NULL || extra == Py_None) {
         return 0;
     }
-    if (!PyDict_Check(extra)) {
-        PyErr_SetString(PyExc_TypeError, "annotations must be a dict");
+    if (*args == NULL && (*args = PyDict_New()) == NULL) {
         return -1;
     }
-    if (r->args == NULL && (r->args = PyDict_New()) == NULL) {
-        return -1;
-    }
-    return py_trace_clean_args(r->args, extra);
+    return py_trace_clean_args(*args, extra);
 }
 
 /* A region the writer did not take: counted (slog.trace_lost()), a
@@ -321,8 +335,31 @@ static void lose_region(const char *why)
     }
 }
 
-/* Pop the innermost region, add extra to its args and write it.  Never
- * fails: a region the writer does not take is lost (lose_region). */
+void py_trace_write(const py_trace_state *r, PyObject **args, PyObject *extra)
+{
+    if (tr.w == NULL) {
+        return; /* tracing stopped while the region was open */
+    }
+    py_args a;
+    if (annotate_args(args, extra) < 0 || py_args_from_dict(*args, &a) < 0) {
+        lose_region("no memory for its args");
+        return;
+    }
+    const slog_state st = {r->timeline, r->category, r->start, r->end, r->depth, a.n, a.args};
+    slog_error err;
+    memset(&err, 0, sizeof err);
+    const int rc = slog_writer_append_state(tr.w, &st, &err);
+    py_args_release(&a);
+    if (rc != SLOG_OK) {
+        lose_region(err.message[0] != '\0' ? err.message : slog_status_name(rc));
+    } else if (r->end - tr.last_flush >= FLUSH_NS) {
+        tr.last_flush = r->end;
+        (void)slog_writer_flush(tr.w, &err);
+    }
+}
+
+/* Pop the thread's innermost decorated call, add extra to its args and
+ * write it.  Never fails: a region the writer does not take is lost. */
 static void region_end(PyObject *extra)
 {
     region_stack *s = stack;
@@ -330,25 +367,27 @@ static void region_end(PyObject *extra)
         return; /* tracing stopped (or restarted) while the region was open */
     }
     open_region r = s->v[--s->n];
-    const int64_t end = now_ns();
-    py_args a;
-    if (annotate_region(&r, extra) < 0 || py_args_from_dict(r.args, &a) < 0) {
-        lose_region("no memory for its args");
-        Py_XDECREF(r.args);
-        return;
-    }
-    const slog_state st = {s->timeline, r.category, r.start, end, s->n, a.n, a.args};
-    slog_error err;
-    memset(&err, 0, sizeof err);
-    const int rc = slog_writer_append_state(tr.w, &st, &err);
-    py_args_release(&a);
+    const py_trace_state st = {s->timeline, r.category, r.depth, r.start, py_trace_now()};
+    py_trace_write(&st, &r.args, extra);
     Py_XDECREF(r.args);
-    if (rc != SLOG_OK) {
-        lose_region(err.message[0] != '\0' ? err.message : slog_status_name(rc));
-    } else if (end - tr.last_flush >= FLUSH_NS) {
-        tr.last_flush = end;
-        (void)slog_writer_flush(tr.w, &err);
+}
+
+bool py_trace_annotate_call(PyObject *extra)
+{
+    region_stack *s = stack;
+    if (tr.w == NULL || s == NULL || s->generation != tr.generation || s->n == 0) {
+        return false;
     }
+    if (annotate_args(&s->v[s->n - 1].args, extra) < 0) {
+        PyErr_Clear(); /* no memory: the annotation is dropped, the program goes on */
+        return false;
+    }
+    return true;
+}
+
+uint64_t py_trace_generation(void)
+{
+    return tr.generation;
 }
 
 /* Category id of name for the current file, cached in gen and cat by
@@ -370,9 +409,9 @@ bool py_trace_on(void)
     return tracing();
 }
 
-Py_ssize_t py_trace_begin(uint32_t cat, PyObject *args)
+int py_trace_begin(uint32_t cat)
 {
-    return region_begin(cat, args);
+    return region_begin(cat);
 }
 
 void py_trace_lose(const char *why)
@@ -385,65 +424,12 @@ void py_trace_end(PyObject *extra)
     region_end(extra);
 }
 
-/* _slog.trace_begin(name, args): the region's index, None when not tracing. */
-static PyObject *trace_begin(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    if (nargs != 2 || !PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "trace_begin(name: str, args: dict | None)");
-        return NULL;
-    }
-    if (!tracing()) {
-        Py_RETURN_NONE;
-    }
-    const int64_t cat = category_of(args[0]);
-    const Py_ssize_t i = cat < 0 ? -1 : region_begin((uint32_t)cat, args[1] == Py_None ? NULL : args[1]);
-    if (i < 0) {
-        lose_region("it could not begin");
-        Py_RETURN_NONE;
-    }
-    return PyLong_FromSsize_t(i);
-}
-
-/* _slog.trace_end(args): end the innermost region; never raises. */
-static PyObject *trace_end(PyObject *self, PyObject *extra)
-{
-    (void)self;
-    region_end(extra);
-    Py_RETURN_NONE;
-}
-
 /* _slog.trace_lost(): regions of the current (or last) file the writer did
  * not take. */
 static PyObject *trace_lost(PyObject *self, PyObject *unused)
 {
     (void)self, (void)unused;
     return PyLong_FromUnsignedLongLong(tr.lost);
-}
-
-/* _slog.trace_annotate(args, index): add args to the open region at index
- * (-1: the innermost); True when a region took them. */
-static PyObject *trace_annotate(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *extra = NULL;
-    Py_ssize_t index = -1;
-    if (!PyArg_ParseTuple(args, "O!n", &PyDict_Type, &extra, &index)) {
-        return NULL;
-    }
-    region_stack *s = stack;
-    if (tr.w == NULL || s == NULL || s->generation != tr.generation || s->n == 0) {
-        Py_RETURN_FALSE;
-    }
-    const Py_ssize_t i = index < 0 ? (Py_ssize_t)s->n - 1 : index;
-    if (i >= (Py_ssize_t)s->n) {
-        Py_RETURN_FALSE; /* that region has ended */
-    }
-    if (annotate_region(&s->v[i], extra) < 0) {
-        PyErr_Clear(); /* no memory: the annotation is dropped, the program goes on */
-        Py_RETURN_FALSE;
-    }
-    Py_RETURN_TRUE;
 }
 
 /* _slog.trace_file(): the file being written, None when not tracing. */
@@ -459,10 +445,6 @@ static PyObject *trace_file(PyObject *self, PyObject *unused)
 static PyMethodDef trace_methods[] = {
     {"trace_start", trace_start, METH_VARARGS, "Start tracing into a file: (path, creator)."},
     {"trace_stop", trace_stop, METH_NOARGS, "Finish the trace file."},
-    {"trace_begin", (PyCFunction)(void (*)(void))trace_begin, METH_FASTCALL,
-     "Begin a region: (name, args) -> index or None."},
-    {"trace_end", trace_end, METH_O, "End the innermost region, adding args (a dict or None)."},
-    {"trace_annotate", trace_annotate, METH_VARARGS, "Add args to an open region."},
     {"trace_file", trace_file, METH_NOARGS, "The trace file, or None."},
     {"trace_lost", trace_lost, METH_NOARGS, "Regions the writer did not take."},
     {"trace_after_fork", trace_after_fork, METH_NOARGS, "Forget the parent's trace file."},
@@ -472,7 +454,7 @@ static PyMethodDef trace_methods[] = {
 int py_trace_init(PyObject *m)
 {
     return PyModule_AddFunctions(m, trace_methods) < 0 || py_traced_init(m) < 0 ||
-                   py_trace_args_init(m) < 0
+                   py_trace_args_init(m) < 0 || py_trace_region_init(m) < 0
                ? -1
                : 0;
 }

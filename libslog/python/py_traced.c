@@ -47,7 +47,7 @@ static PyObject *traced_call(PyObject *obj, PyObject *const *args, size_t nargsf
         return PyObject_Vectorcall(self->func, args, nargsf, kwnames);
     }
     const int64_t cat = py_trace_category(self->name, &self->generation, &self->cat);
-    if (cat < 0 || py_trace_begin((uint32_t)cat, NULL) < 0) {
+    if (cat < 0 || py_trace_begin((uint32_t)cat) < 0) {
         py_trace_lose("it could not begin"); /* the call goes on, unrecorded */
         return PyObject_Vectorcall(self->func, args, nargsf, kwnames);
     }

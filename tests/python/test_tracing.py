@@ -218,3 +218,63 @@ def test_decorated_function_pickles_like_the_function():
     with multiprocessing.get_context("fork").Pool(2) as pool:
         assert pool.map(leaf, range(4)) == [0, 2, 4, 6]
 
+
+def test_each_region_ends_itself(trace_path):
+    """T7: a region's exit ends that region: asyncio tasks taking turns on one
+    thread, regions ended out of order, a region around a generator's yield."""
+    import asyncio
+    import time
+
+    async def task(name, secs):
+        with slog.region("task-" + name):
+            await asyncio.sleep(secs)
+
+    async def main():
+        await asyncio.gather(task("A", 0.010), task("B", 0.030))
+    asyncio.run(main())
+    a, b = slog.region("A"), slog.region("B")
+    a.__enter__()
+    b.__enter__()
+    time.sleep(0.001)
+    a.__exit__(None, None, None)
+    time.sleep(0.004)
+    b.__exit__(None, None, None)
+
+    def gen():
+        with slog.region("gen-body"):
+            yield 1
+            yield 2
+    it = gen()
+    with slog.region("caller-1"):
+        next(it)
+    with slog.region("caller-2"):
+        next(it)
+    next(it, None)
+    with slog.region("after"):
+        assert slog.annotate(k=1)
+    slog.trace_stop()
+    got = {n: (d, s, e) for n, d, _, s, e, _ in regions(trace_path)}
+    ms = {n: (e - s) / 1e6 for n, (_, s, e) in got.items()}
+    depth = {n: d for n, (d, _, _) in got.items()}
+    assert depth["task-A"] == depth["task-B"] == 0
+    assert 10 <= ms["task-A"] < 30 <= ms["task-B"]
+    assert (depth["A"], depth["B"]) == (0, 1) and 1 <= ms["A"] and ms["B"] >= 5
+    assert got["A"][2] + 4e6 <= got["B"][2]
+    assert depth["caller-1"] == 0 and depth["gen-body"] == 1 and depth["after"] == 0
+    assert got["caller-1"][1] <= got["gen-body"][1] <= got["caller-1"][2]
+    assert got["gen-body"][2] >= got["caller-2"][2]
+
+
+def test_regions_and_decorated_calls_nest_by_depth(trace_path):
+    @slog.trace(name="inner call")
+    def inner():
+        assert slog.annotate(where="call")
+        with slog.region("in call"):
+            assert slog.annotate(where="region")
+
+    with slog.region("outer"):
+        inner()
+    slog.trace_stop()
+    got = [(n, d, a) for n, d, a, *_ in regions(trace_path)]
+    assert got == [("outer", 0, {}), ("inner call", 1, {"where": "call"}),
+                   ("in call", 2, {"where": "region"})]

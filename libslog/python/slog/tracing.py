@@ -21,11 +21,16 @@
 A region is a state on its thread's timeline (one timeline per thread,
 under a "python pid N" process timeline), from its begin to its end in ns
 of CLOCK_REALTIME (the clock slog-trace uses, so both kinds of file line
-up), nested regions one level deeper; its args are the keyword args of
-region() plus every annotation, taken when given (later changes to a dict
-passed do not show): str, int, float, bool as they are; dict/list/tuple/None
-as JSON; an int beyond 64 bits as its decimal text, anything else (bytes,
-set, complex, objects) as its repr(), both cut to 256 characters.  A call
+up).  Each region object ends itself, whatever began or ended since
+(asyncio tasks taking turns, a region around a generator's yield, regions
+ended out of order); its depth is one more than the innermost region open
+around it when it began, in its own thread or asyncio task (regions are
+tracked in a context variable, decorated calls per thread); its args are
+the keyword args of region() plus every annotation, taken when given
+(later changes to a dict passed do not show): str, int, float, bool as they
+are; dict/list/tuple/None as JSON; an int beyond 64 bits as its decimal
+text, anything else (bytes, set, complex, objects) as its repr(), both cut
+to 256 characters.  A call
 that raises is recorded with an "exception" arg naming the exception's type,
 which then propagates unchanged: tracing never raises into the program (a
 region the writer cannot take is counted by trace_lost()).
@@ -90,34 +95,35 @@ def trace(func=None, *, name=None):
 class region:
     """Context manager: a region named name, with keyword args as its args."""
 
-    __slots__ = ("name", "args", "_index")
+    __slots__ = ("name", "args", "_open")
 
     def __init__(self, name, **args):
         self.name = str(name)
         self.args = args
-        self._index = None
+        self._open = None
 
     def __enter__(self):
-        self._index = _slog.trace_begin(self.name, self.args or None)
+        self._open = _slog.trace_begin(self.name, self.args or None)
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        if self._index is not None:
-            self._index = None
-            _slog.trace_end({"exception": exc_type.__name__} if exc_type is not None else None)
+        if self._open is not None:
+            r, self._open = self._open, None
+            _slog.trace_end(r, {"exception": exc_type.__name__} if exc_type is not None else None)
         return False
 
     def annotate(self, **args):
         """Add args to this region while it is open; True when it took them."""
-        if self._index is None:
+        if self._open is None:
             return False
-        return _slog.trace_annotate(args, self._index)
+        return _slog.trace_annotate(args, self._open)
 
 
 def annotate(**args):
-    """Add args to the innermost open region of the calling thread; True when
-    one took them (False: no region open, or tracing off)."""
-    return _slog.trace_annotate(args, -1)
+    """Add args to the innermost open region (or decorated call) of the calling
+    thread or asyncio task; True when one took them (False: none open, or
+    tracing off)."""
+    return _slog.trace_annotate(args, None)
 
 
 atexit.register(_slog.trace_stop)
