@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -278,3 +279,75 @@ def test_regions_and_decorated_calls_nest_by_depth(trace_path):
     got = [(n, d, a) for n, d, a, *_ in regions(trace_path)]
     assert got == [("outer", 0, {}), ("inner call", 1, {"where": "call"}),
                    ("in call", 2, {"where": "region"})]
+
+
+def pool_work(i):
+    with slog.region("work", i=i):
+        time.sleep(0.05)  # a top region this long flushes the file at its end
+    return i
+
+
+def worker_files(trace_path):
+    """The files of the parent's fork children: py-<pid>.slog beside py.slog."""
+    return sorted(p for p in trace_path.parent.iterdir() if p.name.startswith("py-"))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_fork_pool_workers_keep_their_regions(trace_path):
+    """T6: a fork-started multiprocessing child ends with os._exit: its file is
+    finished before that, by multiprocessing's own exit finalizers."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    pool = ctx.Pool(2)
+    assert pool.map(pool_work, range(4)) == [0, 1, 2, 3]
+    pool.close()
+    pool.join()
+    p = ctx.Process(target=pool_work, args=(9,))
+    p.start()
+    p.join()
+    assert p.exitcode == 0
+    slog.trace_stop()
+    files = worker_files(trace_path)
+    assert len(files) == 3
+    got = sorted(a["i"] for f in files for n, _, a, *_ in regions(f))
+    assert got == [0, 1, 2, 3, 9] and regions(trace_path) == []
+
+
+def region_then_wait(ended):
+    pool_work(7)
+    ended.set()
+    time.sleep(60)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+@pytest.mark.parametrize("how", ["terminate", "kill"])
+def test_killed_child_keeps_flushed_regions(trace_path, how):
+    """T6: a child killed (SIGTERM as Pool.terminate sends, or SIGKILL) leaves
+    its file incomplete but holding every region flushed before: the end of a
+    top region 10 ms or more after the last flush flushes the file."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    ended = ctx.Event()
+    p = ctx.Process(target=region_then_wait, args=(ended,))
+    p.start()
+    assert ended.wait(60)
+    getattr(p, how)()
+    p.join()
+    assert p.exitcode < 0
+    slog.trace_stop()
+    (f,) = worker_files(trace_path)
+    r = slog.open(f)
+    assert not r.info["complete"]
+    assert r.window(args=True).args.tolist() == [{"i": 7}]
+
+
+def test_process_timeline_named_as_slog_trace_names_it(trace_path):
+    """T15: the process timeline is named like slog-trace's native file's
+    ("<program> pid N"), its threads "main TID"/"thread TID" as there."""
+    with slog.region("r"):
+        pass
+    slog.trace_stop()
+    names = set(slog.open(trace_path).timelines.name)
+    with open("/proc/self/cmdline", "rb") as f:
+        prog = os.path.basename(f.read().split(b"\0")[0].decode())
+    assert names == {f"{prog} pid {os.getpid()}", f"main {os.getpid()}"}

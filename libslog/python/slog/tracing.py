@@ -19,7 +19,8 @@
     slog.trace_stop()                     # finish the file (also at exit)
 
 A region is a state on its thread's timeline (one timeline per thread,
-under a "python pid N" process timeline), from its begin to its end in ns
+under a "PROGRAM pid N" process timeline, named as slog-trace names the
+process in its native file), from its begin to its end in ns
 of CLOCK_REALTIME (the clock slog-trace uses, so both kinds of file line
 up).  Each region object ends itself, whatever began or ended since
 (asyncio tasks taking turns, a region around a generator's yield, regions
@@ -37,13 +38,18 @@ region the writer cannot take is counted by trace_lost()).
 
 Tracing is off until trace_start(); under slog-trace (SLOG_TRACE_DIR set)
 it starts by itself at the first region, into
-SLOG_TRACE_DIR/<host>-<pid>-python.slog beside the native files.  When
+SLOG_TRACE_DIR/<host>-<pid>-python.slog beside the native files.  A fork
+child of a traced process traces into a file of its own from its first
+region (multiprocessing's children finish it before their os._exit); a
+killed process keeps what was flushed (at least every second, and at the
+end of a top region 10 ms or more after the last flush).  When
 tracing is off, a decorated call costs one check and region() does nothing.
 """
 import atexit
 import functools
 import os
 import socket
+import sys
 
 from . import _slog
 
@@ -126,6 +132,22 @@ def annotate(**args):
     return _slog.trace_annotate(args, None)
 
 
+def _after_fork_in_child():
+    """A fork child of a traced process traces into a file of its own from its
+    first region.  A multiprocessing child ends with os._exit(), which skips
+    atexit: once multiprocessing has reset its registries in the child
+    (register_after_fork runs then), a Finalize of the lowest priority
+    finishes the file before that exit."""
+    _slog.trace_after_fork()
+    util = sys.modules.get("multiprocessing.util")
+    if util is not None:
+        util.register_after_fork(_after_fork_in_child, _finish_at_multiprocessing_exit)
+
+
+def _finish_at_multiprocessing_exit(_unused):
+    sys.modules["multiprocessing.util"].Finalize(None, _slog.trace_stop, exitpriority=-100)
+
+
 atexit.register(_slog.trace_stop)
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_slog.trace_after_fork)
+    os.register_at_fork(after_in_child=_after_fork_in_child)
