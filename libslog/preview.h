@@ -11,7 +11,7 @@
  * absolute multiples of 2^k (a parent merges its children's bins exactly
  * by shifting), k the smallest giving at most PV_BINS_MAX bins over the
  * summary's box; a drawable counts in the bin of its start (time for
- * events and counters).  Encoded preview blob (doc/FORMAT.md 10.2):
+ * events and counters).  Encoded preview blob (doc/FORMAT.md 10.3):
  *
  *   OFFSET  SIZE  MEANING
  *   0       1     'P' (0x50)
