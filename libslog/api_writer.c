@@ -447,8 +447,30 @@ static int check_state(slog_writer *w, const slog_state *s, slog_error *err)
     return rc;
 }
 
+/* The common state, checked in one expression: an open synchronous writer,
+ * no args, known timeline and state category, end >= start, a depth in
+ * range, and a trace span that stays below 2^63 ticks.  Anything else takes
+ * the checked path below, which says what is wrong. */
+static int plain_state(const slog_writer *w, const slog_state *s)
+{
+    int64_t span;
+    return w->state == W_OPEN && w->bg == NULL && s->nargs == 0 && s->timeline < w->ntl &&
+           s->category < w->ncat && w->cats[s->category].kind == (uint32_t)SLOG_KIND_STATE &&
+           s->end >= s->start && s->depth <= SLOG_MAX_DEPTH &&
+           !__builtin_sub_overflow(s->end > w->c_tmax ? s->end : w->c_tmax,
+                                   s->start < w->c_tmin ? s->start : w->c_tmin, &span);
+}
+
 int slog_writer_append_state(slog_writer *w, const slog_state *s, slog_error *err)
 {
+    if (plain_state(w, s)) {
+        w->c_tmin = s->start < w->c_tmin ? s->start : w->c_tmin;
+        w->c_tmax = s->end > w->c_tmax ? s->end : w->c_tmax;
+        fmt_state_rec r = {.start = s->start, .end = s->end, .timeline = s->timeline,
+                           .category = s->category, .depth = s->depth};
+        const int arc = api_writer_apply_state(w, &r, NULL, 0, err);
+        return arc == SLOG_OK ? SLOG_OK : put_failed(w, arc, err);
+    }
     int rc = check_open(w, err);
     if (rc == SLOG_OK) {
         rc = check_state(w, s, err);

@@ -100,7 +100,9 @@ static int after_add(slog_writer *w, int rc, slog_error *err)
 int api_writer_apply_state(slog_writer *w, fmt_state_rec *s, const uint8_t *args,
                            size_t args_len, slog_error *err)
 {
-    note_times(w, s->start, s->end);
+    if (w->bg != NULL) { /* a synchronous writer's range is the caller's (flush_tables) */
+        note_times(w, s->start, s->end);
+    }
     s->excl = exclusive_time(w, s->timeline, s->depth, s->start, s->end);
     return after_add(w, tree_build_add_state(w->tb, s, args, args_len, err), err);
 }
@@ -193,6 +195,8 @@ int api_writer_flush_tables(slog_writer *w, uint32_t complete, slog_error *err)
     if (w->bg == NULL) {
         w->a_strings = w->strings.heap.len;
         w->a_ncat = w->ncat;
+        w->t_min = w->c_tmin;
+        w->t_max = w->c_tmax;
     }
     if (w->bg != NULL) {
         pthread_mutex_lock(&w->grow_mu);

@@ -128,7 +128,15 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
         n->args.len = old_args;
         return -1;
     }
-    const uint64_t d = time_delta(n, 0, r->end);
+    int64_t prev = n->last[0]; /* time_delta, with the node's count summed only when needed */
+    if (n->n[0] == 0) {
+        if (fmt_node_count(n) == 0) {
+            n->base = r->end;
+        }
+        prev = n->base;
+    }
+    n->last[0] = r->end;
+    const uint64_t d = codec_zigzag((int64_t)((uint64_t)r->end - (uint64_t)prev));
     const uint64_t dur = (uint64_t)r->end - (uint64_t)r->start;
     if ((rec->excl < 0 || (uint64_t)rec->excl > dur) && dur - (uint64_t)rec->excl > INT64_MAX) {
         rec->excl = (int64_t)dur; /* children beyond 2^63 ticks: none kept (previews add them) */
@@ -148,7 +156,11 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
     n->state_cols[4] += c4;
     n->state_cols[5] += c5;
     n->encoded_bytes += c0 + c1 + c2 + c3 + c4 + c5 + (n->n[0] % 8 == 0);
-    count_args(n, args_len);
+    if (args_len == 0) {
+        n->args_bytes++; /* count_args of an item without args: its 0 length */
+    } else {
+        count_args(n, args_len);
+    }
     n->n[0]++;
     extend_box(n, r->start, r->end);
     return 0;
