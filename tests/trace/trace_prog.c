@@ -4,7 +4,9 @@
  * calls with known arguments in a directory, so that the test can find
  * each of them in the trace with its args.
  *     trace_prog calls DIR    POSIX and stdio calls, a failing open (errno
- *                             checked after it), 2 threads, a fork child
+ *                             checked after it), 2 threads, a fork child,
+ *                             then every other I/O entry point the tracer
+ *                             wraps (io_entry_points; reads stdin to its end)
  *     trace_prog exit N       a few calls, then exit(N)
  *     trace_prog _exit N      a few calls, then _exit(N)
  *     trace_prog crash DIR    the calls of `calls` (no threads, no fork),
@@ -12,13 +14,14 @@
  *                             with SIGSEGV (a NULL store)
  *     trace_prog wait DIR     the same, then waits for a line and exits 0
  *                             (the test kills it with SIGKILL first)
- * Exit status: 0, or 10-19 when a call did not behave as without tracing
+ * Exit status: 0, or 10-29 when a call did not behave as without tracing
  * (a result, or errno: left alone by successful calls, ENOENT after the
  * failing open).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,6 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -128,12 +132,174 @@ static int threads_and_fork(void)
     return 0;
 }
 
+/* The I/O entry points beyond the plain calls: the stdio _unlocked family,
+ * characters, lines, the printf family, the fortified __*_chk names a
+ * program built with _FORTIFY_SOURCE calls, end of file and a failing read
+ * on a stream (T13), and the vector calls preadv/pwritev (with 64 and v2
+ * forms).  Calls that <stdio.h> inlines when optimising (getc_unlocked,
+ * putchar_unlocked, getline...) are made through pointers, so the
+ * library's symbol is what runs; the __*_chk names are declared here, as
+ * glibc declares them only under fortify.  trace_test.py expects each
+ * call, in this order, with these args. */
+int __printf_chk(int flag, const char *format, ...);
+int __fprintf_chk(FILE *stream, int flag, const char *format, ...);
+int __vprintf_chk(int flag, const char *format, va_list ap);
+int __vfprintf_chk(FILE *stream, int flag, const char *format, va_list ap);
+int __dprintf_chk(int fd, int flag, const char *format, ...);
+size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *stream);
+size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *stream);
+char *__fgets_chk(char *s, size_t size, int n, FILE *stream);
+char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *stream);
+ssize_t __read_chk(int fd, void *buf, size_t nbytes, size_t buflen);
+ssize_t __pread_chk(int fd, void *buf, size_t nbytes, off_t offset, size_t buflen);
+
+/* The library's symbols, not <stdio.h>'s inline bodies. */
+static int (*volatile getc_u)(FILE *) = getc_unlocked;
+static int (*volatile fgetc_u)(FILE *) = fgetc_unlocked;
+static int (*volatile putc_u)(int, FILE *) = putc_unlocked;
+static int (*volatile fputc_u)(int, FILE *) = fputc_unlocked;
+static int (*volatile putchar_u)(int) = putchar_unlocked;
+static int (*volatile putchar_p)(int) = putchar;
+static int (*volatile getchar_p)(void) = getchar;
+static int (*volatile getchar_u)(void) = getchar_unlocked;
+static ssize_t (*volatile getline_p)(char **, size_t *, FILE *) = getline;
+static int (*volatile vprintf_p)(const char *, va_list) = vprintf;
+
+static int vf(FILE *f, bool chk, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    const int r = f == NULL ? (chk ? __vprintf_chk(1, format, ap) : vprintf_p(format, ap))
+                            : (chk ? __vfprintf_chk(f, 1, format, ap) : vfprintf(f, format, ap));
+    va_end(ap);
+    return r;
+}
+
+/* 49 bytes through the writing calls: 30 'z', "abc\n", "def\n", "42\n",
+ * "chk\n", "7\n", "8\n". */
+static bool stream_writes(FILE *f)
+{
+    char buf[30];
+    memset(buf, 'z', sizeof buf);
+    return fwrite_unlocked(buf, 10, 3, f) == 3 && fputs_unlocked("abc\n", f) >= 0 &&
+           fputc_u('d', f) == 'd' && putc_u('e', f) == 'e' && putc('f', f) == 'f' &&
+           fputc('\n', f) == '\n' && fprintf(f, "%d\n", 42) == 3 &&
+           __fprintf_chk(f, 1, "%s\n", "chk") == 4 && vf(f, false, "%d\n", 7) == 2 &&
+           vf(f, true, "%d\n", 8) == 2;
+}
+
+/* The same 49 bytes back through the reading calls, then end of file. */
+static bool stream_reads(FILE *f)
+{
+    char buf[64];
+    char *line = NULL;
+    size_t n = 0;
+    const bool ok =
+        fread_unlocked(buf, 1, 10, f) == 10 && __fread_unlocked_chk(buf, sizeof buf, 1, 10, f) == 10 &&
+        __fread_chk(buf, sizeof buf, 1, 10, f) == 10 && fgetc_u(f) == 'a' && getc_u(f) == 'b' &&
+        getc(f) == 'c' && fgetc(f) == '\n' && ungetc('\n', f) == '\n' &&
+        fgets_unlocked(buf, sizeof buf, f) != NULL && strcmp(buf, "\n") == 0 &&
+        __fgets_unlocked_chk(buf, sizeof buf, sizeof buf, f) != NULL &&
+        __fgets_chk(buf, sizeof buf, sizeof buf, f) != NULL && strcmp(buf, "42\n") == 0 &&
+        getline_p(&line, &n, f) == 4 && getdelim(&line, &n, '\n', f) == 2 &&
+        __getdelim(&line, &n, '\n', f) == 2;
+    free(line);
+    return ok;
+}
+
+/* End of file after a failed stat left errno ENOENT: each read returns
+ * its end-of-file value and errno stays ENOENT; then a read on a stream
+ * opened for writing fails (EBADF, ferror set). */
+static int stream_ends(FILE *f, FILE *w)
+{
+    char buf[64];
+    char *line = NULL;
+    size_t n = 0;
+    struct stat st;
+    if (stat("/nonexistent/slog-trace", &st) == 0 || errno != ENOENT) {
+        return 23;
+    }
+    const bool eof = fgets(buf, sizeof buf, f) == NULL && fread(buf, 1, 10, f) == 0 &&
+                     fgetc(f) == EOF && getline_p(&line, &n, f) == -1 && errno == ENOENT &&
+                     getchar_p() == EOF && getchar_u() == EOF;
+    free(line);
+    if (!eof || feof(f) == 0 || ferror(f) != 0) {
+        return 24;
+    }
+    return fgetc(w) == EOF && errno == EBADF && ferror(w) != 0 ? 0 : 25;
+}
+
+static int stdio_entry_points(void)
+{
+    char path[1200];
+    path_of(path, sizeof path, "more.dat");
+    FILE *f = fopen(path, "w+");
+    FILE *w = fopen(path, "a");
+    if (f == NULL || w == NULL || !stream_writes(f) || fseek(f, 0, SEEK_SET) != 0) {
+        return 20;
+    }
+    if (!stream_reads(f)) {
+        return 21;
+    }
+    const int rc = stream_ends(f, w);
+    printf("more fd=%d\n", fileno(f));
+    printf("more wfd=%d\n", fileno(w));
+    return fclose(w) == 0 && fclose(f) == 0 ? rc : 22;
+}
+
+/* stdout (parsed by the test: each line "WORD KEY=N"). */
+static int stdout_entry_points(void)
+{
+    const bool ok = printf("printf n=%d\n", 1) == 11 && __printf_chk(1, "chk n=%d\n", 2) == 8 &&
+                    vf(NULL, false, "vprintf n=%d\n", 3) == 12 &&
+                    vf(NULL, true, "vchk n=%d\n", 4) == 9 && puts("puts n=5") >= 0 &&
+                    printf("putchar n=") == 10 && putchar_p('6') == '6' && putchar_u('\n') == '\n' &&
+                    fflush(stdout) == 0 && dprintf(1, "dprintf n=%d\n", 7) == 12 &&
+                    __dprintf_chk(1, 1, "dchk n=%d\n", 8) == 9;
+    return ok ? 0 : 26;
+}
+
+/* 4 x 300 bytes at offsets 0, 300, 600, 900, read back; a read past the end. */
+static int vector_entry_points(void)
+{
+    char path[1200];
+    char b[300];
+    memset(b, 'v', sizeof b);
+    const struct iovec v[2] = {{b, 100}, {b + 100, 200}};
+    path_of(path, sizeof path, "vec.dat");
+    const int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+    if (fd < 0 || pwritev(fd, v, 2, 0) != 300 || pwritev64(fd, v, 2, 300) != 300 ||
+        pwritev2(fd, v, 2, 600, 0) != 300 || pwritev64v2(fd, v, 2, 900, 0) != 300 ||
+        preadv(fd, v, 2, 0) != 300 || preadv64(fd, v, 2, 300) != 300 ||
+        preadv2(fd, v, 2, 600, 0) != 300 || preadv64v2(fd, v, 2, 900, 0) != 300 ||
+        preadv2(fd, v, 2, 1200, 0) != 0) {
+        return 27;
+    }
+    if (writev(fd, v, 2) != 300 || lseek(fd, 0, SEEK_SET) != 0 || readv(fd, v, 2) != 300 ||
+        __read_chk(fd, b, 10, sizeof b) != 10 || __pread_chk(fd, b, 10, 5, sizeof b) != 10) {
+        return 28;
+    }
+    printf("vec fd=%d\n", fd);
+    return close(fd) == 0 ? 0 : 29;
+}
+
+static int io_entry_points(void)
+{
+    int rc = stdio_entry_points();
+    rc = rc != 0 ? rc : stdout_entry_points();
+    return rc != 0 ? rc : vector_entry_points();
+}
+
 static int calls(bool more)
 {
     int rc = posix_calls();
     rc = rc != 0 ? rc : stdio_calls();
     rc = rc != 0 ? rc : failing_call();
-    return rc != 0 || !more ? rc : threads_and_fork();
+    if (rc != 0 || !more) {
+        return rc;
+    }
+    rc = threads_and_fork();
+    return rc != 0 ? rc : io_entry_points();
 }
 
 /* Wait for a line on stdin (the test has seen the calls in the trace). */

@@ -6,7 +6,10 @@ read back with slog-query --format jsonl and slog-info.
     trace_test.py SLOG_TRACE TRACE_PROG SLOG_QUERY SLOG_INFO
 
 Checks: every known call of trace_prog appears, in order, with its args
-(file name, bytes, offsets, results, errno of a failing call); the two
+(file name, bytes, offsets, results, errno of a failing call), then every
+other I/O entry point (_unlocked, character, line, printf and fortified
+stdio calls, end of file recorded as "eof" without a stale errno, the
+vector calls); GNU sort's reads and writes of its files; the two
 threads' calls on two thread timelines; the fork child's own file; the
 program's exit status (exit, _exit, not found) passes through; a program
 that crashes with SIGSEGV or is killed with SIGKILL leaves a file that
@@ -80,6 +83,43 @@ def expected_calls(d, fd, sfd):
     ]
 
 
+def io_calls(d, v):
+    """trace_prog_io.c's calls, in order (an arg None: the record has none)."""
+    m, fd, w = f"{d}/more.dat", v["more fd"], v["more wfd"]
+
+    def on(cat, **args):
+        return (cat, dict({"fd": fd, "path": m}, **args))
+    eof = {"ret": 0, "eof": 1, "errno": None}
+    return ([on("fwrite", size=10, count=3, ret=3), on("fputs", count=4)] +
+            [on("fputc", count=1, ret=1)] * 4 +
+            [on("fprintf", ret=n) for n in (3, 4, 2, 2)] + [on("fseek", offset=0, ret=0)] +
+            [on("fread", size=1, count=10, ret=10)] * 3 + [on("fgetc", count=1, ret=1)] * 4 +
+            [on("ungetc", ret=1)] + [on("fgets", count=64, ret=n) for n in (1, 4, 3)] +
+            [on("getline", ret=n) for n in (4, 2, 2)] +
+            [on("fgets", count=64, **eof), on("fread", size=1, count=10, **eof),
+             on("fgetc", **eof), on("getline", **eof)] +
+            [("fgetc", dict(fd=0, **eof))] * 2 +
+            [("fgetc", {"fd": w, "path": m, "ret": -1, "errno": 9}),
+             ("fclose", {"fd": w, "ret": 0}), on("fclose", ret=0)])
+
+
+def stdout_and_vector_calls(d, v):
+    out = [("fprintf", {"fd": 1, "ret": n}) for n in (11, 8, 12, 9)]
+    out += [("fputs", {"fd": 1, "count": 9}), ("fprintf", {"fd": 1, "ret": 10})]
+    out += [("fputc", {"fd": 1, "count": 1, "ret": 1})] * 2 + [("fflush", {"fd": 1, "ret": 0})]
+    out += [("dprintf", {"fd": 1, "ret": 12}), ("dprintf", {"fd": 1, "ret": 9})]
+    p, fd = f"{d}/vec.dat", v["vec fd"]
+    at = [(c, {"fd": fd, "path": p, "count": 300, "offset": o, "ret": 300})
+          for c in ("pwritev", "preadv") for o in (0, 300, 600, 900)]
+    return out + at + [
+        ("preadv", {"fd": fd, "path": p, "count": 300, "offset": 1200, "ret": 0}),
+        ("writev", {"fd": fd, "path": p, "count": 300, "ret": 300}),
+        ("readv", {"fd": fd, "path": p, "count": 300, "ret": 300}),
+        ("read", {"fd": fd, "path": p, "count": 10, "ret": 10}),
+        ("pread", {"fd": fd, "path": p, "count": 10, "offset": 5, "ret": 10}),
+        ("close", {"fd": fd, "path": p, "ret": 0})]
+
+
 def find_in_order(recs, calls):
     """Each expected call in order among the records; returns the misses."""
     states = sorted((r for r in recs if r["kind"] == "state"), key=lambda r: r["start"])
@@ -109,7 +149,8 @@ def test_calls(tmp):
     out, d = os.path.join(tmp, "calls.trace"), os.path.join(tmp, "calls")
     os.mkdir(d)
     p = subprocess.Popen([SLOG_TRACE, "-o", out, "--", TRACE_PROG, "calls", d],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=ENV)
     stdout, stderr = p.communicate(timeout=120)
     if not ok(p.returncode == 0, "calls: trace_prog exits 0 under slog-trace", stderr):
         return
@@ -123,11 +164,24 @@ def test_calls(tmp):
     ok(not missing, "calls: every POSIX and stdio call, in order, with its args",
        "missing: " + json.dumps(missing) + "\nrecorded: " +
        "\n".join(json.dumps([r["category"], r["args"]]) for r in recs[:80]))
+    check_io_calls(recs, d, vals)
     check_threads(recs, d)
     check_fork(out, recs, d, vals["child pid"])
     manifest = [json.loads(x) for x in open(os.path.join(out, "manifest.jsonl"))]
     ok({m["pid"] for m in manifest} >= {p.pid, vals["child pid"]},
        "calls: the manifest lists the process and its child", manifest)
+
+
+def check_io_calls(recs, d, vals):
+    mains = [r for r in recs if r["timeline"].startswith("main ")]
+    for name, calls in (("stdio _unlocked, character, line, printf, fortified calls; "
+                         "end of file as eof, no stale errno", io_calls(d, vals)),
+                        ("stdout calls, dprintf, preadv/pwritev (64, v2), readv/writev",
+                         stdout_and_vector_calls(d, vals))):
+        missing = find_in_order(mains, calls)
+        ok(not missing, f"calls: {name}, in order, with their args",
+           "missing: " + "\n".join(json.dumps(m) for m in missing[:10]) + "\nrecorded: " +
+           "\n".join(json.dumps([r["category"], r["args"]]) for r in mains[-90:]))
 
 
 def check_threads(recs, d):
@@ -238,14 +292,55 @@ def test_merge_empty(tmp):
        f"{m.stderr.strip()})")
 
 
+def moved(r):
+    """Bytes a record moved (0 for a failed call, end of file or no data call)."""
+    cat, a = r["category"], r["args"]
+    if a.get("ret", -1) < 0:
+        return 0
+    if cat in ("fread", "fwrite"):
+        return a["size"] * a["ret"]
+    if cat in ("fputs", "fputc"):
+        return a["count"]
+    data = ("read", "write", "pread", "pwrite", "readv", "writev", "preadv", "pwritev",
+            "fgets", "fgetc", "getline", "fprintf", "dprintf")
+    return a["ret"] if cat in data else 0
+
+
+def test_sort(tmp):
+    """GNU sort moves its data with fread_unlocked/fwrite_unlocked: the
+    trace shows its reads of the input and writes of the output, byte for
+    byte."""
+    version = subprocess.run(["sort", "--version"], capture_output=True, text=True)
+    if "GNU" not in version.stdout:
+        ok(True, "sort: reads and writes of its files # SKIP no GNU sort")
+        return
+    inp, outp, out = (os.path.join(tmp, n) for n in ("in.txt", "sorted.txt", "sort.trace"))
+    with open(inp, "w") as f:
+        f.write("".join(f"{(i * 7919) % 20011}\n" for i in range(20000)))
+    p = subprocess.run([SLOG_TRACE, "-o", out, "--", "sort", "-o", outp, inp],
+                       capture_output=True, text=True, env=ENV)
+    recs = [r for f in glob.glob(os.path.join(out, "*.slog")) for r in records(f)]
+    got = {}
+    for r in recs:
+        key = (r["args"].get("path"), r["category"])
+        got[key] = got.get(key, 0) + moved(r)
+    read = sum(n for (path, _), n in got.items() if path == inp)
+    written = sum(n for (path, _), n in got.items() if path == outp)
+    size = os.path.getsize(inp)
+    ok(p.returncode == 0 and read == size and written == os.path.getsize(outp) == size,
+       f"sort: reads of the input ({read} of {size} bytes) and writes of the output "
+       f"({written}) are in the trace", json.dumps({f"{k[0]} {k[1]}": n for k, n in got.items()}))
+
+
 def main():
-    print("1..19")
+    print("1..22")
     with tempfile.TemporaryDirectory(prefix="slog-trace-test-") as tmp:
         test_calls(tmp)
         test_exit_status(tmp)
         test_crash(tmp, "crash", kill=False)
         test_crash(tmp, "wait", kill=True)
         test_merge_empty(tmp)
+        test_sort(tmp)
     return 0 if all_passed() else 1
 
 

@@ -25,6 +25,8 @@
     X(PWRITE, "pwrite", "posix", STATE)                                                            \
     X(READV, "readv", "posix", STATE)                                                              \
     X(WRITEV, "writev", "posix", STATE)                                                            \
+    X(PREADV, "preadv", "posix", STATE)                                                            \
+    X(PWRITEV, "pwritev", "posix", STATE)                                                          \
     X(LSEEK, "lseek", "posix", STATE)                                                              \
     X(FSYNC, "fsync", "posix", STATE)                                                              \
     X(FDATASYNC, "fdatasync", "posix", STATE)                                                      \
@@ -53,6 +55,11 @@
     X(FGETS, "fgets", "stdio", STATE)                                                              \
     X(FPUTS, "fputs", "stdio", STATE)                                                              \
     X(FPRINTF, "fprintf", "stdio", STATE)                                                          \
+    X(FGETC, "fgetc", "stdio", STATE)                                                              \
+    X(FPUTC, "fputc", "stdio", STATE)                                                              \
+    X(UNGETC, "ungetc", "stdio", STATE)                                                            \
+    X(GETLINE, "getline", "stdio", STATE)                                                          \
+    X(DPRINTF, "dprintf", "stdio", STATE)                                                          \
     X(FORK, "fork", "process", STATE)                                                              \
     X(EXEC, "exec", "process", EVENT)                                                              \
     X(EXIT, "_exit", "process", EVENT)                                                             \

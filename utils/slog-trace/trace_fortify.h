@@ -13,6 +13,7 @@
 #ifndef SLOG_TRACE_FORTIFY_H
 #define SLOG_TRACE_FORTIFY_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -25,5 +26,13 @@ ssize_t __pread_chk(int fd, void *buf, size_t nbytes, off_t offset, size_t bufle
 ssize_t __pread64_chk(int fd, void *buf, size_t nbytes, off64_t offset, size_t buflen);
 size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *stream);
 char *__fgets_chk(char *s, size_t size, int n, FILE *stream);
+size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *stream);
+char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *stream);
+int __printf_chk(int flag, const char *format, ...);
+int __fprintf_chk(FILE *stream, int flag, const char *format, ...);
+int __vprintf_chk(int flag, const char *format, va_list ap);
+int __vfprintf_chk(FILE *stream, int flag, const char *format, va_list ap);
+int __dprintf_chk(int fd, int flag, const char *format, ...);
+int __vdprintf_chk(int fd, int flag, const char *format, va_list ap);
 
 #endif /* SLOG_TRACE_FORTIFY_H */

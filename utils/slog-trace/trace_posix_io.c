@@ -2,15 +2,15 @@
  *
  * trace_posix_io.c - wrappers of the calls that move bytes through a
  * descriptor: read, write, pread, pwrite (with 64-bit and fortified entry
- * points), readv, writev, lseek, fsync, fdatasync, ftruncate.  Each
- * records fd, file name, the bytes asked for ("count"), the result
- * ("ret", and "errno" on failure) and, where the call has one, the offset.
+ * points), lseek, fsync, fdatasync, ftruncate (readv, writev and the
+ * preadv/pwritev family: trace_posix_vec.c).  Each records fd, file name,
+ * the bytes asked for ("count"), the result ("ret", and "errno" on
+ * failure) and, where the call has one, the offset.
  * Layer: slog-trace preload library.
  */
 #define _GNU_SOURCE
 #undef _FILE_OFFSET_BITS
 #undef _FORTIFY_SOURCE
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "trace_fdcall.h"
@@ -70,27 +70,6 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t offset)
 {
     FD_CALL_BODY(ssize_t, TRACE_REAL(pwrite64), TRACE_FN_PWRITE, fd, BYTES_AT(n, offset), fd, buf,
                  n, offset);
-}
-
-static int64_t iov_bytes(const struct iovec *iov, int n)
-{
-    uint64_t total = 0;
-    for (int i = 0; i < n && iov != NULL; i++) {
-        total += iov[i].iov_len;
-    }
-    return (int64_t)total;
-}
-
-ssize_t readv(int fd, const struct iovec *iovec, int count)
-{
-    FD_CALL_BODY(ssize_t, TRACE_REAL(readv), TRACE_FN_READV, fd, BYTES(iov_bytes(iovec, count)),
-                 fd, iovec, count);
-}
-
-ssize_t writev(int fd, const struct iovec *iovec, int count)
-{
-    FD_CALL_BODY(ssize_t, TRACE_REAL(writev), TRACE_FN_WRITEV, fd, BYTES(iov_bytes(iovec, count)),
-                 fd, iovec, count);
 }
 
 off_t lseek(int fd, off_t offset, int whence)

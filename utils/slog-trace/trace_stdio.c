@@ -1,30 +1,65 @@
 /* SPDX-License-Identifier: MIT
  *
- * trace_stdio.c - wrappers of the stdio calls: fopen, fdopen, freopen
- * (with 64-bit names), fclose, fread, fwrite (and the fortified
- * __fread_chk), fseek, fseeko, ftell, fflush, fgets, fputs, fprintf and
- * vfprintf.  A stream is recorded by its descriptor and file name; byte
- * counts are those the call asked for, so a buffered fwrite shows when the
- * program wrote, not when stdio passed the bytes to the kernel.
+ * trace_stdio.c - wrappers of the stdio calls that open, close and
+ * position a stream: fopen, fdopen, freopen (with 64-bit names), fclose,
+ * fseek, fseeko, ftell, fflush; and stream_done (trace_stdio.h), which
+ * records the calls that move bytes (trace_stdio_rw.c, trace_stdio_char.c,
+ * trace_stdio_printf.c).  A stream is recorded by its descriptor and file
+ * name; byte counts are those the call asked for, so a buffered fwrite
+ * shows when the program wrote, not when stdio passed the bytes to the
+ * kernel.
  * Layer: slog-trace preload library.
  */
 #define _GNU_SOURCE
 #undef _FILE_OFFSET_BITS
 #undef _FORTIFY_SOURCE
-#include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 
-#include "trace_fdcall.h"
 #include "trace_fdtab.h"
-#include "trace_fortify.h"
+#include "trace_stdio.h"
 
-#define NOTHING FD_EXTRA(FD_NONE, FD_NONE, FD_NONE, FD_NONE)
-#define ITEMS(size, n) FD_EXTRA(size, n, FD_NONE, FD_NONE)
+#define NOTHING STREAM_NOTHING
 
-static int stream_fd(FILE *fp)
+int stream_fd(FILE *fp)
 {
     return fp != NULL ? fileno(fp) : -1;
+}
+
+static void opt_int(trace_args *a, const char *key, int64_t v)
+{
+    if (v != FD_NONE) {
+        targ_int(a, key, v);
+    }
+}
+
+/* A short read is an end of file when feof is set, unless this call failed
+ * (ferror set and errno set by it: a sticky ferror of an earlier call
+ * does not count). */
+void stream_done(const trace_call *c, trace_fn fn, FILE *fp, const fd_extra *x, int64_t ret,
+                 stream_end end)
+{
+    const int err = errno;
+    const int fd = stream_fd(fp);
+    if (fdtab_own(fd)) {
+        trace_skip(c);
+        errno = err;
+        return;
+    }
+    const bool eof = end == STREAM_SHORT_READ && fp != NULL && feof_unlocked(fp) != 0 &&
+                     (ferror_unlocked(fp) == 0 || err == 0);
+    trace_args a = {.n = 0};
+    targ_int(&a, "fd", fd);
+    targ_str(&a, "path", fdtab_path(fd));
+    opt_int(&a, "size", x->size);
+    opt_int(&a, "count", x->count);
+    targ_int(&a, "ret", eof && ret < 0 ? 0 : ret);
+    if (eof) {
+        targ_int(&a, "eof", 1);
+    } else if (end != STREAM_DONE && err != 0) {
+        targ_int(&a, "errno", err);
+    }
+    trace_leave(c, fn, &a);
+    errno = err;
 }
 
 /* An open that gave fp (NULL: failed): path, mode, the descriptor. */
@@ -102,23 +137,6 @@ int fclose(FILE *stream)
 #define STREAM_BODY(type, real, fn, fp, extra, ...)                                                \
     FD_CALL_BODY(type, real, fn, stream_fd(fp), extra, __VA_ARGS__)
 
-size_t fread(void *ptr, size_t size, size_t n, FILE *stream)
-{
-    STREAM_BODY(size_t, TRACE_REAL(fread), TRACE_FN_FREAD, stream, ITEMS(size, n), ptr, size, n,
-                stream);
-}
-
-size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *stream)
-{
-    STREAM_BODY(size_t, TRACE_REAL(__fread_chk), TRACE_FN_FREAD, stream, ITEMS(size, n), ptr,
-                ptrlen, size, n, stream);
-}
-
-size_t fwrite(const void *ptr, size_t size, size_t n, FILE *s)
-{
-    STREAM_BODY(size_t, TRACE_REAL(fwrite), TRACE_FN_FWRITE, s, ITEMS(size, n), ptr, size, n, s);
-}
-
 int fflush(FILE *stream)
 {
     STREAM_BODY(int, TRACE_REAL(fflush), TRACE_FN_FFLUSH, stream, NOTHING, stream);
@@ -127,33 +145,6 @@ int fflush(FILE *stream)
 long ftell(FILE *stream)
 {
     STREAM_BODY(long, TRACE_REAL(ftell), TRACE_FN_FTELL, stream, NOTHING, stream);
-}
-
-int fputs(const char *s, FILE *stream)
-{
-    STREAM_BODY(int, TRACE_REAL(fputs), TRACE_FN_FPUTS, stream, ITEMS(FD_NONE, strlen(s)), s,
-                stream);
-}
-
-/* fgets: ret is the length read, -1 for NULL (end of file or error). */
-#define FGETS_BODY(real, s, size, fp, ...)                                                         \
-    trace_call c;                                                                                  \
-    if (!trace_enter(&c)) {                                                                        \
-        return real(__VA_ARGS__);                                                                  \
-    }                                                                                              \
-    char *r = real(__VA_ARGS__);                                                                   \
-    trace_fd_done(&c, TRACE_FN_FGETS, stream_fd(fp), ITEMS(FD_NONE, size),                         \
-                  r != NULL ? (int64_t)strlen(r) : -1, errno);                                     \
-    return r
-
-char *fgets(char *s, int n, FILE *stream)
-{
-    FGETS_BODY(TRACE_REAL(fgets), s, n, stream, s, n, stream);
-}
-
-char *__fgets_chk(char *s, size_t size, int n, FILE *stream)
-{
-    FGETS_BODY(TRACE_REAL(__fgets_chk), s, n, stream, s, size, n, stream);
 }
 
 #define FSEEK_BODY(real, fp, off, whence)                                                          \
@@ -173,26 +164,4 @@ int fseeko(FILE *stream, off_t off, int whence)
 int fseeko64(FILE *stream, off64_t off, int whence)
 {
     FSEEK_BODY(TRACE_REAL(fseeko64), stream, off, whence);
-}
-
-int vfprintf(FILE *s, const char *format, va_list arg)
-{
-    STREAM_BODY(int, TRACE_REAL(vfprintf), TRACE_FN_FPRINTF, s, NOTHING, s, format, arg);
-}
-
-int fprintf(FILE *stream, const char *format, ...)
-{
-    va_list ap;
-    va_start(ap, format);
-    trace_call c;
-    if (!trace_enter(&c)) {
-        const int r0 = TRACE_REAL(vfprintf)(stream, format, ap);
-        va_end(ap);
-        return r0;
-    }
-    const int r = TRACE_REAL(vfprintf)(stream, format, ap);
-    const int err = errno;
-    va_end(ap);
-    trace_fd_done(&c, TRACE_FN_FPRINTF, stream_fd(stream), NOTHING, r, err);
-    return r;
 }
