@@ -73,14 +73,6 @@ static int validate_options(const slog_writer_options *o, slog_error *err, const
     return SLOG_OK;
 }
 
-/* The prefix of a background batch: how far the tables reach now. */
-static void seal_batch(void *ctx, uint8_t *prefix)
-{
-    const slog_writer *const w = ctx;
-    const wrec_tables t = {w->strings.heap.len, w->ncat};
-    memcpy(prefix, &t, sizeof t);
-}
-
 /* The store, the tree builder and (SLOG_WRITER_BACKGROUND) the thread. */
 static int writer_open(slog_writer *w, const slog_writer_options *wo, slog_error *err)
 {
@@ -96,7 +88,7 @@ static int writer_open(slog_writer *w, const slog_writer_options *wo, slog_error
         rc = tree_build_create(&w->tb, w->st, &to, &w->ctx, err);
     }
     if (rc == SLOG_OK && (wo->flags & SLOG_WRITER_BACKGROUND) != 0) {
-        rc = wbg_start(&w->bg, sizeof(wrec_tables), api_writer_apply_batch, seal_batch, w, err);
+        rc = wbg_start(&w->bg, api_writer_apply_batch, w, err);
     }
     return rc;
 }
@@ -220,6 +212,45 @@ static int put_failed(slog_writer *w, int rc, slog_error *err)
     return util_err_source(err, rc, w->path);
 }
 
+/* Copy a record (and its encoded args) into the background's batch. */
+static int batch_put(slog_writer *w, const wrec *r, const uint8_t *args, slog_error *err)
+{
+    const size_t padded = ((size_t)r->args_len + 7u) & ~(size_t)7u;
+    uint8_t *dst = NULL;
+    const int rc = wbg_room(w->bg, sizeof *r + padded, &dst, err);
+    if (rc == SLOG_OK) {
+        memcpy(dst, r, sizeof *r);
+        if (r->args_len > 0) {
+            memcpy(dst + sizeof *r, args, r->args_len);
+        }
+        wbg_commit(w->bg, sizeof *r + padded);
+    }
+    return rc;
+}
+
+/* A background writer's tables as far as they reach now, when they grew
+ * since the last record said: a flush on the background then appends what
+ * a synchronous writer's flush at the same record would (the same file,
+ * byte for byte: /strings is compressed, so how its bytes are split
+ * between flushes shows in the file). */
+static int batch_put_tables(slog_writer *w, slog_error *err)
+{
+    if (w->strings.heap.len == w->c_strings && w->ncat == w->c_ncat) {
+        return SLOG_OK;
+    }
+    wrec t;
+    memset(&t, 0, sizeof t);
+    t.op = WOP_TABLES;
+    t.u.tables.strings = w->strings.heap.len;
+    t.u.tables.ncat = w->ncat;
+    const int rc = batch_put(w, &t, NULL, err);
+    if (rc == SLOG_OK) {
+        w->c_strings = w->strings.heap.len;
+        w->c_ncat = w->ncat;
+    }
+    return rc;
+}
+
 /* Hand a checked record (and its encoded args) to the apply side: now, or
  * through the background's batch.  An error marks the writer. */
 static int writer_put(slog_writer *w, const wrec *r, const uint8_t *args, slog_error *err)
@@ -228,16 +259,8 @@ static int writer_put(slog_writer *w, const wrec *r, const uint8_t *args, slog_e
     if (w->bg == NULL) {
         rc = api_writer_apply(w, r, args, err);
     } else {
-        const size_t padded = ((size_t)r->args_len + 7u) & ~(size_t)7u;
-        uint8_t *dst = NULL;
-        rc = wbg_room(w->bg, sizeof *r + padded, &dst, err);
-        if (rc == SLOG_OK) {
-            memcpy(dst, r, sizeof *r);
-            if (r->args_len > 0) {
-                memcpy(dst + sizeof *r, args, r->args_len);
-            }
-            wbg_commit(w->bg, sizeof *r + padded);
-        }
+        rc = batch_put_tables(w, err);
+        rc = rc == SLOG_OK ? batch_put(w, r, args, err) : rc;
     }
     return rc == SLOG_OK ? SLOG_OK : put_failed(w, rc, err);
 }
@@ -640,7 +663,8 @@ uint32_t slog_writer_open_depth(const slog_writer *w, uint32_t timeline)
  * side is then the caller's until the next record. */
 static int writer_sync(slog_writer *w, slog_error *err)
 {
-    const int rc = w->bg != NULL ? wbg_sync(w->bg, err) : SLOG_OK;
+    int rc = w->bg != NULL ? batch_put_tables(w, err) : SLOG_OK;
+    rc = rc == SLOG_OK && w->bg != NULL ? wbg_sync(w->bg, err) : rc;
     return rc == SLOG_OK ? SLOG_OK : put_failed(w, rc, err);
 }
 

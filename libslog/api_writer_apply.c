@@ -128,6 +128,10 @@ int api_writer_apply(slog_writer *w, const wrec *r, const uint8_t *args, slog_er
             return util_err(err, SLOG_ENOMEM, UINT64_MAX, w->path, "Cannot add a timeline");
         }
         return SLOG_OK;
+    case WOP_TABLES:
+        w->a_strings = (size_t)r->u.tables.strings;
+        w->a_ncat = (size_t)r->u.tables.ncat;
+        return SLOG_OK;
     default:
         return util_err(err, SLOG_EINVAL, UINT64_MAX, w->path, "Bad writer record %u",
                         r->op);
@@ -137,11 +141,7 @@ int api_writer_apply(slog_writer *w, const wrec *r, const uint8_t *args, slog_er
 int api_writer_apply_batch(void *ctx, const uint8_t *batch, size_t len, slog_error *err)
 {
     slog_writer *const w = ctx;
-    wrec_tables t;
-    memcpy(&t, batch, sizeof t);
-    w->a_strings = (size_t)t.strings;
-    w->a_ncat = (size_t)t.ncat;
-    size_t at = sizeof t;
+    size_t at = 0;
     int rc = SLOG_OK;
     while (rc == SLOG_OK && at < len) {
         const wrec *const r = (const wrec *)(const void *)(batch + at);
@@ -161,16 +161,35 @@ static void tell_flush(const slog_writer *w, const store_summary *sum, bool dura
     }
 }
 
+/* How far /strings must reach for the timeline rows this flush writes: a
+ * background writer's caller may name a timeline (set_timeline) after the
+ * last record it handed over.  The name reached the heap before the row
+ * took it, and the row is read under grow_mu, so the heap up to its end is
+ * there to append. */
+static size_t strings_needed(const slog_writer *w)
+{
+    const char *const heap = (const char *)w->strings.heap.data;
+    size_t need = w->a_strings;
+    for (size_t i = 0; i < w->a_ntl; i++) {
+        const uint64_t name = w->tls[i].name;
+        if ((i >= w->tl_written || w->tl_dirty[i]) && name >= need) {
+            need = (size_t)name + strlen(heap + name) + 1;
+        }
+    }
+    return need;
+}
+
 /* The rows added or renamed since the last flush (under grow_mu when a
  * background shares the tables). */
 static int append_tables(slog_writer *w, slog_error *err)
 {
     int rc = SLOG_OK;
     const util_buf *const heap = &w->strings.heap;
-    if (w->a_strings > w->strings_written) {
+    const size_t need = strings_needed(w);
+    if (need > w->strings_written) {
         rc = store_append_strings(w->st, heap->data + w->strings_written,
-                                  w->a_strings - w->strings_written, err);
-        w->strings_written = rc == SLOG_OK ? w->a_strings : w->strings_written;
+                                  need - w->strings_written, err);
+        w->strings_written = rc == SLOG_OK ? need : w->strings_written;
     }
     for (size_t i = 0; i < w->tl_written && rc == SLOG_OK; i++) {
         if (w->tl_dirty[i]) {

@@ -31,9 +31,7 @@ struct wbg {
     int stop;
     int rc;         /* the first error, SLOG_OK until then */
     slog_error err; /* its message */
-    size_t prefix;
     wbg_apply_fn apply;
-    wbg_seal_fn seal;
     void *ctx;
     wbg_batch batch[WBG_BATCHES];
 };
@@ -61,7 +59,7 @@ static void *wbg_main(void *arg)
             b->rc = rc;
             b->err = e;
         }
-        cur->len = b->prefix;
+        cur->len = 0;
         b->applied++;
         pthread_cond_broadcast(&b->done);
     }
@@ -80,8 +78,7 @@ static void wbg_free(wbg *b)
     util_free(b);
 }
 
-int wbg_start(wbg **out, size_t prefix, wbg_apply_fn apply, wbg_seal_fn seal, void *ctx,
-              slog_error *err)
+int wbg_start(wbg **out, wbg_apply_fn apply, void *ctx, slog_error *err)
 {
     *out = NULL;
     wbg *const b = util_calloc(1, sizeof *b);
@@ -91,14 +88,12 @@ int wbg_start(wbg **out, size_t prefix, wbg_apply_fn apply, wbg_seal_fn seal, vo
     pthread_mutex_init(&b->mu, NULL);
     pthread_cond_init(&b->work, NULL);
     pthread_cond_init(&b->done, NULL);
-    b->prefix = prefix;
     b->apply = apply;
-    b->seal = seal;
     b->ctx = ctx;
     for (unsigned i = 0; i < WBG_BATCHES; i++) {
         b->batch[i].data = util_malloc(WBG_BATCH_BYTES);
         b->batch[i].cap = WBG_BATCH_BYTES;
-        b->batch[i].len = prefix;
+        b->batch[i].len = 0;
         if (b->batch[i].data == NULL) {
             wbg_free(b);
             return util_err(err, SLOG_ENOMEM, UINT64_MAX, "",
@@ -128,10 +123,7 @@ static int wbg_push(wbg *b, slog_error *err)
 {
     wbg_batch *const cur = &b->batch[b->pushed % WBG_BATCHES];
     pthread_mutex_lock(&b->mu);
-    if (cur->len > b->prefix && b->rc == SLOG_OK) {
-        pthread_mutex_unlock(&b->mu);
-        b->seal(b->ctx, cur->data);
-        pthread_mutex_lock(&b->mu);
+    if (cur->len > 0 && b->rc == SLOG_OK) {
         b->pushed++;
         pthread_cond_signal(&b->work);
     }

@@ -7,11 +7,9 @@
  * bounded and reused: WBG_BATCHES batches of WBG_BATCH_BYTES (a batch grows
  * only to hold one larger record), and a caller that gets ahead waits.
  *
- * Every batch starts with `prefix` bytes that a seal function fills just
- * before the batch leaves the caller (the writer puts there how far its
- * tables reach).  The first error the apply function returns is kept: the
- * background skips the batches after it and the caller gets it from
- * wbg_room or wbg_sync.
+ * The first error the apply function returns is kept: the background
+ * skips the batches after it and the caller gets it from wbg_room or
+ * wbg_sync.
  *
  * Threads: wbg_room, wbg_commit, wbg_sync and wbg_stop are the caller's
  * (one thread at a time).  Fork: a child must not use an inherited pipe.
@@ -30,15 +28,12 @@
 
 typedef struct wbg wbg;
 
-/* Apply one batch (prefix included); SLOG_OK or an error in err. */
+/* Apply one batch; SLOG_OK or an error in err. */
 typedef int (*wbg_apply_fn)(void *ctx, const uint8_t *batch, size_t len, slog_error *err);
-/* Fill the prefix of a batch about to be handed over. */
-typedef void (*wbg_seal_fn)(void *ctx, uint8_t *prefix);
 
 /* Start the thread.  SLOG_OK, or SLOG_ENOMEM / SLOG_EIO with err set (no
  * source: the writer adds its path). */
-int wbg_start(wbg **out, size_t prefix, wbg_apply_fn apply, wbg_seal_fn seal, void *ctx,
-              slog_error *err);
+int wbg_start(wbg **out, wbg_apply_fn apply, void *ctx, slog_error *err);
 
 /* Room for @p n bytes at the end of the batch being filled, in *out
  * (handing the batch over first when it is full).  SLOG_OK, or the

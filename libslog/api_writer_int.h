@@ -77,6 +77,7 @@ struct slog_writer {
     util_buf argbuf;
     int64_t c_tmin, c_tmax; /* time range of what was accepted */
     wbg *bg;                /* NULL: synchronous */
+    size_t c_strings, c_ncat; /* tables as the last WOP_TABLES said (background) */
     pthread_mutex_t grow_mu;
     /* apply side */
     store *st;
@@ -95,7 +96,14 @@ struct slog_writer {
 };
 
 /* What the caller hands the apply side (native layout, never in a file). */
-typedef enum wrec_op { WOP_STATE, WOP_EVENT, WOP_ARROW, WOP_COUNTER, WOP_TIMELINE } wrec_op;
+typedef enum wrec_op {
+    WOP_STATE,
+    WOP_EVENT,
+    WOP_ARROW,
+    WOP_COUNTER,
+    WOP_TIMELINE,
+    WOP_TABLES /* how far the string heap and categories reach from here on */
+} wrec_op;
 
 typedef struct wrec {
     uint32_t op;       /* wrec_op */
@@ -108,14 +116,11 @@ typedef struct wrec {
         struct {
             uint32_t id, parent, root;
         } tl;
+        struct {
+            uint64_t strings, ncat;
+        } tables;
     } u;
 } wrec;
-
-/* A batch's prefix (api_writer_bg.h): the tables as far as they reach when
- * the batch leaves the caller. */
-typedef struct wrec_tables {
-    uint64_t strings, ncat;
-} wrec_tables;
 
 /* api_writer_apply.c: one record, on whichever thread applies.  Returns
  * SLOG_OK or an error with err set (the caller marks the writer). */
@@ -123,7 +128,7 @@ int api_writer_apply(slog_writer *w, const wrec *r, const uint8_t *args, slog_er
 /* A state, without the record (the synchronous writer's path); sets s->excl. */
 int api_writer_apply_state(slog_writer *w, fmt_state_rec *s, const uint8_t *args,
                            size_t args_len, slog_error *err);
-/* A background batch: its prefix, then its records. */
+/* A background batch: its records. */
 int api_writer_apply_batch(void *ctx, const uint8_t *batch, size_t len, slog_error *err);
 /* Append the new table rows and the summary to the file; complete = 1 marks
  * it finished.  Synchronous writers first take the caller's counts. */
