@@ -9,6 +9,7 @@
  * /payload without filter (h5repack -f NONE) is read raw, one with any other
  * pipeline goes through H5Dread and HDF5's filters.  Filter 32004 is
  * registered here with a decoder that never trusts the chunk (codec_lz4).
+ * /strings goes through HDF5's own deflate filter (H5Dwrite/H5Dread).
  * Every HDF5 call runs between h5_enter and h5_leave: the global lock, with
  * HDF5's automatic error printing off (and restored for the host program).
  * Layer 2: may use codec and util.
@@ -46,7 +47,16 @@
 #define TIMELINE_CHUNK     16   /* 512 bytes */
 #define CATEGORY_CHUNK     16   /* 512 bytes */
 #define NODE_CHUNK         16   /* 2 KiB */
-#define STRINGS_CHUNK      512
+/* /strings: HDF5's deflate filter (zlib, built into every HDF5 that h5py
+ * or h5dump use, so no plugin) over 16 KiB chunks.  File and host names
+ * compress ~9x (DFTracer's 38 KB of paths: 4.3 KB, 4.2 KB in 64 KiB chunks);
+ * a chunk's zero tail costs under 40 bytes, so a tiny heap takes less than
+ * the 512-byte raw chunk of libslog 0.2.  Under SWMR HDF5 never reuses the
+ * space of a rewritten filtered chunk, and a flush that added strings
+ * rewrites the last chunk: the chunk size bounds that loss per flush
+ * (doc/FORMAT.md §4, §6). */
+#define STRINGS_CHUNK      16384
+#define STRINGS_DEFLATE    6
 #define PIPELINE_READ_BYTES 16384 /* read unit of a contiguous (repacked) /payload */
 
 /* ---- compound layouts: one field table per row type -------------------- */
@@ -702,8 +712,8 @@ static herr_t write_header_attrs(hid_t root, const store_header *h)
     return rc < 0 ? -1 : 0;
 }
 
-static hid_t
-create_dataset(hid_t file, const char *name, hid_t ftype, hsize_t chunk, const unsigned *lz4_cd)
+static hid_t create_dataset(hid_t file, const char *name, hid_t ftype, hsize_t chunk,
+                            const unsigned *lz4_cd, unsigned deflate)
 {
     const hsize_t zero[1] = {0};
     const hsize_t one[1] = {1};
@@ -721,6 +731,9 @@ create_dataset(hid_t file, const char *name, hid_t ftype, hsize_t chunk, const u
     }
     if (rc >= 0 && lz4_cd != NULL) {
         rc = H5Pset_filter(dcpl, LZ4_FILTER_ID, H5Z_FLAG_MANDATORY, 1, lz4_cd);
+    }
+    if (rc >= 0 && deflate > 0) {
+        rc = H5Pset_deflate(dcpl, deflate);
     }
     if (rc >= 0) {
         d = H5Dcreate2(file, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
@@ -741,14 +754,16 @@ static int create_tables(store *s)
         if (ft < 0) {
             return -1;
         }
-        s->t[i].dset = create_dataset(s->file, layouts[i].name, ft, layouts[i].chunk_rows, NULL);
+        const unsigned deflate = i == T_STRINGS ? STRINGS_DEFLATE : 0;
+        s->t[i].dset =
+            create_dataset(s->file, layouts[i].name, ft, layouts[i].chunk_rows, NULL, deflate);
         (void)H5Tclose(ft);
         if (s->t[i].dset < 0) {
             return -1;
         }
     }
     const unsigned cd[1] = {s->chunk_bytes};
-    s->payload = create_dataset(s->file, "payload", H5T_STD_U8LE, s->chunk_bytes, cd);
+    s->payload = create_dataset(s->file, "payload", H5T_STD_U8LE, s->chunk_bytes, cd, 0);
     return s->payload < 0 ? -1 : 0;
 }
 

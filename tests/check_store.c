@@ -767,6 +767,93 @@ START_TEST(test_store_filter_decodes_through_hdf5)
 }
 END_TEST
 
+/* Path-like names, as DFTracer's file tables give: about 200 KB of them. */
+static char *many_names(size_t *n)
+{
+    const size_t want = 200000;
+    char *const p = malloc(want + 128);
+    ck_assert_ptr_nonnull(p);
+    size_t at = 0;
+    for (unsigned i = 0; at < want; i++) {
+        at += (size_t)snprintf(p + at, 128, "/p/gpfs1/run%02u/out/rank%04u/file_%06u.dat", i % 7,
+                               i / 7 % 512, i) +
+              1;
+    }
+    *n = at;
+    return p;
+}
+
+/* /strings as plain HDF5 sees it: its one filter, chunk size, stored bytes
+ * and the heap itself (read without any plugin). */
+static hsize_t strings_storage(H5Z_filter_t *filter, hsize_t *chunk, char *heap, size_t n)
+{
+    const hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t d = H5Dopen2(f, "strings", H5P_DEFAULT);
+    ck_assert_int_ge(d, 0);
+    const hid_t dcpl = H5Dget_create_plist(d);
+    ck_assert_int_eq(H5Pget_nfilters(dcpl), 1);
+    unsigned flags = 0;
+    unsigned config = 0;
+    size_t ncd = 0;
+    *filter = H5Pget_filter2(dcpl, 0, &flags, &ncd, NULL, 0, NULL, &config);
+    ck_assert_int_eq(H5Pget_chunk(dcpl, 1, chunk), 1);
+    const hsize_t stored = H5Dget_storage_size(d);
+    const hid_t sp = H5Dget_space(d);
+    ck_assert_int_eq(H5Sget_simple_extent_npoints(sp), (hssize_t)n);
+    ck_assert_int_ge(H5Dread(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, heap), 0);
+    H5Sclose(sp);
+    H5Pclose(dcpl);
+    H5Dclose(d);
+    H5Fclose(f);
+    return stored;
+}
+
+/* /strings is deflated by HDF5 (doc/FORMAT.md §4): many names, appended
+ * over several flushes as a writer does (each rewrites the last chunk),
+ * take a fraction of their bytes and read back exactly through the store
+ * and through plain HDF5; a few names take less than the 512-byte raw
+ * chunk of earlier files. */
+START_TEST(test_store_strings_are_deflated)
+{
+    size_t n = 0;
+    char *const names = many_names(&n);
+    slog_error err;
+    store *s = NULL;
+    const store_header h = test_header(4096);
+    ck_assert_int_eq(store_create(&s, path, &h, &err), SLOG_OK);
+    for (size_t part = 0, done = 0; part < 7; part++) {
+        const size_t upto = part == 6 ? n : n / 7 * (part + 1);
+        ck_assert_int_eq(store_append_strings(s, names + done, upto - done, &err), SLOG_OK);
+        ck_assert_int_eq(store_flush(s, &err), SLOG_OK);
+        done = upto;
+    }
+    ck_assert_int_eq(store_close(s, &err), SLOG_OK);
+    H5Z_filter_t filter = H5Z_FILTER_NONE;
+    hsize_t chunk = 0;
+    char *const heap = malloc(n);
+    const hsize_t stored = strings_storage(&filter, &chunk, heap, n);
+    ck_assert_int_eq(filter, H5Z_FILTER_DEFLATE);
+    ck_assert_uint_eq(chunk, 16384);
+    ck_assert_msg(stored < n / 5, "%zu bytes of names stored in %llu", n,
+                  (unsigned long long)stored);
+    ck_assert_int_eq(memcmp(heap, names, n), 0);
+    store_header got;
+    ck_assert_int_eq(store_open(&s, path, &got, &err), SLOG_OK);
+    char *str = NULL;
+    uint64_t len = 0;
+    ck_assert_int_eq(store_read_strings(s, &str, &len, &err), SLOG_OK);
+    ck_assert_uint_eq(len, n);
+    ck_assert_int_eq(memcmp(str, names, n), 0);
+    util_free(str);
+    ck_assert_int_eq(store_close(s, &err), SLOG_OK);
+    write_file(4096, 1, NULL, 0, NULL, true); /* strings: 21 bytes */
+    ck_assert_uint_lt(strings_storage(&filter, &chunk, heap, sizeof strings), 128);
+    ck_assert_int_eq(memcmp(heap, strings, sizeof strings), 0);
+    free(heap);
+    free(names);
+}
+END_TEST
+
 START_TEST(test_store_create_rejects_bad_chunk_size)
 {
     slog_error err;
@@ -868,6 +955,7 @@ static Suite *store_suite(void)
         {"bad_superblock_checksum_is_ecorrupt_fast",
          test_store_bad_superblock_checksum_is_ecorrupt_fast},
         {"filter_decodes_through_hdf5", test_store_filter_decodes_through_hdf5},
+        {"strings_are_deflated", test_store_strings_are_deflated},
         {"create_rejects_bad_chunk_size", test_store_create_rejects_bad_chunk_size},
         {"create_out_of_memory_is_clean", test_store_create_out_of_memory_is_clean},
         {"open_out_of_memory_is_clean", test_store_open_out_of_memory_is_clean},

@@ -8,7 +8,9 @@
 #      GZIP, another chunk size) still read identically through the store;
 #   6. h5py, without any plugin, reads the root attributes and every table,
 #      and every node row's chunk addresses (format 4) are where HDF5's own
-#      chunk index puts the chunks.
+#      chunk index puts the chunks;
+#   7. h5dump, without any plugin, reads the deflated /strings (doc/FORMAT.md
+#      §4, §8).
 # A missing tool or plugin gives a TAP skip, never a failure.
 set -u
 tool=${1:?usage: interop_lz4.sh STORE_TOOL}
@@ -22,7 +24,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
-echo "1..6"
+echo "1..7"
 f="$work/t.slog"
 if ! "$tool" write "$f" 4096 || ! "$tool" check "$f"; then
     echo "Bail out! store_tool could not write and read back its own file"
@@ -113,4 +115,15 @@ then
     ok "h5py reads attributes and tables without plugins"
 else
     notok "h5py reads attributes and tables without plugins"
+fi
+
+# 7. /strings goes through HDF5's built-in deflate filter: no plugin needed.
+if ! command -v h5dump >/dev/null; then
+    skip "h5dump reads the deflated /strings without plugins" "h5dump not installed (hdf5-tools)"
+elif env -u HDF5_PLUGIN_PATH h5dump -p -H -d /strings "$f" | grep -q 'COMPRESSION DEFLATE' &&
+     env -u HDF5_PLUGIN_PATH h5dump -d /strings -b LE -o "$work/strings.bin" "$f" >/dev/null &&
+     printf 'host0\0rank 0\0thread 1\0MPI_Send\0compute\0\0' | cmp -s - "$work/strings.bin"; then
+    ok "h5dump reads the deflated /strings without plugins"
+else
+    notok "h5dump reads the deflated /strings without plugins"
 fi
