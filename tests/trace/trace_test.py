@@ -314,6 +314,9 @@ def test_sort(tmp):
     if "GNU" not in version.stdout:
         ok(True, "sort: reads and writes of its files # SKIP no GNU sort")
         return
+    if PRELOAD:  # seen in CI: with the ASan runtime preloaded, sort hung at exit in glibc's locale lock
+        ok(True, "sort: reads and writes of its files # SKIP uninstrumented sort under ASan")
+        return
     inp, outp, out = (os.path.join(tmp, n) for n in ("in.txt", "sorted.txt", "sort.trace"))
     with open(inp, "w") as f:
         f.write("".join(f"{(i * 7919) % 20011}\n" for i in range(20000)))
@@ -329,7 +332,9 @@ def test_sort(tmp):
     size = os.path.getsize(inp)
     ok(p.returncode == 0 and read == size and written == os.path.getsize(outp) == size,
        f"sort: reads of the input ({read} of {size} bytes) and writes of the output "
-       f"({written}) are in the trace", json.dumps({f"{k[0]} {k[1]}": n for k, n in got.items()}))
+       f"({written}) are in the trace",
+       f"exit {p.returncode}, stderr {p.stderr[-500:]!r}; " +
+       json.dumps({f"{k[0]} {k[1]}": n for k, n in got.items()}))
 
 
 def main():
