@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #define FLUSH_NS 1000000000LL   /* at any region's end, at least this often */
-#define FLUSH_TOP_NS 10000000LL  /* a top region's end: at least this long after */
+#define FLUSH_TOP_NS 100000000LL /* a top region's end: at least this long after */
 #define FLUSH_TOP_COST 20        /* ... and this many times the last flush's cost */
 
 typedef struct open_region {

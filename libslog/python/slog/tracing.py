@@ -42,7 +42,7 @@ SLOG_TRACE_DIR/<host>-<pid>-python.slog beside the native files.  A fork
 child of a traced process traces into a file of its own from its first
 region (multiprocessing's children finish it before their os._exit); a
 killed process keeps what was flushed (at least every second, and at the
-end of a top region 10 ms or more after the last flush).  When
+end of a top region 100 ms or more after the last flush).  When
 tracing is off, a decorated call costs one check and region() does nothing.
 """
 import atexit
