@@ -67,13 +67,16 @@ static uint64_t header_bytes(const fmt_node *n)
 }
 
 /* Delta of time t against the previous item of kind k; first item of the
- * node sets the base. */
+ * node sets the base (the node's count is summed only for a kind's first). */
 static uint64_t time_delta(fmt_node *n, int k, int64_t t)
 {
-    if (fmt_node_count(n) == 0) {
-        n->base = t;
+    int64_t prev = n->last[k];
+    if (n->n[k] == 0) {
+        if (fmt_node_count(n) == 0) {
+            n->base = t;
+        }
+        prev = n->base;
     }
-    const int64_t prev = n->n[k] == 0 ? n->base : n->last[k];
     n->last[k] = t;
     return codec_zigzag((int64_t)((uint64_t)t - (uint64_t)prev));
 }
@@ -99,8 +102,12 @@ static int add_args(fmt_node *n, const uint8_t *args, size_t len, uint32_t *off,
 /* The args blob's share of one item: its length varint and its bytes. */
 static void count_args(fmt_node *n, size_t len)
 {
+    if (len == 0) {
+        n->args_bytes++; /* the length 0, one byte */
+        return;
+    }
     n->args_bytes += codec_varint_len(len) + len;
-    n->with_args += len > 0;
+    n->with_args++;
 }
 
 static void extend_box(fmt_node *n, int64_t t0, int64_t t1)
@@ -128,15 +135,7 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
         n->args.len = old_args;
         return -1;
     }
-    int64_t prev = n->last[0]; /* time_delta, with the node's count summed only when needed */
-    if (n->n[0] == 0) {
-        if (fmt_node_count(n) == 0) {
-            n->base = r->end;
-        }
-        prev = n->base;
-    }
-    n->last[0] = r->end;
-    const uint64_t d = codec_zigzag((int64_t)((uint64_t)r->end - (uint64_t)prev));
+    const uint64_t d = time_delta(n, 0, r->end);
     const uint64_t dur = (uint64_t)r->end - (uint64_t)r->start;
     if ((rec->excl < 0 || (uint64_t)rec->excl > dur) && dur - (uint64_t)rec->excl > INT64_MAX) {
         rec->excl = (int64_t)dur; /* children beyond 2^63 ticks: none kept (previews add them) */
@@ -156,11 +155,7 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
     n->state_cols[4] += c4;
     n->state_cols[5] += c5;
     n->encoded_bytes += c0 + c1 + c2 + c3 + c4 + c5 + (n->n[0] % 8 == 0);
-    if (args_len == 0) {
-        n->args_bytes++; /* count_args of an item without args: its 0 length */
-    } else {
-        count_args(n, args_len);
-    }
+    count_args(n, args_len);
     n->n[0]++;
     extend_box(n, r->start, r->end);
     return 0;
