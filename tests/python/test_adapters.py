@@ -54,6 +54,44 @@ def test_pipit_order_replays_as_a_stack(synth_file):
     assert all(not s for s in stacks.values())
 
 
+def _replay_stacks(ev):
+    """Rows where a Leave does not close the innermost open Enter of its
+    thread (pipit's stack matching), and the Enters left open."""
+    stacks, wrong = {}, []
+    for i, (etype, thread, match) in enumerate(zip(ev["Event Type"], ev["Thread"],
+                                                   ev["_matching_event"])):
+        s = stacks.setdefault(thread, [])
+        if etype == "Enter":
+            s.append(i)
+        elif etype == "Leave":
+            if not s or s.pop() != match:
+                wrong.append(i)
+    return wrong, sum(len(s) for s in stacks.values())
+
+
+def test_pipit_zero_length_states_at_a_shared_time(tmp_path):
+    """Zero-length states that start with other states of their depth (as
+    Chrome, Perfetto and Recorder traces have): each one's Enter and Leave
+    stay together, so the replay closes every Enter with its own Leave."""
+    p = str(tmp_path / "z.slog")
+    with slog.Writer(p) as w:
+        t, u = w.timeline("main"), w.timeline("other")
+        a, b, c, d = (w.category(n) for n in "ABCD")
+        w.state(t, a, 100, 100)
+        w.state(t, b, 100, 100)
+        w.state(t, c, 100, 200)
+        w.state(t, d, 150, 150, depth=1)
+        w.state(t, a, 150, 150, depth=1)
+        w.state(t, b, 150, 180, depth=1)
+        w.state(u, d, 100, 100)
+        w.state(u, c, 100, 100)
+    ev = slog.open(p).to_pipit()
+    assert _replay_stacks(ev) == ([], 0)
+    assert ev["Timestamp (ns)"].is_monotonic_increasing
+    enters = ev[ev["Event Type"] == "Enter"]
+    assert (enters["_matching_event"].to_numpy() == enters.index.to_numpy() + 1)[:2].all()
+
+
 def test_hta_columns_and_dtypes(synth_file):
     r = slog.open(synth_file)
     df = r.to_hta("10%:20%")

@@ -33,14 +33,18 @@ _ENTER, _LEAVE, _INSTANT = 0, 1, 2
 _EVENT_TYPES = ["Enter", "Leave", "Instant"]
 
 
-def _pipit_order(ts, etype, depth, zero):
+def _pipit_order(ts, etype, depth, zero, pair):
     """Row order: by time; at equal times Leaves of nonzero states first
-    (deepest first), then Enters (outermost first) with a zero-length
-    state's Leave right after its Enter, then Instants."""
-    phase = np.where(etype == _LEAVE, np.where(zero, 1, 0), np.where(etype == _ENTER, 1, 2))
+    (deepest first), then Enters (outermost first), then Instants.  A
+    zero-length state's Enter and Leave stay next to each other (pair: the
+    state's index, shared by its two rows), before the nonzero Enters of its
+    depth, so that each Leave closes the innermost open Enter."""
+    leave = etype == _LEAVE
+    phase = np.where(leave & ~zero, 0, np.where(etype == _INSTANT, 2, 1))
     d = depth.astype(np.int64)
-    sub = np.where(etype == _LEAVE, np.where(zero, 2 * d + 1, -d), 2 * d)
-    return np.lexsort((sub, phase, ts))
+    sub = np.where(phase == 0, -d, d)
+    nonzero_enter = (etype == _ENTER) & ~zero
+    return np.lexsort((leave, pair, nonzero_enter, sub, phase, ts))
 
 
 def to_pipit(reader, t0=None, t1=None, *, timelines=None, categories=None, args=False,
@@ -58,9 +62,10 @@ def to_pipit(reader, t0=None, t1=None, *, timelines=None, categories=None, args=
     etype = np.concatenate([np.full(ns, _ENTER, np.int8), np.full(ns, _LEAVE, np.int8),
                             np.full(ne, _INSTANT, np.int8)])
     depth = np.concatenate([states.depth, states.depth, events.depth]).astype(np.int64)
-    zero = np.concatenate([np.zeros(ns, bool), (states.end == states.start).to_numpy(),
-                           np.zeros(ne, bool)])
-    order = _pipit_order(ts, etype, depth, zero)
+    zero_state = (states.end == states.start).to_numpy()
+    zero = np.concatenate([zero_state, zero_state, np.zeros(ne, bool)])
+    pair = np.concatenate([np.arange(ns), np.arange(ns), np.arange(ns, ns + ne)])
+    order = _pipit_order(ts, etype, depth, zero, pair)
     pos = np.empty_like(order)
     pos[order] = np.arange(len(order))
     match = np.full(len(order), -1, np.int64)
