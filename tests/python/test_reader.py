@@ -84,6 +84,34 @@ def test_columns_subset(synth_file):
     pd.testing.assert_frame_equal(part, full[["start", "dur", "name"]])
 
 
+def test_columns_are_checked_and_keep_every_row(synth_file):
+    """A name that is no column raises (it used to be dropped, and a list of
+    such names gave a frame of no rows); one str is one column; a frame of
+    args alone keeps the window's rows."""
+    r = slog.open(synth_file)
+    n = len(r.window("10%:20%"))
+    for bad in (["nosuch"], ["start", "Start"], ["args"]):
+        with pytest.raises(ValueError, match="columns: no column"):
+            r.window("10%:20%", columns=bad)
+    assert list(r.window("10%:20%", columns="start").columns) == ["start"]
+    assert len(r.window("10%:20%", columns="start")) == n
+    only = r.window("10%:20%", columns=["args"], args=True)
+    assert list(only.columns) == ["args"] and len(only) == n
+    assert len(r.window("10%:20%", columns=[])) == n
+    keyed = r.window("10%:20%", columns=["start", "args.iter"], args=["iter"])
+    assert list(keyed.columns) == ["start", "args.iter"] and len(keyed) == n
+    with pytest.raises(TypeError, match="args: True, False"):
+        r.window("10%:20%", args=1)
+
+
+def test_args_expand_of_an_empty_window(synth_file):
+    r = slog.open(synth_file)
+    s = r.info["start"]
+    empty = r.window(s - 10, s - 5, args="expand")
+    assert len(empty) == 0
+    assert list(empty.columns) == list(r.window(s - 10, s - 5).columns)
+
+
 def test_odd_clock_times_are_exact_floor(odd_clock_file):
     r = slog.open(odd_clock_file)
     assert r.info["ticks_per_second"] == 3_000_000

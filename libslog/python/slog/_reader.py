@@ -43,6 +43,40 @@ def _default_columns(q):
             + (["value"] if mask & _COUNTER_BIT else []))
 
 
+# the columns of a window, in this order (doc/PYTHON.md, "Reading")
+WINDOW_COLUMNS = ("kind", "timeline", "timeline_to", "category", "name", "start", "end", "dur",
+                  "depth", "of", "count", "inclusive", "value", "exclusive", "min", "max",
+                  "vmin", "vmax", "vsum")
+
+
+def _is_args_column(name):
+    return isinstance(name, str) and (name == "args" or name.startswith("args."))
+
+
+def _check_args(args):
+    """args: False/None, True, "expand", a key or a list of keys."""
+    if args is None or isinstance(args, (bool, np.bool_, str)):
+        return
+    if isinstance(args, (list, tuple)) and all(isinstance(k, str) for k in args):
+        return
+    raise TypeError(f"args: True, False, 'expand', a key or a list of keys, not {args!r}")
+
+
+def _check_columns(columns, args):
+    """The column names asked for, as a list (None: the default ones).
+    A str is one name; a name that is no column of a window is an error
+    (args columns come with args=, and may then be named too)."""
+    if columns is None:
+        return None
+    cols = [columns] if isinstance(columns, str) else list(columns)
+    for c in cols:
+        if c not in WINDOW_COLUMNS and not (args and _is_args_column(c)):
+            hint = "; args columns come with args=" if _is_args_column(c) else ""
+            raise ValueError(f"columns: no column {c!r} in a window (use "
+                             f"{', '.join(WINDOW_COLUMNS)}{hint})")
+    return cols
+
+
 def _categorical(codes, names):
     return pd.Categorical.from_codes(codes, categories=list(names))
 
@@ -251,14 +285,18 @@ class Reader:
 
     def _read(self, q, args=False, columns=None, threads=None):
         """The DataFrame of a resolved query (ticks, ids, mask: see _query)."""
-        cols = _default_columns(q) if columns is None else list(columns)
+        _check_args(args)
+        cols = _check_columns(columns, args)
+        cols = _default_columns(q) if cols is None else cols
         want = None
         if cols is not None:
-            want = set(cols)
+            want = set(c for c in cols if c in WINDOW_COLUMNS)
             if "name" in want:
                 want.add("category")
             if "dur" in want:
                 want.update(("start", "end"))
+            if not want:  # only args asked for: one byte a row gives the row count
+                want.add("kind")
         if threads is not None and (not isinstance(threads, int) or threads < 1):
             raise ValueError(f"threads: a count of 1 or more, or None (got {threads!r})")
         coded = self._name_table is not None and (want is None or "name" in want)
@@ -270,10 +308,8 @@ class Reader:
 
     def _frame(self, raw, args, cols):
         data = {}
-        order = ["kind", "timeline", "timeline_to", "category", "name", "start", "end", "dur",
-                 "depth", "of", "count", "inclusive", "value", "exclusive", "min", "max",
-                 "vmin", "vmax", "vsum"]
-        for key in order:
+        rows = len(next(iter(raw.values()))) if raw else 0
+        for key in WINDOW_COLUMNS:
             if key == "name":
                 if "name_code" in raw:
                     data["name"] = _categorical(raw["name_code"], self._name_list)
@@ -286,7 +322,7 @@ class Reader:
                 data[key] = raw[key]
         if cols is not None:
             data = {k: data[k] for k in cols if k in data}
-        frame = pd.DataFrame(data, copy=False)
+        frame = pd.DataFrame(data, index=pd.RangeIndex(rows), copy=False)
         if args:
             frame = self._add_args(frame, raw["args"], args)
         return frame
@@ -297,6 +333,8 @@ class Reader:
             frame["args"] = pd.Series(values, index=frame.index, dtype=object)
             return frame
         if how == "expand":
+            if len(values) == 0:  # pandas makes no frame of no records
+                return frame
             table = pd.DataFrame.from_records([v if v is not None else {} for v in values],
                                               index=frame.index)
             return pd.concat([frame, table.add_prefix("args.")], axis=1)
