@@ -6,7 +6,9 @@
 # flushes in steps; after each step the follower has printed exactly the
 # states flushed so far, each once; after the writer finishes, the follower
 # exits 0 and its lines are the lines slog-query prints for the finished
-# file (same set, no line twice).  For jsonl and csv (csv's header once).
+# file (same set, no line twice).  For jsonl and csv (csv's header once),
+# and once more with the follower started before the first state is
+# flushed (its times must still count from the trace's start).
 # Every wait is bounded (60 s), so a hang fails instead of blocking.
 # Usage: live_follow.py SLOG_QUERY LIVE_WRITER
 import os
@@ -44,6 +46,22 @@ class Follower:
         self.buf = b""
         self.lines = []
 
+    def wait_open(self, path):
+        """Wait until the follower has the file open (its first view is then
+        the file as it is now), or fail at the deadline."""
+        end = time.monotonic() + DEADLINE_S
+        fds = f"/proc/{self.proc.pid}/fd"
+        while time.monotonic() < end:
+            for fd in os.listdir(fds):
+                try:
+                    if os.readlink(os.path.join(fds, fd)) == os.path.realpath(path):
+                        time.sleep(0.2)  # past the open: its first view is read
+                        return
+                except OSError:
+                    pass
+            time.sleep(0.01)
+        fail("follower did not open the file")
+
     def read_until(self, n):
         """Read lines until n are in, or fail at the deadline."""
         end = time.monotonic() + DEADLINE_S
@@ -74,12 +92,14 @@ class Follower:
             fail(f"follower exit {self.proc.returncode}: {err.decode()!r}")
 
 
-def run(query, writer_exe, tmp, fmt, header):
-    path = os.path.join(tmp, f"follow_{fmt}.slog")
+def run(query, writer_exe, tmp, fmt, header, first):
+    path = os.path.join(tmp, f"follow_{fmt}_{first}.slog")
     w = Writer(writer_exe, path)
-    w.step("300", "flushed 300")
+    w.step(str(first), f"flushed {first}")
     f = Follower(query, path, fmt)
-    total = 300
+    if first == 0:
+        f.wait_open(path)
+    total = first
     for add in (700, 2000, 1):
         f.read_until(header + total)
         w.step(str(add), f"flushed {total + add}")
@@ -106,9 +126,10 @@ def run(query, writer_exe, tmp, fmt, header):
 def main():
     query, writer_exe = sys.argv[1:3]
     with tempfile.TemporaryDirectory() as tmp:
-        for fmt, header in (("jsonl", 0), ("csv", 1)):
-            total = run(query, writer_exe, tmp, fmt, header)
-            print(f"live_follow: {fmt}: {total} states followed in 5 steps, each once")
+        for fmt, header, first in (("jsonl", 0, 300), ("csv", 1, 300), ("jsonl", 0, 0)):
+            total = run(query, writer_exe, tmp, fmt, header, first)
+            print(f"live_follow: {fmt}: {total} states followed in 5 steps, each once"
+                  f"{'' if first else ' (from an empty file)'}")
 
 
 if __name__ == "__main__":

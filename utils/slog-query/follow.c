@@ -6,7 +6,9 @@
  * exactly the drawables it added (doc: include/slog/slog_reader.h), so
  * each drawable is printed once, like tail -f.  A refresh that fails is
  * tried again (a reader keeps its view on error); 50 failures in a row end
- * the run.  It ends when the file says complete.
+ * the run.  It ends when the file says complete.  Times count from the
+ * file's start when it was opened or, opened before its first drawable, from
+ * the start of the first drawables printed.
  * Tools layer: public libslog headers and utils/common.
  */
 #include "follow.h"
@@ -103,9 +105,22 @@ static int wait_and_refresh(follow_run *f, qout_ctx *ctx)
     return fail(f, "Cannot follow the file", &err);
 }
 
+/* A file opened before its first drawable has no start yet: times count
+ * from the start of the first drawables printed, which then stays. */
+static void take_start(slog_file_info *base, bool *known, const slog_file_info *now)
+{
+    if (!*known && now->start <= now->end) {
+        base->start = now->start;
+        base->end = now->end;
+        *known = true;
+    }
+}
+
 int follow_stream(follow_run *f)
 {
-    qout_ctx ctx = {f->out, f->fi, f->tl, *f->cats, f->fi->categories, NULL};
+    slog_file_info base = *f->fi; /* times stay relative to one start */
+    bool known = slog_reader_info(f->r)->start <= slog_reader_info(f->r)->end;
+    qout_ctx ctx = {f->out, &base, f->tl, *f->cats, f->fi->categories, NULL};
     if (f->fmt->begin(&ctx) != 0) {
         (void)fprintf(stderr, "%s: out of memory\n", f->prog);
         return EXIT_FAILURE;
@@ -117,6 +132,7 @@ int follow_stream(follow_run *f)
         const uint64_t nodes = now->nodes;
         const bool complete = now->complete;
         if (nodes > printed) {
+            take_start(&base, &known, now);
             status = print_from(f, &ctx, printed);
             printed = nodes;
         }

@@ -20,7 +20,7 @@ typedef struct follow_run {
     slog_reader *r;
     FILE *out;
     const qout_format *fmt;
-    const slog_file_info *fi;   /* fixed for the run: times stay relative to one start */
+    const slog_file_info *fi;   /* at open: times stay relative to its start (or the first) */
     slog_query_options q;       /* kinds, flags, timeline and category filters */
     timeline_tree *tl;          /* reloaded when the writer adds timelines */
     slog_category_info **cats;  /* reloaded when it adds categories (malloc'ed) */
