@@ -57,22 +57,23 @@ int py_list_append_new(PyObject *list, PyObject *item)
     return rc;
 }
 
-/* d[key] = value of @p a.  0 or -1. */
-static int set_arg(PyObject *d, const slog_arg *a)
+/* d[key] = value of @p a, when @p keys is NULL or holds the key.  0 or -1. */
+static int set_arg(PyObject *d, const slog_arg *a, PyObject *keys)
 {
     PyObject *key = PyUnicode_DecodeUTF8(a->key, (Py_ssize_t)strlen(a->key), "replace");
-    PyObject *v = key != NULL ? arg_value(a) : NULL;
-    const int rc = v != NULL ? PyDict_SetItem(d, key, v) : -1;
+    const int take = key == NULL ? -1 : keys == NULL ? 1 : PySet_Contains(keys, key);
+    PyObject *v = take > 0 ? arg_value(a) : NULL;
+    const int rc = take <= 0 ? take : v != NULL ? PyDict_SetItem(d, key, v) : -1;
     Py_XDECREF(key);
     Py_XDECREF(v);
     return rc;
 }
 
-PyObject *py_args_to_dict(const slog_arg *args, uint32_t n)
+PyObject *py_args_to_dict(const slog_arg *args, uint32_t n, PyObject *keys)
 {
     PyObject *d = PyDict_New();
     for (uint32_t i = 0; d != NULL && i < n; i++) {
-        if (set_arg(d, &args[i]) < 0) {
+        if (set_arg(d, &args[i], keys) < 0) {
             Py_DECREF(d);
             return NULL;
         }

@@ -156,8 +156,10 @@ int py_window_read_split(const py_split_request *w, py_column *cols, size_t *n, 
 /* ---- args (py_args.c) ---------------------------------------------------- */
 
 /** A dict of a drawable's args: strings, ints, floats, bools; JSON values
- *  decoded with json.loads.  New reference, or NULL with an exception. */
-PyObject *py_args_to_dict(const slog_arg *args, uint32_t n);
+ *  decoded with json.loads.  @p keys: NULL for all, else a set of the keys
+ *  (str) to take (the others are never decoded).  New reference, or NULL
+ *  with an exception. */
+PyObject *py_args_to_dict(const slog_arg *args, uint32_t n, PyObject *keys);
 
 /** Args of a writer call, converted from a dict (or None).  The strings
  *  point into Python objects kept alive in @p keep until py_args_release. */
@@ -188,17 +190,23 @@ extern PyTypeObject py_reader_type;
 #define py_reader_leave(self) py_handle_leave(self)
 
 /** Reader.window_columns(t0, t1, resolution, kinds, timelines, categories,
- *  columns, details, args) -> dict of numpy arrays (py_window.c). */
+ *  columns, details, args, ..., arg_keys) -> dict of numpy arrays
+ *  (py_window.c); arg_keys: a set of the arg keys to decode, None: all. */
 PyObject *py_reader_window(PyObject *obj, PyObject *args, PyObject *kwargs);
 
-/** What py_window_details adds: bits of its @p what. */
+/** What py_window_details adds: bits of py_detail_want.what. */
 enum { PY_DETAIL_ARGS = 1, PY_DETAIL_SUMMARY = 2 };
+
+typedef struct py_detail_want {
+    unsigned what;  /* PY_DETAIL_* bits */
+    PyObject *keys; /* with PY_DETAIL_ARGS: a set of the arg keys to take, NULL: all */
+} py_detail_want;
 
 /** The detail pass over the same query with slog_query_next: preview and
  *  run summaries (PY_DETAIL_SUMMARY) and args (PY_DETAIL_ARGS), into
  *  @p dict (py_details.c).  0 or -1. */
 int py_window_details(py_reader *self, slog_reader *r, const slog_query_options *opts, size_t n,
-                      unsigned what, PyObject *dict);
+                      const py_detail_want *want, PyObject *dict);
 
 /** Reader.stats / find / top (py_analysis.c). */
 PyObject *py_reader_stats(PyObject *obj, PyObject *args, PyObject *kwargs);

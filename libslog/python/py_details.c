@@ -23,6 +23,7 @@ typedef struct detail_cols {
     int64_t *excl, *min, *max;
     double *vmin, *vmax, *vsum;
     PyObject *args; /* list of dicts or None, or NULL */
+    PyObject *keys; /* set of the arg keys to take, or NULL: all */
     uint64_t tps;
 } detail_cols;
 
@@ -89,7 +90,7 @@ static int fill_args(const detail_cols *d, size_t i, const slog_item *it)
     if (nargs == 0) {
         return 0; /* stays None */
     }
-    PyObject *dict = py_args_to_dict(args, nargs);
+    PyObject *dict = py_args_to_dict(args, nargs, d->keys);
     if (dict == NULL) {
         return -1;
     }
@@ -174,10 +175,10 @@ static int store_columns(PyObject *dict, PyObject **arrs, PyObject *args_arr)
 }
 
 int py_window_details(py_reader *self, slog_reader *r, const slog_query_options *opts, size_t n,
-                      unsigned what, PyObject *dict)
+                      const py_detail_want *want, PyObject *dict)
 {
-    const bool args = (what & PY_DETAIL_ARGS) != 0;
-    const bool summary = (what & PY_DETAIL_SUMMARY) != 0;
+    const bool args = (want->what & PY_DETAIL_ARGS) != 0;
+    const bool summary = (want->what & PY_DETAIL_SUMMARY) != 0;
     PyObject *arrs[NDETAILS] = {NULL, NULL, NULL, NULL, NULL, NULL}, *args_arr = NULL;
     slog_query_options o = *opts;
     o.flags |= args ? SLOG_QUERY_ARGS : 0;
@@ -193,7 +194,8 @@ int py_window_details(py_reader *self, slog_reader *r, const slog_query_options 
         const detail_cols d = {data_of(arrs[D_EXCLUSIVE]), data_of(arrs[D_MIN]),
                                data_of(arrs[D_MAX]),       data_of(arrs[D_VMIN]),
                                data_of(arrs[D_VMAX]),      data_of(arrs[D_VSUM]),
-                               args_arr,                   slog_reader_info(r)->ticks_per_second};
+                               args_arr,                   want->keys,
+                               slog_reader_info(r)->ticks_per_second};
         rc = walk(self, q, &d, n, summary);
     }
     slog_query_destroy(q);

@@ -199,6 +199,7 @@ typedef struct window_request {
     slog_query_options q;
     uint32_t *tids, *cids; /* owned id lists behind q.timelines, q.categories */
     PyObject *columns;
+    PyObject *arg_keys;    /* a set of arg keys, or None: all */
     Py_buffer codes;       /* name_codes: int8 per category id, then OTHER's */
     int details, args, to_ns, threads;
 } window_request;
@@ -206,16 +207,24 @@ typedef struct window_request {
 static int parse_request(PyObject *args, PyObject *kwargs, window_request *w)
 {
     static char *kw[] = {"t0",      "t1",   "resolution", "kinds",   "timelines",  "categories",
-                         "columns", "details", "args",     "to_ns", "threads", "name_codes", NULL};
+                         "columns", "details", "args",     "to_ns", "threads", "name_codes",
+                         "arg_keys", NULL};
     PyObject *tl = Py_None, *cat = Py_None;
     memset(w, 0, sizeof *w);
     slog_query_options_init(&w->q);
     w->columns = Py_None;
+    w->arg_keys = Py_None;
     w->to_ns = 1;
     unsigned int kinds = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "LL|LIOOOpppiz*", kw, &w->q.t0, &w->q.t1,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "LL|LIOOOpppiz*O", kw, &w->q.t0, &w->q.t1,
                                      &w->q.resolution, &kinds, &tl, &cat, &w->columns,
-                                     &w->details, &w->args, &w->to_ns, &w->threads, &w->codes)) {
+                                     &w->details, &w->args, &w->to_ns, &w->threads, &w->codes,
+                                     &w->arg_keys)) {
+        return -1;
+    }
+    if (w->arg_keys != Py_None && !PyAnySet_Check(w->arg_keys)) {
+        PyErr_SetString(PyExc_TypeError, "arg_keys: a set of str, or None");
+        PyBuffer_Release(&w->codes);
         return -1;
     }
     if (w->threads < 0 || (w->codes.buf != NULL && w->codes.len == 0)) {
@@ -297,8 +306,10 @@ PyObject *py_reader_window(PyObject *obj, PyObject *args, PyObject *kwargs)
     int ok = dict != NULL && run_batches(self, r, &w, cols, &n) == 0 &&
              py_columns_to_dict(cols, NCOLS, n, dict) == 0;
     if (ok && (w.details || w.args)) {
-        const unsigned what = (w.args ? PY_DETAIL_ARGS : 0u) | (w.details ? PY_DETAIL_SUMMARY : 0u);
-        ok = py_window_details(self, r, &w.q, n, what, dict) == 0;
+        const py_detail_want want = {
+            (w.args ? PY_DETAIL_ARGS : 0u) | (w.details ? PY_DETAIL_SUMMARY : 0u),
+            w.arg_keys != Py_None ? w.arg_keys : NULL};
+        ok = py_window_details(self, r, &w.q, n, &want, dict) == 0;
     }
     if (r != NULL) {
         py_reader_leave(self);

@@ -113,3 +113,30 @@ def test_hta_ns_unit(synth_file):
     df = r.to_hta("0:1ms", unit="ns")
     win = r.window("0:1ms", kinds="state")
     assert sorted(df.dur) == sorted(win.dur)
+
+
+def test_hta_stream_and_correlation_from_kineto_args(tmp_path):
+    """Kineto writes "stream" on GPU kernels and memcpys and "correlation"
+    on them and their launches; HTA's parser takes both from the args (and
+    selects GPU kernels by stream != -1).  Without such args: the timeline
+    (GPU kind) and -1."""
+    p = str(tmp_path / "k.slog")
+    with slog.Writer(p) as w:
+        proc = w.timeline("python (GPU 0)", kind="process")
+        s7 = w.timeline("stream 7", parent=proc)
+        cpu = w.timeline("thread 1", parent=proc)
+        gpu = w.timeline("gpu", kind="gpu", parent=proc)
+        k = w.category("sgemm", group="Kernel")
+        launch = w.category("cudaLaunchKernel", group="Runtime")
+        w.state(cpu, launch, 1000, 3000, args={"correlation": 89213, "external id": 5})
+        w.state(s7, k, 5000, 9000, args={"stream": 7, "correlation": 89213, "grid": [16, 2]})
+        w.state(s7, k, 9000, 9500, args={"stream": "7", "correlation": 2**64 - 1})
+        w.state(gpu, k, 9500, 9600)
+    r = slog.open(p)
+    df = r.to_hta()
+    assert df.s_name.tolist() == ["cudaLaunchKernel", "sgemm", "sgemm", "sgemm"]
+    assert df.stream.tolist() == [-1, 7, -1, gpu]
+    assert df.correlation.tolist() == [89213, 89213, -1, -1]
+    assert df.stream.dtype == np.int64 and df.correlation.dtype == np.int64
+    plain = r.to_hta(args=False)
+    assert plain.stream.tolist() == [-1, -1, -1, gpu] and (plain.correlation == -1).all()

@@ -104,6 +104,25 @@ def test_columns_are_checked_and_keep_every_row(synth_file):
         r.window("10%:20%", args=1)
 
 
+def test_args_keys_decode_only_those(tmp_path):
+    """args=[keys] decodes only those keys' values (a JSON arg costs a
+    json.loads): the columns equal those taken from args=True's dicts."""
+    p = str(tmp_path / "a.slog")
+    with slog.Writer(p) as w:
+        t = w.timeline("main")
+        c = w.category("c")
+        w.state(t, c, 0, 10, args={"k": 1, "j": {"a": [1, 2]}, "big": [0] * 50})
+        w.state(t, c, 10, 20, args={"j": None, "s": "x"})
+        w.state(t, c, 20, 30)
+    r = slog.open(p)
+    every = r.window(args=True).args
+    some = r.window(args=["k", "j", "nosuch"])
+    for key in ("k", "j", "nosuch"):
+        want = [a.get(key) if a is not None else None for a in every]
+        assert some["args." + key].tolist() == want, key
+    assert r.window(args="s")["args.s"].tolist() == [None, "x", None]
+
+
 def test_args_expand_of_an_empty_window(synth_file):
     r = slog.open(synth_file)
     s = r.info["start"]

@@ -300,10 +300,14 @@ class Reader:
         if threads is not None and (not isinstance(threads, int) or threads < 1):
             raise ValueError(f"threads: a count of 1 or more, or None (got {threads!r})")
         coded = self._name_table is not None and (want is None or "name" in want)
+        keys = None  # args as keys: only those are decoded (a JSON arg costs a json.loads)
+        if args is not True and args != "expand" and args:
+            keys = {args} if isinstance(args, str) else set(args)
         raw = self._r.window_columns(**q, columns=None if want is None else tuple(want),
                                      details=q["resolution"] > 0, args=bool(args),
                                      threads=threads or 0,
-                                     name_codes=self._name_table if coded else None)
+                                     name_codes=self._name_table if coded else None,
+                                     arg_keys=keys)
         return self._frame(raw, args, cols)
 
     def _frame(self, raw, args, cols):

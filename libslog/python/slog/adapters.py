@@ -15,9 +15,12 @@ trace in interval form: columns index, ts, dur, name, cat, pid, tid,
 stream, correlation (int64; ts and dur in microseconds, as Kineto writes
 them), name and cat as ids into a symbol table, with s_name and s_cat the
 decoded strings.  to_hta builds these from a window's states; cat is the
-category's group (Chrome's "cat"), stream the timeline id for GPU
-timelines and -1 otherwise, correlation -1; the symbol table is in
-frame.attrs["symbol_table"] (a list: id -> string).
+category's group (Chrome's "cat"); stream and correlation are the state's
+args "stream" and "correlation" when they are ints (Kineto writes them on
+GPU kernels, memcpys and their launches; HTA's parser reads them there),
+else stream is the timeline id for GPU timelines and -1 otherwise and
+correlation -1; the symbol table is in frame.attrs["symbol_table"] (a
+list: id -> string).
 """
 import numpy as np
 import pandas as pd
@@ -91,12 +94,27 @@ def to_pipit(reader, t0=None, t1=None, *, timelines=None, categories=None, args=
     return frame
 
 
-def to_hta(reader, t0=None, t1=None, *, timelines=None, categories=None, unit="us"):
-    """HTA's trace DataFrame of the window's states."""
+_INT64 = (-2**63, 2**63)
+
+
+def _int_args(values, fallback):
+    """Per row the int arg (within int64) of values, else fallback's entry."""
+    out = fallback.copy()
+    for i, v in enumerate(values):
+        if type(v) is int and _INT64[0] <= v < _INT64[1]:
+            out[i] = v
+    return out
+
+
+def to_hta(reader, t0=None, t1=None, *, timelines=None, categories=None, unit="us",
+           args=True):
+    """HTA's trace DataFrame of the window's states.  args=False reads no
+    args: stream and correlation then come from the timelines alone."""
     if unit not in ("us", "ns"):
         raise ValueError(f"unit: 'us' (as HTA and Kineto) or 'ns', not '{unit}'")
+    keys = ["stream", "correlation"] if args else False
     df = reader.window(t0, t1, timelines=timelines, categories=categories, kinds="state",
-                       columns=["timeline", "category", "start", "end", "depth"])
+                       columns=["timeline", "category", "start", "end", "depth"], args=keys)
     scale = 1000 if unit == "us" else 1
     ts = df.start.to_numpy() // scale
     end = df.end.to_numpy() // scale
@@ -111,6 +129,11 @@ def to_hta(reader, t0=None, t1=None, *, timelines=None, categories=None, unit="u
     tl = reader.timelines
     gpu = (tl.kind == "gpu").to_numpy()
     n = len(df)
+    stream = np.where(gpu[timeline], timeline, -1) if n else timeline
+    correlation = np.full(n, -1, np.int64)
+    if args:
+        stream = _int_args(df["args.stream"], stream)
+        correlation = _int_args(df["args.correlation"], correlation)
     frame = pd.DataFrame({
         "index": np.arange(n, dtype=np.int64),
         "ts": ts,
@@ -120,8 +143,8 @@ def to_hta(reader, t0=None, t1=None, *, timelines=None, categories=None, unit="u
         "cat": cat_ids[category],
         "pid": tl.process.to_numpy()[timeline] if n else timeline,
         "tid": timeline,
-        "stream": np.where(gpu[timeline], timeline, -1) if n else timeline,
-        "correlation": np.full(n, -1, np.int64),
+        "stream": stream,
+        "correlation": correlation,
         "depth": df.depth.to_numpy().astype(np.int64),
     })
     sym = np.asarray(symbols, dtype=object)
