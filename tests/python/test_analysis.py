@@ -68,3 +68,32 @@ def test_top_equals_slog_query(synth_file):
     assert frame_drawables(got, r.info["start"], with_args=False) == \
         [jsonl_drawable(d) for d in want]
     assert list(got.dur) == sorted(got.dur, reverse=True)
+
+
+def test_stats_values_a_kind_has_not_are_missing(tmp_path):
+    """Events and arrows are counted only, counters have values, states
+    durations: the rest is missing (slog-query leaves it out), not 0."""
+    p = str(tmp_path / "k.slog")
+    with slog.Writer(p) as w:
+        t, u = w.timeline("a"), w.timeline("b")
+        s, e = w.category("s"), w.category("e", kind="event")
+        a, c = w.category("a", kind="arrow"), w.category("c", kind="counter")
+        w.state(t, s, 0, 100)
+        w.state(t, s, 200, 250)
+        w.event(t, e, 10)
+        w.arrow(a, t, u, 20, 70)
+        w.counter(u, c, 30, 2.5)
+        w.counter(u, c, 40, 4.5)
+    st = slog.open(p).stats().set_index(slog.open(p).stats().kind.astype(str))
+    assert st["count"].tolist() == [2, 1, 1, 2]
+    assert st.loc["state", ["inclusive", "exclusive", "min", "max"]].tolist() == [150, 150, 50, 100]
+    assert st.loc["state", "mean"] == 75.0
+    assert (st.loc["counter", ["vmin", "vmax", "vsum", "mean"]].tolist() ==
+            [2.5, 4.5, 7.0, 3.5])
+    for kind in ("event", "arrow", "counter"):
+        assert st.loc[kind, ["inclusive", "exclusive", "min", "max"]].isna().all(), kind
+    for kind in ("event", "arrow"):
+        assert math.isnan(st.loc[kind, "mean"]), kind
+    for kind in ("state", "event", "arrow"):
+        assert st.loc[kind, ["vmin", "vmax", "vsum"]].isna().all(), kind
+    assert str(st.inclusive.dtype) == "Int64" and st.inclusive.sum() == 150

@@ -81,6 +81,22 @@ def _categorical(codes, names):
     return pd.Categorical.from_codes(codes, categories=list(names))
 
 
+def _stats_values(raw):
+    """The value columns of stats rows: what a kind has no value of is
+    missing (slog-query leaves it out) instead of 0: durations are states'
+    only, means states' and counters', vmin/vmax/vsum counters' only."""
+    kind = np.asarray(raw["kind"])
+    state = kind == KIND_NAMES.index("state")
+    counter = kind == KIND_NAMES.index("counter")
+    out = {"count": raw["count"]}
+    for key in ("inclusive", "exclusive", "min", "max"):
+        out[key] = pd.arrays.IntegerArray(np.asarray(raw[key], dtype=np.int64), ~state)
+    out["mean"] = np.where(state | counter, raw["mean"], np.nan)
+    for key in ("vmin", "vmax", "vsum"):
+        out[key] = np.where(counter, raw[key], np.nan)
+    return out
+
+
 def open(path, *, cache_bytes=0):  # noqa: A001 - the module's entry point
     """Open a libslog file for reading (see Reader)."""
     return Reader(path, cache_bytes=cache_bytes)
@@ -353,8 +369,10 @@ class Reader:
         """Exact statistics of the window, one row per group (slog_stats.h).
 
         by: "category", "timeline" or "both".  Columns: kind, category and
-        name and/or timeline, count, inclusive, exclusive, min, max, mean
-        (states: ns), vmin, vmax, vsum, mean (counters: values).
+        name and/or timeline, count, inclusive, exclusive, min, max (Int64
+        ns, states only, <NA> for other kinds), mean (states: ns; counters:
+        the values'; NaN for events and arrows), vmin, vmax, vsum (counters
+        only, NaN for other kinds).
         """
         if by not in _BY:
             raise ValueError(f"by: unknown grouping '{by}' (use category, timeline or both)")
@@ -367,10 +385,7 @@ class Reader:
             data["name"] = self._names(raw["category"])
         if by in ("timeline", "both"):
             data["timeline"] = raw["timeline"]
-        for key in ("count", "inclusive", "exclusive", "min", "max", "mean", "vmin", "vmax",
-                    "vsum"):
-            data[key] = raw[key]
-        return pd.DataFrame(data, copy=False)
+        return pd.DataFrame({**data, **_stats_values(raw)}, copy=False)
 
     def _search_filters(self, name, timelines, categories):
         ids = self._catalog.categories(categories)
