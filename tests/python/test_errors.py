@@ -94,3 +94,20 @@ def test_unreadable_directory(tmp_path):
     d.mkdir()
     with pytest.raises(slog.Error):
         slog.open(d)
+
+
+def test_writer_clock_rate_is_checked(tmp_path):
+    """ticks_per_second went to C modulo 2**64: -1 made a clock of
+    18446744073709551615 ticks/s, 2**64 (and 0) silently 10**9, 1.5 became 1."""
+    p = tmp_path / "c.slog"
+    for bad in (0, -1, 2**64):
+        with pytest.raises(ValueError, match="ticks_per_second"):
+            slog.Writer(p, ticks_per_second=bad)
+    for bad in (1.5, "1e9", True):
+        with pytest.raises(TypeError, match="ticks_per_second"):
+            slog.Writer(p, ticks_per_second=bad)
+    assert not p.exists()
+    import numpy as np
+    with slog.Writer(p, ticks_per_second=np.int64(2**40)) as w:
+        w.state(w.timeline("t"), w.category("c"), 0, 2**40)
+    assert slog.open(p).info["ticks_per_second"] == 2**40

@@ -48,14 +48,24 @@ def _rgba(color):
     return int(text, 16)
 
 
+def _ticks_per_second(value):
+    """The clock's rate, an int in 1 .. 2**64 - 1 (the C side takes any
+    int modulo 2**64 and 0 as its default, 10**9)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"ticks_per_second: an int, not {type(value).__name__}")
+    if not 1 <= int(value) < 2**64:
+        raise ValueError(f"ticks_per_second: 1 .. 2**64 - 1, not {int(value)}")
+    return int(value)
+
+
 class Writer:
     """A libslog file being written (one thread at a time)."""
 
     def __init__(self, path, *, ticks_per_second=10**9, leaf_bytes=0, fanout=0, lz4_level=0,
                  creator=None, time_bins=False):
         self.path = os.fspath(path)
-        self._w = _slog.Writer(self.path, int(ticks_per_second), leaf_bytes, fanout, lz4_level,
-                               creator, bool(time_bins))
+        self._w = _slog.Writer(self.path, _ticks_per_second(ticks_per_second), leaf_bytes,
+                               fanout, lz4_level, creator, bool(time_bins))
         self.finished = False
 
     def timeline(self, name, *, parent=None, kind="thread", sort_key=0):
