@@ -66,3 +66,15 @@ def test_import_errors(tmp_path):
         slog.import_trace(DEMO, tmp_path / "y.slog", format="no-such-format")
     with pytest.raises(ValueError):
         slog.import_trace(DEMO, tmp_path / "z.slog", time_unit="hours")
+
+
+def test_import_arguments_are_checked(tmp_path):
+    """sort_window went to C modulo 2**64 (-1: 2**64 - 1 records; 1.5: 1;
+    0: the default, where slog-import's 0 means no reordering); a bytes
+    path was taken for a list of ints."""
+    for bad in (-1, 0, 1.5, 2**64):
+        with pytest.raises(ValueError, match="sort_window"):
+            slog.import_trace(DEMO, tmp_path / "w.slog", sort_window=bad)
+    assert not (tmp_path / "w.slog").exists()
+    s = slog.import_trace(os.fsencode(DEMO), tmp_path / "b.slog", sort_window=10)
+    assert s["complete"] and s["formats"] == ["chrome"]

@@ -26,16 +26,23 @@ def import_trace(inputs, output, *, format=None, sort_window=None, reorder=True,
     (per input), counts (what, imported, skipped, repaired per record kind),
     imported, skipped, repaired, warnings, input_bytes, seconds and
     diagnostics (the first 100 warnings: severity, source, line, column,
-    offset, message).  A failed import raises slog.Error (the library's
-    message, with the input and byte) whose `summary` attribute holds the
-    summary so far; the output is then left marked incomplete.
+    offset, message).  sort_window: records held back to reorder the
+    input by time (None: 1000000; reorder=False: none).  A failed import
+    raises slog.Error (the library's message, with the input and byte)
+    whose `summary` attribute holds the summary so far; the output is then
+    left marked incomplete.
     """
-    if isinstance(inputs, (str, os.PathLike)):
+    if isinstance(inputs, (str, bytes, os.PathLike)):
         inputs = [inputs]
-    inputs = [os.fspath(p) for p in inputs]
+    inputs = [os.fsdecode(p) for p in inputs]
     for p in inputs:
         if p != "-" and not os.path.exists(p):
             raise FileNotFoundError(2, "No such file or directory", p)
+    if sort_window is not None and (isinstance(sort_window, bool) or
+                                    not isinstance(sort_window, int) or
+                                    not 1 <= sort_window < 2**64):
+        raise ValueError(f"sort_window: records held back to reorder by time, an int of 1 or "
+                         f"more (None: 1000000; reorder=False: none), not {sort_window!r}")
     if time_unit not in _UNITS:
         raise ValueError(f"time_unit: one of ns, us, ms, s (or None), not {time_unit!r}")
     flags = ((0 if reorder else _NO_REORDER) | (0 if fast_scan else _NO_FAST_SCAN)
