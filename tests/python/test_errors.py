@@ -111,3 +111,16 @@ def test_writer_clock_rate_is_checked(tmp_path):
     with slog.Writer(p, ticks_per_second=np.int64(2**40)) as w:
         w.state(w.timeline("t"), w.category("c"), 0, 2**40)
     assert slog.open(p).info["ticks_per_second"] == 2**40
+
+
+def test_messages_name_what_was_wrong(synth_file):
+    """A whole "T0:T1" window with a t1 beside it said "bad percentage
+    '10%:20%'"; top(-1) said "got 4294967295" (the int wrapped in C)."""
+    r = slog.open(synth_file)
+    with pytest.raises(slog.WindowError, match="whole window"):
+        r.window("10%:20%", "30%")
+    for n in (-1, 0, 10**7):
+        with pytest.raises(ValueError, match=f"got {n}$"):
+            r.top(n)
+    with pytest.raises(ValueError, match="got 2.5"):
+        r.top(2.5)

@@ -430,6 +430,8 @@ class Reader:
 
     def top(self, n=10, t0=None, t1=None, *, name=None, timelines=None, categories=None):
         """The n longest states overlapping the window, longest first."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= 10**6:
+            raise ValueError(f"top: n must be an int in 1..1000000, got {n!r}")
         a, b = self._clock.window(t0, t1)
         tl, cat, contains = self._search_filters(name, timelines, categories)
         raw = self._r.top(a, b, int(n), tl, cat, contains)

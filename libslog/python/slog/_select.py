@@ -71,6 +71,9 @@ class FileClock:
     def window(self, t0, t1):
         """[t0, t1) in ticks; t0 may be a whole "T0:T1" str."""
         text = None
+        if isinstance(t0, str) and ":" in t0 and t1 is not None:
+            raise WindowError(f"window: '{t0}' is a whole window (T0:T1); give t1 only after "
+                              f"one side (window('10%', '20%') or window('10%:20%'))")
         if isinstance(t0, str) and ":" in t0 and t1 is None:
             text = t0
             try:
