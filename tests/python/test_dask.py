@@ -50,6 +50,20 @@ def test_glob_equals_pandas(three_files):
     assert set(got.process) <= set(slog.open(paths[0]).timelines.name)
 
 
+def test_partitions_of_overlapping_files_are_indexed_by_start(three_files):
+    """Each partition is sorted by start and indexed by it ("ts"), as
+    documented, also when the files overlap in time (unknown divisions):
+    those partitions used to keep node order on a RangeIndex."""
+    ddf = slog_dask.read(str(three_files / "*.slog"))
+    assert not ddf.known_divisions and ddf._meta.index.name == "ts"
+    for i in range(ddf.npartitions):
+        part = ddf.partitions[i].compute(scheduler="sync")
+        assert part.index.name == "ts" and part.index.is_monotonic_increasing, i
+        assert (part.index == part.start).all()
+    assert len(ddf.compute(scheduler="sync")) == sum(
+        len(slog.open(str(p)).window()) for p in three_files.glob("*.slog"))
+
+
 def test_slices_of_one_file_have_divisions_and_lose_nothing(synth_file):
     ddf = slog_dask.read(synth_file, slices=5)
     assert ddf.npartitions == 5 and ddf.known_divisions
@@ -115,3 +129,25 @@ def test_process_file_and_name_columns_row_by_row(three_files):
         names = r.categories.name.to_numpy()[part.category.to_numpy()]
         assert (part.name.astype(str).to_numpy() == names).all()
         assert set(part.name.cat.categories) == all_names
+
+
+def test_a_name_some_files_lack_selects_nothing_there(tmp_path):
+    """Rank files each hold their own "Rank N" timeline: timelines="Rank 1"
+    over all of them reads rank 1's rows (it used to raise "no timeline
+    named 'Rank 1'" at the first file without it); a name no file holds is
+    still an error."""
+    for rank in range(3):
+        with slog.Writer(tmp_path / f"r{rank}.slog") as w:
+            p = w.timeline(f"Rank {rank}", kind="process")
+            t = w.timeline("main", parent=p)
+            c = w.category("read" if rank == 1 else "write")
+            for i in range(5 + rank):
+                w.state(t, c, i * 100, i * 100 + 50)
+    pattern = str(tmp_path / "*.slog")
+    got = slog_dask.read(pattern, timelines="Rank 1").compute(scheduler="sync")
+    assert len(got) == 6 and set(got.file.astype(str)) == {"r1.slog"}
+    assert set(got.process.astype(str)) == {"Rank 1"}
+    got = slog_dask.read(pattern, categories="write").compute(scheduler="sync")
+    assert len(got) == 5 + 7 and set(got.name.astype(str)) == {"write"}
+    with pytest.raises(ValueError, match="no timeline named 'Rank 9'"):
+        slog_dask.read(pattern, timelines="Rank 9")

@@ -24,6 +24,11 @@ TIMELINE_KINDS = ("generic", "host", "process", "thread", "async", "counter", "g
 NO_PARENT = 2**32 - 1
 
 
+class UnknownName(ValueError):
+    """A timeline or category name the file does not hold (slog.dask
+    reads such a file as holding nothing of the selection)."""
+
+
 def kinds_mask(kinds):
     """Bit mask (1 << kind) of kind names; 0 (all) for None."""
     if kinds is None:
@@ -179,7 +184,7 @@ class Catalog:
     def _timeline_spec(self, s):
         found = self.match(str(s))
         if not found:
-            raise ValueError(f"timelines: no timeline named '{s}'")
+            raise UnknownName(f"timelines: no timeline named '{s}'")
         if len(found) > 1:
             shown = "; ".join(f"#{i} {self.path(i)}" for i in found[:20])
             raise ValueError(f"timelines: '{s}' names {len(found)} timelines; give one as "
@@ -193,7 +198,7 @@ class Catalog:
     def _category_name(self, s):
         found = [i for i, n in enumerate(self.cat_names) if n == s]
         if not found:
-            raise ValueError(f"categories: no category named '{s}'")
+            raise UnknownName(f"categories: no category named '{s}'")
         return found
 
     def find_categories(self, name):

@@ -43,7 +43,7 @@ from dask.base import tokenize
 
 from . import _slog
 from ._reader import Reader
-from ._select import kinds_mask
+from ._select import UnknownName, kinds_mask
 
 __all__ = ["read"]
 
@@ -75,13 +75,18 @@ def _window_args(window):
 
 
 def _plan_file(path, window, pixels, timelines, categories, kinds, slices):
-    """The partitions of one file, and its (start, end) ns for divisions."""
+    """The partitions of one file, and its (start, end) ns for divisions;
+    none when the file holds no timeline or category of the names asked
+    for (the last item is then that error, else None)."""
     with Reader(path) as r:
-        q = r._query(*_window_args(window), pixels, timelines, categories, kinds)
-        tps = r.info["ticks_per_second"]
         names = list(r.categories.name)
         files = _file_names(path, r)
         covered = _index_inputs(path, r)
+        try:
+            q = r._query(*_window_args(window), pixels, timelines, categories, kinds)
+        except UnknownName as e:  # another file may hold it ("Rank 0" of rank files)
+            return [], [], names, files, covered, e
+        tps = r.info["ticks_per_second"]
         lo_ns = r.info["start"] if r.info["start"] is not None else 0
         hi_ns = r.info["end"] if r.info["end"] is not None else 0
     a, b = q["t0"], q["t1"]
@@ -98,7 +103,7 @@ def _plan_file(path, window, pixels, timelines, categories, kinds, slices):
         # what one partition reads: a query in ticks, the ns range of starts it keeps
         parts.append((path, sub, own_lo, own_hi))
     bounds = [lo_ns] + [p[2] for p in parts[1:]] + [max(hi_ns, lo_ns)]
-    return parts, bounds, names, files, covered
+    return parts, bounds, names, files, covered, None
 
 
 def _index_inputs(path, r):
@@ -176,7 +181,7 @@ def _sorted_by_start(df):
     return df
 
 
-def _read_part(part, cols, want_args, all_names, all_files, sort):
+def _read_part(part, cols, want_args, all_names, all_files):
     path, query, own_lo, own_hi = part
     with Reader(path, cache_bytes=_slog.ONE_PASS_CACHE_BYTES) as r:  # one pass
         read_cols = None if cols is None else list(dict.fromkeys(
@@ -194,10 +199,7 @@ def _read_part(part, cols, want_args, all_names, all_files, sort):
         df["name"] = df.name.cat.set_categories(all_names)
         df["file"] = _file_column(path, r, timeline, all_files)
         df["process"] = _process_column(r, timeline)
-    if sort:
-        df = _sorted_by_start(df)
-    else:
-        df.index = pd.RangeIndex(len(df))
+    df = _sorted_by_start(df)
     if cols is not None:
         df = df[list(cols)]
     return df
@@ -213,13 +215,17 @@ def read(paths, window=None, *, pixels=None, timelines=None, categories=None, ki
     each file's start) or (t0, t1) (str sides, or int absolute ns).
     slices: time slices per file (partitions of a big file; full detail
     only: with pixels each file is one partition).  columns, args, pixels,
-    timelines, categories, kinds: as Reader.window.
+    timelines, categories, kinds: as Reader.window, resolved per file: a
+    name that a file does not hold ("Rank 3" of rank files) selects nothing
+    there, and is an error only when no file holds it.
     """
     files = _expand(paths)
     kinds_mask(kinds)  # fail early on a bad kind
     plans = [_plan_file(p, window, pixels, timelines, categories, kinds, slices) for p in files]
     files, plans = _drop_covered(files, plans)
     parts = [part for plan in plans for part in plan[0]]
+    if not parts:  # no file holds the timelines or categories named
+        raise plans[0][5]
     all_names = list(pd.unique(np.asarray([n for plan in plans for n in plan[2]], dtype=object)))
     all_files = list(pd.unique(np.asarray([f for plan in plans for f in plan[3]], dtype=object)))
     spans = [(plan[1][i], plan[1][i + 1]) for plan in plans for i in range(len(plan[1]) - 1)]
@@ -229,12 +235,12 @@ def read(paths, window=None, *, pixels=None, timelines=None, categories=None, ki
         divisions = tuple([s[0] for s in spans] + [spans[-1][1]])
         ordered = all(divisions[i] <= divisions[i + 1] for i in range(len(divisions) - 1))
         divisions = divisions if ordered else None
-    meta = _read_part((files[0], dict(parts[0][1], t1=parts[0][1]["t0"] + 1), 0, 0),
-                      columns, args, all_names, all_files, ordered)
+    meta = _read_part((parts[0][0], dict(parts[0][1], t1=parts[0][1]["t0"] + 1), 0, 0),
+                      columns, args, all_names, all_files)
     # one delayed task per partition, named by what it reads
     read_one = delayed(_read_part, pure=True)
-    tasks = [read_one(p, columns, args, all_names, all_files, ordered,
+    tasks = [read_one(p, columns, args, all_names, all_files,
                       dask_key_name=f"slog-read-{i}-{tok}")
              for i, p in enumerate(parts)
-             for tok in [tokenize(p, columns, args, all_names, all_files, ordered)]]
+             for tok in [tokenize(p, columns, args, all_names, all_files)]]
     return dd.from_delayed(tasks, meta=meta, divisions=divisions, verify_meta=False)
