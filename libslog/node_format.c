@@ -20,6 +20,7 @@ void fmt_node_init(fmt_node *n)
 {
     memset(n, 0, sizeof *n);
     fmt_nest_init(&n->nest);
+    fmt_cols_init(&n->cols);
     fmt_node_reset(n);
 }
 
@@ -32,17 +33,18 @@ void fmt_node_reset(fmt_node *n)
     n->args.len = 0;
     n->base = 0;
     n->encoded_bytes = 0;
-    memset(n->state_cols, 0, sizeof n->state_cols);
     n->args_bytes = 0;
     n->with_args = 0;
     n->t0 = INT64_MAX;
     n->t1 = INT64_MIN;
     fmt_nest_reset(&n->nest);
+    fmt_cols_reset(&n->cols);
 }
 
 void fmt_node_free(fmt_node *n)
 {
     fmt_nest_free(&n->nest);
+    fmt_cols_free(&n->cols);
     util_free(n->states);
     util_free(n->events);
     util_free(n->arrows);
@@ -125,7 +127,8 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
     void *arr = n->states;
     const int grown = reserve_kind(n, 0, &arr, sizeof *r);
     n->states = arr; /* moved by a successful grow even when the nest fails */
-    if (grown != 0 || fmt_nest_reserve(&n->nest, 1, r->timeline) != 0) {
+    if (grown != 0 || fmt_nest_reserve(&n->nest, 1, r->timeline) != 0 ||
+        fmt_cols_room(&n->cols, n->encoded_bytes) != 0) {
         return -1;
     }
     fmt_state_rec *const rec = &n->states[n->n[0]]; /* filled in place, counted last */
@@ -142,19 +145,13 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
     }
     const uint64_t shown = fmt_nest_next(&n->nest, r->timeline, r->depth, r->start, r->end);
     rec->resid = (int64_t)(dur - (uint64_t)rec->excl - shown);
-    /* one scalar add per column: an array summed in a loop gets vectorised
-     * into a stalled store-to-load forward */
-    const unsigned c0 = codec_varint_len(r->timeline), c1 = codec_varint_len(r->category);
-    const unsigned c2 = codec_varint_len(d), c3 = codec_varint_len(dur);
-    const unsigned c4 = codec_varint_len(r->depth);
-    const unsigned c5 = rec->resid != 0 ? codec_varint_len(codec_zigzag(rec->resid)) : 0;
-    n->state_cols[0] += c0;
-    n->state_cols[1] += c1;
-    n->state_cols[2] += c2;
-    n->state_cols[3] += c3;
-    n->state_cols[4] += c4;
-    n->state_cols[5] += c5;
-    n->encoded_bytes += c0 + c1 + c2 + c3 + c4 + c5 + (n->n[0] % 8 == 0);
+    /* the columns' bytes with time unit 1, written now: their length is
+     * the size the leaf budget needs, and a node of unit 1 copies them */
+    fmt_cols *const c = &n->cols;
+    uint64_t added = fmt_cols_put_ids(c, r->timeline, r->category, d, r->depth);
+    added += fmt_cols_put_duration(c, dur);
+    added += fmt_cols_put_children(c, n->n[0], rec->resid);
+    n->encoded_bytes += added;
     count_args(n, args_len);
     n->n[0]++;
     extend_box(n, r->start, r->end);
@@ -344,54 +341,11 @@ static uint64_t time_unit(const fmt_node *n)
     return g == 0 || g > (uint64_t)INT64_MAX ? 1 : g;
 }
 
-/* The state columns in one pass over the records (time unit 1, where the
- * writer's column sizes are exact): each field goes to its own column, so
- * the records are read once instead of once per column.  Returns 0, or -1
- * when a column came out of its size (nothing valid written then). */
-static int encode_states_one_pass(const fmt_node *n, enc *e)
-{
-    const size_t c = n->n[0], nbits = (c + 7) / 8;
-    const fmt_state_rec *const v = n->states;
-    uint8_t *at[6], *limit[6]; /* write position and end of each column */
-    uint8_t *next = e->p;
-    for (int k = 0; k < 6; k++) {
-        at[k] = next + (k == 5 ? nbits : 0); /* the bitmap sits before the last column */
-        limit[k] = at[k] + n->state_cols[k];
-        next = limit[k];
-    }
-    uint8_t *const bits = limit[4];
-    memset(bits, 0, nbits);
-    int64_t prev = n->base;
-    for (size_t i = 0; i < c; i++) {
-        const fmt_state_rec *const r = &v[i];
-        at[0] = codec_varint_put(at[0], r->timeline);
-        at[1] = codec_varint_put(at[1], r->category);
-        at[2] = codec_varint_put(at[2], codec_zigzag((int64_t)((uint64_t)r->end - (uint64_t)prev)));
-        prev = r->end;
-        at[3] = codec_varint_put(at[3], (uint64_t)r->end - (uint64_t)r->start);
-        at[4] = codec_varint_put(at[4], r->depth);
-        if (r->resid != 0) {
-            bits[i / 8] |= (uint8_t)(1u << (i % 8));
-            at[5] = codec_varint_put(at[5], codec_zigzag(r->resid));
-        }
-    }
-    for (int k = 0; k < 6; k++) {
-        if (at[k] != limit[k]) {
-            return -1;
-        }
-    }
-    e->p = limit[5];
-    return 0;
-}
-
 static void encode_states(const fmt_node *n, enc *e)
 {
     if (e->unit == 1) {
-        uint8_t *const at = e->p;
-        if (encode_states_one_pass(n, e) == 0) {
-            return;
-        }
-        e->p = at; /* sizes did not add up: the column-by-column way */
+        e->p = fmt_cols_copy(&n->cols, e->p); /* the columns as the states came */
+        return;
     }
     const size_t c = n->n[0];
     const fmt_state_rec *const v = n->states;

@@ -52,6 +52,7 @@
 #ifndef NODE_FORMAT_H
 #define NODE_FORMAT_H
 
+#include "node_format_cols.h"
 #include "node_format_nest.h"
 #include "util_buf.h"
 #include "util_slab.h"
@@ -106,12 +107,11 @@ typedef struct fmt_node {
     int64_t base;            /* time of the first item */
     int64_t last[4];         /* previous start/time per kind (delta coding) */
     uint64_t encoded_bytes;  /* size of the geometry columns with time unit 1 (no header) */
-    uint64_t state_cols[6];  /* of which the state columns': timeline, category, end delta,
-                                duration, depth, children differences (without bitmap) */
     uint64_t args_bytes;     /* exact size of the args blob's length column + bytes */
     size_t with_args;        /* items that have args (0: no args blob) */
     int64_t t0, t1;          /* bounding box of the items */
     fmt_nest nest;           /* the node-local children-time rule over the states */
+    fmt_cols cols;           /* the state columns' bytes, written as states arrive */
 } fmt_node;
 
 void fmt_node_init(fmt_node *n);

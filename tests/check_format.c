@@ -235,6 +235,32 @@ START_TEST(test_node_format_corrupt_args_blob_is_rejected_in_bounds)
 }
 END_TEST
 
+/* Decode blob b (a copy) and check its states and events against n's
+ * records: times, exclusive times, and timelines, categories and depths. */
+static void check_decodes_to(const util_buf *b, const fmt_node *n)
+{
+    uint8_t *const raw = util_malloc(b->len);
+    memcpy(raw, b->data, b->len);
+    fmt_decoded d;
+    uint64_t bad = 0;
+    ck_assert_int_eq(fmt_node_decode(raw, b->len, NULL, &d, &bad), SLOG_OK);
+    ck_assert_int_eq(fmt_decoded_resolve_excl(&d), 0);
+    ck_assert_uint_eq(d.n[0], n->n[0]);
+    ck_assert_uint_eq(d.n[1], n->n[1]);
+    for (size_t i = 0; i < n->n[0]; i++) {
+        ck_assert_int_eq(d.states[i].start, n->states[i].start);
+        ck_assert_int_eq(d.states[i].end, n->states[i].end);
+        ck_assert_uint_eq(d.states[i].timeline, n->states[i].timeline);
+        ck_assert_uint_eq(d.states[i].category, n->states[i].category);
+        ck_assert_uint_eq(d.states[i].depth, n->states[i].depth);
+        ck_assert_int_eq(d.state_excl[i], n->states[i].excl);
+    }
+    for (size_t i = 0; i < n->n[1]; i++) {
+        ck_assert_int_eq(d.events[i].time, n->events[i].time);
+    }
+    fmt_decoded_free(&d);
+}
+
 /* Times that share a factor (microsecond traces in ns) are stored divided
  * by it, and come back exact, extreme values included. */
 START_TEST(test_node_format_time_unit_round_trip)
@@ -256,19 +282,42 @@ START_TEST(test_node_format_time_unit_round_trip)
     if (s > 1) { /* a byte or more saved per time value */
         ck_assert_uint_lt(b.len + 400, fmt_node_geometry_size(&n));
     }
-    uint8_t *const raw = util_malloc(b.len);
-    memcpy(raw, b.data, b.len);
-    fmt_decoded d;
-    uint64_t bad = 0;
-    ck_assert_int_eq(fmt_node_decode(raw, b.len, NULL, &d, &bad), SLOG_OK);
-    ck_assert_int_eq(fmt_decoded_resolve_excl(&d), 0);
-    for (size_t i = 0; i < 200; i++) {
-        ck_assert_int_eq(d.states[i].start, n.states[i].start);
-        ck_assert_int_eq(d.states[i].end, n.states[i].end);
-        ck_assert_int_eq(d.state_excl[i], n.states[i].excl);
-        ck_assert_int_eq(d.events[i].time, n.events[i].time);
+    check_decodes_to(&b, &n);
+    util_buf_free(&b);
+    fmt_node_free(&n);
+}
+END_TEST
+
+/* The state columns written as states arrive (node_format_cols.h) give
+ * the blob the records would: values of every varint length, negative end
+ * deltas and children differences; 5 or 20 microsecond states first, which
+ * the later states and an event turn into unit 1 (the columns copied).  Each
+ * node decodes to its records, and with unit 1 the blob is exactly the
+ * size the writer counted (the header, a one-byte unit, encoded_bytes). */
+START_TEST(test_node_format_columns_as_states_arrive)
+{
+    const int scaled = _i == 0 ? 0 : _i == 1 ? 5 : 20; /* leading states in microseconds */
+    fmt_node n;
+    fmt_node_init(&n);
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    int64_t end = 1000000;
+    for (int i = 0; i < 3000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        const int64_t step = i < scaled ? 1000 * (int64_t)(1 + x % 50) : (int64_t)(x % 300) - 40;
+        end += step;
+        const int64_t dur = i < scaled ? 1000 * (int64_t)(x >> 40 & 7) : (int64_t)(x >> 20 & 0x3ffff);
+        const uint32_t tl = (uint32_t)(x >> 8) % (i % 7 == 0 ? 70000u : 100u);
+        const uint32_t depth = (uint32_t)(x >> 30) % (i % 11 == 0 ? 200u : 4u);
+        const int64_t excl = i % 13 == 0 ? dur / 2 : dur; /* children in other nodes */
+        const fmt_state_rec st = {end - dur, end, excl, tl, (uint32_t)(x >> 50) % 300, depth, 0, 0, 0};
+        ck_assert_int_eq(fmt_node_add_state(&n, &st, NULL, 0), 0);
     }
-    fmt_decoded_free(&d);
+    const fmt_event_rec ev = {end + 1, 1, 3, 0, 0}; /* makes the unit 1 */
+    ck_assert_int_eq(fmt_node_add_event(&n, &ev, NULL, 0), 0);
+    util_buf b = {0};
+    ck_assert_int_eq(fmt_node_encode(&n, &b), 0);
+    ck_assert_uint_eq(b.len, fmt_node_geometry_size(&n) - (CODEC_VARINT_MAX - 1));
+    check_decodes_to(&b, &n);
     util_buf_free(&b);
     fmt_node_free(&n);
 }
@@ -473,6 +522,7 @@ int main(void)
     tcase_add_test(tc, test_node_format_version1_blob_decodes_with_args);
     tcase_add_test(tc, test_node_format_children_in_node_cost_one_bit);
     tcase_add_loop_test(tc, test_node_format_time_unit_round_trip, 0, 3);
+    tcase_add_loop_test(tc, test_node_format_columns_as_states_arrive, 0, 3);
     tcase_add_test(tc, test_preview_round_trip_and_exact_sums);
     tcase_add_test(tc, test_preview_fold_fits_budget_and_keeps_totals);
     tcase_add_test(tc, test_preview_fold_row_levels);
