@@ -182,7 +182,8 @@ static void stats_table(qout_ctx *c, uint32_t by, const slog_stats_row *r)
     }
     (void)fprintf(c->f, "%-7s %10" PRIu64, drawable_kind_name(r->kind), r->count);
     if (r->kind == SLOG_KIND_STATE) {
-        (void)snprintf(m, sizeof m, "%.0fns", mean_ns(c, r->mean));
+        const double mean = mean_ns(c, r->mean); /* >= 0: rounded to the ns */
+        (void)units_format_duration(mean < 9.2e18 ? (int64_t)(mean + 0.5) : INT64_MAX, m, sizeof m);
         (void)fprintf(c->f, " %14s %14s %14s %14s %14s\n",
                       units_format_duration(qout_dur_ns(c, r->inclusive), a, sizeof a),
                       units_format_duration(qout_dur_ns(c, r->exclusive), b, sizeof b),
