@@ -2330,16 +2330,43 @@ static void report(otf2_imp *imp)
     }
 }
 
+/* A path that is not a directory: the anchor file itself, or a failure
+ * that says why libotf2 cannot open it (it opens only a file named *.otf2
+ * and reads the archive's other files beside it: no pipe). */
+static char *anchor_file(import_ctx *ctx, const char *path)
+{
+    const char *why = NULL;
+    if (strcmp(path, "-") == 0) {
+        why = "Cannot read an OTF2 archive from a pipe or standard input (it is a directory "
+              "of files): give its anchor file (*.otf2) or its directory";
+    } else if (!file_is_anchor(path)) {
+        why = "Not an OTF2 anchor file (no \"OTF2\" at byte 2): give the archive's anchor "
+              "file (*.otf2) or its directory";
+    } else if (!ends_with(path, ".otf2")) {
+        why = "An OTF2 anchor file whose name does not end in .otf2: libotf2 opens only "
+              "*.otf2 (rename it or give its directory)";
+    }
+    if (why != NULL) {
+        import_fail(ctx, 0, 0, UINT64_MAX, "%s", why);
+        return NULL;
+    }
+    return strdup(path);
+}
+
 /* Resolve the user's path (anchor file or directory) to the anchor file. */
 static char *resolve_anchor(import_ctx *ctx, const char *path)
 {
+    if (strcmp(path, "-") == 0) {
+        return anchor_file(ctx, path);
+    }
     struct stat st;
     if (stat(path, &st) != 0) {
-        import_fail(ctx, 0, 0, UINT64_MAX, "Cannot open OTF2 archive: %s", path);
+        import_fail(ctx, 0, 0, UINT64_MAX, "Cannot open the OTF2 archive %s: %s", path,
+                    strerror(errno));
         return NULL;
     }
     if (!S_ISDIR(st.st_mode)) {
-        return strdup(path);
+        return anchor_file(ctx, path);
     }
     char *anchor;
     const unsigned n = dir_find_anchor(path, &anchor);
