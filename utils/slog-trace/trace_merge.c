@@ -223,12 +223,34 @@ static int define_timelines(merge_ctx *m, slog_reader *r, int64_t rank, size_t i
     return SLOG_OK;
 }
 
-static int merge_file(merge_ctx *m, const char *path, size_t index, slog_error *err)
+/* The creator of an MPI job's arrows.slog (libslog/mpi/mw_arrows.c). */
+#define MPI_ARROWS_CREATOR "slog-mpi messages"
+
+/* Files of an MPI job directory that hold no process's own data: an index
+ * (DIR/index.slog, slog-merge --index) reads the rank files, which are
+ * merged themselves; arrows.slog holds the arrows of the messages this
+ * merge pairs from the send/recv states.  Merged, either doubles them. */
+static bool not_a_process_file(const slog_reader *r)
+{
+    const char *const creator = slog_reader_info(r)->creator;
+    return slog_reader_index_inputs(r) > 0 ||
+           (creator != NULL && strcmp(creator, MPI_ARROWS_CREATOR) == 0);
+}
+
+/* Merge one file; *left_out: it was an index or an arrows file (nothing
+ * merged). */
+static int
+merge_file(merge_ctx *m, const char *path, size_t index, bool *left_out, slog_error *err)
 {
     slog_reader *r = NULL;
     int rc = slog_reader_open(&r, path, NULL, err);
     if (rc != SLOG_OK) {
         return rc;
+    }
+    *left_out = not_a_process_file(r);
+    if (*left_out) {
+        slog_reader_destroy(r);
+        return SLOG_OK;
     }
     const slog_file_info *info = slog_reader_info(r);
     if (m->ticks_per_second == 0) {
@@ -327,7 +349,7 @@ static void free_ctx(merge_ctx *m)
 }
 
 typedef struct merge_count {
-    size_t merged, empty, skipped;
+    size_t merged, empty, skipped, jobfiles;
 } merge_count;
 
 /* Forget the items a file added before it failed (its args are ours). */
@@ -340,9 +362,10 @@ static void drop_items_from(merge_ctx *m, size_t first)
 }
 
 /* Merge one file, or leave it out: an empty file (a process that ended
- * before it recorded anything) quietly, an unreadable one with its error,
- * so that one bad file does not lose the others.  Running out of memory
- * stops the merge (returns 1). */
+ * before it recorded anything) and an MPI job's index or arrows file
+ * quietly (counted), an unreadable one with its error, so that one bad file
+ * does not lose the others.  Running out of memory stops the merge
+ * (returns 1). */
 static int merge_or_skip(merge_ctx *m, const char *path, size_t index, merge_count *count)
 {
     struct stat st;
@@ -352,9 +375,10 @@ static int merge_or_skip(merge_ctx *m, const char *path, size_t index, merge_cou
     }
     slog_error err = {0};
     const size_t first = m->n;
-    const int rc = merge_file(m, path, index, &err);
+    bool left_out = false;
+    const int rc = merge_file(m, path, index, &left_out, &err);
     if (rc == SLOG_OK) {
-        count->merged++;
+        *(left_out ? &count->jobfiles : &count->merged) += 1;
         return 0;
     }
     (void)fail(path, rc == SLOG_ENOMEM ? "cannot merge" : "skipped, cannot read", rc, &err);
@@ -398,10 +422,15 @@ static int merge_dir(const char *dir, const char *out)
         status = fail(out, "cannot write", rc, &err);
     }
     if (status == 0) {
+        char job[80] = "";
+        if (count.jobfiles > 0) {
+            (void)snprintf(job, sizeof job, ", index and MPI arrows files left out: %zu",
+                           count.jobfiles);
+        }
         (void)fprintf(stderr,
                       PROG ": %zu files, %zu drawables, %" PRIu64 " messages matched, %" PRIu64
-                           " unmatched -> %s (empty files left out: %zu, unreadable skipped: %zu)\n",
-                      count.merged, m.n, matched, unmatched, out, count.empty, count.skipped);
+                           " unmatched -> %s (empty files left out: %zu, unreadable skipped: %zu%s)\n",
+                      count.merged, m.n, matched, unmatched, out, count.empty, count.skipped, job);
         status = count.skipped > 0 ? 1 : 0; /* the rest is written; the loss is not silent */
     }
     for (int i = 0; i < nents; i++) {
