@@ -78,6 +78,19 @@ def main():
         r = run(recover, os.path.join(tmp, "missing.slog"))
         check(r.returncode == 1 and "missing.slog" in r.stderr, "a missing file: exit 1")
         check(run(recover).returncode == 2, "no argument: usage, exit 2")
+        r = run(recover, "--bogus", done)
+        check(r.returncode == 2 and "--bogus" in r.stderr and r.stdout == "",
+              f"an unknown option: usage error, exit 2, nothing done: {r.stderr.strip()!r}")
+        r = run(recover, done, "--help")
+        check(r.returncode == 0 and r.stdout.startswith("Usage:"),
+              "--help after a file: the help, exit 0")
+        dash = os.path.join(tmp, "-x.slog")
+        shutil.copy(done, dash)
+        r = subprocess.run(
+            [os.path.abspath(recover), "--", "-x.slog"], capture_output=True, text=True,
+            timeout=120, cwd=tmp)
+        check(r.returncode == 0 and "-x.slog: nothing to seal; complete" in r.stdout,
+              f"after --, a name that starts with '-' is a file: {r.stderr.strip()!r}")
     return 1 if failures else 0
 
 

@@ -5,9 +5,11 @@
  * h5py) read them too: slog_file_seal, then the file is opened again and
  * what it holds is printed.  The file stays marked incomplete, with the
  * drawables of its last flush.  (slog-check --salvage is the other tool:
- * it rewrites the data that verifies into a new file.)
- * Tools layer: public libslog headers.
+ * it rewrites the data that verifies into a new file.)  Options go anywhere
+ * before "--"; an unknown one is a usage error (exit 2).
+ * Tools layer: public libslog headers and utils/common.
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 
 #include <slog/slog.h>
 
+#include "cli.h"
 #include "out_file.h"
 
 #define PROG "slog-recover"
@@ -63,23 +66,44 @@ static int recover(const char *path)
     return 0;
 }
 
+/* -1 to go on (files from optind), otherwise the exit status: options
+ * anywhere before "--", as in the other tools. */
+static int parse_args(int argc, char **argv)
+{
+    static const struct option longs[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "hV", longs, NULL)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        if (c == 'V') {
+            cli_print_version(PROG, SLOG_TOOL_VERSION, SLOG_VERSION_NUMBER, SLOG_VERSION_STRING);
+            return 0;
+        }
+        return cli_option_error(PROG, argv);
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     out_file_guard_stdout(PROG);
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        usage(stdout);
-        return 0;
-    }
-    if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
-        (void)printf(PROG " %s (libslog %s)\n", SLOG_TOOL_VERSION, slog_version_string());
-        return 0;
+    const int rc = parse_args(argc, argv);
+    if (rc >= 0) {
+        return rc;
     }
     int status = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = optind; i < argc; i++) {
         status |= recover(argv[i]);
     }
     return status;
