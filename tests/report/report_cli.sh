@@ -52,6 +52,20 @@ page "$TMP/flat.slog" flat --grouped yes --exact-busy
     fail "flat with --rows 20"
 grep -q 'class="matrix"' "$TMP/flat.html" || fail "flat: no message matrix"
 
+# An index: its queries read its input files too, so the cost line counts
+# their bytes (was: "103% of the file's", the index's own size alone).
+if "$FIXTURE" index "$TMP/ix.slog" "$TMP/nested.slog" "$TMP/flat.slog"; then
+    page "$TMP/ix.slog" index --grouped yes
+    size() { wc -c < "$1" | tr -d ' '; }
+    all=$(( $(size "$TMP/ix.slog") + $(size "$TMP/nested.slog") + $(size "$TMP/flat.slog") ))
+    grep -q "data-file-bytes=\"$all\"" "$TMP/index.html" ||
+        fail "index: data-file-bytes is not the index's and its inputs' $all bytes"
+    grep -q "of the index's [^<]* and its 2 input files' " "$TMP/index.html" ||
+        fail "index: the cost line does not name the input files"
+else
+    fail "report_fixture index"
+fi
+
 # expect NAME STATUS PATTERN -- command...: exit status and a stderr pattern
 expect() {
     name=$1

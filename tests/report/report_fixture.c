@@ -139,10 +139,24 @@ static void write_many(slog_writer *w, int nested)
     free(ids);
 }
 
+/* report_fixture index OUT IN...: an index over the inputs. */
+static int write_index(int argc, char **argv)
+{
+    slog_error err;
+    check(slog_index_write((const char *const *)(argv + 3), (size_t)(argc - 3), argv[2], NULL,
+                           NULL, &err),
+          &err, "index");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 3 && strcmp(argv[1], "index") == 0) {
+        return write_index(argc, argv);
+    }
     if (argc != 3) {
-        (void)fprintf(stderr, "usage: report_fixture hostile|empty|incomplete|nested|flat OUT\n");
+        (void)fprintf(stderr, "usage: report_fixture hostile|empty|incomplete|nested|flat OUT\n"
+                              "       report_fixture index OUT IN...\n");
         return 2;
     }
     const char *kind = argv[1];

@@ -139,13 +139,13 @@ static int parse_args(int argc, char **argv, report_config *cfg)
 
 static void print_summary(const report *rp)
 {
-    char a[32], b[32];
+    char a[32], b[160];
     (void)fprintf(stderr,
-                  REPORT_PROG ": wrote %s: read %s of the file's %s through the API (%" PRIu64
+                  REPORT_PROG ": wrote %s: read %s of %s through the API (%" PRIu64
                               " node blobs, bytes_read=%" PRIu64 "), %.1f ms\n",
                   rp->cfg.output, units_format_bytes(rp->cost.bytes_read, a, sizeof a),
-                  units_format_bytes(rp->fi.file_bytes, b, sizeof b), rp->cost.blobs_read,
-                  rp->cost.bytes_read, rp->cost.ms);
+                  report_data_words(rp, b, sizeof b), rp->cost.blobs_read, rp->cost.bytes_read,
+                  rp->cost.ms);
 }
 
 int main(int argc, char **argv)

@@ -169,6 +169,8 @@ typedef struct report {
     size_t series_total;   /* found */
     uint32_t query_pixels; /* pixels of the overview query the items came from */
     report_cost cost;
+    uint32_t ninputs;      /* an index: its input files read on demand (not copied, not missing) */
+    uint64_t inputs_bytes; /* their sizes when indexed */
 } report;
 
 /* The overview query is tried at this many times the image's pixels when
@@ -188,6 +190,11 @@ typedef struct report {
  * @return 0, or an exit status (1) */
 int report_gather(report *rp);
 void report_free(report *rp);
+/* Bytes the report's reads are out of: the file, and an index's input
+ * files (rp->inputs_bytes); the same as a phrase, "the file's 2.97 MiB" or
+ * "the index's 26.84 KiB and its 4 input files' 85.35 KiB". */
+uint64_t report_data_bytes(const report *rp);
+const char *report_data_words(const report *rp, char *buf, size_t len);
 /* Print "slog-report: FILE: WHAT: MESSAGE (CODE)" on stderr; returns 1. */
 int report_api_error(const report *rp, const char *what, int rc, const slog_error *err);
 

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "report.h"
+#include "units.h"
 
 int report_api_error(const report *rp, const char *what, int rc, const slog_error *err)
 {
@@ -85,6 +86,39 @@ static int load_tables(report *rp)
     return 0;
 }
 
+/* An index's queries read its input files too: their number and bytes
+ * (the inputs copied whole into it, and missing ones, are never read). */
+static void index_inputs(report *rp)
+{
+    const uint32_t n = slog_reader_index_inputs(rp->r);
+    for (uint32_t i = 0; i < n; i++) {
+        slog_index_input_info in;
+        if (slog_reader_index_input(rp->r, i, &in) == SLOG_OK && !in.embedded &&
+            in.state != SLOG_INDEX_INPUT_MISSING) {
+            rp->ninputs++;
+            rp->inputs_bytes += in.file_bytes;
+        }
+    }
+}
+
+uint64_t report_data_bytes(const report *rp)
+{
+    return rp->fi.file_bytes + rp->inputs_bytes;
+}
+
+const char *report_data_words(const report *rp, char *buf, size_t len)
+{
+    char a[32], b[32];
+    if (rp->ninputs == 0) {
+        (void)snprintf(buf, len, "the file's %s", units_format_bytes(rp->fi.file_bytes, a, sizeof a));
+    } else {
+        (void)snprintf(buf, len, "the index's %s and its %" PRIu32 " input file%s' %s",
+                       units_format_bytes(rp->fi.file_bytes, a, sizeof a), rp->ninputs,
+                       rp->ninputs == 1 ? "" : "s", units_format_bytes(rp->inputs_bytes, b, sizeof b));
+    }
+    return buf;
+}
+
 static int open_file(report *rp)
 {
     slog_error err;
@@ -94,6 +128,7 @@ static int open_file(report *rp)
         return report_api_error(rp, "Cannot open", rc, &err);
     }
     rp->fi = *slog_reader_info(rp->r);
+    index_inputs(rp);
     rp->has_data = rp->fi.start <= rp->fi.end;
     /* the whole extent, inclusive, as slog-query's default window */
     rp->t0 = rp->has_data && rp->fi.start > INT64_MIN ? rp->fi.start - 1 : rp->fi.start;

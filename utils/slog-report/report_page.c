@@ -111,16 +111,16 @@ static void write_facts(const report *rp, FILE *f)
 static void write_cost(const report *rp, FILE *f)
 {
     const report_cost *k = &rp->cost;
-    char a[32], b[32], c[32];
-    const double share =
-        rp->fi.file_bytes > 0 ? 100.0 * (double)k->bytes_read / (double)rp->fi.file_bytes : 0.0;
+    char a[32], b[160], c[32];
+    const uint64_t all = report_data_bytes(rp);
+    const double share = all > 0 ? 100.0 * (double)k->bytes_read / (double)all : 0.0;
     (void)fprintf(f,
                   "<p class=\"cost\" id=\"cost\" data-bytes-read=\"%" PRIu64
                   "\" data-file-bytes=\"%" PRIu64 "\">Made from previews and statistics, "
-                  "without a full scan: the queries read %s (%.3g%% of the file's %s) in %" PRIu64
+                  "without a full scan: the queries read %s (%.3g%% of %s) in %" PRIu64
                   " node blobs",
-                  k->bytes_read, rp->fi.file_bytes, units_format_bytes(k->bytes_read, a, sizeof a),
-                  share, units_format_bytes(rp->fi.file_bytes, b, sizeof b), k->blobs_read);
+                  k->bytes_read, all, units_format_bytes(k->bytes_read, a, sizeof a), share,
+                  report_data_words(rp, b, sizeof b), k->blobs_read);
     if (k->os_read != UINT64_MAX) {
         (void)fprintf(f, "; the process read %s in all, opening included",
                       units_format_bytes(k->os_read, c, sizeof c));
