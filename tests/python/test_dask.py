@@ -151,3 +151,10 @@ def test_a_name_some_files_lack_selects_nothing_there(tmp_path):
     assert len(got) == 5 + 7 and set(got.name.astype(str)) == {"write"}
     with pytest.raises(ValueError, match="no timeline named 'Rank 9'"):
         slog_dask.read(pattern, timelines="Rank 9")
+
+
+def test_args_expand_is_refused_with_the_alternatives(three_files):
+    """The meta of args="expand" (read from an empty window) had no args
+    columns while the partitions had them: ddf["args.iter"] failed."""
+    with pytest.raises(ValueError, match=r"args=\["):
+        slog_dask.read(str(three_files / "*.slog"), args="expand")

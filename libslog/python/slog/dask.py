@@ -219,6 +219,9 @@ def read(paths, window=None, *, pixels=None, timelines=None, categories=None, ki
     name that a file does not hold ("Rank 3" of rank files) selects nothing
     there, and is an error only when no file holds it.
     """
+    if isinstance(args, str) and args == "expand":  # columns only known after reading
+        raise ValueError('args="expand": a dask frame needs its columns up front; '
+                         'name the keys (args=["fhash", ...]) or take dicts (args=True)')
     files = _expand(paths)
     kinds_mask(kinds)  # fail early on a bad kind
     plans = [_plan_file(p, window, pixels, timelines, categories, kinds, slices) for p in files]
