@@ -123,6 +123,25 @@ def test_args_keys_decode_only_those(tmp_path):
     assert r.window(args="s")["args.s"].tolist() == [None, "x", None]
 
 
+def test_args_expand_keeps_ints_exact(tmp_path):
+    """Ints that some drawables lack came back as float64 from pandas'
+    inference: ids above 2**53 lost digits (HTA's "Comms Id"
+    10159970886766084423, Kineto correlation ids, ns stamps in args)."""
+    p = str(tmp_path / "x.slog")
+    big, huge = 2**53 + 1, 10159970886766084423
+    with slog.Writer(p) as w:
+        t = w.timeline("main")
+        c = w.category("c")
+        w.state(t, c, 0, 10, args={"id": big, "u": huge, "f": 0.5, "s": "a", "n": 1})
+        w.state(t, c, 10, 20, args={"f": 1.5, "n": 2})
+    df = slog.open(p).window(args="expand")
+    assert df["args.id"].tolist()[0] == big and df["args.id"].isna().tolist() == [False, True]
+    assert str(df["args.id"].dtype) == "Int64"
+    assert df["args.u"].tolist()[0] == huge and str(df["args.u"].dtype) == "UInt64"
+    assert df["args.n"].tolist() == [1, 2] and df["args.n"].dtype == np.int64
+    assert df["args.f"].tolist() == [0.5, 1.5] and df["args.s"].tolist()[0] == "a"
+
+
 def test_args_expand_of_an_empty_window(synth_file):
     r = slog.open(synth_file)
     s = r.info["start"]

@@ -81,6 +81,17 @@ def _categorical(codes, names):
     return pd.Categorical.from_codes(codes, categories=list(names))
 
 
+def _int_column(values):
+    """An exact column of int args with gaps (None): nullable Int64, or
+    UInt64 above int64; None when the values are not all ints.  (pandas
+    makes float64 of ints with gaps: ids above 2**53 lose digits.)"""
+    present = [v for v in values if v is not None]
+    if not present or not all(type(v) is int for v in present):
+        return None
+    lo, hi = min(present), max(present)
+    return pd.array(values, dtype="Int64" if lo >= -2**63 and hi < 2**63 else "UInt64")
+
+
 def _stats_values(raw):
     """The value columns of stats rows: what a kind has no value of is
     missing (slog-query leaves it out) instead of 0: durations are states'
@@ -377,6 +388,11 @@ class Reader:
                 return frame
             table = pd.DataFrame.from_records([v if v is not None else {} for v in values],
                                               index=frame.index)
+            for key in table.columns:
+                if table[key].dtype.kind in "fO":  # ints with gaps: pandas made floats
+                    exact = _int_column([v.get(key) if v is not None else None for v in values])
+                    if exact is not None:
+                        table[key] = pd.Series(exact, index=frame.index)
             return pd.concat([frame, table.add_prefix("args.")], axis=1)
         keys = [how] if isinstance(how, str) else list(how)
         for k in keys:
