@@ -127,7 +127,7 @@ int fmt_node_add_state(fmt_node *n, const fmt_state_rec *r, const uint8_t *args,
     void *arr = n->states;
     const int grown = reserve_kind(n, 0, &arr, sizeof *r);
     n->states = arr; /* moved by a successful grow even when the nest fails */
-    if (grown != 0 || fmt_nest_reserve(&n->nest, 1, r->timeline) != 0 ||
+    if (grown != 0 || fmt_nest_reserve_state(&n->nest, r->timeline, r->depth) != 0 ||
         fmt_cols_room(&n->cols, n->encoded_bytes) != 0) {
         return -1;
     }

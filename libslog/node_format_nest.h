@@ -70,6 +70,15 @@ static inline int fmt_nest_reserve(fmt_nest *n, size_t more, uint32_t max_timeli
     }
     return fmt_nest_grow(n, more, max_timeline);
 }
+/* Room for one more state (timeline, depth): nothing to do when both its
+ * keys are dense cells of rows already made, the writer's usual case. */
+static inline int fmt_nest_reserve_state(fmt_nest *n, uint32_t timeline, uint32_t depth)
+{
+    if (timeline < n->nrows && depth < FMT_NEST_DEPTHS - 1) {
+        return 0; /* nrows <= FMT_NEST_DENSE_TL: fmt_nest_next's dense case */
+    }
+    return fmt_nest_reserve(n, 1, timeline);
+}
 /* The next state of the node: its children time by the rule above
  * (fmt_nest_next_any: any key; fmt_nest_next: inline when both keys are
  * dense, the writer's case for every state of a usual trace). */
