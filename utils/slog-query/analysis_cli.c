@@ -109,9 +109,7 @@ int analysis_check(const analysis_opts *a, bool table_or_jsonl, bool has_categor
 
 static int report(const analysis_run *run, const char *what, int rc, const slog_error *err)
 {
-    (void)fprintf(stderr, PROG ": %s: %s: %s (%s)\n", run->path, what,
-                  err->message[0] != '\0' ? err->message : "unknown error", slog_status_name(rc));
-    return EXIT_FAILURE;
+    return qout_report_error(run->path, what, rc, err);
 }
 
 static double now_ms(void)

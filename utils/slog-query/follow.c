@@ -21,9 +21,7 @@
 
 static int fail(const follow_run *f, const char *what, const slog_error *err)
 {
-    (void)fprintf(stderr, "%s: %s: %s: %s\n", f->prog, f->path, what,
-                  err->message[0] != '\0' ? err->message : slog_status_name(err->code));
-    return EXIT_FAILURE;
+    return qout_report_error(f->path, what, err->code, err);
 }
 
 /* Timelines and categories again, after the writer added some. */

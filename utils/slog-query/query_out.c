@@ -8,7 +8,10 @@
  */
 #include "query_out.h"
 
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "units.h"
 
@@ -29,6 +32,20 @@ int64_t qout_rel_ns(const qout_ctx *c, int64_t ticks)
 int64_t qout_abs_ns(const qout_ctx *c, int64_t ticks)
 {
     return units_ticks_to_ns(ticks, c->fi->ticks_per_second);
+}
+
+int qout_report_error(const char *path, const char *what, int rc, const slog_error *err)
+{
+    (void)fprintf(stderr, "slog-query: %s: %s: %s (%s", path, what,
+                  err->message[0] != '\0' ? err->message : "unknown error", slog_status_name(rc));
+    if (err->offset != UINT64_MAX && err->offset != 0) {
+        (void)fprintf(stderr, ", byte %" PRIu64, err->offset);
+    }
+    if (err->source[0] != '\0' && strcmp(err->source, path) != 0) {
+        (void)fprintf(stderr, ", in %s", err->source);
+    }
+    (void)fprintf(stderr, ")\n");
+    return EXIT_FAILURE;
 }
 
 int64_t qout_dur_ns(const qout_ctx *c, int64_t ticks)

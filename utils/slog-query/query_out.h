@@ -60,6 +60,10 @@ int64_t qout_dur_ns(const qout_ctx *c, int64_t ticks);
 
 /** Timeline name, "" when the id is unknown. */
 const char *qout_timeline_name(const qout_ctx *c, uint32_t id);
+/* Print "slog-query: PATH: WHAT: MESSAGE (CODE, byte N, in SOURCE)" on
+ * stderr (the byte and the file involved when the error has them: an
+ * index's input); returns EXIT_FAILURE. */
+int qout_report_error(const char *path, const char *what, int rc, const slog_error *err);
 /** Category name; "(other)" for SLOG_CATEGORY_OTHER, "" when unknown. */
 const char *qout_category_name(const qout_ctx *c, uint32_t id);
 const char *qout_category_group(const qout_ctx *c, uint32_t id);
