@@ -76,20 +76,6 @@ typedef struct query_opts {
 
 #define usage_error(...) cli_usage_error(PROG, __VA_ARGS__)
 
-static int report_slog_error(const char *what, const char *path, int rc, const slog_error *err)
-{
-    (void)fprintf(stderr, PROG ": %s: %s: %s (%s", path, what,
-                  err->message[0] != '\0' ? err->message : "unknown error", slog_status_name(rc));
-    if (err->offset != UINT64_MAX && err->offset != 0) {
-        (void)fprintf(stderr, ", byte %" PRIu64, err->offset);
-    }
-    if (err->source[0] != '\0' && strcmp(err->source, path) != 0) {
-        (void)fprintf(stderr, ", in %s", err->source);
-    }
-    (void)fprintf(stderr, ")\n");
-    return EXIT_FAILURE;
-}
-
 static void usage(FILE *f)
 {
     (void)fprintf(
@@ -465,6 +451,14 @@ static int resolve_window(const query_opts *o, const slog_file_info *fi, int64_t
     if (rc != 0) {
         return rc;
     }
+    if (*t1 <= *t0 && fi->end == fi->start && !o->absolute &&
+        (units_is_percent(left) || units_is_percent(colon + 1))) {
+        return usage_error("--window: empty window '%s': the trace lasts 0 ns (%s), so every "
+                           "percentage of it is its start; give times with a unit",
+                           w, fi->states + fi->events + fi->arrows + fi->counters == 0
+                                  ? "it holds no drawable"
+                                  : "all its drawables are at one time");
+    }
     if (*t1 <= *t0) {
         return usage_error("--window: empty window '%s' (the end must come after the start)", w);
     }
@@ -700,7 +694,7 @@ static int stream_items(query_run *run, const qout_format *fmt)
     const double t_start = now_ms();
     int rc = slog_query_create(&q, run->r, &run->q, &err);
     if (rc != SLOG_OK) {
-        return report_slog_error("Cannot start the query", run->o->path, rc, &err);
+        return qout_report_error(run->o->path, "Cannot start the query", rc, &err);
     }
     int status = EXIT_SUCCESS;
     if (fmt->begin(&ctx) != 0) {
@@ -714,7 +708,7 @@ static int stream_items(query_run *run, const qout_format *fmt)
         }
     }
     if (status == EXIT_SUCCESS && rc != SLOG_END && rc != SLOG_OK) {
-        status = report_slog_error("Cannot read the window", run->o->path, rc, &err);
+        status = qout_report_error(run->o->path, "Cannot read the window", rc, &err);
     }
     if (fmt->end(&ctx) != 0 && status == EXIT_SUCCESS) {
         status = EXIT_FAILURE;
@@ -846,7 +840,7 @@ int main(int argc, char **argv)
     memset(&err, 0, sizeof err);
     const int rc = slog_reader_open(&run.r, o.path, NULL, &err);
     if (rc != SLOG_OK) {
-        status = report_slog_error("Cannot open", o.path, rc, &err);
+        status = qout_report_error(o.path, "Cannot open", rc, &err);
     } else {
         run.fi_copy = *slog_reader_info(run.r);
         if (run.fi_copy.start > run.fi_copy.end) {
