@@ -124,3 +124,36 @@ def test_messages_name_what_was_wrong(synth_file):
             r.top(n)
     with pytest.raises(ValueError, match="got 2.5"):
         r.top(2.5)
+
+
+def test_append_columns_are_checked(tmp_path):
+    """numpy's forced cast into the C columns wrote wrong drawables without
+    a word: timeline 2**32 + 1 became timeline 1, start 1.7 became 1, kind
+    259 became a counter, uint64 starts above int64 became negative."""
+    import numpy as np
+    with slog.Writer(tmp_path / "a.slog") as w:
+        t = w.timeline("t")
+        c = w.category("c")
+        bad = [
+            (dict(timeline=np.array([2**32 + 1])), "timeline of row 0 is 4294967297"),
+            (dict(timeline=[-1]), "timeline of row 0 is -1"),
+            (dict(start=np.array([5, 1.7]), end=np.array([6, 9])), "start of row 1 is 1.7"),
+            (dict(start=np.array([np.nan]), end=[3]), "start of row 0 is nan"),
+            (dict(start=np.array([2.0**63]), end=[3]), "start of row 0"),
+            (dict(start=np.array([2**63 + 5], dtype=np.uint64), end=[3]), "start of row 0"),
+            (dict(kind=np.array([259])), "kind of row 0 is 259"),
+            (dict(kind=["blob"]), "kind 'blob'"),
+        ]
+        for cols, message in bad:
+            row = dict(timeline=[t], category=[c], start=[0], end=[1])
+            if "start" in cols:
+                row["timeline"], row["category"] = [t] * len(cols["start"]), [c] * len(cols["start"])
+            row.update(cols)
+            with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+                w.append(**row)
+        with pytest.raises(TypeError, match="integers"):
+            w.append(timeline=["a"], category=[c], start=[0], end=[1])
+        assert w.append(timeline=np.array([t], np.uint64), category=[c],
+                        start=np.array([2.0]), end=np.array([5], np.int16)) == 1
+    df = slog.open(tmp_path / "a.slog").window()
+    assert df[["timeline", "start", "end"]].values.tolist() == [[t, 2, 5]]

@@ -58,6 +58,56 @@ def _ticks_per_second(value):
     return int(value)
 
 
+_U32 = (0, 2**32 - 1)
+_I64 = (-2**63, 2**63 - 1)
+# append's integer columns and their ranges (numpy's forced cast into the C
+# arrays would wrap or truncate: timeline 2**32 + 1 became 1, start 1.7 became 1)
+_INT_COLUMNS = {"timeline": _U32, "category": _U32, "start": _I64, "end": _I64,
+                "depth": _U32, "timeline_to": _U32}
+
+
+def _int_column(values, name, lo, hi):
+    """values as an int64 array, each an integer in lo..hi, else an error
+    naming the first bad row."""
+    a = np.asarray(values)
+    if a.dtype.kind == "O":
+        try:
+            a = a.astype(np.float64 if any(isinstance(v, float) for v in a) else np.int64)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise ValueError(f"append: {name}: integers, not {e}") from None
+    if a.dtype.kind not in "iuf" or a.ndim != 1:
+        raise TypeError(f"append: {name}: a 1-d column of integers, not {a.dtype} of {a.ndim} "
+                        f"dimensions")
+    if a.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            bad = ~(np.isfinite(a) & (a == np.floor(a)) & (a >= lo) & (a < hi + 1))
+    else:  # bounds in the array's own type: uint64 against a Python int compares as float
+        low = a.dtype.type(max(lo, 0)) if a.dtype.kind == "u" else a.dtype.type(
+            max(lo, np.iinfo(a.dtype).min))
+        high = a.dtype.type(min(hi, np.iinfo(a.dtype).max))
+        out = a.size and (a.min() < low or a.max() > high)
+        bad = (a < low) | (a > high) if out else None
+    if bad is not None and bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"append: {name} of row {row} is {a[row]!r}, not an integer in "
+                         f"{lo}..{hi}")
+    return a
+
+
+def _kind_column(kind, n):
+    """Kind codes 0..3 (state, event, arrow, counter) from names or codes."""
+    if kind is None:
+        return np.zeros(n, dtype=np.int8)
+    kind = np.asarray(kind)
+    if kind.dtype.kind in "OUS":
+        names = KIND_NAMES[:4]
+        unknown = [k for k in set(map(str, kind)) if k not in names]
+        if unknown:
+            raise ValueError(f"append: kind '{unknown[0]}' (use {', '.join(names)})")
+        return np.array([names.index(str(k)) for k in kind], dtype=np.int8)
+    return _int_column(kind, "kind", 0, 3)
+
+
 class Writer:
     """A libslog file being written (one thread at a time)."""
 
@@ -108,19 +158,19 @@ class Writer:
         """Append drawables from columns (a DataFrame or dict, or keyword
         arrays): kind (names or codes 0..3; default state), timeline,
         category, start, end (default start), depth, value, timeline_to
-        (arrows' target).  The rows go in order through one C loop; the
-        first rejected row raises (slog.ArgumentError naming it).  Returns
-        the number of rows appended."""
+        (arrows' target).  Integer columns must hold integers in their
+        range (uint32 ids, int64 times; floats only when whole): a bad value
+        raises ValueError naming its row before any row is written.  The
+        rows go in order through one C loop; the first row the library
+        rejects raises (slog.ArgumentError naming it), the rows before it
+        stay appended.  Returns the number of rows appended."""
         cols = dict(frame.items()) if frame is not None else {}
         cols.update(columns)
         n = len(cols["timeline"])
-        kind = cols.get("kind")
-        if kind is None:
-            kind = np.zeros(n, dtype=np.int8)
-        else:
-            kind = np.asarray(kind)
-            if kind.dtype.kind in "OUS" or str(kind.dtype) == "category":
-                kind = np.array([KIND_NAMES.index(str(k)) for k in kind], dtype=np.int8)
+        kind = _kind_column(cols.get("kind"), n)
+        for name, (lo, hi) in _INT_COLUMNS.items():
+            if cols.get(name) is not None:
+                cols[name] = _int_column(cols[name], name, lo, hi)
         return self._w.append_columns(kind, cols["timeline"], cols["category"], cols["start"],
                                       cols.get("end"), cols.get("depth"), cols.get("value"),
                                       cols.get("timeline_to"))
