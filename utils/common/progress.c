@@ -12,6 +12,7 @@
 
 #define PROGRESS_PERIOD_NS 100000000ull
 #define PROGRESS_WIDTH 30
+#define PROGRESS_LABEL 40 /* bytes of the label shown */
 
 static uint64_t progress_now_ns(void)
 {
@@ -35,14 +36,20 @@ void progress_init(progress *p, FILE *out, bool enabled)
     p->start_ns = progress_now_ns();
 }
 
+/* A long label keeps its end, where a path's file name is: "..." and the
+ * last bytes, from the start of a UTF-8 character. */
 void progress_label(progress *p, const char *label)
 {
     size_t n = strlen(label);
-    if (n >= sizeof p->label) {
-        n = sizeof p->label - 1;
+    if (n <= PROGRESS_LABEL) {
+        memcpy(p->label, label, n + 1);
+        return;
     }
-    memcpy(p->label, label, n);
-    p->label[n] = '\0';
+    const char *tail = label + n - (PROGRESS_LABEL - 3);
+    while (((unsigned char)*tail & 0xC0u) == 0x80u) {
+        tail++;
+    }
+    (void)snprintf(p->label, sizeof p->label, "...%s", tail);
 }
 
 void progress_update(progress *p, uint64_t done, uint64_t total)
@@ -65,10 +72,10 @@ void progress_update(progress *p, uint64_t done, uint64_t total)
         memset(bar, '#', fill);
         memset(bar + fill, '.', PROGRESS_WIDTH - fill);
         bar[PROGRESS_WIDTH] = '\0';
-        (void)fprintf(p->out, "\r%.40s [%s] %3u%% %.1f MiB/s\033[K", p->label, bar,
+        (void)fprintf(p->out, "\r%s [%s] %3u%% %.1f MiB/s\033[K", p->label, bar,
                       (unsigned)(capped * 100 / total), rate);
     } else {
-        (void)fprintf(p->out, "\r%.40s %.1f MiB %.1f MiB/s\033[K", p->label, mib, rate);
+        (void)fprintf(p->out, "\r%s %.1f MiB %.1f MiB/s\033[K", p->label, mib, rate);
     }
     (void)fflush(p->out);
     p->drawn = true;

@@ -26,7 +26,8 @@ typedef struct progress {
 bool progress_default_enabled(bool quiet, bool json);
 
 void progress_init(progress *p, FILE *out, bool enabled);
-/* Set the label shown before the bar (copied, truncated to 63 bytes). */
+/* Set the label shown before the bar (copied; longer than 40 bytes, its end
+ * is kept after "...": a path's file name). */
 void progress_label(progress *p, const char *label);
 /* Report done of total units (total 0 = unknown: a counter is shown).
  * Cheap when called often: it returns at once inside the 100 ms window. */
