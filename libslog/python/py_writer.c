@@ -13,6 +13,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* PyArg "O&" converter: a uint32_t from an int (or an object with
+ * __index__, as numpy's ints) in 0..2^32-1.  The "I" format would take any
+ * int modulo 2^32: timeline 2^32 + 1 became timeline 1, color -1 white. */
+static int u32_arg(PyObject *o, void *out)
+{
+    PyObject *i = PyNumber_Index(o);
+    if (i == NULL) {
+        return 0;
+    }
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+    Py_DECREF(i);
+    if (v == -1 && overflow == 0 && PyErr_Occurred()) {
+        return 0;
+    }
+    if (overflow != 0 || v < 0 || v > (long long)UINT32_MAX) {
+        PyErr_Format(PyExc_OverflowError, "%R is out of range 0..4294967295", o);
+        return 0;
+    }
+    *(uint32_t *)out = (uint32_t)v;
+    return 1;
+}
+
 static int writer_init(PyObject *obj, PyObject *args, PyObject *kwargs)
 {
     static char *kw[] = {"path",    "ticks_per_second", "leaf_bytes", "fanout", "lz4_level",
@@ -23,9 +46,9 @@ static int writer_init(PyObject *obj, PyObject *args, PyObject *kwargs)
     int time_bins = 0;
     slog_writer_options o;
     slog_writer_options_init(&o);
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|KIIizp", kw, PyUnicode_FSConverter, &path,
-                                     &o.ticks_per_second, &o.leaf_bytes, &o.fanout, &o.lz4_level,
-                                     &creator, &time_bins) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|KO&O&izp", kw, PyUnicode_FSConverter, &path,
+                                     &o.ticks_per_second, u32_arg, &o.leaf_bytes, u32_arg,
+                                     &o.fanout, &o.lz4_level, &creator, &time_bins) ||
         py_handle_set_path(self, path) < 0) {
         return -1;
     }
@@ -66,10 +89,10 @@ static PyObject *writer_add_timeline(PyObject *obj, PyObject *args, PyObject *kw
     static char *kw[] = {"name", "parent", "kind", "sort_key", NULL};
     py_writer *self = (py_writer *)obj;
     const char *name = NULL;
-    unsigned int parent = SLOG_NO_PARENT, kind = 0;
+    uint32_t parent = SLOG_NO_PARENT, kind = 0;
     long long sort_key = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "z|IIL", kw, &name, &parent, &kind,
-                                     &sort_key)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "z|O&O&L", kw, &name, u32_arg, &parent,
+                                     u32_arg, &kind, &sort_key)) {
         return NULL;
     }
     slog_writer *w = py_writer_enter(self);
@@ -94,9 +117,9 @@ static PyObject *writer_set_timeline(PyObject *obj, PyObject *args, PyObject *kw
     static char *kw[] = {"id", "name", "sort_key", NULL};
     py_writer *self = (py_writer *)obj;
     const char *name = NULL;
-    unsigned int id = 0;
+    uint32_t id = 0;
     long long sort_key = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "I|zL", kw, &id, &name, &sort_key)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|zL", kw, u32_arg, &id, &name, &sort_key)) {
         return NULL;
     }
     slog_writer *w = py_writer_enter(self);
@@ -112,8 +135,9 @@ static PyObject *writer_add_category(PyObject *obj, PyObject *args, PyObject *kw
     static char *kw[] = {"name", "kind", "rgba", "group", NULL};
     py_writer *self = (py_writer *)obj;
     const char *name = NULL, *group = NULL;
-    unsigned int kind = 0, rgba = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "z|IIz", kw, &name, &kind, &rgba, &group)) {
+    uint32_t kind = 0, rgba = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "z|O&O&z", kw, &name, u32_arg, &kind, u32_arg,
+                                     &rgba, &group)) {
         return NULL;
     }
     slog_writer *w = py_writer_enter(self);
@@ -177,8 +201,9 @@ static PyObject *writer_state(PyObject *obj, PyObject *args, PyObject *kwargs)
     it.kind = SLOG_KIND_STATE;
     slog_state *s = &it.u.state;
     PyObject *dict = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "IILL|IO", kw, &s->timeline, &s->category,
-                                     &s->start, &s->end, &s->depth, &dict)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&LL|O&O", kw, u32_arg, &s->timeline,
+                                     u32_arg, &s->category, &s->start, &s->end, u32_arg,
+                                     &s->depth, &dict)) {
         return NULL;
     }
     return append_item((py_writer *)obj, &it, dict);
@@ -192,8 +217,8 @@ static PyObject *writer_event(PyObject *obj, PyObject *args, PyObject *kwargs)
     it.kind = SLOG_KIND_EVENT;
     slog_event *e = &it.u.event;
     PyObject *dict = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "IIL|O", kw, &e->timeline, &e->category,
-                                     &e->time, &dict)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&L|O", kw, u32_arg, &e->timeline, u32_arg,
+                                     &e->category, &e->time, &dict)) {
         return NULL;
     }
     return append_item((py_writer *)obj, &it, dict);
@@ -207,8 +232,9 @@ static PyObject *writer_arrow(PyObject *obj, PyObject *args, PyObject *kwargs)
     it.kind = SLOG_KIND_ARROW;
     slog_arrow *x = &it.u.arrow;
     PyObject *dict = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "IIILL|O", kw, &x->category, &x->from, &x->to,
-                                     &x->start, &x->end, &dict)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&O&LL|O", kw, u32_arg, &x->category,
+                                     u32_arg, &x->from, u32_arg, &x->to, &x->start, &x->end,
+                                     &dict)) {
         return NULL;
     }
     return append_item((py_writer *)obj, &it, dict);
@@ -221,8 +247,8 @@ static PyObject *writer_counter(PyObject *obj, PyObject *args, PyObject *kwargs)
     memset(&it, 0, sizeof it);
     it.kind = SLOG_KIND_COUNTER;
     slog_counter *c = &it.u.counter;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "IILd", kw, &c->timeline, &c->category,
-                                     &c->time, &c->value)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&Ld", kw, u32_arg, &c->timeline, u32_arg,
+                                     &c->category, &c->time, &c->value)) {
         return NULL;
     }
     return append_item((py_writer *)obj, &it, Py_None);
@@ -232,11 +258,12 @@ static PyObject *writer_begin(PyObject *obj, PyObject *args, PyObject *kwargs)
 {
     static char *kw[] = {"timeline", "category", "time", "args", NULL};
     py_writer *self = (py_writer *)obj;
-    unsigned int tl = 0, cat = 0;
+    uint32_t tl = 0, cat = 0;
     long long t = 0;
     PyObject *dict = Py_None;
     py_args a;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "IIL|O", kw, &tl, &cat, &t, &dict) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&L|O", kw, u32_arg, &tl, u32_arg, &cat, &t,
+                                     &dict) ||
         py_args_from_dict(dict, &a) < 0) {
         return NULL;
     }
@@ -254,9 +281,9 @@ static PyObject *writer_end(PyObject *obj, PyObject *args, PyObject *kwargs)
 {
     static char *kw[] = {"timeline", "time", NULL};
     py_writer *self = (py_writer *)obj;
-    unsigned int tl = 0;
+    uint32_t tl = 0;
     long long t = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "IL", kw, &tl, &t)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&L", kw, u32_arg, &tl, &t)) {
         return NULL;
     }
     slog_writer *w = py_writer_enter(self);
@@ -269,15 +296,15 @@ static PyObject *writer_end(PyObject *obj, PyObject *args, PyObject *kwargs)
 static PyObject *writer_open_depth(PyObject *obj, PyObject *arg)
 {
     py_writer *self = (py_writer *)obj;
-    const unsigned long tl = PyLong_AsUnsignedLong(arg);
-    if (tl == (unsigned long)-1 && PyErr_Occurred()) {
+    uint32_t tl = 0;
+    if (!u32_arg(arg, &tl)) {
         return NULL;
     }
     slog_writer *w = py_writer_enter(self);
     if (w == NULL) {
         return NULL;
     }
-    const uint32_t depth = slog_writer_open_depth(w, (uint32_t)tl);
+    const uint32_t depth = slog_writer_open_depth(w, tl);
     py_writer_leave(self);
     return PyLong_FromUnsignedLong(depth);
 }

@@ -157,3 +157,25 @@ def test_append_columns_are_checked(tmp_path):
                         start=np.array([2.0]), end=np.array([5], np.int16)) == 1
     df = slog.open(tmp_path / "a.slog").window()
     assert df[["timeline", "start", "end"]].values.tolist() == [[t, 2, 5]]
+
+
+def test_writer_ids_out_of_range_are_errors(tmp_path):
+    """The "I" format took ids, depths and colours modulo 2**32: a state on
+    timeline 2**32 went to timeline 0, depth 2**32 + 1 became 1, colour -1
+    white."""
+    import numpy as np
+    with slog.Writer(tmp_path / "w.slog") as w:
+        t = w.timeline("t")
+        c = w.category("c")
+        calls = [lambda: w.state(2**32 + t, c, 0, 1), lambda: w.state(t, c, 0, 1, depth=2**32 + 1),
+                 lambda: w.event(2**32 + t, c, 5), lambda: w.counter(t, 2**32 + c, 5, 1.0),
+                 lambda: w.begin(t, -1, 5), lambda: w.end(2**32 + t, 6),
+                 lambda: w.arrow(c, t, 2**32 + t, 1, 2), lambda: w.category("x", color=-1),
+                 lambda: w.category("y", color=2**32), lambda: w.timeline("z", parent=2**32),
+                 lambda: w.open_depth(-1)]
+        for call in calls:
+            with pytest.raises(OverflowError, match="out of range 0..4294967295"):
+                call()
+        w.state(np.uint32(t), np.int64(c), 0, 10, depth=np.int8(0))
+    df = slog.open(tmp_path / "w.slog").window()
+    assert df[["timeline", "start", "end", "depth"]].values.tolist() == [[t, 0, 10, 0]]
