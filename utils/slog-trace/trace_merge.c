@@ -5,7 +5,8 @@
  * the reader API and written into one file: a top timeline per file
  * ("rank R" when the process called MPI_Init, else its process name), the
  * file's thread timelines under it, categories joined by (kind, name),
- * args kept; MPI messages become arrows (trace_merge_msg.c).  Everything
+ * args kept; MPI messages become arrows (trace_merge_msg.c); a Python
+ * tracing file joins its process's timelines (trace_merge_join.c).  Everything
  * is held in memory and appended by end time: meant for the files of one
  * job (issue 17's slog-merge streams large ones).
  * Layer: slog-trace tool; public API only.
@@ -25,17 +26,10 @@
 
 #include "cli.h"
 #include "trace_arg_copy.h"
+#include "trace_merge_join.h"
 #include "trace_merge_msg.h"
 
 #define PROG "slog-trace merge"
-
-typedef struct merge_item {
-    slog_kind kind;
-    uint32_t timeline, timeline_to, category, depth, nargs;
-    int64_t start, end;
-    double value;
-    slog_arg *args;
-} merge_item;
 
 typedef struct merge_cat {
     slog_kind kind;
@@ -50,6 +44,8 @@ typedef struct merge_ctx {
     merge_cat *cats;
     size_t ncats;
     merge_msgs *msgs;
+    merge_join *join;        /* processes by <host>-<pid>, for their Python files */
+    int python;              /* the file being read is a Python tracing file */
     uint64_t ticks_per_second;
 } merge_ctx;
 
@@ -99,7 +95,7 @@ static int map_category(merge_ctx *m, slog_reader *r, uint32_t c, uint32_t *out)
 /* One query item as a merge_item (input timeline ids, output categories). */
 static int take_item(merge_ctx *m, slog_reader *r, const slog_item *it)
 {
-    merge_item x = {it->kind, 0, 0, 0, 0, 0, 0, 0, 0.0, NULL};
+    merge_item x = {it->kind, 0, 0, 0, 0, 0, 0, 0, 0.0, NULL, m->python};
     const slog_arg *args = NULL;
     uint32_t cat = 0;
     switch (it->kind) {
@@ -191,10 +187,53 @@ static const char *strip_rank_prefix(const char *name, int64_t rank)
     return n > 0 && strncmp(name, prefix, (size_t)n) == 0 ? name + n : name;
 }
 
-/* The file's timelines under one top timeline per file; map[i] is the
+/* An output timeline's name, kind and sort key. */
+typedef struct out_timeline {
+    char name[512];
+    slog_timeline_kind kind;
+    int64_t key;
+} out_timeline;
+
+/* Output name, kind and sort key of input timeline ti, a top one when
+ * parent is SLOG_NO_PARENT. */
+static void name_timeline(const slog_timeline_info *ti, uint32_t parent, int64_t rank,
+                          size_t index, out_timeline *o)
+{
+    o->kind = ti->kind;
+    o->key = ti->sort_key;
+    if (parent == SLOG_NO_PARENT && rank >= 0) {
+        (void)snprintf(o->name, sizeof o->name, "rank %" PRId64 " (%s)", rank,
+                       strip_rank_prefix(ti->name, rank));
+        o->kind = SLOG_TIMELINE_RANK, o->key = rank;
+    } else {
+        (void)snprintf(o->name, sizeof o->name, "%s", ti->name);
+        o->key = parent == SLOG_NO_PARENT ? (int64_t)(1000000 + index) : o->key;
+    }
+}
+
+/* A Python tracing file's timeline i joined to its process (top): the top
+ * itself for its root, the process's thread of the same name, or a new
+ * thread under the top.  SLOG_OK with *out set, or SLOG_ENOMEM. */
+static int join_timeline(merge_ctx *m, const slog_timeline_info *ti, uint32_t parent,
+                         uint32_t top, uint32_t *out)
+{
+    if (parent == SLOG_NO_PARENT) {
+        *out = top;
+        return SLOG_OK;
+    }
+    int oom = 0;
+    *out = parent == top ? merge_join_thread(m->join, ti->name, &oom) : SLOG_NO_PARENT;
+    if (oom || *out != SLOG_NO_PARENT) {
+        return oom ? SLOG_ENOMEM : SLOG_OK;
+    }
+    return slog_writer_add_timeline(m->w, parent, ti->kind, ti->name, ti->sort_key, out, NULL);
+}
+
+/* The file's timelines under one top timeline per file (a Python tracing
+ * file's under its process's: top, else SLOG_NO_PARENT); map[i] is the
  * output id of input timeline i. */
 static int define_timelines(merge_ctx *m, slog_reader *r, int64_t rank, size_t index,
-                            uint32_t *map)
+                            uint32_t top, uint32_t *map)
 {
     const uint32_t n = slog_reader_info(r)->timelines;
     for (uint32_t i = 0; i < n; i++) {
@@ -203,21 +242,40 @@ static int define_timelines(merge_ctx *m, slog_reader *r, int64_t rank, size_t i
         if (rc != SLOG_OK) {
             return rc;
         }
-        uint32_t parent = ti.parent < i ? map[ti.parent] : SLOG_NO_PARENT;
-        char name[512];
-        slog_timeline_kind kind = ti.kind;
-        int64_t key = ti.sort_key;
-        if (parent == SLOG_NO_PARENT && rank >= 0) {
-            (void)snprintf(name, sizeof name, "rank %" PRId64 " (%s)", rank,
-                           strip_rank_prefix(ti.name, rank));
-            kind = SLOG_TIMELINE_RANK, key = rank;
+        const uint32_t parent = ti.parent < i ? map[ti.parent] : SLOG_NO_PARENT;
+        if (top != SLOG_NO_PARENT) {
+            rc = join_timeline(m, &ti, parent, top, &map[i]);
         } else {
-            (void)snprintf(name, sizeof name, "%s", ti.name);
-            key = parent == SLOG_NO_PARENT ? (int64_t)(1000000 + index) : key;
+            out_timeline o;
+            name_timeline(&ti, parent, rank, index, &o);
+            rc = slog_writer_add_timeline(m->w, parent, o.kind, o.name, o.key, &map[i], NULL);
         }
-        rc = slog_writer_add_timeline(m->w, parent, kind, name, key, &map[i], NULL);
         if (rc != SLOG_OK) {
             return rc;
+        }
+    }
+    return SLOG_OK;
+}
+
+/* Note a process file's top timeline and its threads (the top's children)
+ * for a Python tracing file of the same process. */
+static int note_process(merge_ctx *m, slog_reader *r, const char *file_name, const uint32_t *map)
+{
+    const slog_file_info *const info = slog_reader_info(r);
+    uint32_t root = SLOG_NO_PARENT;
+    for (uint32_t i = 0; i < info->timelines; i++) {
+        slog_timeline_info ti;
+        if (slog_reader_timeline(r, i, &ti) != SLOG_OK) {
+            return SLOG_ECORRUPT;
+        }
+        if (root == SLOG_NO_PARENT && ti.parent == SLOG_NO_PARENT) {
+            root = i;
+            if (merge_join_add_process(m->join, file_name, map[i], info->start) != 0) {
+                return SLOG_ENOMEM;
+            }
+        } else if (root != SLOG_NO_PARENT && ti.parent == root &&
+                   merge_join_add_thread(m->join, ti.name, map[i]) != 0) {
+            return SLOG_ENOMEM;
         }
     }
     return SLOG_OK;
@@ -237,10 +295,10 @@ static bool not_a_process_file(const slog_reader *r)
            (creator != NULL && strcmp(creator, MPI_ARROWS_CREATOR) == 0);
 }
 
-/* Merge one file; *left_out: it was an index or an arrows file (nothing
- * merged). */
-static int
-merge_file(merge_ctx *m, const char *path, size_t index, bool *left_out, slog_error *err)
+/* Merge one file (path, its name in DIR); *left_out: it was an index or
+ * an arrows file (nothing merged). */
+static int merge_file(merge_ctx *m, const char *path, const char *name, size_t index,
+                      bool *left_out, slog_error *err)
 {
     slog_reader *r = NULL;
     int rc = slog_reader_open(&r, path, NULL, err);
@@ -260,8 +318,14 @@ merge_file(merge_ctx *m, const char *path, size_t index, bool *left_out, slog_er
     uint32_t *map = calloc(info->timelines + 1u, sizeof *map);
     rc = map == NULL ? SLOG_ENOMEM : info->ticks_per_second != m->ticks_per_second ? SLOG_EINVAL
                                                                                     : SLOG_OK;
+    m->python = merge_join_is_python(name);
     if (rc == SLOG_OK && (rc = read_all(m, r, err)) == SLOG_OK) {
-        rc = define_timelines(m, r, find_rank(m, first), index, map);
+        const uint32_t top =
+            m->python ? merge_join_select(m->join, name, info->start) : SLOG_NO_PARENT;
+        rc = define_timelines(m, r, find_rank(m, first), index, top, map);
+    }
+    if (rc == SLOG_OK && !m->python) {
+        rc = note_process(m, r, name, map);
     }
     for (size_t i = first; rc == SLOG_OK && i < m->n; i++) {
         merge_item *x = &m->items[i];
@@ -279,7 +343,10 @@ static int cmp_item_end(const void *pa, const void *pb)
 {
     const merge_item *a = pa;
     const merge_item *b = pb;
-    return a->end < b->end ? -1 : a->end > b->end ? 1 : 0;
+    if (a->end != b->end) {
+        return a->end < b->end ? -1 : 1;
+    }
+    return a->depth > b->depth ? -1 : a->depth < b->depth ? 1 : 0; /* children first */
 }
 
 static int append_item(slog_writer *w, const merge_item *x, slog_error *err)
@@ -310,6 +377,9 @@ static int append_item(slog_writer *w, const merge_item *x, slog_error *err)
 static int write_out(merge_ctx *m, const char *out, uint64_t *matched, uint64_t *unmatched,
                      slog_error *err)
 {
+    if (merge_join_renest(m->join, m->items, m->n) != 0) {
+        return SLOG_ENOMEM;
+    }
     if (m->n > 0) { /* items is NULL when no file held a drawable */
         qsort(m->items, m->n, sizeof *m->items, cmp_item_end);
     }
@@ -334,6 +404,14 @@ static int is_trace_file(const struct dirent *d)
     return n > 5 && strcmp(d->d_name + n - 5, ".slog") == 0;
 }
 
+/* By name, a Python tracing file after every process file (it joins its
+ * process's timelines). */
+static int python_files_last(const struct dirent **a, const struct dirent **b)
+{
+    const int pa = merge_join_is_python((*a)->d_name), pb = merge_join_is_python((*b)->d_name);
+    return pa != pb ? pa - pb : alphasort(a, b);
+}
+
 static void free_ctx(merge_ctx *m)
 {
     for (size_t i = 0; i < m->n; i++) {
@@ -345,6 +423,7 @@ static void free_ctx(merge_ctx *m)
     free(m->items);
     free(m->cats);
     merge_msgs_destroy(m->msgs);
+    merge_join_destroy(m->join);
     slog_writer_destroy(m->w);
 }
 
@@ -366,7 +445,8 @@ static void drop_items_from(merge_ctx *m, size_t first)
  * quietly (counted), an unreadable one with its error, so that one bad file
  * does not lose the others.  Running out of memory stops the merge
  * (returns 1). */
-static int merge_or_skip(merge_ctx *m, const char *path, size_t index, merge_count *count)
+static int merge_or_skip(merge_ctx *m, const char *path, const char *name, size_t index,
+                         merge_count *count)
 {
     struct stat st;
     if (stat(path, &st) == 0 && st.st_size == 0) {
@@ -376,7 +456,7 @@ static int merge_or_skip(merge_ctx *m, const char *path, size_t index, merge_cou
     slog_error err = {0};
     const size_t first = m->n;
     bool left_out = false;
-    const int rc = merge_file(m, path, index, &left_out, &err);
+    const int rc = merge_file(m, path, name, index, &left_out, &err);
     if (rc == SLOG_OK) {
         *(left_out ? &count->jobfiles : &count->merged) += 1;
         return 0;
@@ -393,7 +473,7 @@ static int merge_or_skip(merge_ctx *m, const char *path, size_t index, merge_cou
 static int merge_dir(const char *dir, const char *out)
 {
     struct dirent **ents = NULL;
-    const int nents = scandir(dir, &ents, is_trace_file, alphasort);
+    const int nents = scandir(dir, &ents, is_trace_file, python_files_last);
     if (nents < 0) {
         (void)fprintf(stderr, PROG ": %s: cannot list the directory\n", dir);
         return 1;
@@ -407,15 +487,17 @@ static int merge_dir(const char *dir, const char *out)
     slog_error err = {0};
     char path[4096];
     int status = 0;
-    int rc = (m.msgs = merge_msgs_create()) == NULL ? SLOG_ENOMEM
-                                                      : slog_writer_create(&m.w, out, NULL, &err);
+    m.join = merge_join_create();
+    int rc = (m.msgs = merge_msgs_create()) == NULL || m.join == NULL
+                 ? SLOG_ENOMEM
+                 : slog_writer_create(&m.w, out, NULL, &err);
     if (rc != SLOG_OK) {
         status = fail(out, "cannot create", rc, &err);
     }
     merge_count count = {0};
     for (int i = 0; status == 0 && i < nents; i++) {
         (void)snprintf(path, sizeof path, "%s/%s", dir, ents[i]->d_name);
-        status = merge_or_skip(&m, path, (size_t)i, &count);
+        status = merge_or_skip(&m, path, ents[i]->d_name, (size_t)i, &count);
     }
     uint64_t matched = 0, unmatched = 0;
     if (status == 0 && (rc = write_out(&m, out, &matched, &unmatched, &err)) != SLOG_OK) {

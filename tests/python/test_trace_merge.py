@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: MIT
+"""slog-trace merge joins a process's Python tracing file to the process's
+own file (utils/slog-trace/trace_merge_join.c): one process timeline, the
+Python thread and the traced calls on one thread timeline, a Python region
+one level above the calls it made."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+import slog
+
+SLOG_TRACE = os.environ.get("SLOG_TRACE")
+
+
+def traced_run(tmp_path, script):
+    """Run script under slog-trace; return the merged file's reader."""
+    prog = tmp_path / "prog.py"
+    prog.write_text(script)
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(slog.__file__)))
+    subprocess.run([SLOG_TRACE, "-o", str(out), "--", sys.executable, str(prog)], env=env,
+                   check=True)
+    names = sorted(os.listdir(out))
+    assert any(n.endswith("-python.slog") for n in names), names
+    merged = tmp_path / "merged.slog"
+    subprocess.run([SLOG_TRACE, "merge", str(out), "-o", str(merged)], check=True,
+                   capture_output=True)
+    return slog.open(str(merged))
+
+
+@pytest.mark.skipif(SLOG_TRACE is None, reason="SLOG_TRACE not set (run through meson)")
+def test_python_regions_nest_above_the_calls_they_made(tmp_path):
+    data = tmp_path / "data.txt"
+    data.write_text("x" * 100)
+    r = traced_run(tmp_path, f"""import os, slog
+print(os.getpid())
+with slog.region("load"):
+    with open({str(data)!r}) as f:
+        f.read()
+""")
+    tl = r.timelines
+    pid_rows = tl[tl["name"].str.contains(r"pid \d+$") & (tl["kind"] == "process")]
+    python_procs = pid_rows[pid_rows["name"].str.startswith("python")]
+    assert len(python_procs) == 1, tl[["id", "name", "kind", "parent"]]
+    threads = tl[tl["parent"] == python_procs["id"].iloc[0]]
+    assert len(threads) == 1, tl[["id", "name", "kind", "parent"]]
+    w = r.window(kinds=["state"], args=True)
+    load = w[w["name"] == "load"]
+    assert len(load) == 1
+    load = load.iloc[0]
+    reads = w[(w["name"] == "read") &
+              w["args"].map(lambda a: a is not None and a.get("path") == str(data))]
+    assert len(reads) >= 1
+    for _, rd in reads.iterrows():
+        assert rd["timeline"] == load["timeline"]
+        assert load["start"] <= rd["start"] and rd["end"] <= load["end"]
+        assert rd["depth"] == load["depth"] + 1
+    opens = w[(w["timeline"] == load["timeline"]) & (w["start"] >= load["start"]) &
+              (w["end"] <= load["end"]) & (w["name"] != "load")]
+    assert (opens["depth"] > load["depth"]).all()
