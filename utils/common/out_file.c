@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,32 @@ size_t out_file_input_clash(const char *out, const char *const *inputs, size_t n
         }
     }
     return 0;
+}
+
+static bool same_input(const char *a, const struct stat *sa, bool a_ok, const char *b,
+                       const struct stat *sb, bool b_ok)
+{
+    return strcmp(a, b) == 0 ||
+           (a_ok && b_ok && sa->st_dev == sb->st_dev && sa->st_ino == sb->st_ino);
+}
+
+size_t out_file_repeated_input(const char *const *inputs, size_t n, size_t *earlier)
+{
+    struct stat *const st = calloc(n > 0 ? n : 1, sizeof *st);
+    bool *const ok = calloc(n > 0 ? n : 1, sizeof *ok);
+    size_t found = 0;
+    for (size_t i = 0; st != NULL && ok != NULL && found == 0 && i < n; i++) {
+        ok[i] = strcmp(inputs[i], "-") != 0 && stat(inputs[i], &st[i]) == 0;
+        for (size_t j = 0; strcmp(inputs[i], "-") != 0 && found == 0 && j < i; j++) {
+            if (same_input(inputs[j], &st[j], ok[j], inputs[i], &st[i], ok[i])) {
+                *earlier = j;
+                found = i + 1;
+            }
+        }
+    }
+    free(st);
+    free(ok);
+    return found;
 }
 
 int out_file_temp_name(char *temp, size_t cap, const char *out)

@@ -21,6 +21,11 @@
  * 0 when none does.  "-" (standard input) matches nothing. */
 size_t out_file_input_clash(const char *out, const char *const *inputs, size_t n);
 
+/* Index + 1 of the first of inputs[0..n) that names the same file as an
+ * earlier one (equal strings, or the same device and inode), its earlier
+ * one in *earlier; 0 when none repeats.  "-" matches nothing. */
+size_t out_file_repeated_input(const char *const *inputs, size_t n, size_t *earlier);
+
 /* temp = out + OUT_FILE_SUFFIX; -1 when it does not fit cap, or when out
  * exists and is not a regular file (renaming over /dev/null as root would
  * replace the device). */

@@ -178,6 +178,27 @@ static int parse_option(options *o, int c, const char *arg)
     }
 }
 
+/* -1 when the inputs and the output can go on, else the usage error: the
+ * output is an input, an input is named twice, the output is no file. */
+static int check_paths(options *o, const char *const *in, size_t n)
+{
+    const size_t clash = out_file_input_clash(o->output, in, n);
+    if (clash > 0) {
+        return usage_error("the output %s is the input %s: refusing to overwrite an input",
+                           o->output, in[clash - 1]);
+    }
+    size_t earlier = 0;
+    const size_t again = out_file_repeated_input(in, n, &earlier);
+    if (again > 0) {
+        return usage_error("the input %s is given twice (also as %s): it would be imported twice",
+                           in[again - 1], in[earlier]);
+    }
+    if (out_file_temp_name(o->temp, sizeof o->temp, o->output) != 0) {
+        return usage_error("the output %s is not a regular file, or its name is too long", o->output);
+    }
+    return -1;
+}
+
 /* Returns -1 to go on, else an exit status. */
 static int parse_args(options *o, int argc, char **argv)
 {
@@ -226,16 +247,7 @@ static int parse_args(options *o, int argc, char **argv)
     if (o->output == NULL) {
         return usage_error("no output given (-o OUT.slog)");
     }
-    const size_t clash = out_file_input_clash(o->output, (const char *const *)(argv + optind),
-                                              (size_t)(argc - optind));
-    if (clash > 0) {
-        return usage_error("the output %s is the input %s: refusing to overwrite an input",
-                           o->output, argv[optind + (int)clash - 1]);
-    }
-    if (out_file_temp_name(o->temp, sizeof o->temp, o->output) != 0) {
-        return usage_error("the output %s is not a regular file, or its name is too long", o->output);
-    }
-    return -1;
+    return check_paths(o, (const char *const *)(argv + optind), (size_t)(argc - optind));
 }
 
 /* -------------------------------------------------------------- summary */
