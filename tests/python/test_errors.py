@@ -179,3 +179,12 @@ def test_writer_ids_out_of_range_are_errors(tmp_path):
         w.state(np.uint32(t), np.int64(c), 0, 10, depth=np.int8(0))
     df = slog.open(tmp_path / "w.slog").window()
     assert df[["timeline", "start", "end", "depth"]].values.tolist() == [[t, 0, 10, 0]]
+
+
+def test_reader_cache_size_is_checked(synth_file):
+    """cache_bytes went to C modulo 2**64: -1 asked for an unbounded cache,
+    2**64 for the default."""
+    for bad in (-1, 2**64, 1.5):
+        with pytest.raises(ValueError, match="cache_bytes"):
+            slog.open(synth_file, cache_bytes=bad)
+    assert len(slog.open(synth_file, cache_bytes=1 << 20).window("0:1%")) > 0

@@ -123,6 +123,10 @@ class Reader:
     """
 
     def __init__(self, path, *, cache_bytes=0):
+        if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, (int, np.integer)) or \
+                not 0 <= cache_bytes < 2**64:
+            raise ValueError(f"cache_bytes: an int 0..2**64-1 (0: the library's default), "
+                             f"not {cache_bytes!r}")
         path = os.fspath(path)
         if not os.path.exists(path):
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
