@@ -14,6 +14,9 @@
  *                             with SIGSEGV (a NULL store)
  *     trace_prog wait DIR     the same, then waits for a line and exits 0
  *                             (the test kills it with SIGKILL first)
+ *     trace_prog pipes DIR    a pipe and a socket pair, 3 bytes written to
+ *                             and read from each, an inet socket and a
+ *                             failing accept on it; prints the six fds
  * Exit status: 0, or 10-29 when a call did not behave as without tracing
  * (a result, or errno: left alone by successful calls, ENOENT after the
  * failing open).
@@ -29,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -310,10 +314,30 @@ static void wait_for_go(void)
     (void)!read(0, line, sizeof line);
 }
 
+/* Descriptors without a path: written to and read from through each. */
+static int pipe_calls(void)
+{
+    int p[2], s[2];
+    char buf[3];
+    if (pipe(p) != 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, s) != 0) {
+        return 30;
+    }
+    if (write(p[1], "abc", 3) != 3 || read(p[0], buf, 3) != 3 || write(s[0], "xyz", 3) != 3 ||
+        read(s[1], buf, 3) != 3) {
+        return 31;
+    }
+    const int in = socket(AF_INET, SOCK_STREAM, 0);
+    if (in < 0 || accept(in, NULL, NULL) != -1 || errno != EINVAL) {
+        return 32; /* not listening: EINVAL */
+    }
+    printf("%d %d %d %d %d\n", p[0], p[1], s[0], s[1], in);
+    return close(p[0]) | close(p[1]) | close(s[0]) | close(s[1]) | close(in);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        (void)fprintf(stderr, "usage: trace_prog calls|crash|wait DIR | exit|_exit N\n");
+        (void)fprintf(stderr, "usage: trace_prog calls|crash|wait|pipes DIR | exit|_exit N\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -328,6 +352,9 @@ int main(int argc, char **argv)
             _exit(n);
         }
         exit(n);
+    }
+    if (strcmp(mode, "pipes") == 0) {
+        return pipe_calls();
     }
     const int rc = calls(strcmp(mode, "calls") == 0);
     if (rc != 0 || strcmp(mode, "calls") == 0) {

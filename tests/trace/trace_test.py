@@ -337,8 +337,36 @@ def test_sort(tmp):
        json.dumps({f"{k[0]} {k[1]}": n for k, n in got.items()}))
 
 
+def test_pipes(tmp):
+    """pipe, socketpair, socket and accept are recorded, and the reads and
+    writes through their descriptors name them "pipe" and "socket:unix"."""
+    out = os.path.join(tmp, "pipes.trace")
+    p = subprocess.run([SLOG_TRACE, "-o", out, "--", TRACE_PROG, "pipes", tmp],
+                       capture_output=True, text=True, env=ENV)
+    fds = [int(x) for x in p.stdout.split()] if p.returncode == 0 else []
+    recs = [r for f in glob.glob(os.path.join(out, "*.slog")) for r in records(f)]
+    calls = [(r["category"], r["args"]) for r in recs
+             if r["category"] in ("pipe", "socket", "accept", "read", "write")
+             and r["args"].get("path", "") in ("pipe", "socket:unix", "socket:inet")]
+    want = []
+    if len(fds) == 5:
+        r0, w0, s0, s1, inet = fds
+        want = [("pipe", {"fd0": r0, "fd1": w0, "path": "pipe", "ret": 0}),
+                ("socket", {"fd0": s0, "fd1": s1, "path": "socket:unix", "ret": 0}),
+                ("write", {"fd": w0, "path": "pipe", "count": 3, "ret": 3}),
+                ("read", {"fd": r0, "path": "pipe", "count": 3, "ret": 3}),
+                ("write", {"fd": s0, "path": "socket:unix", "count": 3, "ret": 3}),
+                ("read", {"fd": s1, "path": "socket:unix", "count": 3, "ret": 3}),
+                ("socket", {"path": "socket:inet", "ret": inet}),
+                ("accept", {"fd": inet, "path": "socket:inet", "ret": -1, "errno": 22})]
+    got = sorted(calls, key=lambda c: json.dumps(c, sort_keys=True))
+    ok(p.returncode == 0 and got == sorted(want, key=lambda c: json.dumps(c, sort_keys=True)),
+       "pipes and sockets: made, named, and their reads and writes named",
+       f"exit {p.returncode}, stderr {p.stderr[-300:]!r}; got {calls}")
+
+
 def main():
-    print("1..22")
+    print("1..23")
     with tempfile.TemporaryDirectory(prefix="slog-trace-test-") as tmp:
         test_calls(tmp)
         test_exit_status(tmp)
@@ -346,6 +374,7 @@ def main():
         test_crash(tmp, "wait", kill=True)
         test_merge_empty(tmp)
         test_sort(tmp)
+        test_pipes(tmp)
     return 0 if all_passed() else 1
 
 

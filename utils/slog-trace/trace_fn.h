@@ -81,7 +81,10 @@
     X(MPI_GATHER, "MPI_Gather", "mpi", STATE)                                                      \
     X(MPI_ALLGATHER, "MPI_Allgather", "mpi", STATE)                                                \
     X(MPI_SCATTER, "MPI_Scatter", "mpi", STATE)                                                    \
-    X(MPI_ALLTOALL, "MPI_Alltoall", "mpi", STATE)
+    X(MPI_ALLTOALL, "MPI_Alltoall", "mpi", STATE)                                                  \
+    X(PIPE, "pipe", "posix", STATE)                                                                \
+    X(SOCKET, "socket", "posix", STATE)                                                            \
+    X(ACCEPT, "accept", "posix", STATE)
 
 #define TRACE_FN_ENUM(e, n, g, k) TRACE_FN_##e,
 typedef enum trace_fn {
