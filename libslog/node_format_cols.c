@@ -7,9 +7,9 @@
  */
 #include "node_format_cols.h"
 
-#include "util_alloc.h"
-
 #include <string.h>
+
+#include "util_alloc.h"
 
 #define FMT_COLS_MIN_CAP 256u
 

@@ -16,17 +16,17 @@
 #ifndef NODE_FORMAT_COLS_H
 #define NODE_FORMAT_COLS_H
 
-#include "codec_varint.h"
-
 #include <stddef.h>
 #include <stdint.h>
 
-#define FMT_COLS_REGIONS    7  /* the five state columns, the bitmap, the differences */
-#define FMT_COLS_BITMAP     5
-#define FMT_COLS_DIFFS      6
+#include "codec_varint.h"
+
+#define FMT_COLS_REGIONS 7 /* the five state columns, the bitmap, the differences */
+#define FMT_COLS_BITMAP  5
+#define FMT_COLS_DIFFS   6
 
 typedef struct fmt_cols {
-    uint8_t *block;               /* FMT_COLS_REGIONS regions of cap bytes */
+    uint8_t *block; /* FMT_COLS_REGIONS regions of cap bytes */
     size_t cap;
     uint8_t *at[FMT_COLS_REGIONS]; /* end of each region's bytes */
 } fmt_cols;
@@ -50,8 +50,8 @@ static inline size_t fmt_cols_len(const fmt_cols *c, int k)
 }
 
 /* The timeline, category, end delta and depth columns; bytes added. */
-static inline uint64_t fmt_cols_put_ids(fmt_cols *c, uint32_t timeline, uint32_t category,
-                                        uint64_t end_delta_zz, uint32_t depth)
+static inline uint64_t fmt_cols_put_ids(
+    fmt_cols *c, uint32_t timeline, uint32_t category, uint64_t end_delta_zz, uint32_t depth)
 {
     if ((timeline | category | depth | end_delta_zz) < 0x80) { /* the usual case: a byte each */
         *c->at[0]++ = (uint8_t)timeline;

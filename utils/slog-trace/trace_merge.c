@@ -44,8 +44,8 @@ typedef struct merge_ctx {
     merge_cat *cats;
     size_t ncats;
     merge_msgs *msgs;
-    merge_join *join;        /* processes by <host>-<pid>, for their Python files */
-    int python;              /* the file being read is a Python tracing file */
+    merge_join *join; /* processes by <host>-<pid>, for their Python files */
+    int python;       /* the file being read is a Python tracing file */
     uint64_t ticks_per_second;
 } merge_ctx;
 
@@ -196,8 +196,8 @@ typedef struct out_timeline {
 
 /* Output name, kind and sort key of input timeline ti, a top one when
  * parent is SLOG_NO_PARENT. */
-static void name_timeline(const slog_timeline_info *ti, uint32_t parent, int64_t rank,
-                          size_t index, out_timeline *o)
+static void name_timeline(
+    const slog_timeline_info *ti, uint32_t parent, int64_t rank, size_t index, out_timeline *o)
 {
     o->kind = ti->kind;
     o->key = ti->sort_key;
@@ -214,8 +214,8 @@ static void name_timeline(const slog_timeline_info *ti, uint32_t parent, int64_t
 /* A Python tracing file's timeline i joined to its process (top): the top
  * itself for its root, the process's thread of the same name, or a new
  * thread under the top.  SLOG_OK with *out set, or SLOG_ENOMEM. */
-static int join_timeline(merge_ctx *m, const slog_timeline_info *ti, uint32_t parent,
-                         uint32_t top, uint32_t *out)
+static int join_timeline(
+    merge_ctx *m, const slog_timeline_info *ti, uint32_t parent, uint32_t top, uint32_t *out)
 {
     if (parent == SLOG_NO_PARENT) {
         *out = top;
@@ -232,8 +232,8 @@ static int join_timeline(merge_ctx *m, const slog_timeline_info *ti, uint32_t pa
 /* The file's timelines under one top timeline per file (a Python tracing
  * file's under its process's: top, else SLOG_NO_PARENT); map[i] is the
  * output id of input timeline i. */
-static int define_timelines(merge_ctx *m, slog_reader *r, int64_t rank, size_t index,
-                            uint32_t top, uint32_t *map)
+static int define_timelines(
+    merge_ctx *m, slog_reader *r, int64_t rank, size_t index, uint32_t top, uint32_t *map)
 {
     const uint32_t n = slog_reader_info(r)->timelines;
     for (uint32_t i = 0; i < n; i++) {
@@ -297,8 +297,8 @@ static bool not_a_process_file(const slog_reader *r)
 
 /* Merge one file (path, its name in DIR); *left_out: it was an index or
  * an arrows file (nothing merged). */
-static int merge_file(merge_ctx *m, const char *path, const char *name, size_t index,
-                      bool *left_out, slog_error *err)
+static int merge_file(
+    merge_ctx *m, const char *path, const char *name, size_t index, bool *left_out, slog_error *err)
 {
     slog_reader *r = NULL;
     int rc = slog_reader_open(&r, path, NULL, err);
@@ -316,8 +316,9 @@ static int merge_file(merge_ctx *m, const char *path, const char *name, size_t i
     }
     const size_t first = m->n;
     uint32_t *map = calloc(info->timelines + 1u, sizeof *map);
-    rc = map == NULL ? SLOG_ENOMEM : info->ticks_per_second != m->ticks_per_second ? SLOG_EINVAL
-                                                                                    : SLOG_OK;
+    rc = map == NULL                                     ? SLOG_ENOMEM
+         : info->ticks_per_second != m->ticks_per_second ? SLOG_EINVAL
+                                                         : SLOG_OK;
     m->python = merge_join_is_python(name);
     if (rc == SLOG_OK && (rc = read_all(m, r, err)) == SLOG_OK) {
         const uint32_t top =
@@ -353,8 +354,8 @@ static int append_item(slog_writer *w, const merge_item *x, slog_error *err)
 {
     switch (x->kind) {
     case SLOG_KIND_STATE: {
-        const slog_state s = {x->timeline, x->category, x->start, x->end, x->depth, x->nargs,
-                              x->args};
+        const slog_state s = {x->timeline, x->category, x->start, x->end,
+                              x->depth,    x->nargs,    x->args};
         return slog_writer_append_state(w, &s, err);
     }
     case SLOG_KIND_EVENT: {
@@ -362,8 +363,8 @@ static int append_item(slog_writer *w, const merge_item *x, slog_error *err)
         return slog_writer_append_event(w, &e, err);
     }
     case SLOG_KIND_ARROW: {
-        const slog_arrow a = {x->category, x->timeline, x->timeline_to, x->start, x->end,
-                              x->nargs,    x->args};
+        const slog_arrow a = {x->category, x->timeline, x->timeline_to, x->start,
+                              x->end,      x->nargs,    x->args};
         return slog_writer_append_arrow(w, &a, err);
     }
     default: {
@@ -374,8 +375,8 @@ static int append_item(slog_writer *w, const merge_item *x, slog_error *err)
 }
 
 /* Drawables by end time, then the matched messages; seal. */
-static int write_out(merge_ctx *m, const char *out, uint64_t *matched, uint64_t *unmatched,
-                     slog_error *err)
+static int
+write_out(merge_ctx *m, const char *out, uint64_t *matched, uint64_t *unmatched, slog_error *err)
 {
     if (merge_join_renest(m->join, m->items, m->n) != 0) {
         return SLOG_ENOMEM;
@@ -445,8 +446,8 @@ static void drop_items_from(merge_ctx *m, size_t first)
  * quietly (counted), an unreadable one with its error, so that one bad file
  * does not lose the others.  Running out of memory stops the merge
  * (returns 1). */
-static int merge_or_skip(merge_ctx *m, const char *path, const char *name, size_t index,
-                         merge_count *count)
+static int
+merge_or_skip(merge_ctx *m, const char *path, const char *name, size_t index, merge_count *count)
 {
     struct stat st;
     if (stat(path, &st) == 0 && st.st_size == 0) {
@@ -510,8 +511,9 @@ static int merge_dir(const char *dir, const char *out)
                            count.jobfiles);
         }
         (void)fprintf(stderr,
-                      PROG ": %zu files, %zu drawables, %" PRIu64 " messages matched, %" PRIu64
-                           " unmatched -> %s (empty files left out: %zu, unreadable skipped: %zu%s)\n",
+                      PROG
+                      ": %zu files, %zu drawables, %" PRIu64 " messages matched, %" PRIu64
+                      " unmatched -> %s (empty files left out: %zu, unreadable skipped: %zu%s)\n",
                       count.merged, m.n, matched, unmatched, out, count.empty, count.skipped, job);
         status = count.skipped > 0 ? 1 : 0; /* the rest is written; the loss is not silent */
     }
@@ -526,8 +528,8 @@ static int merge_dir(const char *dir, const char *out)
 int trace_merge_main(int argc, char **argv)
 {
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
-                                              {"help", no_argument, NULL, 'h'},
-                                              {NULL, 0, NULL, 0}};
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     const char *out = NULL;
     int c;
     opterr = 0; /* one message, ours */

@@ -20,7 +20,7 @@ typedef struct join_thread {
 } join_thread;
 
 typedef struct join_proc {
-    char *stem;            /* <host>-<pid> */
+    char *stem; /* <host>-<pid> */
     uint32_t top;
     int64_t start;
     join_thread *threads;
@@ -30,8 +30,8 @@ typedef struct join_proc {
 struct merge_join {
     join_proc *procs;
     size_t nprocs;
-    join_proc *selected;   /* the process the current Python file joins */
-    uint32_t *joined;      /* timelines both files share */
+    join_proc *selected; /* the process the current Python file joins */
+    uint32_t *joined;    /* timelines both files share */
     size_t njoined;
 };
 
@@ -129,7 +129,8 @@ uint32_t merge_join_select(merge_join *j, const char *python_file_name, int64_t 
             continue;
         }
         const join_proc *const s = j->selected;
-        const int better = s == NULL || (p->start <= start && (s->start > start || p->start > s->start)) ||
+        const int better = s == NULL ||
+                           (p->start <= start && (s->start > start || p->start > s->start)) ||
                            (p->start > start && s->start > start && p->start < s->start);
         j->selected = better ? p : j->selected;
     }
