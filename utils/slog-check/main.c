@@ -11,6 +11,7 @@
  * Tools layer: public libslog headers and utils/common only.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,8 +138,27 @@ static void report(const check_result *c, const check_opts *o, uint64_t salvaged
     }
 }
 
+/* --salvage rewrites the drawables of a file; an index holds copies of its
+ * inputs' top levels, not their drawables: refused before anything is done. */
+static bool salvage_refused(slog_reader *r, const check_opts *o)
+{
+    const uint32_t n = slog_reader_index_inputs(r);
+    if (!o->salvage || n == 0) {
+        return false;
+    }
+    (void)fprintf(stderr,
+                  PROG ": %s: --salvage: an index cannot be salvaged (its drawables are in its %" PRIu32
+                       " input files): salvage a damaged input file itself, then index the files "
+                       "again (slog-merge --index)\n",
+                  o->path, n);
+    return true;
+}
+
 static int run(slog_reader *r, const check_opts *o)
 {
+    if (salvage_refused(r, o)) {
+        return CHECK_UNUSABLE;
+    }
     check_result c;
     memset(&c, 0, sizeof c);
     c.path = o->path;
