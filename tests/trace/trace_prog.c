@@ -16,12 +16,16 @@
  *                             (the test kills it with SIGKILL first)
  *     trace_prog pipes DIR    a pipe and a socket pair, 3 bytes written to
  *                             and read from each, an inet socket and a
- *                             failing accept on it; prints the six fds
+ *                             failing accept on it; prints the five fds
+ *                             trace_prog scanf DIR    DIR/nums.txt ("12 34 56\n") read by
+ *                             fscanf (C99: __isoc99_fscanf), the GNU fscanf
+ *                             and vfscanf (by symbol), then fscanf at its end
  * Exit status: 0, or 10-29 when a call did not behave as without tracing
  * (a result, or errno: left alone by successful calls, ENOENT after the
  * failing open).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -334,10 +338,43 @@ static int pipe_calls(void)
     return close(p[0]) | close(p[1]) | close(s[0]) | close(s[1]) | close(in);
 }
 
+typedef int fscanf_fn(FILE *stream, const char *format, ...);
+typedef int vfscanf_fn(FILE *stream, const char *format, va_list ap);
+
+/* The GNU vfscanf by its symbol (<stdio.h> maps the name to the C99 one). */
+static int gnu_vfscanf(FILE *f, const char *format, ...)
+{
+    vfscanf_fn *const v = __extension__(vfscanf_fn *)dlsym(RTLD_DEFAULT, "vfscanf");
+    va_list ap;
+    va_start(ap, format);
+    const int r = v != NULL ? v(f, format, ap) : -2;
+    va_end(ap);
+    return r;
+}
+
+/* 12, 34 and 56 by three entry points, then the end of the file. */
+static int scanf_calls(void)
+{
+    char path[1100];
+    path_of(path, sizeof path, "nums.txt");
+    FILE *const w = fopen(path, "w");
+    if (w == NULL || fputs("12 34 56\n", w) < 0 || fclose(w) != 0) {
+        return 40;
+    }
+    fscanf_fn *const gnu = __extension__(fscanf_fn *)dlsym(RTLD_DEFAULT, "fscanf");
+    FILE *const f = fopen(path, "r");
+    int a = 0, b = 0, c = 0, d = 0;
+    if (f == NULL || gnu == NULL || fscanf(f, "%d", &a) != 1 || gnu(f, "%d", &b) != 1 ||
+        gnu_vfscanf(f, "%d %d", &c, &d) != 1 || fscanf(f, "%d", &d) != EOF) {
+        return 41;
+    }
+    return (a == 12 && b == 34 && c == 56 ? 0 : 42) | fclose(f);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        (void)fprintf(stderr, "usage: trace_prog calls|crash|wait|pipes DIR | exit|_exit N\n");
+        (void)fprintf(stderr, "usage: trace_prog calls|crash|wait|pipes|scanf DIR | exit|_exit N\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -355,6 +392,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "pipes") == 0) {
         return pipe_calls();
+    }
+    if (strcmp(mode, "scanf") == 0) {
+        return scanf_calls();
     }
     const int rc = calls(strcmp(mode, "calls") == 0);
     if (rc != 0 || strcmp(mode, "calls") == 0) {

@@ -365,8 +365,27 @@ def test_pipes(tmp):
        f"exit {p.returncode}, stderr {p.stderr[-300:]!r}; got {calls}")
 
 
+def test_scanf(tmp):
+    """fscanf by its C99 name (what <stdio.h> maps fscanf to), the GNU
+    fscanf and vfscanf, then at the end of the file: each recorded as
+    fscanf with the items converted, the last with "eof"."""
+    d = os.path.join(tmp, "scanf")
+    os.makedirs(d, exist_ok=True)
+    out = os.path.join(tmp, "scanf.trace")
+    p = subprocess.run([SLOG_TRACE, "-o", out, "--", TRACE_PROG, "scanf", d],
+                       capture_output=True, text=True, env=ENV)
+    recs = [r for f in glob.glob(os.path.join(out, "*.slog")) for r in records(f)]
+    got = [r["args"] for r in recs if r["category"] == "fscanf"]
+    path = os.path.join(d, "nums.txt")
+    want = [{"fd": a.get("fd"), "path": path, "ret": 1} for a in got[:3]] + \
+           [{"fd": got[-1].get("fd") if got else None, "path": path, "ret": 0, "eof": 1}]
+    ok(p.returncode == 0 and got == want,
+       "scanf: fscanf, __isoc99_fscanf and vfscanf recorded with the items read, eof at the end",
+       f"exit {p.returncode}, stderr {p.stderr[-300:]!r}; got {got}")
+
+
 def main():
-    print("1..23")
+    print("1..24")
     with tempfile.TemporaryDirectory(prefix="slog-trace-test-") as tmp:
         test_calls(tmp)
         test_exit_status(tmp)
@@ -375,6 +394,7 @@ def main():
         test_merge_empty(tmp)
         test_sort(tmp)
         test_pipes(tmp)
+        test_scanf(tmp)
     return 0 if all_passed() else 1
 
 

@@ -84,7 +84,8 @@
     X(MPI_ALLTOALL, "MPI_Alltoall", "mpi", STATE)                                                  \
     X(PIPE, "pipe", "posix", STATE)                                                                \
     X(SOCKET, "socket", "posix", STATE)                                                            \
-    X(ACCEPT, "accept", "posix", STATE)
+    X(ACCEPT, "accept", "posix", STATE)                                                            \
+    X(FSCANF, "fscanf", "stdio", STATE)
 
 #define TRACE_FN_ENUM(e, n, g, k) TRACE_FN_##e,
 typedef enum trace_fn {
