@@ -20,6 +20,9 @@
  *                             trace_prog scanf DIR    DIR/nums.txt ("12 34 56\n") read by
  *                             fscanf (C99: __isoc99_fscanf), the GNU fscanf
  *                             and vfscanf (by symbol), then fscanf at its end
+ *     trace_prog copy DIR     DIR/src.bin (1000 bytes) copied to DIR/dst.bin
+ *                             by copy_file_range, its first 600 bytes to
+ *                             DIR/dst2.bin by sendfile
  * Exit status: 0, or 10-29 when a call did not behave as without tracing
  * (a result, or errno: left alone by successful calls, ENOENT after the
  * failing open).
@@ -36,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -371,10 +375,33 @@ static int scanf_calls(void)
     return (a == 12 && b == 34 && c == 56 ? 0 : 42) | fclose(f);
 }
 
+/* Kernel-side copies between two files. */
+static int copy_calls(void)
+{
+    char src[1100], dst[1100], dst2[1100];
+    path_of(src, sizeof src, "src.bin");
+    path_of(dst, sizeof dst, "dst.bin");
+    path_of(dst2, sizeof dst2, "dst2.bin");
+    char buf[1000];
+    memset(buf, 'x', sizeof buf);
+    const int s = open(src, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    const int d = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int d2 = open(dst2, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (s < 0 || d < 0 || d2 < 0 || write(s, buf, sizeof buf) != 1000) {
+        return 50;
+    }
+    off64_t in = 0;
+    off_t off = 0;
+    if (copy_file_range(s, &in, d, NULL, 1000, 0) != 1000 || sendfile(d2, s, &off, 600) != 600) {
+        return 51;
+    }
+    return close(s) | close(d) | close(d2);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        (void)fprintf(stderr, "usage: trace_prog calls|crash|wait|pipes|scanf DIR | exit|_exit N\n");
+        (void)fprintf(stderr, "usage: trace_prog calls|crash|wait|pipes|scanf|copy DIR | exit|_exit N\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -395,6 +422,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "scanf") == 0) {
         return scanf_calls();
+    }
+    if (strcmp(mode, "copy") == 0) {
+        return copy_calls();
     }
     const int rc = calls(strcmp(mode, "calls") == 0);
     if (rc != 0 || strcmp(mode, "calls") == 0) {

@@ -384,8 +384,26 @@ def test_scanf(tmp):
        f"exit {p.returncode}, stderr {p.stderr[-300:]!r}; got {got}")
 
 
+def test_copy(tmp):
+    """copy_file_range and sendfile: both files named, the bytes moved."""
+    d = os.path.join(tmp, "copy")
+    os.makedirs(d, exist_ok=True)
+    out = os.path.join(tmp, "copy.trace")
+    p = subprocess.run([SLOG_TRACE, "-o", out, "--", TRACE_PROG, "copy", d],
+                       capture_output=True, text=True, env=ENV)
+    recs = [r for f in glob.glob(os.path.join(out, "*.slog")) for r in records(f)]
+    got = [(r["category"], {k: v for k, v in r["args"].items() if not k.startswith("fd")})
+           for r in recs if r["category"] in ("copy_file_range", "sendfile")]
+    src, dst, dst2 = (os.path.join(d, n) for n in ("src.bin", "dst.bin", "dst2.bin"))
+    want = [("copy_file_range", {"path_in": src, "path_out": dst, "count": 1000, "ret": 1000}),
+            ("sendfile", {"path_in": src, "path_out": dst2, "count": 600, "ret": 600})]
+    ok(p.returncode == 0 and got == want,
+       "copy_file_range, sendfile: recorded with both files and the bytes moved",
+       f"exit {p.returncode}, stderr {p.stderr[-300:]!r}; got {got}")
+
+
 def main():
-    print("1..24")
+    print("1..25")
     with tempfile.TemporaryDirectory(prefix="slog-trace-test-") as tmp:
         test_calls(tmp)
         test_exit_status(tmp)
@@ -395,6 +413,7 @@ def main():
         test_sort(tmp)
         test_pipes(tmp)
         test_scanf(tmp)
+        test_copy(tmp)
     return 0 if all_passed() else 1
 
 

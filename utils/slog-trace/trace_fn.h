@@ -85,7 +85,9 @@
     X(PIPE, "pipe", "posix", STATE)                                                                \
     X(SOCKET, "socket", "posix", STATE)                                                            \
     X(ACCEPT, "accept", "posix", STATE)                                                            \
-    X(FSCANF, "fscanf", "stdio", STATE)
+    X(FSCANF, "fscanf", "stdio", STATE)                                                            \
+    X(COPY_FILE_RANGE, "copy_file_range", "posix", STATE)                                          \
+    X(SENDFILE, "sendfile", "posix", STATE)
 
 #define TRACE_FN_ENUM(e, n, g, k) TRACE_FN_##e,
 typedef enum trace_fn {
