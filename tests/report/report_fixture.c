@@ -143,8 +143,8 @@ static void write_many(slog_writer *w, int nested)
 static int write_index(int argc, char **argv)
 {
     slog_error err;
-    check(slog_index_write((const char *const *)(argv + 3), (size_t)(argc - 3), argv[2], NULL,
-                           NULL, &err),
+    check(slog_index_write((const char *const *)(argv + 3), (size_t)(argc - 3), argv[2], NULL, NULL,
+                           &err),
           &err, "index");
     return 0;
 }

@@ -37,8 +37,12 @@ size_t out_file_input_clash(const char *out, const char *const *inputs, size_t n
     return 0;
 }
 
-static bool same_input(const char *a, const struct stat *sa, bool a_ok, const char *b,
-                       const struct stat *sb, bool b_ok)
+static bool same_input(const char *a,
+                       const struct stat *sa,
+                       bool a_ok,
+                       const char *b,
+                       const struct stat *sb,
+                       bool b_ok)
 {
     return strcmp(a, b) == 0 ||
            (a_ok && b_ok && sa->st_dev == sb->st_dev && sa->st_ino == sb->st_ino);

@@ -12,7 +12,7 @@
 
 #define PROGRESS_PERIOD_NS 100000000ull
 #define PROGRESS_WIDTH 30
-#define PROGRESS_LABEL 40 /* bytes of the label shown */
+#define PROGRESS_LABEL     40 /* bytes of the label shown */
 
 static uint64_t progress_now_ns(void)
 {

@@ -147,9 +147,10 @@ static bool salvage_refused(slog_reader *r, const check_opts *o)
         return false;
     }
     (void)fprintf(stderr,
-                  PROG ": %s: --salvage: an index cannot be salvaged (its drawables are in its %" PRIu32
-                       " input files): salvage a damaged input file itself, then index the files "
-                       "again (slog-merge --index)\n",
+                  PROG
+                  ": %s: --salvage: an index cannot be salvaged (its drawables are in its %" PRIu32
+                  " input files): salvage a damaged input file itself, then index the files "
+                  "again (slog-merge --index)\n",
                   o->path, n);
     return true;
 }

@@ -194,7 +194,8 @@ static int check_paths(options *o, const char *const *in, size_t n)
                            in[again - 1], in[earlier]);
     }
     if (out_file_temp_name(o->temp, sizeof o->temp, o->output) != 0) {
-        return usage_error("the output %s is not a regular file, or its name is too long", o->output);
+        return usage_error("the output %s is not a regular file, or its name is too long",
+                           o->output);
     }
     return -1;
 }

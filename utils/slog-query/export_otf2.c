@@ -977,8 +977,8 @@ static int run_query(exporter *x, const slog_query_options *q)
     slog_query *qy;
     slog_error e;
     if (slog_query_create(&qy, x->r, &qo, &e) != SLOG_OK) {
-        return fail(x, "cannot query the window: %s%s%s%s", e.message, e.source[0] ? " (in " : "", e.source,
-                    e.source[0] ? ")" : "");
+        return fail(x, "cannot query the window: %s%s%s%s", e.message, e.source[0] ? " (in " : "",
+                    e.source, e.source[0] ? ")" : "");
     }
     const slog_item *it;
     int rc;
@@ -990,8 +990,8 @@ static int run_query(exporter *x, const slog_query_options *q)
     }
     slog_query_destroy(qy);
     if (rc != SLOG_END) {
-        return fail(x, "cannot read the window: %s%s%s%s", e.message, e.source[0] ? " (in " : "", e.source,
-                    e.source[0] ? ")" : "");
+        return fail(x, "cannot read the window: %s%s%s%s", e.message, e.source[0] ? " (in " : "",
+                    e.source, e.source[0] ? ")" : "");
     }
     return 0;
 }

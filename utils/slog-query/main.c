@@ -455,9 +455,10 @@ static int resolve_window(const query_opts *o, const slog_file_info *fi, int64_t
         (units_is_percent(left) || units_is_percent(colon + 1))) {
         return usage_error("--window: empty window '%s': the trace lasts 0 ns (%s), so every "
                            "percentage of it is its start; give times with a unit",
-                           w, fi->states + fi->events + fi->arrows + fi->counters == 0
-                                  ? "it holds no drawable"
-                                  : "all its drawables are at one time");
+                           w,
+                           fi->states + fi->events + fi->arrows + fi->counters == 0
+                               ? "it holds no drawable"
+                               : "all its drawables are at one time");
     }
     if (*t1 <= *t0) {
         return usage_error("--window: empty window '%s' (the end must come after the start)", w);

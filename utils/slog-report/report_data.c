@@ -110,11 +110,13 @@ const char *report_data_words(const report *rp, char *buf, size_t len)
 {
     char a[32], b[32];
     if (rp->ninputs == 0) {
-        (void)snprintf(buf, len, "the file's %s", units_format_bytes(rp->fi.file_bytes, a, sizeof a));
+        (void)snprintf(buf, len, "the file's %s",
+                       units_format_bytes(rp->fi.file_bytes, a, sizeof a));
     } else {
         (void)snprintf(buf, len, "the index's %s and its %" PRIu32 " input file%s' %s",
                        units_format_bytes(rp->fi.file_bytes, a, sizeof a), rp->ninputs,
-                       rp->ninputs == 1 ? "" : "s", units_format_bytes(rp->inputs_bytes, b, sizeof b));
+                       rp->ninputs == 1 ? "" : "s",
+                       units_format_bytes(rp->inputs_bytes, b, sizeof b));
     }
     return buf;
 }
