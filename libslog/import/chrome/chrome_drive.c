@@ -257,6 +257,10 @@ static int input_step(input *in, unsigned char *buf)
     }
     if (got == 0) {
         in->done = true;
+        const char *const note = import_stream_note(in->s);
+        if (note != NULL) {
+            import_warn(ctx, 0, 0, import_stream_pos(in->s), "%s", note);
+        }
         const int rc = chrome_parser_finish(in->p);
         chrome_parser_report(in->p);
         return rc;

@@ -102,6 +102,9 @@ long import_stream_read(import_stream *s, void *buf, size_t n);
 uint64_t import_stream_pos(const import_stream *s);
 uint64_t import_stream_size(const import_stream *s);
 const char *import_stream_error(const import_stream *s);
+/* After the end: why the data ended early though it read well (a gzip file
+ * cut short), for a warning; NULL when it ended as it should. */
+const char *import_stream_note(const import_stream *s);
 void import_stream_close(import_stream *s);
 
 typedef struct importer {

@@ -48,6 +48,8 @@ struct import_stream {
     uint32_t zip_crc;   /* zip: expected CRC-32 of the member */
     uLong crc;          /* zip: CRC-32 of what we produced */
     const slog_atomic_int *cancel; /* the import's cancel flag, or NULL */
+    uint64_t inflated;  /* bytes a gzip stream gave so far */
+    bool truncated;     /* gzip: the file ended inside a compressed stream, after some data */
     char err[256];
 };
 
@@ -360,8 +362,15 @@ static int inflate_at_end(import_stream *s, bool zip)
 }
 
 /* Give the inflater the next input bytes: 0, or -1 (error set). */
+/* More compressed input: 0, 1 at the end of a gzip file cut short after
+ * some data (a killed job's trace: what it held is kept, and the importer
+ * says so, import_stream_note), -1 on error. */
 static int inflate_refill(import_stream *s, bool zip)
 {
+    if (s->eof && !zip && (s->inflated > 0 || s->z.total_out > 0)) { /* earlier calls, this one */
+        s->truncated = true;
+        return 1;
+    }
     if (s->eof) {
         return stream_fail(s, "Truncated %s data (ends inside a compressed stream)",
                            zip ? "zip" : "gzip");
@@ -387,7 +396,8 @@ static int inflate_step(import_stream *s, bool zip)
         }
     }
     if (s->z.avail_in == 0) {
-        return inflate_refill(s, zip) != 0 ? -1 : 1;
+        const int more = inflate_refill(s, zip);
+        return more < 0 ? -1 : more > 0 ? 0 : 1;
     }
     const int rc = inflate(&s->z, Z_NO_FLUSH);
     if (rc == Z_STREAM_END) {
@@ -414,7 +424,15 @@ static long stream_read_inflate(import_stream *s, unsigned char *buf, size_t n)
         }
     }
     const size_t got = n - s->z.avail_out;
+    s->inflated += got;
     return (long)got;
+}
+
+const char *import_stream_note(const import_stream *s)
+{
+    return s->truncated ? "the gzip data ends inside a compressed stream (the file is cut short): "
+                          "what it held up to there is kept"
+                        : NULL;
 }
 
 long import_stream_read(import_stream *s, void *buf, size_t n)
