@@ -484,7 +484,9 @@ class Reader:
 
     def to_pipit(self, t0=None, t1=None, **kwargs):
         """pipit's event form (Timestamp (ns), Event Type, Name, Process,
-        Thread, ...) of the window's states and events (slog.adapters)."""
+        Thread, ...) of the window's states and events; messages=True adds
+        the MPI messages as MpiSend/MpiRecv and numbers Process by rank
+        (slog.adapters)."""
         from .adapters import to_pipit
         return to_pipit(self, t0, t1, **kwargs)
 

@@ -8,7 +8,13 @@ its readers also fill "_matching_event" and "_matching_timestamp" (the row
 and time of an Enter's Leave and back, -1 for Instants) and "_depth".
 to_pipit builds these from a window's states (Enter and Leave) and events
 (Instant); Process is the timeline's nearest process or rank ancestor (its
-id), Thread the timeline's id; args become "Attributes" when asked.
+id), Thread the timeline's id; args become "Attributes" when asked.  With
+messages=True each MPI message arrow also gives the Instants pipit's OTF2
+reader makes of a message, "MpiSend" at its start on the sender and
+"MpiRecv" at its end on the receiver (Attributes receiver or sender,
+communicator, msg_tag, msg_length), and Process becomes pipit's 0..n-1 in
+rank order ("Process Timeline" keeps the timeline id), so that pipit's
+comm_matrix, message_histogram and comm_over_time see the messages.
 
 Holistic Trace Analysis (facebookresearch/HolisticTraceAnalysis) keeps a
 trace in interval form: columns index, ts, dur, name, cat, pid, tid,
@@ -25,7 +31,7 @@ list: id -> string).
 import numpy as np
 import pandas as pd
 
-__all__ = ["to_pipit", "to_hta", "PIPIT_COLUMNS", "HTA_COLUMNS"]
+__all__ = ["to_pipit", "to_hta", "PIPIT_COLUMNS", "HTA_COLUMNS", "MESSAGE_CATEGORIES"]
 
 PIPIT_COLUMNS = ["Timestamp (ns)", "Event Type", "Name", "Process", "Thread", "_depth",
                  "_matching_event", "_matching_timestamp"]
@@ -36,48 +42,157 @@ _ENTER, _LEAVE, _INSTANT = 0, 1, 2
 _EVENT_TYPES = ["Enter", "Leave", "Instant"]
 
 
-def _pipit_order(ts, etype, depth, zero, pair):
+def _pipit_order(ts, etype, depth, zero, pair, early=None):
     """Row order: by time; at equal times Leaves of nonzero states first
     (deepest first), then Enters (outermost first), then Instants.  A
     zero-length state's Enter and Leave stay next to each other (pair: the
     state's index, shared by its two rows), before the nonzero Enters of its
-    depth, so that each Leave closes the innermost open Enter."""
+    depth, so that each Leave closes the innermost open Enter.  early: the
+    Instants that go before the Leaves of their time (a message's receive,
+    inside the receive call that ends then)."""
     leave = etype == _LEAVE
     phase = np.where(leave & ~zero, 0, np.where(etype == _INSTANT, 2, 1))
+    if early is not None:
+        phase = np.where(early, -1, phase)
     d = depth.astype(np.int64)
     sub = np.where(phase == 0, -d, d)
     nonzero_enter = (etype == _ENTER) & ~zero
     return np.lexsort((leave, pair, nonzero_enter, sub, phase, ts))
 
 
+# The arrow categories that messages=True takes: "MPI message" (the OTF2
+# importer, the MPI writer's merge, slog-trace merge) and MPE's "message".
+MESSAGE_CATEGORIES = ("MPI message", "message")
+# The arrow args that give pipit's msg_tag and msg_length (OTF2 import, MPI
+# writer, slog-trace: tag, bytes; MPE: msg_tag, msg_size), and communicator.
+_TAG_ARGS, _SIZE_ARGS = ("tag", "msg_tag"), ("bytes", "msg_size")
+_MESSAGE_ARGS = list(_TAG_ARGS + _SIZE_ARGS) + ["communicator"]
+
+
+def _message_arrows(reader, t0, t1, timelines, messages):
+    """The message arrows of the window (messages: True for the
+    MESSAGE_CATEGORIES, else a category selection), with the args pipit's
+    MpiSend/MpiRecv carry."""
+    if messages is True:
+        cats = reader.categories
+        ids = cats.id[(cats.kind == "arrow") & cats.name.isin(MESSAGE_CATEGORIES)].tolist()
+        if not ids:  # no message category: no message, the frame's other columns as asked
+            empty = {"timeline": np.zeros(0, np.uint32), "timeline_to": np.zeros(0, np.uint32),
+                     "start": np.zeros(0, np.int64), "end": np.zeros(0, np.int64)}
+            empty.update({"args." + k: np.zeros(0, object) for k in _MESSAGE_ARGS})
+            return pd.DataFrame(empty)
+    else:
+        ids = messages
+    return reader.window(t0, t1, timelines=timelines, categories=ids, kinds="arrow",
+                         args=_MESSAGE_ARGS)
+
+
+def _first_int(frame, keys, default):
+    """Per row the first of the args keys holding an int, else default."""
+    out = [default] * len(frame)
+    for key in reversed(keys):
+        for i, v in enumerate(frame["args." + key]):
+            if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+                out[i] = int(v)
+    return out
+
+
+def _process_numbers(reader, extra):
+    """Process timeline id -> 0..n-1, the same for every window and filter
+    of a file: its processes are the nearest process or rank timelines of
+    its leaf timelines (threads, MPE lines, ...; a rank whose only child is
+    its rank file's top, as in an MPI job's merge, is none), rank timelines
+    first by sort key (the rank, as the importers and writers set it) then
+    id, other processes after them by sort key then id; then the processes
+    of extra (ids) that are none of those, in the same order."""
+    tl = reader.timelines
+    n = len(tl)
+    parent = tl.parent.to_numpy()
+    has_child = np.zeros(n, bool)
+    linked = (parent >= 0) & (parent < n) & (parent != np.arange(n))
+    has_child[parent[linked]] = True
+    process = tl.process.to_numpy()
+    not_rank = (tl.kind != "rank").to_numpy()
+    keys = tl.sort_key.to_numpy()
+
+    def ranked(ids):
+        ids = np.unique(np.asarray(ids, dtype=np.int64))
+        return ids[np.lexsort((ids, keys[ids], not_rank[ids]))]
+
+    ordered = ranked(process[~has_child]) if n else np.zeros(0, np.int64)
+    number = np.full(n, -1, np.int64)
+    number[ordered] = np.arange(len(ordered))
+    rest = np.asarray(extra, dtype=np.int64)
+    rest = rest[number[rest] < 0]
+    if len(rest):
+        more = ranked(rest)
+        number[more] = np.arange(len(ordered), len(ordered) + len(more))
+    return number
+
+
 def to_pipit(reader, t0=None, t1=None, *, timelines=None, categories=None, args=False,
-             relative=False):
-    """pipit's events DataFrame of the window's states and events."""
+             relative=False, messages=False):
+    """pipit's events DataFrame of the window's states and events; with
+    messages, also an MpiSend and an MpiRecv Instant per message arrow and
+    Process numbered 0..n-1 in rank order (see doc/PYTHON.md)."""
+    if not isinstance(messages, bool) and messages is not None and \
+            not isinstance(messages, (str, int, np.integer, list, tuple)):
+        raise TypeError("messages: True, False, or the arrow categories (ids or names) "
+                        f"to take as messages, not {type(messages).__name__}")
     df = reader.window(t0, t1, timelines=timelines, categories=categories,
                        kinds=["state", "event"], args=bool(args),
                        columns=["kind", "timeline", "name", "start", "end", "depth"])
     is_state = (df.kind == "state").to_numpy()
     states, events = df[is_state], df[~is_state]
     ns, ne = len(states), len(events)
-    ts = np.concatenate([states.start.to_numpy(), states.end.to_numpy(), events.start.to_numpy()])
+    arrows = None  # None: messages not asked (the documented default frame)
+    if messages is not False and messages is not None:
+        arrows = _message_arrows(reader, t0, t1, timelines, messages)
+    if arrows is not None:
+        # an arrow that a timeline filter takes by one end gives that end's row only
+        chosen = reader._catalog.timelines(timelines)
+        src, dst = arrows.timeline.to_numpy(), arrows.timeline_to.to_numpy()
+        send = np.ones(len(arrows), bool) if chosen is None else np.isin(src, chosen)
+        recv = np.ones(len(arrows), bool) if chosen is None else np.isin(dst, chosen)
+        nm = int(send.sum() + recv.sum())
+    else:
+        nm = 0
+    ts = np.concatenate([states.start.to_numpy(), states.end.to_numpy(), events.start.to_numpy()]
+                        + ([arrows.start.to_numpy()[send], arrows.end.to_numpy()[recv]]
+                           if arrows is not None else []))
     if relative:
         ts = ts - (reader.info["start"] or 0)
     etype = np.concatenate([np.full(ns, _ENTER, np.int8), np.full(ns, _LEAVE, np.int8),
-                            np.full(ne, _INSTANT, np.int8)])
-    depth = np.concatenate([states.depth, states.depth, events.depth]).astype(np.int64)
+                            np.full(ne + nm, _INSTANT, np.int8)])
+    depth = np.concatenate([states.depth, states.depth, events.depth,
+                            np.zeros(nm, np.int64)]).astype(np.int64)
     zero_state = (states.end == states.start).to_numpy()
-    zero = np.concatenate([zero_state, zero_state, np.zeros(ne, bool)])
-    pair = np.concatenate([np.arange(ns), np.arange(ns), np.arange(ns, ns + ne)])
-    order = _pipit_order(ts, etype, depth, zero, pair)
+    zero = np.concatenate([zero_state, zero_state, np.zeros(ne + nm, bool)])
+    pair = np.concatenate([np.arange(ns), np.arange(ns), np.arange(ns, ns + ne + nm)])
+    early = None
+    if arrows is not None:
+        early = np.zeros(len(ts), bool)
+        early[2 * ns + ne + int(send.sum()):] = True
+    order = _pipit_order(ts, etype, depth, zero, pair, early)
     pos = np.empty_like(order)
     pos[order] = np.arange(len(order))
     match = np.full(len(order), -1, np.int64)
     match[:ns], match[ns:2 * ns] = pos[ns:2 * ns], pos[:ns]
     match_ts = np.full(len(order), -1, np.int64)
     match_ts[:ns], match_ts[ns:2 * ns] = ts[ns:2 * ns], ts[:ns]
-    timeline = np.concatenate([states.timeline, states.timeline, events.timeline])
-    process = reader.timelines.process.to_numpy()[timeline] if len(timeline) else timeline
-    names = pd.concat([states.name, states.name, events.name], ignore_index=True)
+    parts = [states.timeline, states.timeline, events.timeline]
+    if arrows is not None:
+        parts += [arrows.timeline.to_numpy()[send], arrows.timeline_to.to_numpy()[recv]]
+    timeline = np.concatenate(parts).astype(np.int64)
+    proc_of = reader.timelines.process.to_numpy()
+    process = proc_of[timeline] if len(timeline) else timeline
+    if arrows is not None:
+        names = pd.concat([states.name.astype(object), states.name.astype(object),
+                           events.name.astype(object),
+                           pd.Series(["MpiSend"] * int(send.sum()) + ["MpiRecv"] * int(recv.sum()),
+                                     dtype=object)], ignore_index=True)
+    else:
+        names = pd.concat([states.name, states.name, events.name], ignore_index=True)
     frame = pd.DataFrame({
         "Timestamp (ns)": ts[order].astype(np.int64),
         "Event Type": pd.Categorical.from_codes(etype[order], categories=_EVENT_TYPES),
@@ -88,9 +203,43 @@ def to_pipit(reader, t0=None, t1=None, *, timelines=None, categories=None, args=
         "_matching_event": match[order],
         "_matching_timestamp": match_ts[order],
     })
-    if args:
-        a = list(states.args) + [None] * ns + list(events.args)
-        frame["Attributes"] = pd.Series([a[i] for i in order], dtype=object)
+    if arrows is None:
+        if args:
+            a = list(states.args) + [None] * ns + list(events.args)
+            frame["Attributes"] = pd.Series([a[i] for i in order], dtype=object)
+        return frame
+    # messages: dense Process numbers in rank order, the partners' numbers in
+    # the Attributes, and a message row's depth from the stack it lands in
+    src_proc, dst_proc = proc_of[arrows.timeline.to_numpy()], proc_of[arrows.timeline_to.to_numpy()]
+    number = _process_numbers(reader, np.concatenate([process, src_proc, dst_proc]))
+    frame.insert(4, "Process Timeline", frame["Process"].to_numpy())
+    frame["Process"] = number[frame["Process"].to_numpy()]
+    tags = _first_int(arrows, _TAG_ARGS, None)
+    sizes = _first_int(arrows, _SIZE_ARGS, 0)
+    comms = arrows["args.communicator"].tolist()
+    sends, recvs = [], []
+    for k in range(len(arrows)):
+        common = {}
+        if comms[k] is not None:
+            common["communicator"] = comms[k]
+        if tags[k] is not None:
+            common["msg_tag"] = tags[k]
+        common["msg_length"] = sizes[k]
+        if send[k]:
+            sends.append({"receiver": int(number[dst_proc[k]]), **common})
+        if recv[k]:
+            recvs.append({"sender": int(number[src_proc[k]]), **common})
+    a = (list(states.args) if args else [None] * ns) + [None] * ns + \
+        (list(events.args) if args else [None] * ne) + sends + recvs
+    frame["Attributes"] = pd.Series([a[i] for i in order], dtype=object)
+    is_message = np.zeros(len(order), bool)
+    is_message[2 * ns + ne:] = True
+    is_message = is_message[order]
+    if is_message.any():
+        step = np.where(frame["Event Type"] == "Enter", 1,
+                        np.where(frame["Event Type"] == "Leave", -1, 0))
+        open_now = pd.Series(step).groupby(frame["Thread"].to_numpy()).cumsum().to_numpy()
+        frame.loc[is_message, "_depth"] = open_now[is_message]
     return frame
 
 
