@@ -80,7 +80,8 @@ def test_bad_thread_counts(synth_file, bad):
 
 def test_name_codes_fast_path(synth_file):
     """Category ids used as name codes directly (unique names, < 127 of them)
-    give the same names as the general id -> code lookup, "other" as NaN."""
+    give the same names as the general id -> code lookup, "other" as
+    "(other)" (slog-query's name; NaN was dropped by groupby("name"))."""
     import numpy as np
     r = slog.open(synth_file)
     assert r._ids_are_codes
@@ -88,5 +89,7 @@ def test_name_codes_fast_path(synth_file):
     fast = pd.Series(r._names(ids))
     r._ids_are_codes = False
     slow = pd.Series(r._names(ids))
-    assert fast.equals(slow) and fast.isna().sum() == 1
+    assert fast.equals(slow) and fast.isna().sum() == 0
     assert list(fast[:len(r.categories)]) == list(r.categories.name)
+    assert fast.iloc[-1] == "(other)" and (fast == "(other)").sum() == 1
+    assert "(other)" not in pd.Series(r._names(ids[:-1])).cat.categories  # only when some row is

@@ -19,6 +19,7 @@ from ._select import KIND_NAMES, TIMELINE_KINDS, NO_PARENT, Catalog, FileClock, 
 __all__ = ["Reader", "open"]
 
 CATEGORY_OTHER = _slog.CATEGORY_OTHER
+OTHER_NAME = "(other)"  # the name of CATEGORY_OTHER, as slog-query prints it
 _ANY = _slog.ANY
 _BY = {"category": 1, "timeline": 2, "both": 3}
 INPUT_STATES = ("ok", "incomplete", "missing")
@@ -300,12 +301,20 @@ class Reader:
     # ---- queries ----------------------------------------------------------------
 
     def _names(self, category):
-        """Categorical of category names for an id column (OTHER -> NaN)."""
+        """Categorical of category names for an id column; OTHER (the
+        previews' and runs' folded categories) is "(other)", as slog-query
+        names it, a category the frame has only when some row is one."""
         if self._ids_are_codes:  # one pass: ids as int8 codes, OTHER (2**32 - 1) wraps to -1
-            return _categorical(np.asarray(category).astype(np.int8), self._name_list)
-        ncat = len(self._name_codes) - 1
-        idx = np.minimum(category, ncat)
-        return _categorical(self._name_codes.take(idx), self._name_list)
+            codes = np.asarray(category).astype(np.int8)
+        else:
+            codes = self._name_codes.take(np.minimum(category, len(self._name_codes) - 1))
+        other = codes < 0
+        if not other.any():
+            return _categorical(codes, self._name_list)
+        names = self._name_list
+        if OTHER_NAME not in names:
+            names = names + [OTHER_NAME]
+        return _categorical(np.where(other, names.index(OTHER_NAME), codes), names)
 
     def _query(self, t0, t1, pixels, timelines, categories, kinds):
         a, b = self._clock.window(t0, t1)

@@ -42,7 +42,7 @@ from dask import delayed
 from dask.base import tokenize
 
 from . import _slog
-from ._reader import Reader
+from ._reader import OTHER_NAME, Reader
 from ._select import UnknownName, kinds_mask
 
 __all__ = ["read"]
@@ -230,6 +230,8 @@ def read(paths, window=None, *, pixels=None, timelines=None, categories=None, ki
     if not parts:  # no file holds the timelines or categories named
         raise plans[0][5]
     all_names = list(pd.unique(np.asarray([n for plan in plans for n in plan[2]], dtype=object)))
+    if pixels is not None and OTHER_NAME not in all_names:  # previews and runs may fold categories
+        all_names.append(OTHER_NAME)
     all_files = list(pd.unique(np.asarray([f for plan in plans for f in plan[3]], dtype=object)))
     spans = [(plan[1][i], plan[1][i + 1]) for plan in plans for i in range(len(plan[1]) - 1)]
     ordered = all(spans[i][1] <= spans[i + 1][0] for i in range(len(spans) - 1))
