@@ -41,17 +41,8 @@ def test_pipit_events_match_the_window(synth_file):
 def test_pipit_order_replays_as_a_stack(synth_file):
     """pipit matches Enter/Leave with a stack per (Process, Thread): every
     Leave must close the innermost open Enter."""
-    ev = slog.open(synth_file).to_pipit(":")
-    stacks = {}
-    for i, (etype, thread, match) in enumerate(zip(ev["Event Type"], ev["Thread"],
-                                                   ev["_matching_event"])):
-        s = stacks.setdefault(thread, [])
-        if etype == "Enter":
-            s.append(i)
-        elif etype == "Leave":
-            assert s and s[-1] == match, f"row {i}"
-            s.pop()
-    assert all(not s for s in stacks.values())
+    wrong, left_open = _replay_stacks(slog.open(synth_file).to_pipit(":"))
+    assert wrong == [] and left_open == 0
 
 
 def _replay_stacks(ev):

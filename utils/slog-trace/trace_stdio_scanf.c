@@ -43,59 +43,38 @@ static int traced_vfscanf(FILE *fp, int c99, const char *format, va_list ap)
                     format, ap);
 }
 
-/* The wrappers, by symbol name (c99: the __isoc99_ ones). */
-int trace_fscanf(FILE *stream, const char *format, ...) __asm__("fscanf");
-int trace_scanf(const char *format, ...) __asm__("scanf");
-int trace_vfscanf(FILE *stream, const char *format, va_list ap) __asm__("vfscanf");
-int trace_vscanf(const char *format, va_list ap) __asm__("vscanf");
-int trace_c99_fscanf(FILE *stream, const char *format, ...) __asm__("__isoc99_fscanf");
-int trace_c99_scanf(const char *format, ...) __asm__("__isoc99_scanf");
-int trace_c99_vfscanf(FILE *stream, const char *format, va_list ap) __asm__("__isoc99_vfscanf");
-int trace_c99_vscanf(const char *format, va_list ap) __asm__("__isoc99_vscanf");
+/* The four wrappers of one family, by symbol name: PREFIX is "" for the
+ * GNU entry points, "__isoc99_" for the C99 ones (c99 1). */
+#define SCANF_FAMILY(id, prefix, c99)                                                              \
+    int trace_##id##fscanf(FILE *stream, const char *format, ...) __asm__(prefix "fscanf");        \
+    int trace_##id##scanf(const char *format, ...) __asm__(prefix "scanf");                        \
+    int trace_##id##vfscanf(FILE *stream, const char *format,                                      \
+                            va_list ap) __asm__(prefix "vfscanf");                                 \
+    int trace_##id##vscanf(const char *format, va_list ap) __asm__(prefix "vscanf");               \
+    int trace_##id##fscanf(FILE *stream, const char *format, ...)                                  \
+    {                                                                                              \
+        va_list ap;                                                                                \
+        va_start(ap, format);                                                                      \
+        const int r = traced_vfscanf(stream, c99, format, ap);                                     \
+        va_end(ap);                                                                                \
+        return r;                                                                                  \
+    }                                                                                              \
+    int trace_##id##scanf(const char *format, ...)                                                 \
+    {                                                                                              \
+        va_list ap;                                                                                \
+        va_start(ap, format);                                                                      \
+        const int r = traced_vfscanf(stdin, c99, format, ap);                                      \
+        va_end(ap);                                                                                \
+        return r;                                                                                  \
+    }                                                                                              \
+    int trace_##id##vfscanf(FILE *stream, const char *format, va_list ap)                          \
+    {                                                                                              \
+        return traced_vfscanf(stream, c99, format, ap);                                            \
+    }                                                                                              \
+    int trace_##id##vscanf(const char *format, va_list ap)                                         \
+    {                                                                                              \
+        return traced_vfscanf(stdin, c99, format, ap);                                             \
+    }
 
-#define SCANF_BODY(stream, c99, format)                                                            \
-    va_list ap;                                                                                    \
-    va_start(ap, format);                                                                          \
-    const int r = traced_vfscanf(stream, c99, format, ap);                                         \
-    va_end(ap);                                                                                    \
-    return r
-
-int trace_fscanf(FILE *stream, const char *format, ...)
-{
-    SCANF_BODY(stream, 0, format);
-}
-
-int trace_scanf(const char *format, ...)
-{
-    SCANF_BODY(stdin, 0, format);
-}
-
-int trace_vfscanf(FILE *stream, const char *format, va_list ap)
-{
-    return traced_vfscanf(stream, 0, format, ap);
-}
-
-int trace_vscanf(const char *format, va_list ap)
-{
-    return traced_vfscanf(stdin, 0, format, ap);
-}
-
-int trace_c99_fscanf(FILE *stream, const char *format, ...)
-{
-    SCANF_BODY(stream, 1, format);
-}
-
-int trace_c99_scanf(const char *format, ...)
-{
-    SCANF_BODY(stdin, 1, format);
-}
-
-int trace_c99_vfscanf(FILE *stream, const char *format, va_list ap)
-{
-    return traced_vfscanf(stream, 1, format, ap);
-}
-
-int trace_c99_vscanf(const char *format, va_list ap)
-{
-    return traced_vfscanf(stdin, 1, format, ap);
-}
+SCANF_FAMILY(gnu_, "", 0)
+SCANF_FAMILY(c99_, "__isoc99_", 1)
