@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "trace_merge_join.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,20 +120,28 @@ int merge_join_add_thread(merge_join *j, const char *name, uint32_t id)
     return 0;
 }
 
+/* Whether process p suits a Python file that began at start better than
+ * s: one that had begun by then beats one that had not; of two that had,
+ * the later (an exec's file); of two that had not, the earlier. */
+static int suits_better(const join_proc *p, const join_proc *s, int64_t start)
+{
+    const int p_began = p->start <= start, s_began = s->start <= start;
+    if (p_began != s_began) {
+        return p_began;
+    }
+    return p_began ? p->start > s->start : p->start < s->start;
+}
+
 uint32_t merge_join_select(merge_join *j, const char *python_file_name, int64_t start)
 {
     const size_t stem_len = strlen(python_file_name) - strlen(PYTHON_SUFFIX);
     j->selected = NULL;
     for (size_t i = 0; i < j->nprocs; i++) {
         join_proc *const p = &j->procs[i];
-        if (strlen(p->stem) != stem_len || strncmp(p->stem, python_file_name, stem_len) != 0) {
-            continue;
+        if (strlen(p->stem) == stem_len && strncmp(p->stem, python_file_name, stem_len) == 0 &&
+            (j->selected == NULL || suits_better(p, j->selected, start))) {
+            j->selected = p;
         }
-        const join_proc *const s = j->selected;
-        const int better = s == NULL ||
-                           (p->start <= start && (s->start > start || p->start > s->start)) ||
-                           (p->start > start && s->start > start && p->start < s->start);
-        j->selected = better ? p : j->selected;
     }
     return j->selected != NULL ? j->selected->top : SLOG_NO_PARENT;
 }
@@ -156,14 +165,20 @@ uint32_t merge_join_thread(merge_join *j, const char *name, int *oom)
     return SLOG_NO_PARENT;
 }
 
-static int is_joined(const merge_join *j, uint32_t timeline)
+/* A mark per timeline id up to the highest joined one: 1 for those joined
+ * (*top: the array's length); NULL when none is or memory is short. */
+static uint8_t *joined_marks(const merge_join *j, size_t *top)
 {
+    uint32_t hi = 0;
     for (size_t i = 0; i < j->njoined; i++) {
-        if (j->joined[i] == timeline) {
-            return 1;
-        }
+        hi = j->joined[i] > hi ? j->joined[i] : hi;
     }
-    return 0;
+    uint8_t *const mark = j->njoined > 0 ? calloc((size_t)hi + 1, 1) : NULL;
+    for (size_t i = 0; mark != NULL && i < j->njoined; i++) {
+        mark[j->joined[i]] = 1;
+    }
+    *top = (size_t)hi + 1;
+    return mark;
 }
 
 /* A state of a joined timeline, in the order its depth is taken. */
@@ -203,27 +218,33 @@ static void nest_timeline(const nest_ref *v, size_t n, int64_t *ends)
     }
 }
 
+static bool joined_state(const merge_item *x, const uint8_t *mark, size_t top)
+{
+    return x->kind == SLOG_KIND_STATE && x->timeline < top && mark[x->timeline];
+}
+
 int merge_join_renest(const merge_join *j, merge_item *items, size_t n)
 {
-    size_t k = 0;
-    for (size_t i = 0; j->njoined > 0 && i < n; i++) {
-        k += items[i].kind == SLOG_KIND_STATE && is_joined(j, items[i].timeline);
+    size_t top = 0, k = 0;
+    uint8_t *const mark = joined_marks(j, &top);
+    if (mark == NULL) {
+        return j->njoined > 0 ? -1 : 0;
     }
-    if (k == 0) {
-        return 0;
+    for (size_t i = 0; i < n; i++) {
+        k += joined_state(&items[i], mark, top) ? 1 : 0;
     }
-    nest_ref *const v = malloc(k * sizeof *v);
-    int64_t *const ends = malloc(k * sizeof *ends);
+    nest_ref *const v = malloc((k > 0 ? k : 1) * sizeof *v);
+    int64_t *const ends = malloc((k > 0 ? k : 1) * sizeof *ends);
+    for (size_t i = 0, m = 0; v != NULL && i < n; i++) {
+        if (joined_state(&items[i], mark, top)) {
+            v[m++].item = &items[i];
+        }
+    }
+    free(mark);
     if (v == NULL || ends == NULL) {
         free(v);
         free(ends);
         return -1;
-    }
-    k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (items[i].kind == SLOG_KIND_STATE && is_joined(j, items[i].timeline)) {
-            v[k++].item = &items[i];
-        }
     }
     qsort(v, k, sizeof *v, cmp_nesting);
     for (size_t first = 0, i = 1; i <= k; i++) {
