@@ -48,7 +48,7 @@ struct import_stream {
     uint32_t zip_crc;   /* zip: expected CRC-32 of the member */
     uLong crc;          /* zip: CRC-32 of what we produced */
     const slog_atomic_int *cancel; /* the import's cancel flag, or NULL */
-    uint64_t inflated;  /* bytes a gzip stream gave so far */
+    bool inflated_any;  /* inflating has given at least one byte */
     bool truncated;     /* gzip: the file ended inside a compressed stream, after some data */
     char err[256];
 };
@@ -361,13 +361,12 @@ static int inflate_at_end(import_stream *s, bool zip)
     return 0;
 }
 
-/* Give the inflater the next input bytes: 0, or -1 (error set). */
-/* More compressed input: 0, 1 at the end of a gzip file cut short after
- * some data (a killed job's trace: what it held is kept, and the importer
- * says so, import_stream_note), -1 on error. */
+/* Give the inflater the next input bytes: 0; 1 at the end of a gzip file
+ * cut short after some data (a killed job's trace: what it held is kept,
+ * and the importer says so, import_stream_note); -1 on error (set). */
 static int inflate_refill(import_stream *s, bool zip)
 {
-    if (s->eof && !zip && (s->inflated > 0 || s->z.total_out > 0)) { /* earlier calls, this one */
+    if (s->eof && !zip && s->inflated_any) {
         s->truncated = true;
         return 1;
     }
@@ -399,7 +398,9 @@ static int inflate_step(import_stream *s, bool zip)
         const int more = inflate_refill(s, zip);
         return more < 0 ? -1 : more > 0 ? 0 : 1;
     }
+    const uInt room = s->z.avail_out;
     const int rc = inflate(&s->z, Z_NO_FLUSH);
+    s->inflated_any = s->inflated_any || s->z.avail_out < room;
     if (rc == Z_STREAM_END) {
         s->z_done = true;
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
@@ -424,7 +425,6 @@ static long stream_read_inflate(import_stream *s, unsigned char *buf, size_t n)
         }
     }
     const size_t got = n - s->z.avail_out;
-    s->inflated += got;
     return (long)got;
 }
 
