@@ -16,12 +16,12 @@ import collections
 import glob
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from trace_mpirun import mpirun_available, mpirun_traced  # noqa: E402
 from trace_tap import all_passed, ok  # noqa: E402
 
 SLOG_TRACE, SLOG_QUERY, PINGPONG = sys.argv[1:4]
@@ -95,23 +95,13 @@ def check_merged(merged):
 
 
 def main():
-    mpirun = shutil.which("mpirun")
-    if mpirun is None or PINGPONG == "none" or not os.path.exists(PINGPONG):
+    if not mpirun_available(PINGPONG):
         print("1..0 # SKIP mpirun or the MPI ping-pong program is missing")
         return 77
     print("1..8")
     with tempfile.TemporaryDirectory(prefix="slog-trace-mpi-") as tmp:
         out = os.path.join(tmp, "pp.trace")
-        env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none",
-                   OMPI_MCA_rmaps_base_oversubscribe="1")
-        # ASan build: the runtime goes first in the ranks only (Open MPI's
-        # own allocations at exit are not the tracer's: no leak check there)
-        preload = os.environ.get("SLOG_TRACE_TEST_PRELOAD", "")
-        asan = ["-x", f"LD_PRELOAD={preload}", "-x",
-                "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1"] if preload else []
-        p = subprocess.run([mpirun, "--allow-run-as-root", "--oversubscribe", "-np", str(RANKS),
-                            *asan, SLOG_TRACE, "-o", out, "--", PINGPONG], capture_output=True,
-                           text=True, timeout=240, env=env)
+        p = mpirun_traced(SLOG_TRACE, out, RANKS, PINGPONG)
         if not ok(p.returncode == 0, "mpirun -np 4 slog-trace -- mpi_pingpong exits 0",
                   p.stdout + p.stderr):
             return 1

@@ -3,7 +3,7 @@
  * trace_fn.h - every call slog-trace records, as one list: the enum value
  * of a function is its category id in the trace file (categories are
  * defined in this order when a process's file is created), and the group
- * says which family it belongs to ("posix", "stdio", "mpi", "process").
+ * says which family it belongs to ("posix", "stdio", "mpi", "mpiio", "process").
  * Layer: slog-trace preload library.
  */
 #ifndef SLOG_TRACE_FN_H
@@ -87,7 +87,38 @@
     X(ACCEPT, "accept", "posix", STATE)                                                            \
     X(FSCANF, "fscanf", "stdio", STATE)                                                            \
     X(COPY_FILE_RANGE, "copy_file_range", "posix", STATE)                                          \
-    X(SENDFILE, "sendfile", "posix", STATE)
+    X(SENDFILE, "sendfile", "posix", STATE)                                                        \
+    X(MPI_FILE_OPEN, "MPI_File_open", "mpiio", STATE)                                              \
+    X(MPI_FILE_CLOSE, "MPI_File_close", "mpiio", STATE)                                            \
+    X(MPI_FILE_DELETE, "MPI_File_delete", "mpiio", STATE)                                          \
+    X(MPI_FILE_READ, "MPI_File_read", "mpiio", STATE)                                              \
+    X(MPI_FILE_READ_ALL, "MPI_File_read_all", "mpiio", STATE)                                      \
+    X(MPI_FILE_READ_AT, "MPI_File_read_at", "mpiio", STATE)                                        \
+    X(MPI_FILE_READ_AT_ALL, "MPI_File_read_at_all", "mpiio", STATE)                                \
+    X(MPI_FILE_WRITE, "MPI_File_write", "mpiio", STATE)                                            \
+    X(MPI_FILE_WRITE_ALL, "MPI_File_write_all", "mpiio", STATE)                                    \
+    X(MPI_FILE_WRITE_AT, "MPI_File_write_at", "mpiio", STATE)                                      \
+    X(MPI_FILE_WRITE_AT_ALL, "MPI_File_write_at_all", "mpiio", STATE)                              \
+    X(MPI_FILE_READ_SHARED, "MPI_File_read_shared", "mpiio", STATE)                                \
+    X(MPI_FILE_WRITE_SHARED, "MPI_File_write_shared", "mpiio", STATE)                              \
+    X(MPI_FILE_READ_ORDERED, "MPI_File_read_ordered", "mpiio", STATE)                              \
+    X(MPI_FILE_WRITE_ORDERED, "MPI_File_write_ordered", "mpiio", STATE)                            \
+    X(MPI_FILE_IREAD, "MPI_File_iread", "mpiio", STATE)                                            \
+    X(MPI_FILE_IWRITE, "MPI_File_iwrite", "mpiio", STATE)                                          \
+    X(MPI_FILE_IREAD_ALL, "MPI_File_iread_all", "mpiio", STATE)                                    \
+    X(MPI_FILE_IWRITE_ALL, "MPI_File_iwrite_all", "mpiio", STATE)                                  \
+    X(MPI_FILE_IREAD_AT, "MPI_File_iread_at", "mpiio", STATE)                                      \
+    X(MPI_FILE_IWRITE_AT, "MPI_File_iwrite_at", "mpiio", STATE)                                    \
+    X(MPI_FILE_IREAD_AT_ALL, "MPI_File_iread_at_all", "mpiio", STATE)                              \
+    X(MPI_FILE_IWRITE_AT_ALL, "MPI_File_iwrite_at_all", "mpiio", STATE)                            \
+    X(MPI_FILE_IREAD_SHARED, "MPI_File_iread_shared", "mpiio", STATE)                              \
+    X(MPI_FILE_IWRITE_SHARED, "MPI_File_iwrite_shared", "mpiio", STATE)                            \
+    X(MPI_FILE_SEEK, "MPI_File_seek", "mpiio", STATE)                                              \
+    X(MPI_FILE_SEEK_SHARED, "MPI_File_seek_shared", "mpiio", STATE)                                \
+    X(MPI_FILE_SET_VIEW, "MPI_File_set_view", "mpiio", STATE)                                      \
+    X(MPI_FILE_SYNC, "MPI_File_sync", "mpiio", STATE)                                              \
+    X(MPI_FILE_SET_SIZE, "MPI_File_set_size", "mpiio", STATE)                                      \
+    X(MPI_FILE_PREALLOCATE, "MPI_File_preallocate", "mpiio", STATE)
 
 #define TRACE_FN_ENUM(e, n, g, k) TRACE_FN_##e,
 typedef enum trace_fn {

@@ -11,6 +11,7 @@
 #define SLOG_TRACE_MPI_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "trace_core.h"
@@ -46,6 +47,7 @@ TRACE_WEAK(PMPI_Gather);
 TRACE_WEAK(PMPI_Allgather);
 TRACE_WEAK(PMPI_Scatter);
 TRACE_WEAK(PMPI_Alltoall);
+TRACE_WEAK(PMPI_File_get_position);
 /* the objects behind Open MPI's predefined handles */
 TRACE_WEAK(ompi_mpi_comm_world);
 TRACE_WEAK(ompi_request_null);
@@ -72,5 +74,12 @@ void trace_mpi_send_args(trace_args *a, int count, MPI_Datatype type, int dest, 
 
 /* Args of a completed receive (status st) of type on comm: msg="recv"... */
 void trace_mpi_recv_args(trace_args *a, MPI_Comm comm, MPI_Datatype type, const MPI_Status *st);
+
+/* The names of open MPI-IO files by handle (trace_mpi_files.c): fh was
+ * opened as path; copy fh's name into buf of n bytes ("" when unknown);
+ * fh is closed. */
+void trace_mpi_file_opened(MPI_File fh, const char *path);
+void trace_mpi_file_name(MPI_File fh, char *buf, size_t n);
+void trace_mpi_file_closed(MPI_File fh);
 
 #endif /* SLOG_TRACE_MPI_H */
