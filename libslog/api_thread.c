@@ -155,6 +155,11 @@ int slog_twriter_create(slog_twriter **out, const char *path, const slog_twriter
 
 /* ---- definitions ---- */
 
+static const char *finished_or_failed(slog_twriter *tw)
+{
+    return (atomic_load(&tw->finished) & TW_FINISHED) ? "finished" : "failed";
+}
+
 static int define_timeline(slog_twriter *tw, uint32_t parent, slog_timeline_kind kind,
                            const char *name, uint32_t *id_out, slog_error *err)
 {
@@ -167,7 +172,8 @@ static int define_timeline(slog_twriter *tw, uint32_t parent, slog_timeline_kind
     (void)pthread_mutex_lock(&tw->def_mu);
     void *p = tw->tls;
     if (atomic_load(&tw->finished)) {
-        rc = util_err(err, SLOG_ESTATE, UINT64_MAX, tw->path, "Cannot change a finished writer");
+        rc = util_err(err, SLOG_ESTATE, UINT64_MAX, tw->path, "Cannot change a %s writer",
+                      finished_or_failed(tw));
     } else if (parent != SLOG_NO_PARENT && parent >= tw->ntl) {
         rc = util_err(err, SLOG_EINVAL, UINT64_MAX, tw->path, "Unknown parent timeline %u",
                       parent);
@@ -221,7 +227,8 @@ int slog_twriter_category(slog_twriter *tw, slog_kind kind, const char *name, ui
     void *p = tw->cats;
     char *copy = NULL;
     if (atomic_load(&tw->finished)) {
-        rc = util_err(err, SLOG_ESTATE, UINT64_MAX, tw->path, "Cannot change a finished writer");
+        rc = util_err(err, SLOG_ESTATE, UINT64_MAX, tw->path, "Cannot change a %s writer",
+                      finished_or_failed(tw));
     } else if (find_category(tw, kind, name, id_out)) {
         rc = SLOG_OK;
     } else if ((copy = util_strdup(name)) == NULL || tw->ncat >= UINT32_MAX - 1 ||

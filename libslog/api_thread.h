@@ -122,8 +122,12 @@ typedef struct tw_bg_timeline {
     uint8_t listed;      /* in tw->active */
 } tw_bg_timeline;
 
+/* slog_twriter.finished: appends stop when either bit is set */
+#define TW_FINISHED 1 /* finish or destroy began (set first) */
+#define TW_FAILED   2 /* the file writer failed (tw_fail): appends are refused */
+
 struct slog_twriter {
-    _Atomic int finished;     /* checked by appends; set first by finish/destroy */
+    _Atomic int finished;     /* TW_FINISHED | TW_FAILED; checked by appends */
     _Atomic int refs;         /* 1 for the writer + 1 per open location */
     slog_twriter_options opts;
     slog_writer_options wopts;
@@ -171,7 +175,8 @@ struct slog_twriter {
     size_t nactive, cap_active;
     uint64_t pending_bytes;   /* their buffers' bytes */
     int failed;               /* the file writer failed (SLOG_EIO etc.) */
-    slog_error fail_err;
+    slog_error fail_err;      /* the first failure's error, kept for flush and finish */
+    slog_error call_err;      /* what the file writer's latest call said */
     uint64_t records;         /* records replayed: published to n_records after each pass (a
                                  locked add per record held up the replay's loads) */
 
@@ -195,6 +200,9 @@ uint64_t tw_count_records(const uint8_t *p, size_t len);
 
 /* api_thread_drain.c */
 void *tw_background_main(void *arg);
+/* The file writer failed with @p rc (@p cause: its error, NULL for none):
+ * the first failure is kept and appends are refused from now on. */
+void tw_fail(slog_twriter *tw, int rc, const slog_error *cause);
 int tw_sync_definitions(slog_twriter *tw);
 size_t tw_replay_one(slog_twriter *tw, uint32_t timeline, const uint8_t *p);
 void tw_end_open_states(slog_twriter *tw, uint32_t timeline);

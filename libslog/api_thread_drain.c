@@ -14,22 +14,42 @@
  */
 #include "api_thread.h"
 #include "util_alloc.h"
+#include "util_error.h"
 
 #include <string.h>
 #include <time.h>
 
+void tw_fail(slog_twriter *tw, int rc, const slog_error *cause)
+{
+    if (tw->failed) {
+        return; /* later calls only say the writer failed: keep the cause */
+    }
+    tw->failed = rc;
+    if (cause != NULL && cause->code == rc) {
+        tw->fail_err = *cause;
+    } else {
+        (void)util_err(&tw->fail_err, rc, UINT64_MAX, tw->path,
+                       "Failed to write the file from the background thread (%s)",
+                       slog_status_name(rc));
+    }
+    atomic_fetch_or(&tw->finished, TW_FAILED);
+}
+
 int tw_sync_definitions(slog_twriter *tw)
 {
+    if (tw->failed) {
+        return tw->failed;
+    }
     int rc = SLOG_OK;
     (void)pthread_mutex_lock(&tw->def_mu);
     for (; rc == SLOG_OK && tw->synced_tl < tw->ntl; tw->synced_tl++) {
         const tw_def_timeline *const d = &tw->tls[tw->synced_tl];
         rc = slog_writer_add_timeline(tw->w, d->parent, d->kind, d->name,
-                                      (int64_t)tw->synced_tl, NULL, &tw->fail_err);
+                                      (int64_t)tw->synced_tl, NULL, &tw->call_err);
     }
     for (; rc == SLOG_OK && tw->synced_cat < tw->ncat; tw->synced_cat++) {
         const tw_def_category *const d = &tw->cats[tw->synced_cat];
-        rc = slog_writer_add_category(tw->w, d->kind, d->name, 0, NULL, NULL, &tw->fail_err);
+        rc = slog_writer_add_category(tw->w, d->kind, d->name, 0, NULL, NULL, &tw->call_err);
     }
     (void)pthread_mutex_unlock(&tw->def_mu);
     if (rc == SLOG_OK && tw->synced_tl > tw->cap_bgtl) {
@@ -43,7 +63,7 @@ int tw_sync_definitions(slog_twriter *tw)
         }
     }
     if (rc != SLOG_OK) {
-        tw->failed = rc;
+        tw_fail(tw, rc, &tw->call_err);
     }
     return rc;
 }
@@ -83,11 +103,11 @@ static void pop_and_write(slog_twriter *tw, uint32_t timeline, int64_t time, int
     if (o.lost) {
         atomic_fetch_add_explicit(&tw->n_dropped, truncated ? 0u : 1u, memory_order_relaxed);
     } else if (o.args_len > 0 && get_args(tw, t->arena + o.args_off, &nargs) != 0) {
-        tw->failed = SLOG_ENOMEM;
+        tw_fail(tw, SLOG_ENOMEM, NULL);
     } else {
         const slog_state s = {timeline, o.cat, o.start, time, (uint32_t)t->depth, nargs,
                               nargs ? tw->scratch : NULL};
-        const int rc = slog_writer_append_state(tw->w, &s, &tw->fail_err);
+        const int rc = slog_writer_append_state(tw->w, &s, &tw->call_err);
         count(tw, rc);
         if (rc == SLOG_OK && truncated) {
             atomic_fetch_add_explicit(&tw->n_truncated, 1, memory_order_relaxed);
@@ -149,8 +169,8 @@ static void count(slog_twriter *tw, int rc)
         tw->records++;
     } else if (rc == SLOG_EINVAL) {
         atomic_fetch_add_explicit(&tw->n_rejected, 1, memory_order_relaxed);
-    } else if (!tw->failed) {
-        tw->failed = rc; /* SLOG_EIO, SLOG_ENOMEM: the file writer failed */
+    } else {
+        tw_fail(tw, rc, &tw->call_err); /* SLOG_EIO, SLOG_ENOMEM: the file writer failed */
     }
 }
 
@@ -170,7 +190,7 @@ static void replay_gap(slog_twriter *tw, uint32_t timeline, const uint8_t *p)
     end_down_to(tw, timeline, g.h.cat, g.h.time);
     for (uint32_t i = 0; i < g.lost_begins; i++) {
         if (push_open(&tw->bgtl[timeline], NULL, NULL, 0, 1) != 0) {
-            tw->failed = SLOG_ENOMEM;
+            tw_fail(tw, SLOG_ENOMEM, NULL);
             return;
         }
     }
@@ -191,13 +211,13 @@ size_t tw_replay_one(slog_twriter *tw, uint32_t timeline, const uint8_t *p)
         /* args stay encoded until the end: they go with the whole state */
         const size_t alen = (h.word & TW_HAS_ARGS) ? size - fixed : 0;
         if (push_open(&tw->bgtl[timeline], &h, p + fixed, alen, 0) != 0) {
-            tw->failed = SLOG_ENOMEM;
+            tw_fail(tw, SLOG_ENOMEM, NULL);
         }
         return size;
     }
     uint32_t nargs = 0;
     if ((h.word & TW_HAS_ARGS) && get_args(tw, p + fixed, &nargs) != 0) {
-        tw->failed = SLOG_ENOMEM;
+        tw_fail(tw, SLOG_ENOMEM, NULL);
         return size;
     }
     const slog_arg *const args = nargs ? tw->scratch : NULL;
@@ -205,17 +225,17 @@ size_t tw_replay_one(slog_twriter *tw, uint32_t timeline, const uint8_t *p)
         replay_end(tw, timeline, h.time);
     } else if (type == TW_EVENT) {
         const slog_event e = {timeline, h.cat, h.time, nargs, args};
-        count(tw, slog_writer_append_event(tw->w, &e, &tw->fail_err));
+        count(tw, slog_writer_append_event(tw->w, &e, &tw->call_err));
     } else if (type == TW_COUNTER) {
         tw_counter_rec c;
         memcpy(&c, p, sizeof c);
         const slog_counter s = {timeline, h.cat, h.time, c.value};
-        count(tw, slog_writer_append_counter(tw->w, &s, &tw->fail_err));
+        count(tw, slog_writer_append_counter(tw->w, &s, &tw->call_err));
     } else if (type == TW_ARROW) {
         tw_arrow_rec a;
         memcpy(&a, p, sizeof a);
         const slog_arrow s = {h.cat, a.from, a.to, h.time, a.end, nargs, args};
-        count(tw, slog_writer_append_arrow(tw->w, &s, &tw->fail_err));
+        count(tw, slog_writer_append_arrow(tw->w, &s, &tw->call_err));
     } else if (type == TW_GAP) {
         replay_gap(tw, timeline, p);
     }
@@ -274,8 +294,10 @@ static void answer_flush(slog_twriter *tw, uint64_t gen)
 {
     int rc = tw->failed;
     if (rc == SLOG_OK) {
-        rc = slog_writer_flush(tw->w, &tw->fail_err);
-        tw->failed = rc;
+        rc = slog_writer_flush(tw->w, &tw->call_err);
+        if (rc != SLOG_OK) {
+            tw_fail(tw, rc, &tw->call_err);
+        }
     }
     (void)pthread_mutex_lock(&tw->qmu);
     tw->flush_done = gen;

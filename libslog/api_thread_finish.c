@@ -44,7 +44,7 @@ static void capture_location(slog_twriter *tw, slog_location *loc, uint32_t flag
  * background, let it drain the queue and join it. */
 static void stop_background(slog_twriter *tw)
 {
-    atomic_store(&tw->finished, 1);
+    atomic_fetch_or(&tw->finished, TW_FINISHED);
     (void)pthread_mutex_lock(&tw->qmu);
     (void)pthread_cond_broadcast(&tw->q_space);
     (void)pthread_mutex_unlock(&tw->qmu);
@@ -76,7 +76,7 @@ void tw_capture_locations(slog_twriter *tw, uint32_t flags)
 
 int slog_twriter_flush(slog_twriter *tw, slog_error *err)
 {
-    if (atomic_load(&tw->finished)) {
+    if (atomic_load(&tw->finished) & TW_FINISHED) {
         return util_err(err, SLOG_ESTATE, UINT64_MAX, tw->path, "The writer is already finished");
     }
     tw_capture_locations(tw, 0);
@@ -88,17 +88,18 @@ int slog_twriter_flush(slog_twriter *tw, slog_error *err)
     }
     const int rc = tw->flush_done >= gen ? tw->flush_rc : SLOG_ESTATE;
     (void)pthread_mutex_unlock(&tw->qmu);
-    if (rc != SLOG_OK) {
-        return util_err(err, rc, UINT64_MAX, tw->path,
-                        rc == SLOG_ESTATE ? "The writer finished during the flush"
-                                          : "Failed to flush the file");
+    if (rc == SLOG_ESTATE) {
+        return util_err(err, rc, UINT64_MAX, tw->path, "The writer finished during the flush");
     }
-    return SLOG_OK;
+    if (rc != SLOG_OK && err != NULL) {
+        *err = tw->fail_err; /* the first failure: written once, before flush_done */
+    }
+    return rc;
 }
 
 int slog_twriter_finish(slog_twriter *tw, slog_error *err)
 {
-    if (atomic_load(&tw->finished)) {
+    if (atomic_load(&tw->finished) & TW_FINISHED) {
         return util_err(err, SLOG_ESTATE, UINT64_MAX, tw->path, "The writer is already finished");
     }
     stop_background(tw);
@@ -120,7 +121,7 @@ void slog_twriter_destroy(slog_twriter *tw)
     if (tw == NULL) {
         return;
     }
-    if (!atomic_load(&tw->finished)) {
+    if (!(atomic_load(&tw->finished) & TW_FINISHED)) {
         stop_background(tw);
     }
     slog_writer_destroy(tw->w);
@@ -139,7 +140,7 @@ void slog_twriter_forget_after_fork(slog_twriter *tw)
      * descriptor now points at /dev/null and its HDF5 objects are closed,
      * so nothing of the child (nor HDF5 at the child's exit) writes into
      * the parent's file. */
-    atomic_store(&tw->finished, 1);
+    atomic_store(&tw->finished, TW_FINISHED);
     api_writer_forget_after_fork(tw->w);
     tw->w = NULL;
 }

@@ -36,6 +36,13 @@
  * thread at a time (normally the thread that opened it); different
  * locations run in parallel without locks.
  *
+ * Write failures (a full disk): the first failure of the file's writes
+ * fails the writer.  From then on appends return SLOG_ESTATE (their
+ * records and those still buffered are counted in stats.dropped), and so do
+ * the definitions; slog_twriter_flush and slog_twriter_finish return that
+ * first error (its message names the cause, e.g. "No space left on
+ * device").  The file keeps what was last flushed, marked incomplete.
+ *
  * Crashes: the background flushes the file every few dozen nodes it
  * writes; slog_twriter_flush (on a timer) bounds what a crash loses to what
  * was appended since the last call.

@@ -314,6 +314,60 @@ START_TEST(test_faults_reader_allocation_fails)
 }
 END_TEST
 
+/* The threaded writer on a disk that fills up: flush and finish return
+ * the first error, whose message names the cause (later calls on the
+ * failed file writer only say it failed), and appends and definitions are
+ * refused from then on, as slog_thread.h says. */
+START_TEST(test_faults_twriter_disk_full_keeps_cause)
+{
+    dir_setup();
+    char path[512];
+    snprintf(path, sizeof path, "%s/tw.slog", dir);
+    slog_error err;
+    slog_writer_options wo;
+    slog_writer_options_init(&wo);
+    wo.leaf_bytes = 1024;
+    slog_twriter_options o;
+    slog_twriter_options_init(&o);
+    o.writer = &wo;
+    slog_twriter *tw = NULL;
+    ck_assert_int_eq(slog_twriter_create(&tw, path, &o, &err), SLOG_OK);
+    slog_location *a = NULL, *b = NULL;
+    uint32_t cat;
+    ck_assert_int_eq(slog_twriter_open_location(tw, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "a",
+                                                &a, &err), SLOG_OK);
+    ck_assert_int_eq(slog_twriter_category(tw, SLOG_KIND_STATE, "c", &cat, &err), SLOG_OK);
+    io_countdown = 0; /* the disk is full from now on */
+    io_sticky = 1;
+    for (int64_t i = 0; i < N_STATES; i++) {
+        ck_assert_int_eq(slog_location_begin(a, cat, i * 10, NULL, 0), SLOG_OK);
+        ck_assert_int_eq(slog_location_end(a, i * 10 + 5), SLOG_OK);
+    }
+    memset(&err, 0xff, sizeof err);
+    ck_assert_int_eq(slog_twriter_flush(tw, &err), SLOG_EIO);
+    ck_assert_int_eq(err.code, SLOG_EIO);
+    ck_assert_msg(strstr(err.message, "No space left on device") != NULL, "%s", err.message);
+    ck_assert_int_eq(slog_location_begin(a, cat, N_STATES * 10, NULL, 0), SLOG_ESTATE);
+    ck_assert_int_eq(slog_twriter_open_location(tw, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "b",
+                                                &b, &err), SLOG_ESTATE);
+    memset(&err, 0xff, sizeof err);
+    ck_assert_int_eq(slog_twriter_finish(tw, &err), SLOG_EIO);
+    ck_assert_int_eq(err.code, SLOG_EIO);
+    ck_assert_msg(strstr(err.message, "No space left on device") != NULL, "%s", err.message);
+    io_countdown = -1;
+    slog_twriter_stats st;
+    slog_twriter_get_stats(tw, &st);
+    ck_assert_uint_ge(st.dropped, 1);
+    slog_location_close(a);
+    slog_twriter_destroy(tw);
+    slog_reader *r = NULL;
+    if (slog_reader_open(&r, path, NULL, &err) == SLOG_OK) {
+        ck_assert(!slog_reader_info(r)->complete);
+        slog_reader_destroy(r);
+    }
+}
+END_TEST
+
 /* Two writers on one path: the second is refused before it truncates
  * anything; the first finishes a complete file; readers open it meanwhile. */
 START_TEST(test_faults_second_writer_refused)
@@ -363,6 +417,7 @@ static Suite *faults_suite(void)
     tcase_add_test(tc, test_faults_background_allocation_fails);
     tcase_add_test(tc, test_faults_reader_allocation_fails);
     tcase_add_test(tc, test_faults_second_writer_refused);
+    tcase_add_test(tc, test_faults_twriter_disk_full_keeps_cause);
     suite_add_tcase(s, tc);
     return s;
 }
