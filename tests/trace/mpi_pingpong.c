@@ -4,9 +4,11 @@
  * pair up (0-1, 2-3, ...); in each pair the even rank sends ROUNDS
  * messages of 1 KiB (tag 7) that the odd rank returns (tag 8) with
  * MPI_Send/MPI_Recv, then one exchange each way with MPI_Isend/MPI_Irecv/
- * MPI_Wait (tag 9) and one with MPI_Sendrecv (tag 10), and everyone meets
- * in an MPI_Barrier and an MPI_Allreduce.  Per pair that is 2 * ROUNDS +
- * 4 messages; the test expects exactly those arrows.  An odd last rank
+ * MPI_Wait (tag 9) and one with MPI_Sendrecv (tag 10), one each way
+ * completed by each of MPI_Test, MPI_Waitany, MPI_Waitsome, MPI_Testall,
+ * MPI_Testany and MPI_Testsome (tags 11-16), and everyone meets in an
+ * MPI_Barrier and an MPI_Allreduce.  Per pair that is 2 * ROUNDS + 16
+ * messages; the test expects exactly those arrows.  An odd last rank
  * only joins the collectives.  Exit status 0, or 1 when a value is wrong.
  */
 #include <mpi.h>
@@ -47,6 +49,47 @@ static int exchange(int peer, char *buf, char *in)
     return st.MPI_SOURCE == peer && st.MPI_TAG == 10 ? 0 : 1;
 }
 
+/* Post one receive and one send of tag to peer; the receive is req[0]. */
+static void post(int peer, int tag, char *buf, char *in, MPI_Request *req)
+{
+    MPI_Irecv(in, BYTES, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &req[0]);
+    MPI_Isend(buf, BYTES, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &req[1]);
+}
+
+/* One message each way completed by each other completion call: MPI_Test
+ * polled (tag 11), MPI_Waitany (12), MPI_Waitsome (13), MPI_Testall
+ * polled (14), MPI_Testany polled (15), MPI_Testsome polled (16). */
+static int completions(int peer, char *buf, char *in)
+{
+    MPI_Request req[2];
+    int flag = 0, idx = 0, done = 0, k = 0, at[2];
+    post(peer, 11, buf, in, req);
+    MPI_Wait(&req[1], MPI_STATUS_IGNORE);
+    while (!flag) {
+        MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE);
+    }
+    post(peer, 12, buf, in, req);
+    MPI_Waitany(2, req, &idx, MPI_STATUS_IGNORE);
+    MPI_Waitany(2, req, &idx, MPI_STATUS_IGNORE);
+    post(peer, 13, buf, in, req);
+    for (done = 0; done < 2; done += k) {
+        MPI_Waitsome(2, req, &k, at, MPI_STATUSES_IGNORE);
+    }
+    post(peer, 14, buf, in, req);
+    for (flag = 0; !flag;) {
+        MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE);
+    }
+    post(peer, 15, buf, in, req);
+    for (done = 0; done < 2; done += flag) {
+        MPI_Testany(2, req, &idx, &flag, MPI_STATUS_IGNORE);
+    }
+    post(peer, 16, buf, in, req);
+    for (done = 0; done < 2; done += k) {
+        MPI_Testsome(2, req, &k, at, MPI_STATUSES_IGNORE);
+    }
+    return req[0] == MPI_REQUEST_NULL && req[1] == MPI_REQUEST_NULL ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     static char buf[BYTES], in[BYTES];
@@ -57,7 +100,7 @@ int main(int argc, char **argv)
     memset(buf, 0, sizeof buf);
     const int peer = rank % 2 == 0 ? rank + 1 : rank - 1;
     if (peer < size) {
-        bad = pingpong(rank, peer, buf) | exchange(peer, buf, in);
+        bad = pingpong(rank, peer, buf) | exchange(peer, buf, in) | completions(peer, buf, in);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     int total = 0;

@@ -41,7 +41,7 @@ def expected_messages():
         odd = even + 1
         want[(even, odd, 7)] += ROUNDS
         want[(odd, even, 8)] += ROUNDS
-        for tag in (9, 10):
+        for tag in range(9, 17):
             want[(even, odd, tag)] += 1
             want[(odd, even, tag)] += 1
     return want

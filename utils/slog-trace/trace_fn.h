@@ -118,7 +118,13 @@
     X(MPI_FILE_SET_VIEW, "MPI_File_set_view", "mpiio", STATE)                                      \
     X(MPI_FILE_SYNC, "MPI_File_sync", "mpiio", STATE)                                              \
     X(MPI_FILE_SET_SIZE, "MPI_File_set_size", "mpiio", STATE)                                      \
-    X(MPI_FILE_PREALLOCATE, "MPI_File_preallocate", "mpiio", STATE)
+    X(MPI_FILE_PREALLOCATE, "MPI_File_preallocate", "mpiio", STATE)                                \
+    X(MPI_WAITANY, "MPI_Waitany", "mpi", STATE)                                                    \
+    X(MPI_WAITSOME, "MPI_Waitsome", "mpi", STATE)                                                  \
+    X(MPI_TEST, "MPI_Test", "mpi", STATE)                                                          \
+    X(MPI_TESTALL, "MPI_Testall", "mpi", STATE)                                                    \
+    X(MPI_TESTANY, "MPI_Testany", "mpi", STATE)                                                    \
+    X(MPI_TESTSOME, "MPI_Testsome", "mpi", STATE)
 
 #define TRACE_FN_ENUM(e, n, g, k) TRACE_FN_##e,
 typedef enum trace_fn {

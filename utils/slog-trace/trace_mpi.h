@@ -11,6 +11,7 @@
 #define SLOG_TRACE_MPI_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,12 @@ TRACE_WEAK(PMPI_Irecv);
 TRACE_WEAK(PMPI_Sendrecv);
 TRACE_WEAK(PMPI_Wait);
 TRACE_WEAK(PMPI_Waitall);
+TRACE_WEAK(PMPI_Waitany);
+TRACE_WEAK(PMPI_Waitsome);
+TRACE_WEAK(PMPI_Test);
+TRACE_WEAK(PMPI_Testall);
+TRACE_WEAK(PMPI_Testany);
+TRACE_WEAK(PMPI_Testsome);
 TRACE_WEAK(PMPI_Barrier);
 TRACE_WEAK(PMPI_Bcast);
 TRACE_WEAK(PMPI_Reduce);
@@ -74,6 +81,19 @@ void trace_mpi_send_args(trace_args *a, int count, MPI_Datatype type, int dest, 
 
 /* Args of a completed receive (status st) of type on comm: msg="recv"... */
 void trace_mpi_recv_args(trace_args *a, MPI_Comm comm, MPI_Datatype type, const MPI_Status *st);
+
+/* A receive posted with MPI_Irecv, not yet seen complete (trace_mpi_wait.c):
+ * noted when posted; taken out when a call may complete it (false: req is
+ * no noted receive); noted again when that call did not; its "MPI message
+ * received" event recorded when one did, with its status st. */
+typedef struct trace_mpi_recv {
+    MPI_Request req;
+    MPI_Comm comm;
+    MPI_Datatype type;
+} trace_mpi_recv;
+void trace_mpi_note_recv(MPI_Request req, MPI_Comm comm, MPI_Datatype type);
+bool trace_mpi_take_recv(MPI_Request req, trace_mpi_recv *out);
+void trace_mpi_received(const trace_mpi_recv *p, const MPI_Status *st);
 
 /* The names of open MPI-IO files by handle (trace_mpi_files.c): fh was
  * opened as path; copy fh's name into buf of n bytes ("" when unknown);

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT
  *
  * trace_mpi_wait.c - receives posted with MPI_Irecv: the request is noted
- * (communicator, datatype) in a small table, and MPI_Wait/MPI_Waitall
- * record an "MPI message received" event with the message's args when
- * they complete it.  Requests completed by other calls (MPI_Test*,
- * MPI_Waitany, MPI_Waitsome) are not followed: their messages stay
- * unmatched in a merge (doc/TRACE.md).
+ * (communicator, datatype) in a small table, and MPI_Wait records an
+ * "MPI message received" event with the message's args when it completes
+ * it; the calls that complete several requests, or test them, use the
+ * same table (trace_mpi_complete.c).
  * Layer: slog-trace preload library; Open MPI's mpi.h.
  */
 #include <pthread.h>
@@ -16,29 +15,22 @@
 
 #define PENDING 4096
 
-typedef struct pending_recv {
-    MPI_Request req;
-    MPI_Comm comm;
-    MPI_Datatype type;
-} pending_recv;
-
 /* The receives posted and not yet completed (a program has few at a
  * time: a linear scan); beyond PENDING they are not followed. */
-static pending_recv pending[PENDING];
+static trace_mpi_recv pending[PENDING];
 static size_t npending;
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void note_recv(MPI_Request req, MPI_Comm comm, MPI_Datatype type)
+void trace_mpi_note_recv(MPI_Request req, MPI_Comm comm, MPI_Datatype type)
 {
     pthread_mutex_lock(&pending_lock);
     if (npending < PENDING) {
-        pending[npending++] = (pending_recv){req, comm, type};
+        pending[npending++] = (trace_mpi_recv){req, comm, type};
     }
     pthread_mutex_unlock(&pending_lock);
 }
 
-/* Take req's entry out; false when it is no noted receive. */
-static bool take_recv(MPI_Request req, pending_recv *out)
+bool trace_mpi_take_recv(MPI_Request req, trace_mpi_recv *out)
 {
     bool found = false;
     pthread_mutex_lock(&pending_lock);
@@ -64,7 +56,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
     }
     const int r = PMPI_Irecv(buf, count, type, source, tag, comm, req);
     if (r == MPI_SUCCESS) {
-        note_recv(*req, comm, type);
+        trace_mpi_note_recv(*req, comm, type);
     }
     uint64_t key = 0;
     const int src = trace_mpi_world(comm, source, &key);
@@ -78,7 +70,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
     return r;
 }
 
-static void received(const pending_recv *p, const MPI_Status *st)
+void trace_mpi_received(const trace_mpi_recv *p, const MPI_Status *st)
 {
     trace_args a = {.n = 0};
     trace_mpi_recv_args(&a, p->comm, p->type, st);
@@ -91,59 +83,16 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
     if (!trace_enter(&c)) {
         return PMPI_Wait(req, status);
     }
-    pending_recv p;
-    const bool is_recv = take_recv(*req, &p);
+    trace_mpi_recv p;
+    const bool is_recv = trace_mpi_take_recv(*req, &p);
     MPI_Status own = {0};
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     const int r = PMPI_Wait(req, st);
     if (is_recv && r == MPI_SUCCESS) {
-        received(&p, st);
+        trace_mpi_received(&p, st);
     }
     trace_args a = {.n = 0};
     targ_int(&a, "ret", r);
     trace_leave(&c, TRACE_FN_MPI_WAIT, &a);
-    return r;
-}
-
-/* Waitall's receives: which requests were noted receives (is[i]). */
-static int waitall_traced(int n, MPI_Request *reqs, MPI_Status *st, pending_recv *p, bool *is)
-{
-    for (int i = 0; i < n; i++) {
-        is[i] = take_recv(reqs[i], &p[i]);
-    }
-    const int r = PMPI_Waitall(n, reqs, st);
-    for (int i = 0; i < n && r == MPI_SUCCESS; i++) {
-        if (is[i]) {
-            received(&p[i], &st[i]);
-        }
-    }
-    return r;
-}
-
-int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
-{
-    trace_call c;
-    if (!trace_enter(&c)) {
-        return PMPI_Waitall(n, reqs, statuses);
-    }
-    const size_t count = n > 0 ? (size_t)n : 1;
-    pending_recv *p = malloc(count * sizeof *p);
-    bool *is = malloc(count * sizeof *is);
-    MPI_Status *own = statuses == MPI_STATUSES_IGNORE ? malloc(count * sizeof *own) : statuses;
-    int r;
-    if (p == NULL || is == NULL || own == NULL) {
-        r = PMPI_Waitall(n, reqs, statuses); /* not followed: out of memory */
-    } else {
-        r = waitall_traced(n, reqs, own, p, is);
-    }
-    if (own != statuses) {
-        free(own);
-    }
-    free(p);
-    free(is);
-    trace_args a = {.n = 0};
-    targ_int(&a, "count", n);
-    targ_int(&a, "ret", r);
-    trace_leave(&c, TRACE_FN_MPI_WAITALL, &a);
     return r;
 }
