@@ -302,6 +302,9 @@ static int append_record(slog_location *loc, const void *rec, size_t fixed, cons
         return SLOG_EINVAL;
     }
     const size_t size = fixed + extra;
+    if (size > loc->cap / 4) {
+        return SLOG_EINVAL; /* as tw_handover would, had the buffer been fuller */
+    }
     uint8_t *p;
     const int rc = reserve(loc, size, &p);
     if (rc != SLOG_OK) {

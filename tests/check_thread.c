@@ -359,6 +359,16 @@ START_TEST(test_thread_bad_calls_refused)
     ck_assert_int_eq(slog_location_begin(loc, cat, 9, NULL, 0), SLOG_EINVAL);
     const slog_arg bad = {NULL, SLOG_ARG_INT, {.i = 1}};
     ck_assert_int_eq(slog_location_event(loc, ev, 11, &bad, 1), SLOG_EINVAL);
+    /* args over a quarter of the buffer: refused however full the buffer is
+     * (they were taken while the buffer had room, refused once it had not) */
+    char *const big = malloc(20000);
+    ck_assert_ptr_nonnull(big);
+    memset(big, 'x', 19999);
+    big[19999] = '\0';
+    const slog_arg huge = {"k", SLOG_ARG_STRING, {.s = big}};
+    ck_assert_int_eq(slog_location_event(loc, ev, 11, &huge, 1), SLOG_EINVAL);
+    ck_assert_int_eq(slog_location_begin(loc, cat, 11, &huge, 1), SLOG_EINVAL);
+    free(big);
     const slog_arrow back = {0, 0, 0, 20, 19, 0, NULL};
     ck_assert_int_eq(slog_location_arrow(loc, &back), SLOG_EINVAL);
     /* a state on an event category: refused by the background at its end,
