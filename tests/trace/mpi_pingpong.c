@@ -6,10 +6,13 @@
  * MPI_Send/MPI_Recv, then one exchange each way with MPI_Isend/MPI_Irecv/
  * MPI_Wait (tag 9) and one with MPI_Sendrecv (tag 10), one each way
  * completed by each of MPI_Test, MPI_Waitany, MPI_Waitsome, MPI_Testall,
- * MPI_Testany and MPI_Testsome (tags 11-16), and everyone meets in an
- * MPI_Barrier and an MPI_Allreduce.  Per pair that is 2 * ROUNDS + 16
- * messages; the test expects exactly those arrows.  An odd last rank
- * only joins the collectives.  Exit status 0, or 1 when a value is wrong.
+ * MPI_Testany and MPI_Testsome (tags 11-16), one each way in every other
+ * send mode, MPI_Sendrecv_replace and behind probes (tags 17-25), and
+ * everyone meets in an MPI_Barrier, the collectives with a count per rank
+ * or a prefix, the nonblocking collectives and an MPI_Allreduce.  Per
+ * pair that is 2 * ROUNDS + 34 messages; the test expects exactly those
+ * arrows.  An odd last rank only joins the collectives.  Exit status 0,
+ * or 1 when a value is wrong.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -90,6 +93,104 @@ static int completions(int peer, char *buf, char *in)
     return req[0] == MPI_REQUEST_NULL && req[1] == MPI_REQUEST_NULL ? 0 : 1;
 }
 
+/* One message each way in the other send modes: MPI_Issend (tag 17),
+ * MPI_Bsend (18), MPI_Ibsend (19), MPI_Rsend (20) and MPI_Irsend (21),
+ * sent once the peer's receives are posted (a message each way with
+ * MPI_Sendrecv, tag 22, says so); then MPI_Sendrecv_replace (23), and an
+ * MPI_Isend each way found by MPI_Probe (24) and by MPI_Iprobe (25). */
+static int send_modes(int peer, char *buf, char *in)
+{
+    static char pool[4 * (BYTES + MPI_BSEND_OVERHEAD)];
+    static char ins[5][BYTES];
+    MPI_Request rq[5], sq[3];
+    MPI_Buffer_attach(pool, (int)sizeof pool);
+    for (int i = 0; i < 5; i++) {
+        MPI_Irecv(ins[i], BYTES, MPI_BYTE, peer, 17 + i, MPI_COMM_WORLD, &rq[i]);
+    }
+    MPI_Sendrecv(buf, BYTES, MPI_BYTE, peer, 22, in, BYTES, MPI_BYTE, peer, 22, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    MPI_Issend(buf, BYTES, MPI_BYTE, peer, 17, MPI_COMM_WORLD, &sq[0]);
+    MPI_Bsend(buf, BYTES, MPI_BYTE, peer, 18, MPI_COMM_WORLD);
+    MPI_Ibsend(buf, BYTES, MPI_BYTE, peer, 19, MPI_COMM_WORLD, &sq[1]);
+    MPI_Rsend(buf, BYTES, MPI_BYTE, peer, 20, MPI_COMM_WORLD);
+    MPI_Irsend(buf, BYTES, MPI_BYTE, peer, 21, MPI_COMM_WORLD, &sq[2]);
+    MPI_Waitall(5, rq, MPI_STATUSES_IGNORE);
+    MPI_Waitall(3, sq, MPI_STATUSES_IGNORE);
+    void *old = NULL;
+    int size = 0;
+    MPI_Buffer_detach(&old, &size);
+    MPI_Sendrecv_replace(buf, BYTES, MPI_BYTE, peer, 23, peer, 23, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+    MPI_Status st;
+    MPI_Isend(buf, BYTES, MPI_BYTE, peer, 24, MPI_COMM_WORLD, &sq[0]);
+    MPI_Probe(peer, 24, MPI_COMM_WORLD, &st);
+    MPI_Recv(in, BYTES, MPI_BYTE, peer, 24, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&sq[0], MPI_STATUS_IGNORE);
+    int flag = 0;
+    MPI_Isend(buf, BYTES, MPI_BYTE, peer, 25, MPI_COMM_WORLD, &sq[0]);
+    while (!flag) {
+        MPI_Iprobe(peer, 25, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    }
+    MPI_Recv(in, BYTES, MPI_BYTE, peer, 25, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&sq[0], MPI_STATUS_IGNORE);
+    return st.MPI_SOURCE == peer && st.MPI_TAG == 24 ? 0 : 1;
+}
+
+enum { N_INTS = 4, MAX_RANKS = 64 };
+
+/* Each collective with a count per rank or a prefix, once: N_INTS ints a
+ * rank (the whole send buffer of alltoallv and reduce_scatter(_block):
+ * N_INTS a rank of the job); MPI_Scan's and MPI_Exscan's sums checked. */
+static int collectives_v(int rank, int size, const int *s, int *r)
+{
+    int counts[MAX_RANKS], displs[MAX_RANKS];
+    for (int i = 0; i < size; i++) {
+        counts[i] = N_INTS;
+        displs[i] = i * N_INTS;
+    }
+    MPI_Gatherv(s, N_INTS, MPI_INT, r, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Scatterv(s, counts, displs, MPI_INT, r, N_INTS, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Allgatherv(s, N_INTS, MPI_INT, r, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    MPI_Alltoallv(s, counts, displs, MPI_INT, r, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    MPI_Reduce_scatter(s, r, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Reduce_scatter_block(s, r, N_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Scan(s, r, N_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int bad = r[0] != rank * (rank + 1) / 2;
+    MPI_Exscan(s, r, N_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    return bad || (rank > 0 && r[0] != (rank - 1) * rank / 2);
+}
+
+/* Each nonblocking collective once, N_INTS ints a rank, completed by one
+ * MPI_Waitall. */
+static void collectives_nonblocking(const int *s)
+{
+    static int out[8][N_INTS * MAX_RANKS];
+    MPI_Request q[8];
+    MPI_Ibarrier(MPI_COMM_WORLD, &q[0]);
+    MPI_Ibcast(out[1], N_INTS, MPI_INT, 0, MPI_COMM_WORLD, &q[1]);
+    MPI_Ireduce(s, out[2], N_INTS, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &q[2]);
+    MPI_Iallreduce(s, out[3], N_INTS, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[3]);
+    MPI_Igather(s, N_INTS, MPI_INT, out[4], N_INTS, MPI_INT, 0, MPI_COMM_WORLD, &q[4]);
+    MPI_Iallgather(s, N_INTS, MPI_INT, out[5], N_INTS, MPI_INT, MPI_COMM_WORLD, &q[5]);
+    MPI_Iscatter(s, N_INTS, MPI_INT, out[6], N_INTS, MPI_INT, 0, MPI_COMM_WORLD, &q[6]);
+    MPI_Ialltoall(s, N_INTS, MPI_INT, out[7], N_INTS, MPI_INT, MPI_COMM_WORLD, &q[7]);
+    MPI_Waitall(8, q, MPI_STATUSES_IGNORE);
+}
+
+static int collectives(int rank, int size)
+{
+    static int s[N_INTS * MAX_RANKS], r[N_INTS * MAX_RANKS];
+    if (size > MAX_RANKS) {
+        return 0;
+    }
+    for (int i = 0; i < N_INTS * size; i++) {
+        s[i] = rank + i * size;
+    }
+    const int bad = collectives_v(rank, size, s, r);
+    collectives_nonblocking(s);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     static char buf[BYTES], in[BYTES];
@@ -100,9 +201,11 @@ int main(int argc, char **argv)
     memset(buf, 0, sizeof buf);
     const int peer = rank % 2 == 0 ? rank + 1 : rank - 1;
     if (peer < size) {
-        bad = pingpong(rank, peer, buf) | exchange(peer, buf, in) | completions(peer, buf, in);
+        bad = pingpong(rank, peer, buf) | exchange(peer, buf, in) | completions(peer, buf, in) |
+              send_modes(peer, buf, in);
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    bad |= collectives(rank, size);
     int total = 0;
     MPI_Allreduce(&bad, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();

@@ -41,10 +41,39 @@ def expected_messages():
         odd = even + 1
         want[(even, odd, 7)] += ROUNDS
         want[(odd, even, 8)] += ROUNDS
-        for tag in range(9, 17):
+        for tag in range(9, 26):
             want[(even, odd, tag)] += 1
             want[(odd, even, tag)] += 1
     return want
+
+
+# category -> (bytes, root) mpi_pingpong's collectives record on 4 ranks
+# (None: no such arg): 4 ints a rank, 16 for every rank where the whole
+# send buffer counts
+COLLECTIVES = {
+    "MPI_Gatherv": (16, 0), "MPI_Scatterv": (16, 0), "MPI_Allgatherv": (16, None),
+    "MPI_Alltoallv": (64, None), "MPI_Reduce_scatter": (64, None),
+    "MPI_Reduce_scatter_block": (64, None), "MPI_Scan": (16, None), "MPI_Exscan": (16, None),
+    "MPI_Ibarrier": (None, None), "MPI_Ibcast": (16, 0), "MPI_Ireduce": (16, 0),
+    "MPI_Iallreduce": (16, None), "MPI_Igather": (16, 0), "MPI_Iallgather": (16, None),
+    "MPI_Iscatter": (16, 0), "MPI_Ialltoall": (64, None),
+}
+
+
+def check_collectives_and_probes(recs, rank):
+    """Every collective once with its bytes and root; the probes' finds."""
+    got = {r["category"]: (r["args"].get("bytes"), r["args"].get("root"))
+           for r in recs if r["category"] in COLLECTIVES}
+    once = all(sum(r["category"] == c for r in recs) == 1 for c in COLLECTIVES)
+    probe = [r["args"] for r in recs if r["category"] == "MPI_Probe"]
+    iprobe = [r["args"] for r in recs if r["category"] == "MPI_Iprobe"]
+    peer = rank + 1 if rank % 2 == 0 else rank - 1
+    found = (len(probe) == 1 and probe[0].get("found_src") == peer and
+             probe[0].get("found_tag") == 24 and probe[0].get("bytes") == 1024 and
+             iprobe and iprobe[-1].get("flag") == 1 and iprobe[-1].get("found_tag") == 25 and
+             all(a.get("flag") == 0 and "found_tag" not in a for a in iprobe[:-1]))
+    return got == COLLECTIVES and once and found, {"collectives": got, "probe": probe,
+                                                   "iprobe": iprobe[-3:]}
 
 
 def check_rank_files(out):
@@ -66,8 +95,13 @@ def check_rank_files(out):
             ok(False, f"{os.path.basename(f)}: MPI_Init, {ROUNDS} MPI_Send, MPI_Barrier with args",
                json.dumps([r for r in recs if r["category"].startswith("MPI")][:10]))
             return
+        good, detail = check_collectives_and_probes(recs, init[0]["args"].get("world_rank"))
+        if not good:
+            ok(False, f"{os.path.basename(f)}: every collective once with bytes and root; "
+               "the probes' finds", json.dumps(detail, indent=1))
+            return
     ok(ranks == set(range(RANKS)), "each rank's file: MPI_Init (rank, size), MPI_Send args, "
-       "MPI_Barrier", ranks)
+       "MPI_Barrier, the other collectives' bytes and roots, the probes' finds", ranks)
 
 
 def check_merged(merged):

@@ -124,7 +124,31 @@
     X(MPI_TEST, "MPI_Test", "mpi", STATE)                                                          \
     X(MPI_TESTALL, "MPI_Testall", "mpi", STATE)                                                    \
     X(MPI_TESTANY, "MPI_Testany", "mpi", STATE)                                                    \
-    X(MPI_TESTSOME, "MPI_Testsome", "mpi", STATE)
+    X(MPI_TESTSOME, "MPI_Testsome", "mpi", STATE)                                                  \
+    X(MPI_BSEND, "MPI_Bsend", "mpi", STATE)                                                        \
+    X(MPI_RSEND, "MPI_Rsend", "mpi", STATE)                                                        \
+    X(MPI_ISSEND, "MPI_Issend", "mpi", STATE)                                                      \
+    X(MPI_IBSEND, "MPI_Ibsend", "mpi", STATE)                                                      \
+    X(MPI_IRSEND, "MPI_Irsend", "mpi", STATE)                                                      \
+    X(MPI_SENDRECV_REPLACE, "MPI_Sendrecv_replace", "mpi", STATE)                                  \
+    X(MPI_PROBE, "MPI_Probe", "mpi", STATE)                                                        \
+    X(MPI_IPROBE, "MPI_Iprobe", "mpi", STATE)                                                      \
+    X(MPI_GATHERV, "MPI_Gatherv", "mpi", STATE)                                                    \
+    X(MPI_SCATTERV, "MPI_Scatterv", "mpi", STATE)                                                  \
+    X(MPI_ALLGATHERV, "MPI_Allgatherv", "mpi", STATE)                                              \
+    X(MPI_ALLTOALLV, "MPI_Alltoallv", "mpi", STATE)                                                \
+    X(MPI_REDUCE_SCATTER, "MPI_Reduce_scatter", "mpi", STATE)                                      \
+    X(MPI_REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block", "mpi", STATE)                          \
+    X(MPI_SCAN, "MPI_Scan", "mpi", STATE)                                                          \
+    X(MPI_EXSCAN, "MPI_Exscan", "mpi", STATE)                                                      \
+    X(MPI_IBARRIER, "MPI_Ibarrier", "mpi", STATE)                                                  \
+    X(MPI_IBCAST, "MPI_Ibcast", "mpi", STATE)                                                      \
+    X(MPI_IREDUCE, "MPI_Ireduce", "mpi", STATE)                                                    \
+    X(MPI_IALLREDUCE, "MPI_Iallreduce", "mpi", STATE)                                              \
+    X(MPI_IGATHER, "MPI_Igather", "mpi", STATE)                                                    \
+    X(MPI_IALLGATHER, "MPI_Iallgather", "mpi", STATE)                                              \
+    X(MPI_ISCATTER, "MPI_Iscatter", "mpi", STATE)                                                  \
+    X(MPI_IALLTOALL, "MPI_Ialltoall", "mpi", STATE)
 
 #define TRACE_FN_ENUM(e, n, g, k) TRACE_FN_##e,
 typedef enum trace_fn {

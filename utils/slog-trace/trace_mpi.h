@@ -38,6 +38,14 @@ TRACE_WEAK(PMPI_Isend);
 TRACE_WEAK(PMPI_Recv);
 TRACE_WEAK(PMPI_Irecv);
 TRACE_WEAK(PMPI_Sendrecv);
+TRACE_WEAK(PMPI_Sendrecv_replace);
+TRACE_WEAK(PMPI_Bsend);
+TRACE_WEAK(PMPI_Rsend);
+TRACE_WEAK(PMPI_Issend);
+TRACE_WEAK(PMPI_Ibsend);
+TRACE_WEAK(PMPI_Irsend);
+TRACE_WEAK(PMPI_Probe);
+TRACE_WEAK(PMPI_Iprobe);
 TRACE_WEAK(PMPI_Wait);
 TRACE_WEAK(PMPI_Waitall);
 TRACE_WEAK(PMPI_Waitany);
@@ -58,6 +66,7 @@ TRACE_WEAK(PMPI_File_get_position);
 /* the objects behind Open MPI's predefined handles */
 TRACE_WEAK(ompi_mpi_comm_world);
 TRACE_WEAK(ompi_request_null);
+TRACE_WEAK(ompi_mpi_byte);
 
 /* This process's rank in MPI_COMM_WORLD (-1 before MPI_Init). */
 extern int trace_mpi_rank;
@@ -81,6 +90,24 @@ void trace_mpi_send_args(trace_args *a, int count, MPI_Datatype type, int dest, 
 
 /* Args of a completed receive (status st) of type on comm: msg="recv"... */
 void trace_mpi_recv_args(trace_args *a, MPI_Comm comm, MPI_Datatype type, const MPI_Status *st);
+
+/* Record collective fn on comm (trace_mpi_coll.c): the communicator's
+ * key, bytes (-1: none), root (-1: none; else made a world rank), ret. */
+void trace_mpi_coll_done(const trace_call *c, trace_fn fn, MPI_Comm comm, int64_t bytes, int root,
+                         int r);
+
+/* Bytes of count items of type for every rank of comm (-1: unknown). */
+int64_t trace_mpi_comm_bytes(int count, MPI_Datatype type, MPI_Comm comm);
+
+/* A wrapper's body for a collective: call, then record it. */
+#define COLL_BODY(fn, call, comm, bytes, root)                                                     \
+    trace_call c;                                                                                  \
+    if (!trace_enter(&c)) {                                                                        \
+        return call;                                                                               \
+    }                                                                                              \
+    const int r = call;                                                                            \
+    trace_mpi_coll_done(&c, fn, comm, bytes, root, r);                                             \
+    return r
 
 /* A receive posted with MPI_Irecv, not yet seen complete (trace_mpi_wait.c):
  * noted when posted; taken out when a call may complete it (false: req is

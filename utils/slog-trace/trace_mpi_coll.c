@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT
  *
- * trace_mpi_coll.c - PMPI wrappers of the collectives (barrier, bcast,
- * reduce, allreduce, gather, allgather, scatter, alltoall), recorded as
- * states with the communicator's key, the bytes this rank sends and the
- * root as a world rank where the call has one; and MPI_Comm_free, which
- * drops the communicator from the rank translation cache.
+ * trace_mpi_coll.c - PMPI wrappers of the blocking collectives with one
+ * count (barrier, bcast, reduce, allreduce, gather, allgather, scatter,
+ * alltoall), recorded as states with the communicator's key, this rank's
+ * bytes (its send buffer; for bcast and scatter the buffer it gets) and
+ * the root as a world rank where the call has one (trace_mpi_coll_done);
+ * and MPI_Comm_free, which drops the communicator from the rank
+ * translation cache.
  * Layer: slog-trace preload library; Open MPI's mpi.h.
  */
 #include "trace_core.h"
 #include "trace_mpi.h"
 
-static void coll_done(const trace_call *c, trace_fn fn, MPI_Comm comm, int64_t bytes, int root,
-                      int r)
+void trace_mpi_coll_done(const trace_call *c, trace_fn fn, MPI_Comm comm, int64_t bytes, int root,
+                         int r)
 {
     uint64_t key = 0;
     const int wroot = trace_mpi_world(comm, root, &key);
@@ -30,14 +32,11 @@ static void coll_done(const trace_call *c, trace_fn fn, MPI_Comm comm, int64_t b
     trace_leave(c, fn, &a);
 }
 
-#define COLL_BODY(fn, call, comm, bytes, root)                                                     \
-    trace_call c;                                                                                  \
-    if (!trace_enter(&c)) {                                                                        \
-        return call;                                                                               \
-    }                                                                                              \
-    const int r = call;                                                                            \
-    coll_done(&c, fn, comm, bytes, root, r);                                                       \
-    return r
+int64_t trace_mpi_comm_bytes(int count, MPI_Datatype type, MPI_Comm comm)
+{
+    int size = 0;
+    return PMPI_Comm_size(comm, &size) == MPI_SUCCESS ? trace_mpi_bytes(count, type) * size : -1;
+}
 
 int MPI_Barrier(MPI_Comm comm)
 {
@@ -98,7 +97,7 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
 {
     COLL_BODY(TRACE_FN_MPI_ALLTOALL,
               PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm), comm,
-              trace_mpi_bytes(scount, stype), -1);
+              trace_mpi_comm_bytes(scount, stype, comm), -1);
 }
 
 int MPI_Comm_free(MPI_Comm *comm)

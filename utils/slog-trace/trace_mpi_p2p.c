@@ -5,8 +5,12 @@
  * ranks), tag and bytes on its state; a blocking receive records
  * msg="recv" with the source and tag its status gives; a receive posted
  * with MPI_Irecv records msg="recv" on an "MPI message received" event
- * when MPI_Wait/MPI_Waitall completes it.  `slog-trace merge` pairs sends
- * with receives into arrows (trace_merge_msg.c).
+ * when a call completes it (trace_mpi_wait.c, trace_mpi_complete.c); a
+ * send-receive records its receive as that event.  Every send mode
+ * (standard, synchronous, buffered, ready; blocking or not) records a
+ * send.  Probes record what they asked for and what they found.
+ * `slog-trace merge` pairs sends with receives into arrows
+ * (trace_merge_msg.c).
  * Layer: slog-trace preload library; Open MPI's mpi.h.
  */
 #include <pthread.h>
@@ -93,6 +97,37 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, 
     SEND_BODY(TRACE_FN_MPI_ISEND, PMPI_Isend(buf, count, type, dest, tag, comm, req));
 }
 
+int MPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    SEND_BODY(TRACE_FN_MPI_BSEND, PMPI_Bsend(buf, count, type, dest, tag, comm));
+}
+
+int MPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    SEND_BODY(TRACE_FN_MPI_RSEND, PMPI_Rsend(buf, count, type, dest, tag, comm));
+}
+
+// NOLINTNEXTLINE(readability-function-size): the MPI standard fixes the parameters
+int MPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req)
+{
+    SEND_BODY(TRACE_FN_MPI_ISSEND, PMPI_Issend(buf, count, type, dest, tag, comm, req));
+}
+
+// NOLINTNEXTLINE(readability-function-size): the MPI standard fixes the parameters
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req)
+{
+    SEND_BODY(TRACE_FN_MPI_IBSEND, PMPI_Ibsend(buf, count, type, dest, tag, comm, req));
+}
+
+// NOLINTNEXTLINE(readability-function-size): the MPI standard fixes the parameters
+int MPI_Irsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req)
+{
+    SEND_BODY(TRACE_FN_MPI_IRSEND, PMPI_Irsend(buf, count, type, dest, tag, comm, req));
+}
+
 // NOLINTNEXTLINE(readability-function-size): the MPI standard fixes the parameters
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
              MPI_Status *status)
@@ -113,6 +148,19 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     return r;
 }
 
+/* A send-receive's end: its receive (rcv, status st) as an "MPI message
+ * received" event, then the call's state with its send's args a. */
+static int exchanged(const trace_call *c, trace_fn fn, trace_args *a, const trace_mpi_recv *rcv,
+                     const MPI_Status *st, int r)
+{
+    if (r == MPI_SUCCESS) {
+        trace_mpi_received(rcv, st);
+    }
+    targ_int(a, "ret", r);
+    trace_leave(c, fn, a);
+    return r;
+}
+
 // NOLINTNEXTLINE(readability-function-size): the MPI standard fixes the parameters
 int MPI_Sendrecv(const void *sbuf, int count, MPI_Datatype type, int dest, int tag, void *rbuf,
                  int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
@@ -125,16 +173,84 @@ int MPI_Sendrecv(const void *sbuf, int count, MPI_Datatype type, int dest, int t
     }
     MPI_Status own = {0};
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    const int r = PMPI_Sendrecv(sbuf, count, type, dest, tag, rbuf, rcount, rtype, source, rtag,
-                                comm, st);
-    if (r == MPI_SUCCESS) {
-        trace_args ra = {.n = 0};
-        trace_mpi_recv_args(&ra, comm, rtype, st);
-        trace_event(TRACE_FN_MPI_RECV_DONE, &ra);
-    }
     trace_args a = {.n = 0};
     trace_mpi_send_args(&a, count, type, dest, tag, comm);
-    targ_int(&a, "ret", r);
-    trace_leave(&c, TRACE_FN_MPI_SENDRECV, &a);
+    const trace_mpi_recv rcv = {NULL, comm, rtype};
+    return exchanged(&c, TRACE_FN_MPI_SENDRECV, &a, &rcv, st,
+                     PMPI_Sendrecv(sbuf, count, type, dest, tag, rbuf, rcount, rtype, source, rtag,
+                                   comm, st));
+}
+
+// NOLINTNEXTLINE(readability-function-size): the MPI standard fixes the parameters
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int tag, int source,
+                         int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    trace_call c;
+    if (!trace_enter(&c)) {
+        return PMPI_Sendrecv_replace(buf, count, type, dest, tag, source, rtag, comm, status);
+    }
+    MPI_Status own = {0};
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    trace_args a = {.n = 0};
+    trace_mpi_send_args(&a, count, type, dest, tag, comm);
+    const trace_mpi_recv rcv = {NULL, comm, type};
+    return exchanged(&c, TRACE_FN_MPI_SENDRECV_REPLACE, &a, &rcv, st,
+                     PMPI_Sendrecv_replace(buf, count, type, dest, tag, source, rtag, comm, st));
+}
+
+/* The args of a probe for source and tag on comm. */
+static void probe_args(trace_args *a, int source, int tag, MPI_Comm comm)
+{
+    uint64_t key = 0;
+    const int src = trace_mpi_world(comm, source, &key);
+    targ_uint(a, "comm", key);
+    targ_int(a, "src", src);
+    targ_int(a, "tag", tag);
+}
+
+/* A probe's end: a, then the message it found (status st; NULL: none)
+ * as found_src (world rank), found_tag and bytes, and ret. */
+static int probed(const trace_call *c, trace_fn fn, trace_args *a, MPI_Comm comm,
+                  const MPI_Status *st, int r)
+{
+    int n = 0;
+    if (r == MPI_SUCCESS && st != NULL) {
+        uint64_t key = 0;
+        targ_int(a, "found_src", trace_mpi_world(comm, st->MPI_SOURCE, &key));
+        targ_int(a, "found_tag", st->MPI_TAG);
+        if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) {
+            targ_int(a, "bytes", n);
+        }
+    }
+    targ_int(a, "ret", r);
+    trace_leave(c, fn, a);
     return r;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    trace_call c;
+    if (!trace_enter(&c)) {
+        return PMPI_Probe(source, tag, comm, status);
+    }
+    MPI_Status own = {0};
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    trace_args a = {.n = 0};
+    probe_args(&a, source, tag, comm);
+    return probed(&c, TRACE_FN_MPI_PROBE, &a, comm, st, PMPI_Probe(source, tag, comm, st));
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    trace_call c;
+    if (!trace_enter(&c)) {
+        return PMPI_Iprobe(source, tag, comm, flag, status);
+    }
+    MPI_Status own = {0};
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    trace_args a = {.n = 0};
+    probe_args(&a, source, tag, comm);
+    const int r = PMPI_Iprobe(source, tag, comm, flag, st);
+    targ_int(&a, "flag", r == MPI_SUCCESS ? *flag : 0);
+    return probed(&c, TRACE_FN_MPI_IPROBE, &a, comm, r == MPI_SUCCESS && *flag ? st : NULL, r);
 }
