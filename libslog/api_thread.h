@@ -52,8 +52,9 @@ typedef struct tw_counter_rec {
 
 /* A dropped stretch of a location: h.cat = the lowest open depth in it (the
  * states below stay), h.time = the location's last time; the states open
- * above that depth before it are ended at h.time, and `lost_begins` states
- * begun in it (still open after it) are not written: their ends are skipped. */
+ * above that depth before it ended in it, so they are not written (their
+ * ends are lost), and `lost_begins` states begun in it (still open after
+ * it) are not written either: their ends are skipped. */
 typedef struct tw_gap_rec {
     tw_rec h;
     uint32_t lost_begins, reserved;

@@ -183,11 +183,24 @@ static void replay_end(slog_twriter *tw, uint32_t timeline, int64_t time)
     pop_and_write(tw, timeline, time, 0);
 }
 
+/* Pop open states down to @p keep without writing them: their ends were
+ * dropped.  The begin of each is lost too (one begun in an earlier dropped
+ * stretch was counted then). */
+static void drop_down_to(slog_twriter *tw, uint32_t timeline, size_t keep)
+{
+    tw_bg_timeline *const t = &tw->bgtl[timeline];
+    while (t->depth > keep) {
+        const tw_open o = t->open[--t->depth];
+        atomic_fetch_add_explicit(&tw->n_dropped, o.lost ? 0u : 1u, memory_order_relaxed);
+        t->arena_len = o.args_off;
+    }
+}
+
 static void replay_gap(slog_twriter *tw, uint32_t timeline, const uint8_t *p)
 {
     tw_gap_rec g;
     memcpy(&g, p, sizeof g);
-    end_down_to(tw, timeline, g.h.cat, g.h.time);
+    drop_down_to(tw, timeline, g.h.cat);
     for (uint32_t i = 0; i < g.lost_begins; i++) {
         if (push_open(&tw->bgtl[timeline], NULL, NULL, 0, 1) != 0) {
             tw_fail(tw, SLOG_ENOMEM, NULL);
