@@ -23,6 +23,9 @@
  *     trace_prog copy DIR     DIR/src.bin (1000 bytes) copied to DIR/dst.bin
  *                             by copy_file_range, its first 600 bytes to
  *                             DIR/dst2.bin by sendfile
+ *     trace_prog forks DIR    2 threads pwrite DIR/spin.dat in a loop while
+ *                             the main thread forks 200 children, each
+ *                             appending 1 byte to DIR/child.dat
  * Exit status: 0, or 10-29 when a call did not behave as without tracing
  * (a result, or errno: left alone by successful calls, ENOENT after the
  * failing open).
@@ -398,10 +401,63 @@ static int copy_calls(void)
     return close(s) | close(d) | close(d2);
 }
 
+static int spin_fd = -1;
+static volatile int spin_stop;
+
+static void *spin_main(void *unused)
+{
+    (void)unused;
+    char buf[16] = {0};
+    while (!spin_stop) {
+        if (pwrite(spin_fd, buf, sizeof buf, 0) != (ssize_t)sizeof buf) {
+            return (void *)1;
+        }
+    }
+    return NULL;
+}
+
+/* One fork: the child appends a byte and ends; 0 when it did. */
+static int fork_one(const char *child_path)
+{
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int fd = open(child_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        _exit(fd >= 0 && write(fd, "c", 1) == 1 && close(fd) == 0 ? 0 : 1);
+    }
+    int st = 0;
+    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
+/* Forks while other threads record calls (a fork once deadlocked with a
+ * thread appending under the tracer's lock). */
+static int fork_calls(void)
+{
+    char path[1100], child[1100];
+    path_of(path, sizeof path, "spin.dat");
+    path_of(child, sizeof child, "child.dat");
+    spin_fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    pthread_t th[2];
+    if (spin_fd < 0 || pthread_create(&th[0], NULL, spin_main, NULL) != 0 ||
+        pthread_create(&th[1], NULL, spin_main, NULL) != 0) {
+        return 60;
+    }
+    int failed = 0;
+    for (int i = 0; i < 200; i++) {
+        failed += fork_one(child);
+    }
+    spin_stop = 1;
+    void *res[2];
+    (void)pthread_join(th[0], &res[0]);
+    (void)pthread_join(th[1], &res[1]);
+    return failed != 0 || res[0] != NULL || res[1] != NULL ? 61 : close(spin_fd);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        (void)fprintf(stderr, "usage: trace_prog calls|crash|wait|pipes|scanf|copy DIR | exit|_exit N\n");
+        (void)fprintf(
+            stderr,
+            "usage: trace_prog calls|crash|wait|pipes|scanf|copy|forks DIR | exit|_exit N\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -425,6 +481,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "copy") == 0) {
         return copy_calls();
+    }
+    if (strcmp(mode, "forks") == 0) {
+        return fork_calls();
     }
     const int rc = calls(strcmp(mode, "calls") == 0);
     if (rc != 0 || strcmp(mode, "calls") == 0) {

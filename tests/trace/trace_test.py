@@ -400,8 +400,31 @@ def test_copy(tmp):
        f"exit {p.returncode}, stderr {p.stderr[-300:]!r}; got {got}")
 
 
+def test_forks(tmp):
+    """200 forks while two threads record pwrites: no deadlock (fork's
+    handlers once took the HDF5 lock before the tracer's, a recording
+    thread the other way round), every child ran, every fork recorded."""
+    d = os.path.join(tmp, "forks")
+    os.makedirs(d, exist_ok=True)
+    out = os.path.join(tmp, "forks.trace")
+    try:
+        p = subprocess.run([SLOG_TRACE, "-o", out, "--flush", "2", "--", TRACE_PROG, "forks", d],
+                           capture_output=True, text=True, env=ENV, timeout=120)
+        status = f"exit {p.returncode}, stderr {p.stderr[-300:]!r}"
+    except subprocess.TimeoutExpired:
+        p, status = None, "hung (killed after 120 s)"
+    child = os.path.join(d, "child.dat")
+    forks = 0
+    if p is not None and p.returncode == 0:
+        forks = sum(1 for f in glob.glob(os.path.join(out, "*.slog")) for r in records(f)
+                    if r["category"] == "fork" and r["args"].get("ret", 0) > 0)
+    ok(p is not None and p.returncode == 0 and os.path.getsize(child) == 200 and forks == 200,
+       "fork while threads record: 200 children ran, 200 forks in the trace, no hang",
+       f"{status}; forks recorded {forks}")
+
+
 def main():
-    print("1..25")
+    print("1..26")
     with tempfile.TemporaryDirectory(prefix="slog-trace-test-") as tmp:
         test_calls(tmp)
         test_exit_status(tmp)
@@ -412,6 +435,7 @@ def main():
         test_pipes(tmp)
         test_scanf(tmp)
         test_copy(tmp)
+        test_forks(tmp)
     return 0 if all_passed() else 1
 
 

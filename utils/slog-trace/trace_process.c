@@ -363,8 +363,14 @@ __attribute__((constructor)) static void trace_init(void)
     trace_core_set_pid();
     if (read_config()) {
         name_inherited_fds();
-        (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
         start_process();
+        /* After the writer's creation registered libslog's own handlers
+         * (the HDF5 lock's, the threaded writer's): POSIX runs prepare
+         * handlers in reverse order, so ours takes the sink's lock first,
+         * in the order every recorded call takes them (sink, then HDF5).
+         * The other order deadlocked a fork against a thread recording a
+         * call whose append wrote a node. */
+        (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
     }
     trace_self.guard--;
 }
