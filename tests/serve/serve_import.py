@@ -5,7 +5,8 @@
 # imported once into SOURCE.slog (the same drawables as slog-import makes),
 # reused by the next run while newer than the source, imported again when
 # the source changes; an input that is no trace is an error (exit 1)
-# leaving no cache behind.  A source in a folder with no write bit (mode
+# leaving no cache behind, and a damaged *.slog is opened as one (exit 1,
+# the reader's error) instead of being imported.  A source in a folder with no write bit (mode
 # 0555: root too, which access(2) lets write anywhere) is cached in
 # $XDG_CACHE_HOME/slog-serve, never beside it.  --format NAME forces the
 # import format (an unknown name is a usage error, exit 2).
@@ -61,6 +62,21 @@ def check_format_option(serve_tool, demo, tmp, bad):
             fail(f"{args}: exit {p.returncode} (wanted {want}), stderr {p.stderr!r}")
 
 
+def check_damaged_slog(serve_tool, ref, tmp):
+    """A .slog whose first 4 KiB are zeroed is a damaged .slog, not an unknown format."""
+    damaged = os.path.join(tmp, "damaged.slog")
+    with open(ref, "rb") as f:
+        data = bytearray(f.read())
+    data[:4096] = bytes(min(4096, len(data)))
+    with open(damaged, "wb") as f:
+        f.write(data)
+    p = subprocess.run([serve_tool, damaged, "--port", "0"], capture_output=True, text=True,
+                       timeout=60)
+    if (p.returncode != 1 or "damaged.slog: Cannot open" not in p.stderr
+            or "importing" in p.stderr or p.stdout or os.path.exists(damaged + ".slog")):
+        fail(f"damaged .slog: exit {p.returncode}, stderr {p.stderr!r}")
+
+
 def main():
     serve_tool, import_tool, info_tool, demo = sys.argv[1:5]
     with temp_folder() as tmp:
@@ -94,6 +110,7 @@ def main():
             fail(f"damaged input: exit {p.returncode}, stderr {p.stderr!r}")
         if os.path.exists(bad + ".slog"):
             fail("a failed import left a cache file")
+        check_damaged_slog(serve_tool, ref, tmp)
         check_read_only_folder(serve_tool, demo, tmp)
         check_format_option(serve_tool, demo, tmp, bad)
     print("serve_import: ok")

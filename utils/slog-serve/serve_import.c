@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT
  *
  * serve_import.c - other trace formats imported into cached .slog files
- * (serve_import.h).  A file starting with the HDF5 signature is taken as a
- * .slog; anything else goes through slog_import_file.  The cache is
- * "SOURCE.slog" beside the source when its folder is writable, else
+ * (serve_import.h).  A file starting with the HDF5 signature, or named
+ * *.slog, is taken as a .slog; anything else goes through
+ * slog_import_file.  The cache is "SOURCE.slog" beside the source when its folder is writable, else
  * $XDG_CACHE_HOME/slog-serve (or ~/.cache/slog-serve) with the source's
  * name and a hash of its full path.  "Writable" is stricter than
  * access(2), which says yes to root everywhere: a folder whose mode has no
@@ -45,6 +45,15 @@ static bool is_hdf5(const char *path)
     const ssize_t got = read(fd, head, sizeof head);
     (void)close(fd);
     return got == (ssize_t)sizeof head && memcmp(head, sig, sizeof sig) == 0;
+}
+
+/* A name ending in ".slog" is a libslog file even when its first bytes are
+ * damaged: the reader says what is wrong with it (importing it would only
+ * say its format is unknown). */
+static bool named_slog(const char *path)
+{
+    const size_t n = strlen(path);
+    return n > 5 && strcmp(path + n - 5, ".slog") == 0;
 }
 
 /* FNV-1a of the source's full path: cache names of equal base names differ. */
@@ -173,7 +182,7 @@ static int import_one(const char *src, const char *cache, const serve_import_opt
 /* The path to serve for one argument (malloc'd), or NULL (printed). */
 static char *resolve_one(const char *arg, const serve_import_options *opts)
 {
-    if (is_hdf5(arg) || access(arg, R_OK) != 0) {
+    if (is_hdf5(arg) || named_slog(arg) || access(arg, R_OK) != 0) {
         return strdup(arg); /* a .slog, or a missing file the reader will name */
     }
     char *const cache = cache_path(arg);
