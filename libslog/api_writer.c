@@ -740,9 +740,10 @@ void slog_writer_destroy(slog_writer *w)
         w->bg = NULL;
     }
     if (w->st != NULL) {
-        /* Not finished: record what was written so far; the file stays
-         * marked incomplete. */
-        if (w->state == W_OPEN) {
+        /* Not finished (a failed or cancelled import, an exception): the
+         * open nodes are closed as a flush closes them, so that everything
+         * appended is in the file; it stays marked incomplete. */
+        if (w->state == W_OPEN && tree_build_flush(w->tb, NULL) == SLOG_OK) {
             (void)api_writer_flush_tables(w, 0, NULL);
         }
         (void)store_close(w->st, NULL);

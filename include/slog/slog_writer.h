@@ -311,8 +311,10 @@ SLOG_API int slog_writer_flush(slog_writer *w, slog_error *err);
 SLOG_API int slog_writer_finish(slog_writer *w, slog_error *err);
 
 /**
- * Release the writer.  Without finish, what was appended is written out as
- * far as possible and the file stays marked incomplete.
+ * Release the writer.  Without finish, everything appended is written out
+ * (the open nodes are closed, as slog_writer_flush closes them; states
+ * still open through slog_writer_begin are not) and the file stays marked
+ * incomplete.
  * @param w  the writer; NULL does nothing
  * Thread safety: the writer's thread, as its last call.  @since 0.1
  */

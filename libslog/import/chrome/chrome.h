@@ -97,6 +97,8 @@ int chrome_map_event(chrome_map *m, chrome_event *ev);
 void chrome_map_see_time(chrome_map *m, int64_t t);
 /* End of all inputs: close what is open at the trace end, flush. */
 int chrome_map_finish(chrome_map *m);
+/* Did the map fail (the output refused a drawable)? */
+bool chrome_map_failed(const chrome_map *m);
 /* Report counts with import_count; name of the record kinds. */
 void chrome_map_report(chrome_map *m);
 void chrome_map_destroy(chrome_map *m);

@@ -157,6 +157,16 @@ static int run_finish(chrome_run *r)
     return chrome_map_finish(r->map) != 0 ? 1 : 0;
 }
 
+/* An input that failed or was cancelled leaves the records read before
+ * it: they are mapped and written as at the end of the inputs (spans
+ * still open closed at the last time seen), unless the output failed. */
+static void run_keep(chrome_run *r)
+{
+    if (r->map != NULL && !chrome_map_failed(r->map)) {
+        (void)run_finish(r);
+    }
+}
+
 static void run_teardown(chrome_run *r)
 {
     chrome_event *ev;
@@ -425,13 +435,10 @@ static void *feeder_main(void *arg)
 {
     queue *q = arg;
     int rc = feed_all(q->f);
-    if (rc == 0) {
-        rc = queue_flush(q);
-    } else if (q->cur != NULL) {
-        free_batch(q->cur, q->curn);
-        q->cur = NULL;
-        q->curn = 0;
-    }
+    /* after a failed or cancelled input too: the records it gave before
+     * are good ones, kept (run_keep) */
+    const int flushed = queue_flush(q);
+    rc = rc != 0 ? rc : flushed;
     pthread_mutex_lock(&q->mu);
     q->done = true;
     q->feeder_rc = rc;
@@ -592,6 +599,8 @@ int chrome_import(import_ctx *ctx, const char *const *paths, size_t n, chrome_mo
     }
     if (rc == 0) {
         rc = run_finish(&r);
+    } else {
+        run_keep(&r);
     }
     run_teardown(&r);
     feeder_teardown(&f);
@@ -631,6 +640,8 @@ int chrome_import_buffer(import_ctx *ctx, const unsigned char *data, size_t len,
     chrome_parser_destroy(in.p);
     if (rc == 0) {
         rc = run_finish(&r);
+    } else {
+        run_keep(&r);
     }
     run_teardown(&r);
     feeder_teardown(&f);

@@ -331,6 +331,11 @@ int chrome_map_finish(chrome_map *m)
     return map_drain(m, true, true);
 }
 
+bool chrome_map_failed(const chrome_map *m)
+{
+    return m->failed != 0;
+}
+
 void chrome_map_report(chrome_map *m)
 {
     for (int i = 0; i < K_COUNT; i++) {
