@@ -23,6 +23,11 @@
  *     trace_prog copy DIR     DIR/src.bin (1000 bytes) copied to DIR/dst.bin
  *                             by copy_file_range, its first 600 bytes to
  *                             DIR/dst2.bin by sendfile
+ *     trace_prog names DIR    DIR/n1 renamed to n2 (rename), n3 (renameat
+ *                             on DIR's descriptor), n2 made again and not
+ *                             moved onto n3 (renameat2, RENAME_NOREPLACE:
+ *                             EEXIST); n2, n3 and the directory DIR/sub
+ *                             removed by unlinkat, then n3 again (ENOENT)
  *     trace_prog forks DIR    2 threads pwrite DIR/spin.dat in a loop while
  *                             the main thread forks 200 children, each
  *                             appending 1 byte to DIR/child.dat
@@ -401,6 +406,32 @@ static int copy_calls(void)
     return close(s) | close(d) | close(d2);
 }
 
+/* A file made empty in DIR (0 when it was). */
+static int make_file(int dirfd, const char *name)
+{
+    const int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    return fd < 0 ? 1 : close(fd);
+}
+
+/* Renames and removals by name, relative to DIR's descriptor or not. */
+static int name_calls(void)
+{
+    char n1[1100], n2[1100];
+    path_of(n1, sizeof n1, "n1");
+    path_of(n2, sizeof n2, "n2");
+    const int d = open(dir, O_RDONLY | O_DIRECTORY);
+    if (d < 0 || make_file(d, "n1") != 0 || rename(n1, n2) != 0 ||
+        renameat(d, "n2", d, "n3") != 0 || make_file(d, "n2") != 0 ||
+        renameat2(d, "n2", d, "n3", RENAME_NOREPLACE) != -1 || errno != EEXIST) {
+        return 70;
+    }
+    if (mkdirat(d, "sub", 0755) != 0 || unlinkat(d, "n2", 0) != 0 || unlinkat(d, "n3", 0) != 0 ||
+        unlinkat(d, "sub", AT_REMOVEDIR) != 0 || unlinkat(d, "n3", 0) != -1 || errno != ENOENT) {
+        return 71;
+    }
+    return close(d);
+}
+
 static int spin_fd = -1;
 static volatile int spin_stop;
 
@@ -457,7 +488,7 @@ int main(int argc, char **argv)
     if (argc != 3) {
         (void)fprintf(
             stderr,
-            "usage: trace_prog calls|crash|wait|pipes|scanf|copy|forks DIR | exit|_exit N\n");
+            "usage: trace_prog calls|crash|wait|pipes|scanf|copy|names|forks DIR | exit|_exit N\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -481,6 +512,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "copy") == 0) {
         return copy_calls();
+    }
+    if (strcmp(mode, "names") == 0) {
+        return name_calls();
     }
     if (strcmp(mode, "forks") == 0) {
         return fork_calls();

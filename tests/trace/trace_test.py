@@ -400,6 +400,27 @@ def test_copy(tmp):
        f"exit {p.returncode}, stderr {p.stderr[-300:]!r}; got {got}")
 
 
+def test_names(tmp):
+    """rename, renameat, renameat2 recorded as rename with both names;
+    unlinkat with its flags (AT_REMOVEDIR 512), failures with errno."""
+    p, d, recs = traced_prog(tmp, "names")
+    got = [(r["category"], {k: v for k, v in r["args"].items() if "dirfd" not in k})
+           for r in recs if r["category"] in ("rename", "unlinkat")]
+    dirfds = {v for r in recs if r["category"] in ("rename", "unlinkat")
+              for k, v in r["args"].items() if "dirfd" in k}
+    n1, n2 = os.path.join(d, "n1"), os.path.join(d, "n2")
+    want = [("rename", {"path": n1, "newpath": n2, "ret": 0}),
+            ("rename", {"path": "n2", "newpath": "n3", "ret": 0}),
+            ("rename", {"path": "n2", "newpath": "n3", "flags": 1, "ret": -1, "errno": 17}),
+            ("unlinkat", {"path": "n2", "flags": 0, "ret": 0}),
+            ("unlinkat", {"path": "n3", "flags": 0, "ret": 0}),
+            ("unlinkat", {"path": "sub", "flags": 512, "ret": 0}),
+            ("unlinkat", {"path": "n3", "flags": 0, "ret": -1, "errno": 2})]
+    ok(p.returncode == 0 and got == want and len(dirfds) == 1,
+       "rename family and unlinkat: both names, the directory descriptor, flags, errno",
+       f"exit {p.returncode}, stderr {p.stderr[-300:]!r}; got {got}, dirfds {dirfds}")
+
+
 def test_forks(tmp):
     """200 forks while two threads record pwrites: no deadlock (fork's
     handlers once took the HDF5 lock before the tracer's, a recording
@@ -424,7 +445,7 @@ def test_forks(tmp):
 
 
 def main():
-    print("1..26")
+    print("1..27")
     with tempfile.TemporaryDirectory(prefix="slog-trace-test-") as tmp:
         test_calls(tmp)
         test_exit_status(tmp)
@@ -435,6 +456,7 @@ def main():
         test_pipes(tmp)
         test_scanf(tmp)
         test_copy(tmp)
+        test_names(tmp)
         test_forks(tmp)
     return 0 if all_passed() else 1
 

@@ -148,7 +148,9 @@
     X(MPI_IGATHER, "MPI_Igather", "mpi", STATE)                                                    \
     X(MPI_IALLGATHER, "MPI_Iallgather", "mpi", STATE)                                              \
     X(MPI_ISCATTER, "MPI_Iscatter", "mpi", STATE)                                                  \
-    X(MPI_IALLTOALL, "MPI_Ialltoall", "mpi", STATE)
+    X(MPI_IALLTOALL, "MPI_Ialltoall", "mpi", STATE)                                                \
+    X(UNLINKAT, "unlinkat", "posix", STATE)                                                        \
+    X(RENAME, "rename", "posix", STATE)
 
 #define TRACE_FN_ENUM(e, n, g, k) TRACE_FN_##e,
 typedef enum trace_fn {
