@@ -564,6 +564,15 @@ static int scoped(slog_location *loc, uint32_t cat, int early)
     return (int)slog_location_depth(loc);
 }
 
+/* The location argument, counting its evaluations. */
+static int loc_evaluations;
+
+static slog_location *counted(slog_location *loc)
+{
+    loc_evaluations++;
+    return loc;
+}
+
 START_TEST(test_thread_scope_macro_ends_on_every_exit)
 {
     slog_twriter *tw;
@@ -578,11 +587,16 @@ START_TEST(test_thread_scope_macro_ends_on_every_exit)
     ck_assert_uint_eq(slog_location_depth(loc), 0);
     ck_assert_int_eq(scoped(loc, cat, 0), 1);
     ck_assert_uint_eq(slog_location_depth(loc), 0);
+    {
+        SLOG_SCOPE(counted(loc), cat); /* evaluated once, as a function call would be */
+        ck_assert_uint_eq(slog_location_depth(loc), 1);
+    }
+    ck_assert_int_eq(loc_evaluations, 1);
     slog_location_close(loc);
     ck_assert_int_eq(slog_twriter_finish(tw, NULL), SLOG_OK);
     slog_twriter_stats st;
     slog_twriter_get_stats(tw, &st);
-    ck_assert_uint_eq(st.records, 1 + 1 + 2); /* states */
+    ck_assert_uint_eq(st.records, 1 + 1 + 2 + 1); /* states */
     slog_twriter_destroy(tw);
 }
 END_TEST

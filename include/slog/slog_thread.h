@@ -366,11 +366,20 @@ SLOG_API int64_t slog_clock_ns(void);
 /** C scope (GCC/Clang `cleanup` attribute): begin a state of @p category on
  *  @p loc now (slog_clock_ns) and end it when the enclosing block is left,
  *  by any path (return, break, goto out of it); a failed begin ends nothing.
- *  One per block.  @since 0.3 */
+ *  Each argument is evaluated once.  One per block.  @since 0.3 */
 typedef struct slog_scope_guard {
     slog_location *loc;
     int ok;
 } slog_scope_guard;
+
+/* A function, so that the macro evaluates `loc` once, as the C++ guard does. */
+static inline slog_scope_guard slog_scope_guard_begin(slog_location *loc, uint32_t category)
+{
+    const slog_scope_guard g = {loc,
+                                slog_location_begin(loc, category, slog_clock_ns(), NULL, 0) ==
+                                    SLOG_OK};
+    return g;
+}
 
 static inline void slog_scope_guard_end(slog_scope_guard *g)
 {
@@ -381,8 +390,7 @@ static inline void slog_scope_guard_end(slog_scope_guard *g)
 
 #    define SLOG_SCOPE(loc, category)                                                         \
         __attribute__((cleanup(slog_scope_guard_end), unused))                              \
-        slog_scope_guard SLOG_SCOPE_NAME_ = {                                                 \
-            (loc), slog_location_begin((loc), (category), slog_clock_ns(), NULL, 0) == SLOG_OK}
+        slog_scope_guard SLOG_SCOPE_NAME_ = slog_scope_guard_begin((loc), (category))
 #endif
 
 #ifdef __cplusplus
