@@ -5,9 +5,11 @@
  * (1f 8b; several members are concatenated, as `cat a.gz b.gz` makes, and
  * zero padding after the last member is ignored), a zip archive holding
  * exactly one member (stored or deflated; the central directory is read
- * first so a multi-member archive is refused before any byte is imported),
- * or plain bytes.  Reads go through one fixed input buffer, so memory does
- * not depend on the input size.  Standard input ("-") and pipes are read
+ * first so a multi-member archive is refused before any byte is imported;
+ * an archive cut short has none, and its first deflated member is read up
+ * to the cut, with a note, as a gzip file cut short is), or plain bytes.
+ * Reads go through one fixed input buffer, so memory does not depend on the
+ * input size.  Standard input ("-") and pipes are read
  * through input_pipe.c, which replays the bytes the format probe read; so
  * are the caller's callback and memory inputs.  A read checks the import's
  * cancel flag first.
@@ -49,7 +51,8 @@ struct import_stream {
     uLong crc;          /* zip: CRC-32 of what we produced */
     const slog_atomic_int *cancel; /* the import's cancel flag, or NULL */
     bool inflated_any;  /* inflating has given at least one byte */
-    bool truncated;     /* gzip: the file ended inside a compressed stream, after some data */
+    bool truncated;     /* the file ended inside a compressed stream, after some data */
+    bool zip_cut;       /* zip without its directory: read from the local header, no CRC */
     char err[256];
 };
 
@@ -135,40 +138,11 @@ static int stream_fill(import_stream *s, uint64_t limit)
     return 0;
 }
 
-/* Locate the single member of a zip archive: position the file at its data
- * and set kind and sizes.  Uses the end-of-central-directory record. */
-static int zip_open_member(import_stream *s)
+/* Position the file at the data of the member whose local header is at lho
+ * and set kind; flags and method come from the directory, or from the local
+ * header itself when the directory is missing. */
+static int zip_start_member(import_stream *s, uint32_t flags, uint32_t method, uint64_t lho)
 {
-    unsigned char tail[65536 + 22];
-    const uint64_t tail_len = s->size < sizeof tail ? s->size : sizeof tail;
-    if (tail_len < 22 || read_at(s->fd, tail, (size_t)tail_len, s->size - tail_len) != 0) {
-        return stream_fail(s, "Cannot read zip archive: no end-of-central-directory record");
-    }
-    long eocd = -1;
-    for (long i = (long)tail_len - 22; i >= 0; i--) {
-        if (rd_le32(tail + i) == 0x06054b50u) {
-            eocd = i;
-            break;
-        }
-    }
-    if (eocd < 0) {
-        return stream_fail(s, "Cannot read zip archive: no end-of-central-directory record");
-    }
-    const unsigned char *e = tail + eocd;
-    const uint32_t entries = rd_le16(e + 10);
-    if (entries != 1) {
-        return stream_fail(s, "Cannot import a zip archive with %u members: only single-member "
-                              "archives are supported (unzip it first)", entries);
-    }
-    unsigned char cd[46];
-    if (read_at(s->fd, cd, sizeof cd, rd_le32(e + 16)) != 0 || rd_le32(cd) != 0x02014b50u) {
-        return stream_fail(s, "Cannot read zip archive: bad central directory");
-    }
-    const uint32_t flags = rd_le16(cd + 8);
-    const uint32_t method = rd_le16(cd + 10);
-    s->zip_crc = rd_le32(cd + 16);
-    s->member_left = rd_le32(cd + 20);
-    const uint32_t lho = rd_le32(cd + 42);
     if (flags & 1u) {
         return stream_fail(s, "Cannot import an encrypted zip member");
     }
@@ -180,7 +154,7 @@ static int zip_open_member(import_stream *s)
     if (read_at(s->fd, lh, sizeof lh, lho) != 0 || rd_le32(lh) != 0x04034b50u) {
         return stream_fail(s, "Cannot read zip archive: bad local file header");
     }
-    const uint64_t data = (uint64_t)lho + 30 + rd_le16(lh + 26) + rd_le16(lh + 28);
+    const uint64_t data = lho + 30 + rd_le16(lh + 26) + rd_le16(lh + 28);
     if (lseek(s->fd, (off_t)data, SEEK_SET) < 0) {
         return stream_fail(s, "Failed to seek: %s", strerror(errno));
     }
@@ -194,6 +168,54 @@ static int zip_open_member(import_stream *s)
         s->z_live = true;
     }
     return 0;
+}
+
+/* A zip archive cut short has no directory (it is written last): read the
+ * deflated member that starts the file up to the cut, as a gzip file cut
+ * short is read, and say so (import_stream_note).  A stored member's end is
+ * unknown there, so it stays an error. */
+static int zip_open_cut(import_stream *s)
+{
+    unsigned char lh[30];
+    if (s->size < sizeof lh || read_at(s->fd, lh, sizeof lh, 0) != 0 || rd_le16(lh + 8) != 8) {
+        return stream_fail(s, "Cannot read zip archive: no end-of-central-directory record");
+    }
+    s->zip_cut = true;
+    return zip_start_member(s, rd_le16(lh + 6), 8, 0);
+}
+
+/* Locate the single member of a zip archive: position the file at its data
+ * and set kind and sizes.  Uses the end-of-central-directory record. */
+static int zip_open_member(import_stream *s)
+{
+    unsigned char tail[65536 + 22];
+    const uint64_t tail_len = s->size < sizeof tail ? s->size : sizeof tail;
+    if (tail_len < 22 || read_at(s->fd, tail, (size_t)tail_len, s->size - tail_len) != 0) {
+        return zip_open_cut(s);
+    }
+    long eocd = -1;
+    for (long i = (long)tail_len - 22; i >= 0; i--) {
+        if (rd_le32(tail + i) == 0x06054b50u) {
+            eocd = i;
+            break;
+        }
+    }
+    if (eocd < 0) {
+        return zip_open_cut(s);
+    }
+    const unsigned char *e = tail + eocd;
+    const uint32_t entries = rd_le16(e + 10);
+    if (entries != 1) {
+        return stream_fail(s, "Cannot import a zip archive with %u members: only single-member "
+                              "archives are supported (unzip it first)", entries);
+    }
+    unsigned char cd[46];
+    if (read_at(s->fd, cd, sizeof cd, rd_le32(e + 16)) != 0 || rd_le32(cd) != 0x02014b50u) {
+        return stream_fail(s, "Cannot read zip archive: bad central directory");
+    }
+    s->zip_crc = rd_le32(cd + 16);
+    s->member_left = rd_le32(cd + 20);
+    return zip_start_member(s, rd_le16(cd + 8), rd_le16(cd + 10), rd_le32(cd + 42));
 }
 
 /* Open the file, or the pipe/callback/memory source; sets s->size.
@@ -366,7 +388,7 @@ static int inflate_at_end(import_stream *s, bool zip)
  * and the importer says so, import_stream_note); -1 on error (set). */
 static int inflate_refill(import_stream *s, bool zip)
 {
-    if (s->eof && !zip && s->inflated_any) {
+    if (s->eof && (!zip || s->zip_cut) && s->inflated_any) {
         s->truncated = true;
         return 1;
     }
@@ -374,10 +396,11 @@ static int inflate_refill(import_stream *s, bool zip)
         return stream_fail(s, "Truncated %s data (ends inside a compressed stream)",
                            zip ? "zip" : "gzip");
     }
-    if (stream_fill(s, zip ? s->member_left : UINT64_MAX) != 0) {
+    const bool sized = zip && !s->zip_cut;
+    if (stream_fill(s, sized ? s->member_left : UINT64_MAX) != 0) {
         return -1;
     }
-    if (zip) {
+    if (sized) {
         s->member_left -= s->in_len;
     }
     s->z.next_in = s->in;
@@ -430,6 +453,13 @@ static long stream_read_inflate(import_stream *s, unsigned char *buf, size_t n)
 
 const char *import_stream_note(const import_stream *s)
 {
+    if (s->zip_cut) {
+        return s->truncated ? "the zip archive has no directory and its member ends inside the "
+                              "compressed stream (the file is cut short): what it held up to "
+                              "there is kept"
+                            : "the zip archive has no directory (the file is cut short after "
+                              "its member): the member was read without its CRC-32 check";
+    }
     return s->truncated ? "the gzip data ends inside a compressed stream (the file is cut short): "
                           "what it held up to there is kept"
                         : NULL;
@@ -463,7 +493,7 @@ long import_stream_read(import_stream *s, void *buf, size_t n)
     /* zip members carry a CRC-32: check it at the end. */
     if (got > 0) {
         s->crc = crc32(s->crc, buf, (uInt)got);
-    } else if (got == 0 && s->crc != s->zip_crc) {
+    } else if (got == 0 && !s->zip_cut && s->crc != s->zip_crc) {
         return stream_fail(s, "Corrupt zip member: CRC-32 mismatch");
     }
     return got;
