@@ -258,7 +258,7 @@ int ixb_create_store(ixb *b, slog_error *err)
     h.preview_bytes = 65536;
     (void)snprintf(h.creator, sizeof h.creator, "slog_index_write (libslog %s)",
                    SLOG_VERSION_STRING);
-    return store_create(&b->st, b->out, &h, err);
+    return store_create(&b->st, b->out, &h, 0, err);
 }
 
 int ixb_append_blob(ixb *b, const void *raw, size_t n, uint64_t *off, slog_error *err)

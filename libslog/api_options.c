@@ -221,7 +221,7 @@ int api_writer_options_load(slog_writer_options *dst, const slog_writer_options 
     static const options_layout l = {"slog_writer_options", sizeof *dst, writer_ends,
                                      COUNT(writer_ends)};
     int rc = load(&l, dst, src, path, err);
-    const uint32_t known = SLOG_WRITER_TIME_BINS | SLOG_WRITER_BACKGROUND;
+    const uint32_t known = SLOG_WRITER_TIME_BINS | SLOG_WRITER_BACKGROUND | SLOG_WRITER_NO_REPLACE;
     rc = must_be_zero(rc, dst->flags & ~known, "slog_writer_options.flags", path, err);
     return must_be_zero(rc, dst->reserved, "slog_writer_options.reserved", path, err);
 }

@@ -78,7 +78,8 @@ static int writer_open(slog_writer *w, const slog_writer_options *wo, slog_error
 {
     store_header hdr;
     header_from_options(&hdr, wo);
-    int rc = store_create(&w->st, w->path, &hdr, err);
+    const unsigned flags = (wo->flags & SLOG_WRITER_NO_REPLACE) != 0 ? STORE_NO_REPLACE : 0;
+    int rc = store_create(&w->st, w->path, &hdr, flags, err);
     if (rc == SLOG_OK) {
         /* args blobs at LZ4 HC level 4 or the caller's, if higher: they are
          * most of a real trace's payload and read only on demand */

@@ -139,8 +139,11 @@ typedef struct store_io {
 
 typedef struct store store;
 
-/* Writing.  create replaces the file; the header goes into attributes. */
-int store_create(store **out, const char *path, const store_header *hdr, slog_error *err);
+/* Writing.  create replaces the file (with STORE_NO_REPLACE: fails when
+ * path exists); the header goes into attributes. */
+#define STORE_NO_REPLACE 1u
+int store_create(store **out, const char *path, const store_header *hdr, unsigned flags,
+                 slog_error *err);
 int store_append_strings(store *s, const void *bytes, size_t n, slog_error *err);
 int store_append_timelines(store *s, const store_timeline_row *rows, size_t n, slog_error *err);
 int store_update_timeline(store *s, const store_timeline_row *row, slog_error *err);

@@ -769,10 +769,38 @@ static int create_tables(store *s)
 
 static const store_summary empty_summary = {.complete = 0, .start = INT64_MAX, .end = INT64_MIN};
 
+/* path exists and the caller asked not to replace it. */
+static int exists_err(const char *path, slog_error *err)
+{
+    return util_err(err, SLOG_EIO, UINT64_MAX, path, "%s exists (not replaced: no-replace asked)",
+                    path);
+}
+
+/* Give the made file its name: a rename, or (no_replace) a hard link that
+ * fails when path exists, then the temporary name removed; where the file
+ * system has no hard links, a rename after one more look.  0, or -1 with
+ * errno (EEXIST: path exists). */
+static int put_in_place(const char *creating, const char *path, bool no_replace)
+{
+    if (!no_replace) {
+        return rename(creating, path);
+    }
+    if (link(creating, path) == 0) {
+        return unlink(creating);
+    }
+    struct stat st;
+    if (errno == EEXIST || lstat(path, &st) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(creating, path);
+}
+
 /* The file is made under a temporary name beside path (creating) and
  * renamed to path once it is a whole SWMR file: a kill during the create
  * never leaves path half made (a file that is not yet HDF5). */
-static int create_file(store *s, const char *creating, const store_header *hdr, slog_error *err)
+static int create_file(store *s, const char *creating, const store_header *hdr, bool no_replace,
+                       slog_error *err)
 {
     const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0 ||
@@ -819,9 +847,11 @@ static int create_file(store *s, const char *creating, const store_header *hdr, 
         return h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to start SWMR writing");
     }
     s->fd = file_descriptor(s->file); /* to check where chunks went */
-    if (rename(creating, s->path) != 0) {
-        return util_err(err, SLOG_EIO, UINT64_MAX, s->path, "Cannot rename %s into place: %s",
-                        creating, strerror(errno));
+    if (put_in_place(creating, s->path, no_replace) != 0) {
+        return errno == EEXIST && no_replace ? exists_err(s->path, err)
+                                             : util_err(err, SLOG_EIO, UINT64_MAX, s->path,
+                                                        "Cannot rename %s into place: %s",
+                                                        creating, strerror(errno));
     }
     return SLOG_OK;
 }
@@ -883,9 +913,15 @@ static int lock_for_writing(store *s, const char *creating, slog_error *err)
     return SLOG_OK;
 }
 
-int store_create(store **out, const char *path, const store_header *hdr, slog_error *err)
+int store_create(store **out, const char *path, const store_header *hdr, unsigned flags,
+                 slog_error *err)
 {
     *out = NULL;
+    const bool no_replace = (flags & STORE_NO_REPLACE) != 0;
+    struct stat st;
+    if (no_replace && lstat(path, &st) == 0) {
+        return exists_err(path, err);
+    }
     if (hdr->chunk_bytes == 0 || hdr->chunk_bytes > MAX_CHUNK_BYTES) {
         return util_err(err, SLOG_EINVAL, UINT64_MAX, path,
                         "Invalid chunk size chunk_bytes=%" PRIu32, hdr->chunk_bytes);
@@ -915,7 +951,7 @@ int store_create(store **out, const char *path, const store_header *hdr, slog_er
     }
     h5_guard g;
     h5_enter(&g);
-    rc = create_file(s, creating, hdr, err);
+    rc = create_file(s, creating, hdr, no_replace, err);
     if (rc < 0) {
         (void)store_close_objects(s);
         (void)unlink(creating); /* ours: we hold its lock */

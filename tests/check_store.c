@@ -106,7 +106,7 @@ static void write_file(uint32_t chunk,
     slog_error err;
     store *s = NULL;
     const store_header h = test_header(chunk);
-    ck_assert_int_eq(store_create(&s, path, &h, &err), SLOG_OK);
+    ck_assert_int_eq(store_create(&s, path, &h, 0, &err), SLOG_OK);
     ck_assert_int_eq(store_append_strings(s, strings, sizeof strings, &err), SLOG_OK);
     const store_timeline_row tl[3] = {
         {0, SLOG_NO_PARENT, 2, 0, 5, 0}, {1, 0, 3, 0, -7, 5}, {2, 0, 3, 0, 9, 12}};
@@ -219,7 +219,7 @@ START_TEST(test_store_empty_file_opens)
     slog_error err;
     store *s = NULL;
     const store_header h = test_header(65536);
-    ck_assert_int_eq(store_create(&s, path, &h, &err), SLOG_OK);
+    ck_assert_int_eq(store_create(&s, path, &h, 0, &err), SLOG_OK);
     ck_assert_int_eq(store_close(s, &err), SLOG_OK);
     store_header got;
     ck_assert_int_eq(store_open(&s, path, &got, &err), SLOG_OK);
@@ -301,7 +301,7 @@ START_TEST(test_store_update_timeline)
     slog_error err;
     store *s = NULL;
     const store_header h = test_header(4096);
-    ck_assert_int_eq(store_create(&s, path, &h, &err), SLOG_OK);
+    ck_assert_int_eq(store_create(&s, path, &h, 0, &err), SLOG_OK);
     const store_timeline_row tl[3] = {
         {7, SLOG_NO_PARENT, 1, 0, 0, 0}, {3, 7, 2, 0, 0, 0}, {1, 3, 3, 0, 0, 0}};
     ck_assert_int_eq(store_append_timelines(s, tl, 3, &err), SLOG_OK);
@@ -373,7 +373,7 @@ static void live_writer(int to_reader, int from_reader)
     store *s = NULL;
     const store_header h = test_header(4096);
     char byte = 'w';
-    if (store_create(&s, path, &h, &err) != SLOG_OK) {
+    if (store_create(&s, path, &h, 0, &err) != SLOG_OK) {
         _exit(1);
     }
     append_nodes(s, 0, 100);
@@ -435,7 +435,7 @@ START_TEST(test_store_reader_opens_file_of_open_writer)
     slog_error err;
     store *w = NULL;
     const store_header h = test_header(4096);
-    ck_assert_int_eq(store_create(&w, path, &h, &err), SLOG_OK);
+    ck_assert_int_eq(store_create(&w, path, &h, 0, &err), SLOG_OK);
     append_nodes(w, 0, 10);
     store *r = NULL;
     store_header got;
@@ -820,7 +820,7 @@ START_TEST(test_store_strings_are_deflated)
     slog_error err;
     store *s = NULL;
     const store_header h = test_header(4096);
-    ck_assert_int_eq(store_create(&s, path, &h, &err), SLOG_OK);
+    ck_assert_int_eq(store_create(&s, path, &h, 0, &err), SLOG_OK);
     for (size_t part = 0, done = 0; part < 7; part++) {
         const size_t upto = part == 6 ? n : n / 7 * (part + 1);
         ck_assert_int_eq(store_append_strings(s, names + done, upto - done, &err), SLOG_OK);
@@ -860,7 +860,7 @@ START_TEST(test_store_create_rejects_bad_chunk_size)
     store *s = NULL;
     const store_header h = test_header(0);
     err_poison(&err);
-    ck_assert_int_eq(store_create(&s, path, &h, &err), SLOG_EINVAL);
+    ck_assert_int_eq(store_create(&s, path, &h, 0, &err), SLOG_EINVAL);
     ck_assert_ptr_null(s);
     ck_assert_int_eq(err.code, SLOG_EINVAL);
 }
@@ -873,7 +873,7 @@ START_TEST(test_store_create_out_of_memory_is_clean)
         store *s = NULL;
         const store_header h = test_header(4096);
         util_alloc_fail_after(n);
-        const int rc = store_create(&s, path, &h, &err);
+        const int rc = store_create(&s, path, &h, 0, &err);
         util_alloc_fail_after((size_t)-1);
         if (rc == SLOG_OK) {
             ck_assert_int_eq(store_close(s, &err), SLOG_OK);

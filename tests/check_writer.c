@@ -551,6 +551,47 @@ END_TEST
 
 /* ---- states ------------------------------------------------------------------------------ */
 
+/* The bytes of path (the whole file, small). */
+static char *file_bytes(size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    char *buf = malloc(1u << 20);
+    ck_assert_ptr_nonnull(buf);
+    *n = fread(buf, 1, 1u << 20, f);
+    fclose(f);
+    return buf;
+}
+
+START_TEST(test_writer_no_replace_keeps_existing_file)
+{
+    slog_writer *w = small_writer();
+    slog_error err;
+    err_fill(&err);
+    ck_assert_int_eq(slog_writer_finish(w, &err), SLOG_OK);
+    slog_writer_destroy(w);
+    size_t n0 = 0, n1 = 0;
+    char *before = file_bytes(&n0);
+    slog_writer_options o = SLOG_WRITER_OPTIONS_INIT;
+    o.flags = SLOG_WRITER_NO_REPLACE;
+    ck_assert_int_eq(slog_writer_create(&w, path, &o, &err), SLOG_EIO);
+    ck_assert_ptr_null(w);
+    ck_assert_msg(strstr(err.message, "exists") != NULL, "%s", err.message);
+    char *after = file_bytes(&n1);
+    ck_assert_msg(n0 == n1 && memcmp(before, after, n0) == 0, "the existing file changed");
+    char creating[600];
+    snprintf(creating, sizeof creating, "%s.creating", path);
+    ck_assert_int_ne(access(creating, F_OK), 0);
+    free(before);
+    free(after);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(slog_writer_create(&w, path, &o, &err), SLOG_OK); /* nothing there: made */
+    ck_assert_int_eq(slog_writer_finish(w, &err), SLOG_OK);
+    slog_writer_destroy(w);
+    ck_assert_int_eq(access(path, F_OK), 0);
+}
+END_TEST
+
 START_TEST(test_writer_finish_twice_is_state_error)
 {
     slog_writer *w = small_writer();
@@ -917,6 +958,7 @@ static Suite *writer_suite(void)
     tcase_add_loop_test(tc, test_writer_bad_options_are_rejected, 0, 3);
     tcase_add_test(tc, test_writer_set_timeline_renames);
     tcase_add_test(tc, test_writer_finish_twice_is_state_error);
+    tcase_add_test(tc, test_writer_no_replace_keeps_existing_file);
     tcase_add_test(tc, test_writer_empty_file_is_complete_and_empty);
     tcase_add_test(tc, test_writer_destroy_without_finish_yields_flushed);
     tcase_add_test(tc, test_writer_destroy_without_flush_keeps_appended);

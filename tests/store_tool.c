@@ -105,7 +105,7 @@ static int cmd_write(const char *path, uint32_t chunk)
     slog_error err;
     store *s = NULL;
     const store_header h = header(chunk, 1);
-    if (store_create(&s, path, &h, &err) != 0) {
+    if (store_create(&s, path, &h, 0, &err) != 0) {
         return fail("create", &err);
     }
     store_summary sum = {.complete = 1, .depth = 1, .start = 0, .end = (int64_t)NBLOBS * 100};
@@ -250,7 +250,7 @@ static int cmd_bench(const char *path, size_t mib, int level, const char *src)
     slog_error err;
     store *s = NULL;
     const store_header h = header(65536, level);
-    if (store_create(&s, path, &h, &err) != 0) {
+    if (store_create(&s, path, &h, 0, &err) != 0) {
         return fail("create", &err);
     }
     const size_t goal = mib * 1024 * 1024;

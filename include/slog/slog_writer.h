@@ -84,6 +84,15 @@ typedef struct slog_writer_options {
  *  tracers use slog_thread.h. @since 0.3 */
 #define SLOG_WRITER_BACKGROUND 2u
 
+/** slog_writer_options.flags: never replace a file at the path:
+ *  slog_writer_create fails (SLOG_EIO, "... exists") when one is there,
+ *  checked at once and again when the new file is put in place, which is
+ *  atomic (a hard link: a file that appears meanwhile is kept, never
+ *  overwritten; on a file system without hard links the last check and
+ *  the rename are two steps).  Without it a file at the path is replaced.
+ *  @since 0.3 */
+#define SLOG_WRITER_NO_REPLACE 4u
+
 #define SLOG_WRITER_OPTIONS_INIT {sizeof(slog_writer_options), 0, 0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL}
 
 /**
@@ -95,7 +104,8 @@ typedef struct slog_writer_options {
 SLOG_API void slog_writer_options_init(slog_writer_options *opts);
 
 /**
- * Create a new trace file, replacing any file at @p path.
+ * Create a new trace file, replacing any file at @p path (unless
+ * SLOG_WRITER_NO_REPLACE).
  * @param out   receives the writer (caller-owned; release with
  *              slog_writer_destroy); NULL on failure
  * @param path  file name; must not be NULL

@@ -39,21 +39,21 @@ static int u32_arg(PyObject *o, void *out)
 static int writer_init(PyObject *obj, PyObject *args, PyObject *kwargs)
 {
     static char *kw[] = {"path",    "ticks_per_second", "leaf_bytes", "fanout", "lz4_level",
-                         "creator", "time_bins",        NULL};
+                         "creator", "time_bins",        "no_replace", NULL};
     py_writer *self = (py_writer *)obj;
     PyObject *path = NULL;
     const char *creator = NULL;
-    int time_bins = 0;
+    int time_bins = 0, no_replace = 0;
     slog_writer_options o;
     slog_writer_options_init(&o);
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|KO&O&izp", kw, PyUnicode_FSConverter, &path,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|KO&O&izpp", kw, PyUnicode_FSConverter, &path,
                                      &o.ticks_per_second, u32_arg, &o.leaf_bytes, u32_arg,
-                                     &o.fanout, &o.lz4_level, &creator, &time_bins) ||
+                                     &o.fanout, &o.lz4_level, &creator, &time_bins, &no_replace) ||
         py_handle_set_path(self, path) < 0) {
         return -1;
     }
     o.creator = creator != NULL ? creator : "slog (Python) " SLOG_VERSION_STRING;
-    o.flags = time_bins ? SLOG_WRITER_TIME_BINS : 0;
+    o.flags = (time_bins ? SLOG_WRITER_TIME_BINS : 0u) | (no_replace ? SLOG_WRITER_NO_REPLACE : 0u);
     slog_error err;
     memset(&err, 0, sizeof err);
     slog_writer *w = NULL;

@@ -114,3 +114,22 @@ def test_ticks_per_second_and_closed_writer(tmp_path):
         w.state(t, c, 0, 1)
     df = slog.open(path).window()
     assert (df.start[0], df.end[0]) == (7000, 9000)
+
+
+def test_overwrite_false_keeps_an_existing_file(tmp_path):
+    path = tmp_path / "w.slog"
+    write_sample(path)
+    before = path.read_bytes()
+    with pytest.raises(FileExistsError):
+        slog.Writer(path, overwrite=False)
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["w.slog"]
+    # the library's own check (the one that holds when the file appears
+    # while the new one is made): the same refusal, not a replaced file
+    with pytest.raises(OSError, match="exists"):
+        slog._slog.Writer(str(path), 10**9, 0, 0, 0, None, False, True)
+    assert path.read_bytes() == before
+    fresh = tmp_path / "new.slog"
+    write_sample(fresh, overwrite=False)
+    assert slog.open(fresh).info["states"] == 3
+    write_sample(path)  # the default replaces, as open(path, "w")
+    assert slog.open(path).info["complete"]

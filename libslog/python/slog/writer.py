@@ -14,6 +14,7 @@ Leaving the `with` block finishes the file (marks it complete); when an
 exception escapes, the writer is released without finishing, so the file
 stays marked incomplete (it still opens and yields what was written).
 """
+import errno
 import os
 
 import numpy as np
@@ -112,10 +113,15 @@ class Writer:
     """A libslog file being written (one thread at a time)."""
 
     def __init__(self, path, *, ticks_per_second=10**9, leaf_bytes=0, fanout=0, lz4_level=0,
-                 creator=None, time_bins=False):
+                 creator=None, time_bins=False, overwrite=True):
+        """overwrite=False: raise FileExistsError when a file is at path (as
+        open(path, "x")); the file is then never replaced, even one that
+        appears while the new one is made."""
         self.path = os.fspath(path)
+        if not overwrite and os.path.lexists(self.path):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), self.path)
         self._w = _slog.Writer(self.path, _ticks_per_second(ticks_per_second), leaf_bytes,
-                               fanout, lz4_level, creator, bool(time_bins))
+                               fanout, lz4_level, creator, bool(time_bins), not overwrite)
         self.finished = False
 
     def timeline(self, name, *, parent=None, kind="thread", sort_key=0):
