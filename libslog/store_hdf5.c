@@ -1712,8 +1712,11 @@ static int open_dataset(store *s, const layout *l, hid_t reuse, hid_t *out, uint
     }
     *extent = dims[0];
     if (!ok) {
-        return h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path,
-                      *out < 0 ? "Cannot open dataset" : "Dataset has the wrong type or shape");
+        char what[80];
+        (void)snprintf(what, sizeof what, *out < 0 ? "Cannot open dataset /%s"
+                                                   : "Dataset /%s has the wrong type or shape",
+                       name);
+        return h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, what);
     }
     return SLOG_OK;
 }
@@ -1900,8 +1903,10 @@ static int read_rows(store *s, int which, void **rows, uint64_t *n, slog_error *
     hsize_t dims[1] = {0};
     const hid_t sp =
         (s->swmr_read && H5Drefresh(t->dset) < 0) ? H5I_INVALID_HID : H5Dget_space(t->dset);
+    char what[80];
+    (void)snprintf(what, sizeof what, "Failed to read the /%s table", layouts[which].name);
     if (sp < 0 || H5Sget_simple_extent_dims(sp, dims, NULL) != 1) {
-        rc = h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, layouts[which].name);
+        rc = h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, what);
     } else if (dims[0] > 0) {
         void *const buf = dims[0] <= SIZE_MAX / row ? util_malloc((size_t)dims[0] * row) : NULL;
         if (buf == NULL) {
@@ -1910,7 +1915,7 @@ static int read_rows(store *s, int which, void **rows, uint64_t *n, slog_error *
                           (uint64_t)dims[0]);
         } else if (H5Dread(t->dset, t->mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
             util_free(buf);
-            rc = h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, "Failed to read a table");
+            rc = h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, what);
         } else {
             if (which == T_NODES) {
                 expand_node_rows(s, buf, (size_t)dims[0]);
