@@ -1713,9 +1713,9 @@ static int open_dataset(store *s, const layout *l, hid_t reuse, hid_t *out, uint
     *extent = dims[0];
     if (!ok) {
         char what[80];
-        (void)snprintf(what, sizeof what, *out < 0 ? "Cannot open dataset /%s"
-                                                   : "Dataset /%s has the wrong type or shape",
-                       name);
+        (void)snprintf(
+            what, sizeof what,
+            *out < 0 ? "Cannot open dataset /%s" : "Dataset /%s has the wrong type or shape", name);
         return h5_err(err, SLOG_ECORRUPT, UINT64_MAX, s->path, what);
     }
     return SLOG_OK;
