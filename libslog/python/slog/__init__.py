@@ -18,6 +18,8 @@
 
     slog.import_trace(["a.pfw.gz", "b.pfw.gz"], "run.slog")  # -> summary dict
 
+    slog.io.summary(r)                  # per file: calls, bytes read/written, time
+
     @slog.trace                         # tracing Python code (slog.tracing)
     def step(): ...
     with slog.region("load", file="a.h5") as r: r.annotate(bytes=n)
@@ -40,7 +42,7 @@ from ._slog import (  # noqa: F401
     VersionError,
     library_version,
 )
-from . import units  # noqa: F401
+from . import io, units  # noqa: F401
 from ._reader import Reader, open  # noqa: F401
 from .units import WindowError  # noqa: F401
 from .writer import Writer  # noqa: F401
@@ -55,5 +57,5 @@ __version__ = library_version
 __all__ = [
     "open", "Reader", "Writer", "units", "WindowError", "Error", "FormatError", "CorruptError",
     "VersionError", "ParseError", "StateError", "FileError", "ArgumentError", "OutOfMemoryError",
-    "trace", "region", "annotate", "trace_start", "trace_stop", "trace_file", "trace_lost",
+    "trace", "region", "annotate", "trace_start", "trace_stop", "trace_file", "trace_lost", "io",
 ]
