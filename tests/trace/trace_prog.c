@@ -27,7 +27,9 @@
  *                             on DIR's descriptor), n2 made again and not
  *                             moved onto n3 (renameat2, RENAME_NOREPLACE:
  *                             EEXIST); n2, n3 and the directory DIR/sub
- *                             removed by unlinkat, then n3 again (ENOENT)
+ *                             removed by unlinkat, then n3 again (ENOENT);
+ *                             DIR/tmpXXXXXX made by mkostemp, 5 bytes
+ *                             written to it (prints its name), removed
  *     trace_prog forks DIR    2 threads pwrite DIR/spin.dat in a loop while
  *                             the main thread forks 200 children, each
  *                             appending 1 byte to DIR/child.dat
@@ -429,6 +431,13 @@ static int name_calls(void)
         unlinkat(d, "sub", AT_REMOVEDIR) != 0 || unlinkat(d, "n3", 0) != -1 || errno != ENOENT) {
         return 71;
     }
+    char tmp[1100];
+    path_of(tmp, sizeof tmp, "tmpXXXXXX");
+    const int t = mkostemp(tmp, O_CLOEXEC);
+    if (t < 0 || write(t, "hello", 5) != 5 || close(t) != 0 || unlink(tmp) != 0) {
+        return 72;
+    }
+    printf("%s\n", tmp);
     return close(d);
 }
 

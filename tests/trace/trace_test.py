@@ -402,7 +402,8 @@ def test_copy(tmp):
 
 def test_names(tmp):
     """rename, renameat, renameat2 recorded as rename with both names;
-    unlinkat with its flags (AT_REMOVEDIR 512), failures with errno."""
+    unlinkat with its flags (AT_REMOVEDIR 512), failures with errno;
+    mkostemp as mkstemp, and the writes to its file by that name."""
     p, d, recs = traced_prog(tmp, "names")
     got = [(r["category"], {k: v for k, v in r["args"].items() if "dirfd" not in k})
            for r in recs if r["category"] in ("rename", "unlinkat")]
@@ -419,6 +420,16 @@ def test_names(tmp):
     ok(p.returncode == 0 and got == want and len(dirfds) == 1,
        "rename family and unlinkat: both names, the directory descriptor, flags, errno",
        f"exit {p.returncode}, stderr {p.stderr[-300:]!r}; got {got}, dirfds {dirfds}")
+    # mkostemp opens inside the C library: its record and its name
+    tmp = p.stdout.strip()
+    made = [r["args"] for r in recs if r["category"] == "mkstemp"]
+    fd = made[0].get("ret") if made else None
+    wrote = [r["args"] for r in recs if r["category"] == "write" and r["args"]["fd"] == fd]
+    ok(p.returncode == 0 and os.path.dirname(tmp) == d
+       and made == [{"path": tmp, "flags": os.O_CLOEXEC, "ret": fd}]
+       and wrote == [{"fd": fd, "path": tmp, "count": 5, "ret": 5}],
+       "mkostemp: recorded as mkstemp with the file made, which names its descriptor",
+       f"exit {p.returncode}, printed {tmp!r}; mkstemp {made}, writes {wrote}")
 
 
 def test_forks(tmp):
@@ -445,7 +456,7 @@ def test_forks(tmp):
 
 
 def main():
-    print("1..27")
+    print("1..28")
     with tempfile.TemporaryDirectory(prefix="slog-trace-test-") as tmp:
         test_calls(tmp)
         test_exit_status(tmp)

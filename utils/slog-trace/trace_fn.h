@@ -150,7 +150,8 @@
     X(MPI_ISCATTER, "MPI_Iscatter", "mpi", STATE)                                                  \
     X(MPI_IALLTOALL, "MPI_Ialltoall", "mpi", STATE)                                                \
     X(UNLINKAT, "unlinkat", "posix", STATE)                                                        \
-    X(RENAME, "rename", "posix", STATE)
+    X(RENAME, "rename", "posix", STATE)                                                            \
+    X(MKSTEMP, "mkstemp", "posix", STATE)
 
 #define TRACE_FN_ENUM(e, n, g, k) TRACE_FN_##e,
 typedef enum trace_fn {
