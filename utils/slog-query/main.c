@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <slog/slog.h>
 
@@ -98,7 +99,8 @@ static void usage(FILE *f)
         "  -k, --kind LIST        comma list of state,event,arrow,counter,preview,run\n"
         "                         (without run, sub-pixel drawables come one by one)\n"
         "  -f, --format FMT       table (default), jsonl, csv, chrome or otf2\n"
-        "  -o, --output PATH      write to PATH instead of stdout (a directory for otf2)\n"
+        "  -o, --output PATH      write to PATH instead of stdout (a directory for otf2);\n"
+        "                         replaced only when complete\n"
         "      --no-args          leave args out (the query then reads no args blob);\n"
         "                         every format prints args otherwise\n"
         "      --io               print the query's I/O statistics on stderr\n"
@@ -595,6 +597,7 @@ typedef struct query_run {
     id_list tsel, csel;
     slog_query_options q;
     FILE *out;
+    char *temp; /* OUT.part while it is written, or NULL: out is OUT or stdout */
 } query_run;
 
 static int load_categories(query_run *run)
@@ -740,6 +743,20 @@ static int export_otf2(query_run *run)
 #endif
 }
 
+/* OUT.part (malloc'd) to write instead of OUT, so that a query that fails
+ * half-way leaves no truncated OUT; NULL to write OUT itself: --follow
+ * (read while it grows), or OUT not a regular file (a pipe, /dev/stdout). */
+static char *temp_output(const query_opts *o)
+{
+    const size_t cap = strlen(o->output) + sizeof OUT_FILE_SUFFIX;
+    char *const temp = o->follow ? NULL : malloc(cap);
+    if (temp != NULL && out_file_temp_name(temp, cap, o->output) != 0) {
+        free(temp);
+        return NULL;
+    }
+    return temp;
+}
+
 static int open_output(query_run *run)
 {
     if (run->o->output == NULL) {
@@ -751,12 +768,34 @@ static int open_output(query_run *run)
                       run->o->output);
         return EXIT_FAILURE;
     }
-    run->out = fopen(run->o->output, "w");
+    run->temp = temp_output(run->o);
+    run->out = fopen(run->temp != NULL ? run->temp : run->o->output, "w");
     if (run->out == NULL) {
         (void)fprintf(stderr, PROG ": Cannot create %s: %s\n", run->o->output, strerror(errno));
+        free(run->temp);
+        run->temp = NULL;
         return EXIT_FAILURE;
     }
     return 0;
+}
+
+/* A complete output replaces OUT; an unfinished one is removed, and OUT
+ * keeps what it held. */
+static int finish_temp(query_run *run, int status)
+{
+    if (run->temp == NULL) {
+        return status;
+    }
+    if (status == EXIT_SUCCESS && out_file_commit(run->temp, run->o->output) != 0) {
+        (void)fprintf(stderr, PROG ": Failed to write %s: %s\n", run->o->output, strerror(errno));
+        status = EXIT_FAILURE;
+    }
+    if (status != EXIT_SUCCESS) {
+        (void)unlink(run->temp);
+    }
+    free(run->temp);
+    run->temp = NULL;
+    return status;
 }
 
 static int close_output(query_run *run, int status)
@@ -769,9 +808,9 @@ static int close_output(query_run *run, int status)
     if ((bad || close_bad) && status == EXIT_SUCCESS) {
         (void)fprintf(stderr, PROG ": Failed to write %s: %s\n",
                       run->o->output != NULL ? run->o->output : "the output", strerror(errno));
-        return EXIT_FAILURE;
+        status = EXIT_FAILURE;
     }
-    return status;
+    return finish_temp(run, status);
 }
 
 /* --stats, --find, --top: the search time resolved like a window side. */
