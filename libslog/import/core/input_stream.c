@@ -6,8 +6,8 @@
  * zero padding after the last member is ignored), a zip archive holding
  * exactly one member (stored or deflated; the central directory is read
  * first so a multi-member archive is refused before any byte is imported;
- * an archive cut short has none, and its first deflated member is read up
- * to the cut, with a note, as a gzip file cut short is), or plain bytes.
+ * an archive cut short has none, and its first member is read up to the
+ * cut, with a note, as a gzip file cut short is), or plain bytes.
  * Reads go through one fixed input buffer, so memory does not depend on the
  * input size.  Standard input ("-") and pipes are read
  * through input_pipe.c, which replays the bytes the format probe read; so
@@ -171,17 +171,29 @@ static int zip_start_member(import_stream *s, uint32_t flags, uint32_t method, u
 }
 
 /* A zip archive cut short has no directory (it is written last): read the
- * deflated member that starts the file up to the cut, as a gzip file cut
- * short is read, and say so (import_stream_note).  A stored member's end is
- * unknown there, so it stays an error. */
+ * member that starts the file up to the cut, as a gzip file cut short is
+ * read, and say so (import_stream_note).  A deflated member ends itself; a
+ * stored one only when its local header gives its size (flag bit 3 clear). */
 static int zip_open_cut(import_stream *s)
 {
     unsigned char lh[30];
-    if (s->size < sizeof lh || read_at(s->fd, lh, sizeof lh, 0) != 0 || rd_le16(lh + 8) != 8) {
+    if (s->size < sizeof lh || read_at(s->fd, lh, sizeof lh, 0) != 0) {
+        return stream_fail(s, "Cannot read zip archive: no end-of-central-directory record");
+    }
+    const uint32_t flags = rd_le16(lh + 6);
+    const uint32_t method = rd_le16(lh + 8);
+    const uint64_t data = 30u + rd_le16(lh + 26) + rd_le16(lh + 28);
+    const uint64_t size = rd_le32(lh + 18);
+    const bool sized = method == 0 && (flags & 8u) == 0 && data <= s->size;
+    if (method != 8 && !sized) {
         return stream_fail(s, "Cannot read zip archive: no end-of-central-directory record");
     }
     s->zip_cut = true;
-    return zip_start_member(s, rd_le16(lh + 6), 8, 0);
+    if (sized) {
+        s->member_left = size < s->size - data ? size : s->size - data;
+        s->truncated = size > s->size - data;
+    }
+    return zip_start_member(s, flags, method, 0);
 }
 
 /* Locate the single member of a zip archive: position the file at its data
@@ -454,9 +466,8 @@ static long stream_read_inflate(import_stream *s, unsigned char *buf, size_t n)
 const char *import_stream_note(const import_stream *s)
 {
     if (s->zip_cut) {
-        return s->truncated ? "the zip archive has no directory and its member ends inside the "
-                              "compressed stream (the file is cut short): what it held up to "
-                              "there is kept"
+        return s->truncated ? "the zip archive has no directory and its member is cut short "
+                              "(the file is cut short): what it held up to the cut is kept"
                             : "the zip archive has no directory (the file is cut short after "
                               "its member): the member was read without its CRC-32 check";
     }
