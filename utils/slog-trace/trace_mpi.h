@@ -99,12 +99,18 @@ void trace_mpi_coll_done(const trace_call *c, trace_fn fn, MPI_Comm comm, int64_
 /* Bytes of count items of type for every rank of comm (-1: unknown). */
 int64_t trace_mpi_comm_bytes(int count, MPI_Datatype type, MPI_Comm comm);
 
-/* A wrapper's body for a collective: call, then record it. */
-#define COLL_BODY(fn, call, comm, bytes, root)                                                     \
+/* The start of a wrapper of an MPI call: declares the trace_call c, or
+ * returns call's result untouched when the call goes unrecorded. */
+#define TRACE_MPI_ENTER(call)                                                                      \
     trace_call c;                                                                                  \
     if (!trace_enter(&c)) {                                                                        \
         return call;                                                                               \
     }                                                                                              \
+    (void)0
+
+/* A wrapper's body for a collective: call, then record it. */
+#define COLL_BODY(fn, call, comm, bytes, root)                                                     \
+    TRACE_MPI_ENTER(call);                                                                         \
     const int r = call;                                                                            \
     trace_mpi_coll_done(&c, fn, comm, bytes, root, r);                                             \
     return r

@@ -90,10 +90,7 @@ static int completion_done(const trace_call *c, trace_fn fn, int n, int complete
 
 /* The call's body: untraced, or traced with the batch taken (b, ok). */
 #define COMPLETION_ENTER(call, n, reqs, array, statuses)                                           \
-    trace_call c;                                                                                  \
-    if (!trace_enter(&c)) {                                                                        \
-        return call;                                                                               \
-    }                                                                                              \
+    TRACE_MPI_ENTER(call);                                                                         \
     batch b;                                                                                       \
     if (!batch_take(&b, n, reqs, array, statuses)) {                                               \
         return completion_done(&c, fn_, n, -1, call); /* not followed: out of memory */            \

@@ -97,10 +97,7 @@ static int data_done(const trace_call *c, trace_fn fn, const io_data *d, MPI_Dat
  * no difference. */
 #define DATA_BODY(fn, offset_, call)                                                               \
     MPI_Status *st_ = status;                                                                      \
-    trace_call c;                                                                                  \
-    if (!trace_enter(&c)) {                                                                        \
-        return call;                                                                               \
-    }                                                                                              \
+    TRACE_MPI_ENTER(call);                                                                         \
     MPI_Status own_ = {0};                                                                         \
     st_ = st_ == MPI_STATUS_IGNORE ? &own_ : st_;                                                  \
     const io_data d_ = {fh, trace_mpi_bytes(count, type), offset_};                                \
@@ -108,19 +105,13 @@ static int data_done(const trace_call *c, trace_fn fn, const io_data *d, MPI_Dat
 
 /* A nonblocking data call: recorded when started, with the bytes asked. */
 #define START_BODY(fn, offset_, call)                                                              \
-    trace_call c;                                                                                  \
-    if (!trace_enter(&c)) {                                                                        \
-        return call;                                                                               \
-    }                                                                                              \
+    TRACE_MPI_ENTER(call);                                                                         \
     const io_data d_ = {fh, trace_mpi_bytes(count, type), offset_};                                \
     return data_done(&c, fn, &d_, type, NULL, call)
 
 /* Any other call on fh; extra: statements adding args to a. */
 #define FILE_BODY(fn, call, ...)                                                                   \
-    trace_call c;                                                                                  \
-    if (!trace_enter(&c)) {                                                                        \
-        return call;                                                                               \
-    }                                                                                              \
+    TRACE_MPI_ENTER(call);                                                                         \
     const int r = call;                                                                            \
     trace_args a = {.n = 0};                                                                       \
     __VA_ARGS__;                                                                                   \

@@ -69,10 +69,7 @@ int MPI_Finalize(void)
 }
 
 #define SEND_BODY(fn, call)                                                                        \
-    trace_call c;                                                                                  \
-    if (!trace_enter(&c)) {                                                                        \
-        return call;                                                                               \
-    }                                                                                              \
+    TRACE_MPI_ENTER(call);                                                                         \
     const int r = call;                                                                            \
     trace_args a = {.n = 0};                                                                       \
     trace_mpi_send_args(&a, count, type, dest, tag, comm);                                         \

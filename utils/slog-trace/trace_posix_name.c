@@ -58,43 +58,42 @@ static void rename_done(const trace_call *c, const rename_call *n, int r, int er
     rename_done(&c, &(const rename_call){od, op, nd, np, fl}, r, errno);                           \
     return r
 
-int rename(const char *oldpath, const char *newpath)
+int rename(const char *old, const char *new)
 {
-    RENAME_BODY(TRACE_REAL(rename), AT_FDCWD, oldpath, AT_FDCWD, newpath, 0, oldpath, newpath);
+    RENAME_BODY(TRACE_REAL(rename), AT_FDCWD, old, AT_FDCWD, new, 0, old, new);
 }
 
-int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
+int renameat(int oldfd, const char *old, int newfd, const char *new)
 {
-    RENAME_BODY(TRACE_REAL(renameat), olddirfd, oldpath, newdirfd, newpath, 0, olddirfd, oldpath,
-                newdirfd, newpath);
+    RENAME_BODY(TRACE_REAL(renameat), oldfd, old, newfd, new, 0, oldfd, old, newfd, new);
 }
 
-int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags)
+int renameat2(int oldfd, const char *old, int newfd, const char *new, unsigned int flags)
 {
-    RENAME_BODY(TRACE_REAL(renameat2), olddirfd, oldpath, newdirfd, newpath, flags, olddirfd,
-                oldpath, newdirfd, newpath, flags);
+    RENAME_BODY(TRACE_REAL(renameat2), oldfd, old, newfd, new, flags, oldfd, old, newfd, new,
+                flags);
 }
 
 /* unlinkat: dirfd (unless AT_FDCWD), path, flags (AT_REMOVEDIR), ret. */
-int unlinkat(int dirfd, const char *path, int flags)
+int unlinkat(int fd, const char *name, int flag)
 {
     trace_call c;
     if (!trace_enter(&c)) {
-        return TRACE_REAL(unlinkat)(dirfd, path, flags);
+        return TRACE_REAL(unlinkat)(fd, name, flag);
     }
-    const int r = TRACE_REAL(unlinkat)(dirfd, path, flags);
+    const int r = TRACE_REAL(unlinkat)(fd, name, flag);
     const int err = errno;
-    if (trace_path_own(path)) {
+    if (trace_path_own(name)) {
         trace_skip(&c);
         errno = err;
         return r;
     }
     trace_args a = {.n = 0};
-    if (dirfd != AT_FDCWD) {
-        targ_int(&a, "dirfd", dirfd);
+    if (fd != AT_FDCWD) {
+        targ_int(&a, "dirfd", fd);
     }
-    targ_str(&a, "path", path);
-    targ_int(&a, "flags", flags);
+    targ_str(&a, "path", name);
+    targ_int(&a, "flags", flag);
     targ_result(&a, r, err);
     trace_leave(&c, TRACE_FN_UNLINKAT, &a);
     errno = err;

@@ -16,17 +16,17 @@
 #include "trace_fdtab.h"
 
 /* The descriptor's name, then the record: path, flags (mkostemp's), ret. */
-static int temp_done(const trace_call *c, bool traced, const char *tmpl, int flags, int fd)
+static int temp_done(const trace_call *c, bool traced, const char *template, int flags, int fd)
 {
     const int err = errno;
     if (trace_self.guard == 0 && fd >= 0) {
-        fdtab_opened(fd, tmpl);
+        fdtab_opened(fd, template);
     }
-    if (traced && trace_path_own(tmpl)) {
+    if (traced && trace_path_own(template)) {
         trace_skip(c);
     } else if (traced) {
         trace_args a = {.n = 0};
-        targ_str(&a, "path", tmpl);
+        targ_str(&a, "path", template);
         targ_int(&a, "flags", flags);
         targ_result(&a, fd, err);
         trace_leave(c, TRACE_FN_MKSTEMP, &a);
@@ -35,48 +35,48 @@ static int temp_done(const trace_call *c, bool traced, const char *tmpl, int fla
     return fd;
 }
 
-#define TEMP_BODY(real, tmpl, flags, ...)                                                          \
+#define TEMP_BODY(real, template, flags, ...)                                                          \
     trace_call c;                                                                                  \
     const bool traced = trace_enter(&c);                                                           \
     const int fd_ = real(__VA_ARGS__);                                                             \
-    return temp_done(&c, traced, tmpl, flags, fd_)
+    return temp_done(&c, traced, template, flags, fd_)
 
-int mkstemp(char *tmpl)
+int mkstemp(char *template)
 {
-    TEMP_BODY(TRACE_REAL(mkstemp), tmpl, 0, tmpl);
+    TEMP_BODY(TRACE_REAL(mkstemp), template, 0, template);
 }
 
-int mkstemp64(char *tmpl)
+int mkstemp64(char *template)
 {
-    TEMP_BODY(TRACE_REAL(mkstemp64), tmpl, 0, tmpl);
+    TEMP_BODY(TRACE_REAL(mkstemp64), template, 0, template);
 }
 
-int mkostemp(char *tmpl, int flags)
+int mkostemp(char *template, int flags)
 {
-    TEMP_BODY(TRACE_REAL(mkostemp), tmpl, flags, tmpl, flags);
+    TEMP_BODY(TRACE_REAL(mkostemp), template, flags, template, flags);
 }
 
-int mkostemp64(char *tmpl, int flags)
+int mkostemp64(char *template, int flags)
 {
-    TEMP_BODY(TRACE_REAL(mkostemp64), tmpl, flags, tmpl, flags);
+    TEMP_BODY(TRACE_REAL(mkostemp64), template, flags, template, flags);
 }
 
-int mkstemps(char *tmpl, int suffixlen)
+int mkstemps(char *template, int suffixlen)
 {
-    TEMP_BODY(TRACE_REAL(mkstemps), tmpl, 0, tmpl, suffixlen);
+    TEMP_BODY(TRACE_REAL(mkstemps), template, 0, template, suffixlen);
 }
 
-int mkstemps64(char *tmpl, int suffixlen)
+int mkstemps64(char *template, int suffixlen)
 {
-    TEMP_BODY(TRACE_REAL(mkstemps64), tmpl, 0, tmpl, suffixlen);
+    TEMP_BODY(TRACE_REAL(mkstemps64), template, 0, template, suffixlen);
 }
 
-int mkostemps(char *tmpl, int suffixlen, int flags)
+int mkostemps(char *template, int suffixlen, int flags)
 {
-    TEMP_BODY(TRACE_REAL(mkostemps), tmpl, flags, tmpl, suffixlen, flags);
+    TEMP_BODY(TRACE_REAL(mkostemps), template, flags, template, suffixlen, flags);
 }
 
-int mkostemps64(char *tmpl, int suffixlen, int flags)
+int mkostemps64(char *template, int suffixlen, int flags)
 {
-    TEMP_BODY(TRACE_REAL(mkostemps64), tmpl, flags, tmpl, suffixlen, flags);
+    TEMP_BODY(TRACE_REAL(mkostemps64), template, flags, template, suffixlen, flags);
 }
