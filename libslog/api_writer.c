@@ -31,9 +31,24 @@ static int check_open(const slog_writer *w, slog_error *err)
     if (w->state == W_OPEN) {
         return SLOG_OK;
     }
+    if (w->state == W_FINISHED) {
+        return util_err(err, SLOG_ESTATE, UINT64_MAX, w->path, "Cannot change a finished writer");
+    }
     return util_err(err, SLOG_ESTATE, UINT64_MAX, w->path,
-                    w->state == W_FINISHED ? "Cannot change a finished writer"
-                                           : "Cannot use a writer after an earlier error");
+                    "Cannot use a writer after an earlier error (%.180s)", w->fail_err.message);
+}
+
+/* The writer fails with @p rc: later calls name this first failure, taken
+ * from @p err when the caller kept it, else from the code. */
+static int writer_fail(slog_writer *w, int rc, slog_error *err)
+{
+    w->state = W_ERROR;
+    if (err != NULL && err->code == rc) {
+        w->fail_err = *err;
+    } else {
+        (void)util_err(&w->fail_err, rc, UINT64_MAX, w->path, "%s", slog_status_name(rc));
+    }
+    return util_err_source(err, rc, w->path);
 }
 
 static void header_from_options(store_header *h, const slog_writer_options *o)
@@ -209,8 +224,7 @@ static int grow_timelines(slog_writer *w)
 /* A failed hand-over marks the writer: later calls return SLOG_ESTATE. */
 static int put_failed(slog_writer *w, int rc, slog_error *err)
 {
-    w->state = W_ERROR;
-    return util_err_source(err, rc, w->path);
+    return writer_fail(w, rc, err);
 }
 
 /* Copy a record (and its encoded args) into the background's batch. */
@@ -683,7 +697,7 @@ int slog_writer_flush(slog_writer *w, slog_error *err)
         rc = api_writer_flush_tables(w, 0, err);
     }
     if (rc != SLOG_OK) {
-        w->state = W_ERROR;
+        return writer_fail(w, rc, err);
     }
     return util_err_source(err, rc, w->path);
 }
@@ -722,8 +736,7 @@ int slog_writer_finish(slog_writer *w, slog_error *err)
         w->st = NULL;
     }
     if (rc != SLOG_OK) {
-        w->state = W_ERROR;
-        return util_err_source(err, rc, w->path);
+        return writer_fail(w, rc, err);
     }
     w->state = W_FINISHED;
     return SLOG_OK;

@@ -63,6 +63,7 @@ typedef struct timeline_acc {
 
 struct slog_writer {
     writer_state state;
+    slog_error fail_err; /* what put it in W_ERROR (api_writer_fail), for the later calls */
     char path[256];
     /* caller side */
     store_timeline_row *tls;

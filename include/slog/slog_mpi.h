@@ -200,7 +200,9 @@ SLOG_API int slog_mpi_writer_recv(slog_mpi_writer *m, uint32_t timeline, int src
  * @param err          error details, the same on every rank, or NULL
  * @retval SLOG_OK     every file sealed, the manifest, the index and the merged file
  *                     written
- * @retval SLOG_ESTATE already finished, or states still open on a rank
+ * @retval SLOG_ESTATE already finished, states still open on a rank, or a
+ *                     rank's writer failed earlier (a full disk: the message
+ *                     names that first failure)
  * @retval SLOG_EIO, SLOG_ENOMEM, SLOG_EINVAL  a rank's file, the manifest, the
  *                     arrows, the index, the merge, or MPI failed (the error
  *                     names the rank or file)

@@ -314,6 +314,45 @@ START_TEST(test_faults_reader_allocation_fails)
 }
 END_TEST
 
+/* The writer on a disk that fills up: the calls after the failure say
+ * what it was (an MPI rank's finish reports only that later error). */
+START_TEST(test_faults_writer_failed_names_cause)
+{
+    dir_setup();
+    char path[512];
+    snprintf(path, sizeof path, "%s/w.slog", dir);
+    slog_writer_options o;
+    slog_writer_options_init(&o);
+    o.leaf_bytes = 1024;
+    slog_writer *w = NULL;
+    slog_error err;
+    ck_assert_int_eq(slog_writer_create(&w, path, &o, &err), SLOG_OK);
+    uint32_t id;
+    ck_assert_int_eq(slog_writer_add_timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "t", 0,
+                                              &id, &err), SLOG_OK);
+    ck_assert_int_eq(slog_writer_add_category(w, SLOG_KIND_STATE, "c", 0, NULL, &id, &err),
+                     SLOG_OK);
+    io_countdown = 0;
+    io_sticky = 1;
+    int rc = SLOG_OK;
+    for (int64_t i = 0; rc == SLOG_OK && i < 100000; i++) {
+        const slog_state s = {0, 0, i * 10, i * 10 + 5, 0, 0, NULL};
+        rc = slog_writer_append_state(w, &s, &err);
+    }
+    ck_assert_int_eq(rc, SLOG_EIO);
+    const slog_state s = {0, 0, 0, 5, 0, 0, NULL};
+    memset(&err, 0xff, sizeof err);
+    ck_assert_int_eq(slog_writer_append_state(w, &s, &err), SLOG_ESTATE);
+    ck_assert_msg(strstr(err.message, "No space left on device") != NULL, "%s", err.message);
+    memset(&err, 0xff, sizeof err);
+    ck_assert_int_eq(slog_writer_finish(w, &err), SLOG_ESTATE);
+    ck_assert_msg(strstr(err.message, "No space left on device") != NULL, "%s", err.message);
+    ck_assert_msg(strchr(err.message, '\n') == NULL, "%s", err.message);
+    io_countdown = -1;
+    slog_writer_destroy(w);
+}
+END_TEST
+
 /* The threaded writer on a disk that fills up: flush and finish return
  * the first error, whose message names the cause (later calls on the
  * failed file writer only say it failed), and appends and definitions are
@@ -420,6 +459,7 @@ static Suite *faults_suite(void)
     tcase_add_test(tc, test_faults_reader_allocation_fails);
     tcase_add_test(tc, test_faults_second_writer_refused);
     tcase_add_test(tc, test_faults_twriter_disk_full_keeps_cause);
+    tcase_add_test(tc, test_faults_writer_failed_names_cause);
     suite_add_tcase(s, tc);
     return s;
 }
