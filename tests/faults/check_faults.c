@@ -409,6 +409,66 @@ START_TEST(test_faults_twriter_disk_full_keeps_cause)
 }
 END_TEST
 
+/* The threaded writer with the n-th allocation failing, n = 0, 1, ...:
+ * clean codes, no crash, and the file (if any) opens. */
+static int twriter_run(const char *path)
+{
+    slog_twriter_options o;
+    slog_twriter_options_init(&o);
+    o.buffer_bytes = 4096;
+    slog_twriter *tw = NULL;
+    slog_error err;
+    int rc = slog_twriter_create(&tw, path, &o, &err);
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    slog_location *loc = NULL;
+    uint32_t cat = 0;
+    rc = slog_twriter_open_location(tw, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "t", &loc, &err);
+    if (rc == SLOG_OK) {
+        rc = slog_twriter_category(tw, SLOG_KIND_STATE, "c", &cat, &err);
+    }
+    for (int64_t i = 0; rc == SLOG_OK && i < 2000; i++) {
+        const slog_arg a = {"k", SLOG_ARG_STRING, {.s = "value"}};
+        int r = slog_location_begin(loc, cat, i * 10, &a, 1);
+        r = r == SLOG_OK ? slog_location_end(loc, i * 10 + 5) : r;
+        if (r != SLOG_OK && r != SLOG_ENOMEM) {
+            rc = r;
+        }
+    }
+    slog_location_close(loc);
+    const int frc = slog_twriter_finish(tw, &err);
+    slog_twriter_destroy(tw);
+    return rc != SLOG_OK ? rc : frc;
+}
+
+START_TEST(test_faults_twriter_allocation_fails)
+{
+    dir_setup();
+    int oks = 0;
+    for (size_t n = 0;; n++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/ta%zu.slog", dir, n);
+        util_alloc_fail_after(n);
+        const int rc = twriter_run(path);
+        util_alloc_fail_after((size_t)-1);
+        oks = rc == SLOG_OK ? oks + 1 : 0;
+        if (oks == 50) {
+            fprintf(stderr, "# threaded writer, n-th allocation fails: %zu runs\n", n);
+            return;
+        }
+        ck_assert_msg(rc == SLOG_OK || rc == SLOG_ENOMEM || rc == SLOG_ESTATE || rc == SLOG_EIO,
+                      "n %zu: rc %d", n, rc);
+        slog_reader *r = NULL;
+        slog_error err;
+        if (slog_reader_open(&r, path, NULL, &err) == SLOG_OK) {
+            slog_reader_destroy(r);
+        }
+        (void)remove(path);
+    }
+}
+END_TEST
+
 /* Two writers on one path: the second is refused before it truncates
  * anything; the first finishes a complete file; readers open it meanwhile. */
 START_TEST(test_faults_second_writer_refused)
@@ -460,6 +520,7 @@ static Suite *faults_suite(void)
     tcase_add_test(tc, test_faults_second_writer_refused);
     tcase_add_test(tc, test_faults_twriter_disk_full_keeps_cause);
     tcase_add_test(tc, test_faults_writer_failed_names_cause);
+    tcase_add_test(tc, test_faults_twriter_allocation_fails);
     suite_add_tcase(s, tc);
     return s;
 }
