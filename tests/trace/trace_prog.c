@@ -30,6 +30,8 @@
  *                             removed by unlinkat, then n3 again (ENOENT);
  *                             DIR/tmpXXXXXX made by mkostemp, 5 bytes
  *                             written to it (prints its name), removed
+ *     trace_prog tell DIR     DIR/tell.txt written "hello" by stdio, then
+ *                             ftell (5), fseeko to 2, ftello and ftello64 (2)
  *     trace_prog forks DIR    2 threads pwrite DIR/spin.dat in a loop while
  *                             the main thread forks 200 children, each
  *                             appending 1 byte to DIR/child.dat
@@ -441,6 +443,19 @@ static int name_calls(void)
     return close(d);
 }
 
+/* The position of a stream by each of ftell's names. */
+static int tell_calls(void)
+{
+    char path[1100];
+    path_of(path, sizeof path, "tell.txt");
+    FILE *const f = fopen(path, "w+");
+    if (f == NULL || fputs("hello", f) < 0 || ftell(f) != 5 || fseeko(f, 2, SEEK_SET) != 0 ||
+        ftello(f) != 2 || ftello64(f) != 2) {
+        return 80;
+    }
+    return fclose(f);
+}
+
 static int spin_fd = -1;
 static volatile int spin_stop;
 
@@ -495,9 +510,9 @@ static int fork_calls(void)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        (void)fprintf(
-            stderr,
-            "usage: trace_prog calls|crash|wait|pipes|scanf|copy|names|forks DIR | exit|_exit N\n");
+        (void)fprintf(stderr,
+                      "usage: trace_prog calls|crash|wait|pipes|scanf|copy|names|tell|forks DIR"
+                      " | exit|_exit N\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -524,6 +539,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "names") == 0) {
         return name_calls();
+    }
+    if (strcmp(mode, "tell") == 0) {
+        return tell_calls();
     }
     if (strcmp(mode, "forks") == 0) {
         return fork_calls();

@@ -432,6 +432,16 @@ def test_names(tmp):
        f"exit {p.returncode}, printed {tmp!r}; mkstemp {made}, writes {wrote}")
 
 
+def test_tell(tmp):
+    """ftell, ftello and ftello64 recorded as ftell with the position."""
+    p, d, recs = traced_prog(tmp, "tell")
+    got = [(r["category"], r["args"].get("ret")) for r in recs
+           if r["category"] in ("ftell", "fseek")]
+    ok(p.returncode == 0 and got == [("ftell", 5), ("fseek", 0), ("ftell", 2), ("ftell", 2)],
+       "ftell, ftello, ftello64: each recorded as ftell with the stream's position",
+       f"exit {p.returncode}, stderr {p.stderr[-300:]!r}; got {got}")
+
+
 def test_forks(tmp):
     """200 forks while two threads record pwrites: no deadlock (fork's
     handlers once took the HDF5 lock before the tracer's, a recording
@@ -456,7 +466,7 @@ def test_forks(tmp):
 
 
 def main():
-    print("1..28")
+    print("1..29")
     with tempfile.TemporaryDirectory(prefix="slog-trace-test-") as tmp:
         test_calls(tmp)
         test_exit_status(tmp)
@@ -468,6 +478,7 @@ def main():
         test_scanf(tmp)
         test_copy(tmp)
         test_names(tmp)
+        test_tell(tmp)
         test_forks(tmp)
     return 0 if all_passed() else 1
 

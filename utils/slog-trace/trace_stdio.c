@@ -2,7 +2,7 @@
  *
  * trace_stdio.c - wrappers of the stdio calls that open, close and
  * position a stream: fopen, fdopen, freopen (with 64-bit names), fclose,
- * fseek, fseeko, ftell, fflush; and stream_done (trace_stdio.h), which
+ * fseek, fseeko, ftell, ftello, fflush; and stream_done (trace_stdio.h), which
  * records the calls that move bytes (trace_stdio_rw.c, trace_stdio_char.c,
  * trace_stdio_printf.c).  A stream is recorded by its descriptor and file
  * name; byte counts are those the call asked for, so a buffered fwrite
@@ -145,6 +145,16 @@ int fflush(FILE *stream)
 long ftell(FILE *stream)
 {
     STREAM_BODY(long, TRACE_REAL(ftell), TRACE_FN_FTELL, stream, NOTHING, stream);
+}
+
+off_t ftello(FILE *stream)
+{
+    STREAM_BODY(off_t, TRACE_REAL(ftello), TRACE_FN_FTELL, stream, NOTHING, stream);
+}
+
+off64_t ftello64(FILE *stream)
+{
+    STREAM_BODY(off64_t, TRACE_REAL(ftello64), TRACE_FN_FTELL, stream, NOTHING, stream);
 }
 
 #define FSEEK_BODY(real, fp, off, whence)                                                          \
