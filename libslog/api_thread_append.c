@@ -323,7 +323,9 @@ static int append_record(slog_location *loc, const void *rec, size_t fixed, cons
 int slog_location_begin(slog_location *loc, uint32_t category, int64_t time,
                         const slog_arg *args, uint32_t nargs)
 {
-    if (time < loc->last) {
+    /* the file refuses a deeper state, and the background would keep every
+     * begin never ended: a tracer missing its ends grew without bound */
+    if (time < loc->last || loc->depth > SLOG_MAX_DEPTH) {
         return SLOG_EINVAL;
     }
     int rc;

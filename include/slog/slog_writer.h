@@ -178,7 +178,8 @@ SLOG_API int slog_writer_add_category(slog_writer *w, slog_kind kind, const char
                                       slog_error *err);
 
 /** The deepest nesting a state may have (slog_state.depth): a writer
- * refuses a deeper one (SLOG_EINVAL); the importers skip and count it.
+ * refuses a deeper one (SLOG_EINVAL), and so does slog_location_begin
+ * (slog_thread.h) at its begin; the importers skip and count it.
  * @since 0.3 */
 #define SLOG_MAX_DEPTH 100000u
 
