@@ -213,14 +213,9 @@ END_TEST
  * begins held 336 MB and all returned SLOG_OK). */
 START_TEST(test_thread_memory_open_states_stop_at_max_depth)
 {
-    slog_twriter *tw;
-    ck_assert_int_eq(slog_twriter_create(&tw, path, NULL, NULL), SLOG_OK);
-    slog_location *loc;
     uint32_t cat;
-    ck_assert_int_eq(slog_twriter_open_location(tw, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "t",
-                                                &loc, NULL),
-                     SLOG_OK);
-    ck_assert_int_eq(slog_twriter_category(tw, SLOG_KIND_STATE, "s", &cat, NULL), SLOG_OK);
+    slog_location *loc;
+    slog_twriter *const tw = create(0, &cat, &loc);
     int64_t t = 0;
     for (uint32_t i = 0; i <= SLOG_MAX_DEPTH; i++) {
         ck_assert_int_eq(slog_location_begin(loc, cat, t++, NULL, 0), SLOG_OK);
