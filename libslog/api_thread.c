@@ -50,6 +50,7 @@ static void free_definitions(slog_twriter *tw)
     }
     for (size_t i = 0; i < tw->ncat; i++) {
         util_free(tw->cats[i].name);
+        util_free(tw->cats[i].group);
     }
     util_free(tw->tls);
     util_free(tw->cats);
@@ -182,7 +183,7 @@ static int define_timeline(slog_twriter *tw, uint32_t parent, slog_timeline_kind
         rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, tw->path, "Cannot add a timeline");
     } else {
         tw->tls = p;
-        const tw_def_timeline d = {parent, kind, copy};
+        const tw_def_timeline d = {parent, kind, copy, false};
         tw->tls[tw->ntl] = d;
         *id_out = (uint32_t)tw->ntl++;
     }
@@ -215,8 +216,28 @@ static int find_category(const slog_twriter *tw, slog_kind kind, const char *nam
     return 0;
 }
 
-int slog_twriter_category(slog_twriter *tw, slog_kind kind, const char *name, uint32_t *id_out,
-                          slog_error *err)
+/* Append the category (kind, name, group); under def_mu. */
+static int add_category(slog_twriter *tw, slog_kind kind, const char *name, const char *group,
+                        uint32_t *id_out, slog_error *err)
+{
+    void *p = tw->cats;
+    char *const copy = util_strdup(name);
+    char *const gcopy = group != NULL ? util_strdup(group) : NULL;
+    if (copy == NULL || (group != NULL && gcopy == NULL) || tw->ncat >= UINT32_MAX - 1 ||
+        util_grow(&p, &tw->cap_cat, tw->ncat + 1, sizeof *tw->cats) != 0) {
+        util_free(copy);
+        util_free(gcopy);
+        return util_err(err, SLOG_ENOMEM, UINT64_MAX, tw->path, "Cannot add a category");
+    }
+    tw->cats = p;
+    const tw_def_category d = {kind, copy, gcopy};
+    tw->cats[tw->ncat] = d;
+    *id_out = (uint32_t)tw->ncat++;
+    return SLOG_OK;
+}
+
+int slog_twriter_category_in(slog_twriter *tw, slog_kind kind, const char *name,
+                             const char *group, uint32_t *id_out, slog_error *err)
 {
     if ((unsigned)kind > SLOG_KIND_COUNTER || name == NULL) {
         return util_err(err, SLOG_EINVAL, UINT64_MAX, tw->path, "Bad category kind %d or no name",
@@ -224,24 +245,47 @@ int slog_twriter_category(slog_twriter *tw, slog_kind kind, const char *name, ui
     }
     int rc = SLOG_OK;
     (void)pthread_mutex_lock(&tw->def_mu);
-    void *p = tw->cats;
-    char *copy = NULL;
     if (atomic_load(&tw->finished)) {
         rc = util_err(err, SLOG_ESTATE, UINT64_MAX, tw->path, "Cannot change a %s writer",
                       finished_or_failed(tw));
-    } else if (find_category(tw, kind, name, id_out)) {
-        rc = SLOG_OK;
-    } else if ((copy = util_strdup(name)) == NULL || tw->ncat >= UINT32_MAX - 1 ||
-               util_grow(&p, &tw->cap_cat, tw->ncat + 1, sizeof *tw->cats) != 0) {
-        util_free(copy);
-        rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, tw->path, "Cannot add a category");
-    } else {
-        tw->cats = p;
-        const tw_def_category d = {kind, copy};
-        tw->cats[tw->ncat] = d;
-        *id_out = (uint32_t)tw->ncat++;
+    } else if (!find_category(tw, kind, name, id_out)) {
+        rc = add_category(tw, kind, name, group, id_out, err);
     }
     (void)pthread_mutex_unlock(&tw->def_mu);
+    return rc;
+}
+
+int slog_twriter_category(slog_twriter *tw, slog_kind kind, const char *name, uint32_t *id_out,
+                          slog_error *err)
+{
+    return slog_twriter_category_in(tw, kind, name, NULL, id_out, err);
+}
+
+int slog_twriter_set_timeline(slog_twriter *tw, uint32_t id, const char *name, slog_error *err)
+{
+    char *const copy = util_strdup(name != NULL ? name : "");
+    int rc = SLOG_OK;
+    (void)pthread_mutex_lock(&tw->def_mu);
+    if (atomic_load(&tw->finished)) {
+        rc = util_err(err, SLOG_ESTATE, UINT64_MAX, tw->path, "Cannot change a %s writer",
+                      finished_or_failed(tw));
+    } else if (id >= tw->ntl) {
+        rc = util_err(err, SLOG_EINVAL, UINT64_MAX, tw->path, "Unknown timeline %u", id);
+    } else if (copy == NULL) {
+        rc = util_err(err, SLOG_ENOMEM, UINT64_MAX, tw->path, "Cannot rename a timeline");
+    } else {
+        tw_def_timeline *const d = &tw->tls[id];
+        util_free(d->name);
+        d->name = copy;
+        if (id < tw->synced_tl && !d->renamed) { /* the writer has the old name */
+            d->renamed = true;
+            tw->renames++;
+        }
+    }
+    (void)pthread_mutex_unlock(&tw->def_mu);
+    if (rc != SLOG_OK) {
+        util_free(copy);
+    }
     return rc;
 }
 

@@ -77,11 +77,13 @@ typedef struct tw_def_timeline {
     uint32_t parent;
     slog_timeline_kind kind;
     char *name;
+    bool renamed;             /* a name the background has still to give the writer */
 } tw_def_timeline;
 
 typedef struct tw_def_category {
     slog_kind kind;
     char *name;
+    char *group;              /* NULL: none */
 } tw_def_category;
 
 struct slog_location {
@@ -140,6 +142,7 @@ struct slog_twriter {
     pthread_mutex_t def_mu;   /* timeline and category definitions */
     tw_def_timeline *tls;
     size_t ntl, cap_tl;
+    size_t renames;           /* synced timelines renamed since (tls[i].renamed) */
     tw_def_category *cats;
     size_t ncat, cap_cat;
 

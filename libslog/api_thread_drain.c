@@ -49,7 +49,15 @@ int tw_sync_definitions(slog_twriter *tw)
     }
     for (; rc == SLOG_OK && tw->synced_cat < tw->ncat; tw->synced_cat++) {
         const tw_def_category *const d = &tw->cats[tw->synced_cat];
-        rc = slog_writer_add_category(tw->w, d->kind, d->name, 0, NULL, NULL, &tw->call_err);
+        rc = slog_writer_add_category(tw->w, d->kind, d->name, 0, d->group, NULL, &tw->call_err);
+    }
+    for (size_t i = 0; rc == SLOG_OK && tw->renames > 0 && i < tw->synced_tl; i++) {
+        tw_def_timeline *const d = &tw->tls[i];
+        if (d->renamed) {
+            rc = slog_writer_set_timeline(tw->w, (uint32_t)i, d->name, (int64_t)i, &tw->call_err);
+            d->renamed = false;
+            tw->renames--;
+        }
     }
     (void)pthread_mutex_unlock(&tw->def_mu);
     if (rc == SLOG_OK && tw->synced_tl > tw->cap_bgtl) {

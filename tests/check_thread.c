@@ -643,6 +643,54 @@ START_TEST(test_thread_flush_makes_appended_visible)
 }
 END_TEST
 
+/* A timeline renamed before and after the background has defined it in
+ * the file (a flush between), and categories with and without a group:
+ * the file has the last names and the groups. */
+START_TEST(test_thread_rename_and_groups_reach_the_file)
+{
+    slog_twriter *tw;
+    ck_assert_int_eq(slog_twriter_create(&tw, path, NULL, NULL), SLOG_OK);
+    uint32_t proc, late, cat, plain, again;
+    ck_assert_int_eq(slog_twriter_add_timeline(tw, SLOG_NO_PARENT, SLOG_TIMELINE_PROCESS, "prog",
+                                               &proc, NULL),
+                     SLOG_OK);
+    ck_assert_int_eq(slog_twriter_category_in(tw, SLOG_KIND_STATE, "read", "posix", &cat, NULL),
+                     SLOG_OK);
+    ck_assert_int_eq(slog_twriter_category(tw, SLOG_KIND_STATE, "plain", &plain, NULL), SLOG_OK);
+    ck_assert_int_eq(slog_twriter_category_in(tw, SLOG_KIND_STATE, "read", "other", &again, NULL),
+                     SLOG_OK);
+    ck_assert_uint_eq(again, cat); /* defined before: keeps its group */
+    slog_location *loc;
+    ck_assert_int_eq(slog_twriter_open_location(tw, proc, SLOG_TIMELINE_THREAD, "t", &loc, NULL),
+                     SLOG_OK);
+    ck_assert_int_eq(slog_location_begin(loc, cat, 1, NULL, 0), SLOG_OK);
+    ck_assert_int_eq(slog_location_end(loc, 2), SLOG_OK);
+    ck_assert_int_eq(slog_twriter_flush(tw, NULL), SLOG_OK); /* the file has "prog" now */
+    ck_assert_int_eq(slog_twriter_set_timeline(tw, proc, "rank 3: prog", NULL), SLOG_OK);
+    ck_assert_int_eq(slog_twriter_add_timeline(tw, proc, SLOG_TIMELINE_THREAD, "x", &late, NULL),
+                     SLOG_OK);
+    ck_assert_int_eq(slog_twriter_set_timeline(tw, late, "y", NULL), SLOG_OK); /* not synced yet */
+    ck_assert_int_eq(slog_twriter_set_timeline(tw, 99, "z", NULL), SLOG_EINVAL);
+    slog_location_close(loc);
+    ck_assert_int_eq(slog_twriter_finish(tw, NULL), SLOG_OK);
+    ck_assert_int_eq(slog_twriter_set_timeline(tw, proc, "after", NULL), SLOG_ESTATE);
+    slog_twriter_destroy(tw);
+    slog_reader *r;
+    ck_assert_int_eq(slog_reader_open(&r, path, NULL, NULL), SLOG_OK);
+    slog_timeline_info ti;
+    ck_assert_int_eq(slog_reader_timeline(r, proc, &ti), SLOG_OK);
+    ck_assert_str_eq(ti.name, "rank 3: prog");
+    ck_assert_int_eq(slog_reader_timeline(r, late, &ti), SLOG_OK);
+    ck_assert_str_eq(ti.name, "y");
+    slog_category_info ci;
+    ck_assert_int_eq(slog_reader_category(r, cat, &ci), SLOG_OK);
+    ck_assert_str_eq(ci.group, "posix");
+    ck_assert_int_eq(slog_reader_category(r, plain, &ci), SLOG_OK);
+    ck_assert_str_eq(ci.group, "");
+    slog_reader_destroy(r);
+}
+END_TEST
+
 static Suite *thread_suite(void)
 {
     Suite *s = suite_create("thread");
@@ -654,6 +702,7 @@ static Suite *thread_suite(void)
     tcase_add_test(tc, test_thread_finish_with_open_locations);
     tcase_add_test(tc, test_thread_finish_races_open_close);
     tcase_add_test(tc, test_thread_flush_makes_appended_visible);
+    tcase_add_test(tc, test_thread_rename_and_groups_reach_the_file);
     tcase_add_test(tc, test_thread_bad_calls_refused);
     tcase_add_test(tc, test_thread_scope_macro_ends_on_every_exit);
     tcase_add_test(tc, test_thread_fork_child_forgets_parent_writer);

@@ -167,6 +167,33 @@ SLOG_API int slog_twriter_category(slog_twriter *tw, slog_kind kind, const char 
                                    uint32_t *id_out, slog_error *err);
 
 /**
+ * slog_twriter_category with a group (Chrome's "cat", slog-trace's
+ * "posix"...), given to the category when this call defines it (a name
+ * already defined keeps its group).
+ * @param group  group, copied; NULL for none
+ * Otherwise as slog_twriter_category.  @since 0.3
+ */
+SLOG_API int slog_twriter_category_in(slog_twriter *tw, slog_kind kind, const char *name,
+                                      const char *group, uint32_t *id_out, slog_error *err);
+
+/**
+ * Rename a timeline (an MPI rank learnt after the process timeline was
+ * defined, say).  The file gets the name when the background next writes;
+ * its sort key stays its id.
+ * @param tw    the writer
+ * @param id    the timeline
+ * @param name  new name, copied; NULL is stored as ""
+ * @param err   error details, or NULL
+ * @retval SLOG_OK     renamed
+ * @retval SLOG_EINVAL unknown timeline
+ * @retval SLOG_ENOMEM out of memory
+ * @retval SLOG_ESTATE the writer is finished or failed
+ * Thread safety: any thread.  @since 0.3
+ */
+SLOG_API int slog_twriter_set_timeline(slog_twriter *tw, uint32_t id, const char *name,
+                                       slog_error *err);
+
+/**
  * Define a timeline and open a location that appends to it.
  * @param tw      the writer
  * @param parent  parent timeline id or SLOG_NO_PARENT
@@ -366,7 +393,9 @@ SLOG_API int64_t slog_clock_ns(void);
 /** C scope (GCC/Clang `cleanup` attribute): begin a state of @p category on
  *  @p loc now (slog_clock_ns) and end it when the enclosing block is left,
  *  by any path (return, break, goto out of it); a failed begin ends nothing.
- *  Each argument is evaluated once.  One per block.  @since 0.3 */
+ *  Each argument is evaluated once.  One per block.  The times are
+ *  slog_clock_ns(), nanoseconds: the writer's ticks_per_second must be
+ *  10^9 (the default).  @since 0.3 */
 typedef struct slog_scope_guard {
     slog_location *loc;
     int ok;

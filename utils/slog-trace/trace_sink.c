@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
  *
- * trace_sink.c - which sink records (trace_sink.h): the locked one-thread
- * writer unless SLOG_TRACE_WRITER=thread asks for slog_thread.h's
- * per-thread writer; chosen when a process's file opens, then every call
+ * trace_sink.c - which sink records (trace_sink.h): slog_thread.h's
+ * per-thread writer unless SLOG_TRACE_WRITER=locked asks for the locked
+ * one-thread writer; chosen when a process's file opens, then every call
  * goes to it.
  * Layer: slog-trace preload library; public API only.
  */
@@ -17,7 +17,7 @@ int sink_open(const char *path, const char *process_name, const sink_category *c
               uint32_t ncats)
 {
     const char *which = getenv("SLOG_TRACE_WRITER");
-    ops = which != NULL && strcmp(which, "thread") == 0 ? &sink_twriter_ops : &sink_locked_ops;
+    ops = which != NULL && strcmp(which, "locked") == 0 ? &sink_locked_ops : &sink_twriter_ops;
     return ops->open(path, process_name, cats, ncats);
 }
 

@@ -8,8 +8,8 @@
  * at its start, end at its end); calls and events inside it are copied
  * aside (at most PENDING_MAX per thread, the rest counted as lost) and
  * written, nested in start order, when the depth-0 call returns.  Times
- * never go back on a location (a clock step is clamped).  Limits of the
- * writer API today: no timeline rename, no category groups.  The timer's
+ * never go back on a location (a clock step is clamped).  MPI_Init's
+ * rename of the process timeline is slog_twriter_set_timeline; the timer's
  * flush is slog_twriter_flush.
  * Layer: slog-trace preload library; public API only.
  */
@@ -59,7 +59,8 @@ static int define_categories(const sink_category *cats, uint32_t ncats)
 {
     for (uint32_t i = 0; i < ncats; i++) {
         uint32_t id = 0;
-        if (slog_twriter_category(tws.tw, cats[i].kind, cats[i].name, &id, NULL) != SLOG_OK ||
+        if (slog_twriter_category_in(tws.tw, cats[i].kind, cats[i].name, cats[i].group, &id,
+                                     NULL) != SLOG_OK ||
             id != i) {
             return -1;
         }
@@ -260,7 +261,11 @@ static void tw_thread_close(sink_thread *t)
 
 static void tw_rename_process(const char *name)
 {
-    (void)name; /* slog_thread.h has no timeline rename */
+    pthread_mutex_lock(&tws.lock);
+    if (tws.tw != NULL) {
+        (void)slog_twriter_set_timeline(tws.tw, tws.process, name, NULL);
+    }
+    pthread_mutex_unlock(&tws.lock);
 }
 
 /* The timer's flush: everything appended so far (each thread's buffer
