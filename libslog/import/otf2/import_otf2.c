@@ -2236,6 +2236,28 @@ static void stop_mapping_thread(otf2_imp *imp, otf2_replayer *rp)
     }
 }
 
+/* Reading events failed with code e after n of them: name the event file
+ * at fault when one location's own reader finds it (a truncated .evt can
+ * make libotf2's global reader fail to open, saying only that it "could not
+ * be done with the given memory"), else all of them. */
+static void events_failed(otf2_imp *imp, const char *anchor, OTF2_ErrorCode e, uint64_t n)
+{
+    char msg[sizeof imp->otf2_msg], where[4200];
+    uint64_t good = 0;
+    (void)snprintf(msg, sizeof msg, "%s",
+                   imp->otf2_msg[0] ? imp->otf2_msg : OTF2_Error_GetDescription(e));
+    const uint32_t bad = find_bad_location(imp, anchor, &good);
+    if (bad == OTF2_NO_INDEX) {
+        imp_error(imp, "%s/*.evt: reading events failed after %" PRIu64 " events: %s",
+                  imp->trace_dir, n, msg);
+    } else {
+        const otf2_def_loc *const l = &imp->defs.locs.v[bad];
+        imp_error(imp,
+                  "%s: truncated or damaged: record %" PRIu64 " of %" PRIu64 " cannot be read: %s",
+                  evt_name(imp, l->id, where, sizeof where), good + 1, l->events, msg);
+    }
+}
+
 static int read_events(otf2_imp *imp, OTF2_Reader *rd, const char *anchor)
 {
     OTF2_GlobalEvtReader *const ger = OTF2_Reader_GetGlobalEvtReader(rd);
@@ -2245,7 +2267,11 @@ static int read_events(otf2_imp *imp, OTF2_Reader *rd, const char *anchor)
     if (!ger || !cb || register_events(cb, two) != 0) {
         OTF2_GlobalEvtReaderCallbacks_Delete(cb);
         stop_mapping_thread(imp, &rp);
-        otf2_failed(imp, OTF2_ERROR_FILE_INTERACTION, "Cannot open the global event reader");
+        if (!ger) {
+            events_failed(imp, anchor, OTF2_ERROR_FILE_INTERACTION, 0);
+        } else {
+            otf2_failed(imp, OTF2_ERROR_FILE_INTERACTION, "Cannot open the global event reader");
+        }
         return -1;
     }
     OTF2_ErrorCode e = OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, cb, imp);
@@ -2260,21 +2286,7 @@ static int read_events(otf2_imp *imp, OTF2_Reader *rd, const char *anchor)
         return -1;
     }
     if (e != OTF2_SUCCESS) {
-        char msg[sizeof imp->otf2_msg], where[4200];
-        uint64_t good = 0;
-        (void)snprintf(msg, sizeof msg, "%s",
-                       imp->otf2_msg[0] ? imp->otf2_msg : OTF2_Error_GetDescription(e));
-        const uint32_t bad = find_bad_location(imp, anchor, &good);
-        if (bad == OTF2_NO_INDEX) {
-            imp_error(imp, "%s/*.evt: reading events failed after %" PRIu64 " events: %s",
-                      imp->trace_dir, n, msg);
-        } else {
-            const otf2_def_loc *const l = &imp->defs.locs.v[bad];
-            imp_error(imp,
-                      "%s: truncated or damaged: record %" PRIu64 " of %" PRIu64
-                      " cannot be read: %s",
-                      evt_name(imp, l->id, where, sizeof where), good + 1, l->events, msg);
-        }
+        events_failed(imp, anchor, e, n);
         return -1;
     }
     return 0;
