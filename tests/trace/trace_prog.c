@@ -32,6 +32,9 @@
  *                             written to it (prints its name), removed
  *     trace_prog tell DIR     DIR/tell.txt written "hello" by stdio, then
  *                             ftell (5), fseeko to 2, ftello and ftello64 (2)
+ *     trace_prog pexit DIR    the main thread ends by pthread_exit; another
+ *                             thread writes DIR/pexit.dat 5 times, 1 byte
+ *                             each, and returns (the process then exits 0)
  *     trace_prog forks DIR    2 threads pwrite DIR/spin.dat in a loop while
  *                             the main thread forks 200 children, each
  *                             appending 1 byte to DIR/child.dat
@@ -456,6 +459,30 @@ static int tell_calls(void)
     return fclose(f);
 }
 
+static void *late_writer(void *unused)
+{
+    (void)unused;
+    char path[1100];
+    path_of(path, sizeof path, "pexit.dat");
+    (void)usleep(100000); /* main has ended by now */
+    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    for (int i = 0; i < 5 && fd >= 0; i++) {
+        (void)!write(fd, "p", 1);
+    }
+    (void)close(fd);
+    return NULL;
+}
+
+/* The process ends when its last thread does: exit status 0. */
+static int pexit_calls(void)
+{
+    pthread_t th;
+    if (pthread_create(&th, NULL, late_writer, NULL) != 0) {
+        return 90;
+    }
+    pthread_exit(NULL);
+}
+
 static int spin_fd = -1;
 static volatile int spin_stop;
 
@@ -510,9 +537,8 @@ static int fork_calls(void)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        (void)fprintf(stderr,
-                      "usage: trace_prog calls|crash|wait|pipes|scanf|copy|names|tell|forks DIR"
-                      " | exit|_exit N\n");
+        (void)fprintf(stderr, "usage: trace_prog calls|crash|wait|pipes|scanf|copy|names|tell|"
+                              "pexit|forks DIR | exit|_exit N\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -542,6 +568,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "tell") == 0) {
         return tell_calls();
+    }
+    if (strcmp(mode, "pexit") == 0) {
+        return pexit_calls();
     }
     if (strcmp(mode, "forks") == 0) {
         return fork_calls();

@@ -442,6 +442,29 @@ def test_tell(tmp):
        f"exit {p.returncode}, stderr {p.stderr[-300:]!r}; got {got}")
 
 
+def test_pexit(tmp):
+    """The main thread ends by pthread_exit, the last thread returns: the
+    process exits 0 (it ran on forever: the tracer's threads never end and
+    the C library counted them), its file complete with the 5 writes."""
+    d = os.path.join(tmp, "pexit")
+    os.makedirs(d, exist_ok=True)
+    out = os.path.join(tmp, "pexit.trace")
+    try:
+        p = subprocess.run([SLOG_TRACE, "-o", out, "--", TRACE_PROG, "pexit", d],
+                           capture_output=True, text=True, env=ENV, timeout=60)
+        status = f"exit {p.returncode}, stderr {p.stderr[-300:]!r}"
+    except subprocess.TimeoutExpired:
+        p, status = None, "hung (killed after 60 s)"
+    files = glob.glob(os.path.join(out, "*.slog"))
+    path = os.path.join(d, "pexit.dat")
+    writes = [r for f in files for r in records(f)
+              if r["category"] == "write" and r["args"]["path"] == path] if p else []
+    ok(p is not None and p.returncode == 0 and len(files) == 1 and complete(files[0])
+       and len(writes) == 5,
+       "main thread's pthread_exit: the process ends with its last thread, exit 0, file complete",
+       f"{status}; {len(writes)} writes recorded")
+
+
 def test_forks(tmp):
     """200 forks while two threads record pwrites: no deadlock (fork's
     handlers once took the HDF5 lock before the tracer's, a recording
@@ -466,7 +489,7 @@ def test_forks(tmp):
 
 
 def main():
-    print("1..29")
+    print("1..30")
     with tempfile.TemporaryDirectory(prefix="slog-trace-test-") as tmp:
         test_calls(tmp)
         test_exit_status(tmp)
@@ -479,6 +502,7 @@ def main():
         test_copy(tmp)
         test_names(tmp)
         test_tell(tmp)
+        test_pexit(tmp)
         test_forks(tmp)
     return 0 if all_passed() else 1
 

@@ -152,6 +152,16 @@ void trace_before_exec(void);
 void trace_after_failed_exec(void);
 void trace_before_exit(void);
 
+/* Threads the tracer started (the timer, a writer's background) that still
+ * run; atomic (trace_process_calls.c counts them). */
+extern int trace_own_threads;
+
+/* A descriptor on /proc/self/stat (-1: none), and whether it shows only
+ * the tracer's threads left, the program's main thread and all others
+ * ended (trace_process_alone.c). */
+int trace_alone_open(void);
+bool trace_alone(int fd);
+
 /* Rename this process's timeline (MPI_Init gives the rank). */
 void trace_rename_process(const char *prefix);
 

@@ -115,28 +115,41 @@ static void write_manifest(int64_t start)
     }
 }
 
+/* The flush timer; also (every second with --flush 0) ends the process as
+ * the C library would have when the program's last thread ended, which its
+ * count of threads, ours included, keeps from happening. */
 static void *timer_main(void *unused)
 {
     (void)unused;
     trace_self.guard++; /* this thread never records */
     const pid_t me = getpid();
-    const struct timespec period = {proc.flush_ms / 1000, (proc.flush_ms % 1000) * 1000000};
+    const long ms = proc.flush_ms > 0 ? proc.flush_ms : 1000;
+    const struct timespec period = {ms / 1000, (ms % 1000) * 1000000};
+    const int stat_fd = trace_alone_open();
     for (;;) {
         (void)nanosleep(&period, NULL);
         if (__atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) != TRACE_READY || proc.owner != me) {
             break;
         }
-        sink_flush();
+        if (trace_alone(stat_fd)) {
+            exit(0);
+        }
+        if (proc.flush_ms > 0) {
+            sink_flush();
+        }
+    }
+    if (stat_fd >= 0) {
+        (void)close(stat_fd);
     }
     proc.timer_running = false;
     return NULL;
 }
 
-/* The flush timer, with every signal blocked (the program's signals never
- * land on the tracer's thread). */
+/* The timer, with every signal blocked (the program's signals never land
+ * on the tracer's thread). */
 static void start_timer(void)
 {
-    if (proc.flush_ms <= 0 || proc.timer_running) {
+    if (proc.timer_running) {
         return;
     }
     sigset_t all, old;
@@ -270,6 +283,7 @@ static void fork_child(void)
             (void)close(null_fd);
         }
         proc.timer_running = false;
+        __atomic_store_n(&trace_own_threads, 0, __ATOMIC_RELEASE); /* the parent's */
         trace_core_after_fork();
         __atomic_store_n(&trace_state, TRACE_CHILD, __ATOMIC_RELEASE);
     }

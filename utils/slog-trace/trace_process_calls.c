@@ -9,7 +9,7 @@
  * child, which runs on the parent's memory until it execs or exits,
  * records nothing; trace_core.h), and pthread_create (a thread created
  * while the tracer runs, e.g. a writer's background thread, never records:
- * its I/O is the tracer's own).
+ * its I/O is the tracer's own; such threads are counted in trace_own_threads).
  * Layer: slog-trace preload library.
  */
 #define _GNU_SOURCE
@@ -209,7 +209,9 @@ static void *guarded_main(void *p)
     const guarded_start s = *(guarded_start *)p;
     free(p);
     trace_self.guard++;
-    return s.fn(s.arg);
+    void *const r = s.fn(s.arg);
+    __atomic_sub_fetch(&trace_own_threads, 1, __ATOMIC_ACQ_REL);
+    return r;
 }
 
 typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -238,8 +240,10 @@ int pthread_create(pthread_t *newthread, const pthread_attr_t *attr,
     }
     s->fn = start_routine;
     s->arg = arg;
+    __atomic_add_fetch(&trace_own_threads, 1, __ATOMIC_ACQ_REL);
     const int r = real_pthread_create()(newthread, attr, guarded_main, s);
     if (r != 0) {
+        __atomic_sub_fetch(&trace_own_threads, 1, __ATOMIC_ACQ_REL);
         free(s);
     }
     return r;
