@@ -36,9 +36,8 @@
  *                             thread writes DIR/pexit.dat 5 times, 1 byte
  *                             each, and returns (the process then exits 0)
  *     trace_prog forks DIR    2 threads pwrite DIR/spin.dat in a loop while
- *                             the main thread forks 200 children (or
- *                             $TRACE_PROG_FORKS), each appending 1 byte to
- *                             DIR/child.dat
+ *                             the main thread forks 200 children, each
+ *                             appending 1 byte to DIR/child.dat
  * Exit status: 0, or 10-29 when a call did not behave as without tracing
  * (a result, or errno: left alone by successful calls, ENOENT after the
  * failing open).
@@ -524,10 +523,8 @@ static int fork_calls(void)
         pthread_create(&th[1], NULL, spin_main, NULL) != 0) {
         return 60;
     }
-    const char *const env = getenv("TRACE_PROG_FORKS");
-    const int n = env != NULL ? atoi(env) : 200;
     int failed = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < 200; i++) {
         failed += fork_one(child);
     }
     spin_stop = 1;
