@@ -328,7 +328,7 @@ START_TEST(test_thread_finish_with_open_locations)
 }
 END_TEST
 
-START_TEST(test_thread_bad_calls_refused)
+START_TEST(test_thread_bad_options_refused)
 {
     slog_twriter *tw;
     slog_twriter_options o = SLOG_TWRITER_OPTIONS_INIT;
@@ -342,6 +342,13 @@ START_TEST(test_thread_bad_calls_refused)
     o.queue_bytes = 0;
     o.flags = 0x80;
     ck_assert_int_eq(slog_twriter_create(&tw, path, &o, &err), SLOG_EINVAL);
+}
+END_TEST
+
+START_TEST(test_thread_bad_calls_refused)
+{
+    slog_twriter *tw;
+    slog_error err;
     ck_assert_int_eq(slog_twriter_create(&tw, path, NULL, &err), SLOG_OK);
     slog_location *loc;
     ck_assert_int_eq(slog_twriter_open_location(tw, 7, SLOG_TIMELINE_THREAD, "x", &loc, &err),
@@ -703,6 +710,7 @@ static Suite *thread_suite(void)
     tcase_add_test(tc, test_thread_finish_races_open_close);
     tcase_add_test(tc, test_thread_flush_makes_appended_visible);
     tcase_add_test(tc, test_thread_rename_and_groups_reach_the_file);
+    tcase_add_test(tc, test_thread_bad_options_refused);
     tcase_add_test(tc, test_thread_bad_calls_refused);
     tcase_add_test(tc, test_thread_scope_macro_ends_on_every_exit);
     tcase_add_test(tc, test_thread_fork_child_forgets_parent_writer);

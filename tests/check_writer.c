@@ -866,6 +866,58 @@ END_TEST
 
 /* ---- preview budget with many timelines ---------------------------------------------------- */
 
+/* Every node's preview within @p limit bytes; inner nodes have one. */
+static void assert_previews_within(slog_reader *r, const slog_file_info *in, uint64_t limit)
+{
+    uint64_t inner = 0;
+    for (uint64_t i = 0; i < in->nodes; i++) {
+        slog_node_info ni;
+        ck_assert_int_eq(slog_reader_node(r, i, &ni), SLOG_OK);
+        ck_assert_msg(ni.preview_bytes <= limit, "node %llu (level %u): preview %llu bytes > %llu",
+                      (unsigned long long)i, ni.level, (unsigned long long)ni.preview_bytes,
+                      (unsigned long long)limit);
+        if (ni.level > 0) {
+            inner++;
+            ck_assert_uint_gt(ni.preview_bytes, 0);
+        }
+    }
+    ck_assert_uint_gt(inner, 0);
+}
+
+/* The folded root previews of the whole file count @p t's items and its
+ * states' durations exactly. */
+static void assert_root_previews_count_all(slog_reader *r, const slog_file_info *in,
+                                           const tref_trace *t)
+{
+    slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    q.flags = SLOG_QUERY_ARGS;
+    q.t0 = in->start;
+    q.t1 = in->end + 1;
+    q.resolution = 2 * (in->end - in->start + 1);
+    tref_result res;
+    tref_run_query(r, &q, &res);
+    ck_assert_int_eq(res.status, SLOG_END);
+    uint64_t count[4] = {0};
+    int64_t inclusive = 0, want_inclusive = 0;
+    for (size_t i = 0; i < res.npreviews; i++) {
+        count[res.previews[i].of] += res.previews[i].count;
+        if (res.previews[i].of == SLOG_KIND_STATE) {
+            inclusive += res.previews[i].inclusive;
+        }
+    }
+    for (size_t i = 0; i < t->nitems; i++) {
+        if (t->items[i].kind == SLOG_KIND_STATE) {
+            want_inclusive += t->items[i].end - t->items[i].start;
+        }
+    }
+    ck_assert_uint_eq(res.nkeys, 0);
+    for (int k = 0; k < 4; k++) {
+        ck_assert_uint_eq(count[k], t->count[k]);
+    }
+    ck_assert_int_eq(inclusive, want_inclusive);
+    tref_result_free(&res);
+}
+
 START_TEST(test_writer_many_timelines_previews_within_budget)
 {
     static const uint32_t budgets[] = {0, 16384, 4096};
@@ -893,48 +945,8 @@ START_TEST(test_writer_many_timelines_previews_within_budget)
     slog_reader *r = NULL;
     ck_assert_int_eq(slog_reader_open(&r, path, NULL, &err), SLOG_OK);
     const slog_file_info *in = slog_reader_info(r);
-    const uint64_t limit = budget ? budget : 65536;
-    uint64_t inner = 0;
-    for (uint64_t i = 0; i < in->nodes; i++) {
-        slog_node_info ni;
-        ck_assert_int_eq(slog_reader_node(r, i, &ni), SLOG_OK);
-        ck_assert_msg(ni.preview_bytes <= limit, "node %llu (level %u): preview %llu bytes > %llu",
-                      (unsigned long long)i, ni.level, (unsigned long long)ni.preview_bytes,
-                      (unsigned long long)limit);
-        if (ni.level > 0) {
-            inner++;
-            ck_assert_uint_gt(ni.preview_bytes, 0);
-        }
-    }
-    ck_assert_uint_gt(inner, 0);
-    /* The folded root previews still count everything exactly. */
-    slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
-    q.flags = SLOG_QUERY_ARGS;
-    q.t0 = in->start;
-    q.t1 = in->end + 1;
-    q.resolution = 2 * (in->end - in->start + 1);
-    tref_result res;
-    tref_run_query(r, &q, &res);
-    ck_assert_int_eq(res.status, SLOG_END);
-    uint64_t count[4] = {0};
-    int64_t inclusive = 0, want_inclusive = 0;
-    for (size_t i = 0; i < res.npreviews; i++) {
-        count[res.previews[i].of] += res.previews[i].count;
-        if (res.previews[i].of == SLOG_KIND_STATE) {
-            inclusive += res.previews[i].inclusive;
-        }
-    }
-    for (size_t i = 0; i < t.nitems; i++) {
-        if (t.items[i].kind == SLOG_KIND_STATE) {
-            want_inclusive += t.items[i].end - t.items[i].start;
-        }
-    }
-    ck_assert_uint_eq(res.nkeys, 0);
-    for (int k = 0; k < 4; k++) {
-        ck_assert_uint_eq(count[k], t.count[k]);
-    }
-    ck_assert_int_eq(inclusive, want_inclusive);
-    tref_result_free(&res);
+    assert_previews_within(r, in, budget ? budget : 65536);
+    assert_root_previews_count_all(r, in, &t);
     slog_reader_destroy(r);
     tref_free(&t);
 }
