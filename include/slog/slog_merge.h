@@ -37,7 +37,10 @@ typedef atomic_int slog_merge_atomic_int;
 
 /** slog_merge_options.flags: accept inputs whose writer did not finish
  *  (killed process, dead rank); their drawables up to the last flush are
- *  merged and the input counts in slog_merge_summary.incomplete_inputs. */
+ *  merged and the input counts in slog_merge_summary.incomplete_inputs.
+ *  The output of such a merge is itself marked incomplete (flushed, never
+ *  finished), so that it does not claim to hold everything its inputs'
+ *  writers meant to write. */
 #define SLOG_MERGE_ALLOW_INCOMPLETE (1u << 0)
 
 /** A timeline of one input that stands for a timeline of an earlier input
@@ -115,7 +118,10 @@ typedef struct slog_merge_summary {
  * @param opts     options, NULL for defaults (struct_size rule: slog_common.h)
  * @param summary  receives what was written (also on failure), or NULL
  * @param err      error details naming the input (or output), or NULL
- * @retval SLOG_OK        merged; the output is complete
+ * @retval SLOG_OK        merged; the output is complete, or, when
+ *                        summary->incomplete_inputs > 0 (allowed with
+ *                        SLOG_MERGE_ALLOW_INCOMPLETE), holds what the inputs
+ *                        held and is marked incomplete
  * @retval SLOG_EINVAL    no input, an input given twice or equal to @p out,
  *                        clocks that cannot be converted exactly, times that
  *                        overflow after conversion or offset, bad options

@@ -194,7 +194,8 @@ SLOG_API int slog_mpi_writer_recv(slog_mpi_writer *m, uint32_t timeline, int src
  * the same status: the lowest failing rank's error, else the first
  * failure of rank 0's steps (arrows, index, merge, manifest).  The index
  * and the merge are written even when a rank failed (its file then taken
- * as incomplete, if it opens).
+ * as incomplete, if it opens; the merged file is then marked incomplete
+ * too).
  * @param m            the MPI writer
  * @param merged_name  path of the merged file (as given, not under DIR), or NULL for none
  * @param err          error details, the same on every rank, or NULL

@@ -7,7 +7,9 @@
  * output clock; the output range; only then create the output, so a
  * refused merge writes nothing; timelines and categories; the slices; finish.  A failure
  * after the output exists destroys its writer without finish, which leaves
- * the file marked incomplete.  The summary is filled on every return.
+ * the file marked incomplete; so does a merge of an incomplete input (its
+ * output is flushed, never finished: it cannot be more complete than its
+ * inputs).  The summary is filled on every return.
  * Merge library (libslog/merge/): public libslog headers and libslog/shared
  * only; it never prints and never exits.
  */
@@ -82,6 +84,15 @@ static int prepare(merge_ctx *m, const char *const *inputs, const slog_merge_opt
     return rc == SLOG_OK ? merge_inputs_range(m) : rc;
 }
 
+/* An input did not finish, so neither does the output: it holds all the
+ * inputs held, but not what the unfinished writer would have added.  It is
+ * flushed (so a write error is still reported) and never sealed: release()
+ * destroys its writer without finish, which leaves it marked incomplete. */
+static int end_incomplete(merge_ctx *m)
+{
+    return merge_err_source(m->err, slog_writer_flush(m->w, m->err), m->out);
+}
+
 static int run(merge_ctx *m, const char *const *inputs, const slog_merge_options *opts)
 {
     int rc = prepare(m, inputs, opts);
@@ -99,7 +110,9 @@ static int run(merge_ctx *m, const char *const *inputs, const slog_merge_options
         rc = merge_slices_run(m);
     }
     if (rc == SLOG_OK) {
-        rc = merge_err_source(m->err, slog_writer_finish(m->w, m->err), m->out);
+        rc = m->sum.incomplete_inputs > 0
+                 ? end_incomplete(m)
+                 : merge_err_source(m->err, slog_writer_finish(m->w, m->err), m->out);
     }
     return rc;
 }

@@ -85,7 +85,8 @@ static void usage(FILE *f)
         "                          nodes as they are (no drawable decoded; inputs: one\n"
         "                          clock); read like an index that never needs its inputs\n"
         "      --allow-incomplete  merge inputs whose writer did not finish (what they\n"
-        "                          flushed); refused otherwise\n"
+        "                          flushed; each named on stderr, and OUT is then\n"
+        "                          marked incomplete too); refused otherwise\n"
         "      --label IN=NAME     name of IN's top timeline (default: its file name\n"
         "                          without .slog); IN is an input or its file name\n"
         "      --offset IN=TICKS   add TICKS (of IN's clock, may be negative) to IN's times\n"
@@ -374,6 +375,9 @@ static int merge(plan *p, const options *o)
     if (commit_output(o) != 0) {
         return 1;
     }
+    if (s.incomplete_inputs > 0) {
+        cli_inputs_warn_incomplete(&p->in, o->output);
+    }
     if (o->json) {
         summary_json(&s, o);
     } else if (!o->quiet) {
@@ -442,6 +446,9 @@ static int write_index(const plan *p, const options *o)
     }
     if (commit_output(o) != 0) {
         return 1;
+    }
+    if (s.incomplete > 0) {
+        cli_inputs_warn_incomplete(&p->in, o->output);
     }
     index_summary(&s, o, now_seconds() - t0);
     return 0;

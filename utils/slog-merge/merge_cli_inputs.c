@@ -3,7 +3,8 @@
  * merge_cli_inputs.c - slog-merge's input list (see merge_cli_inputs.h):
  * directory expansion in byte order of the names (the same order in any
  * locale, so a directory of rank files merges the same way everywhere),
- * IN=VALUE specs, and the output clock for --slice.
+ * IN=VALUE specs, the output clock for --slice, and which inputs were
+ * incomplete (the library only counts them).
  * Tools layer: public libslog headers and utils/common only.
  */
 #include "merge_cli_inputs.h"
@@ -155,4 +156,21 @@ uint64_t cli_inputs_clock(const cli_inputs *in)
         tps = shared_lcm_bounded(tps, t, MAX_TICKS_PER_SECOND);
     }
     return tps;
+}
+
+void cli_inputs_warn_incomplete(const cli_inputs *in, const char *out)
+{
+    for (size_t i = 0; i < in->n; i++) {
+        slog_reader *r = NULL;
+        if (slog_reader_open(&r, in->paths[i], NULL, NULL) != SLOG_OK) {
+            continue; /* it opened for the merge: gone since, nothing to say of it */
+        }
+        if (!slog_reader_info(r)->complete) {
+            (void)fprintf(stderr,
+                          PROG ": %s: warning: incomplete (its writer did not finish): merged "
+                          "what it holds; %s is marked incomplete\n",
+                          in->paths[i], out);
+        }
+        slog_reader_destroy(r);
+    }
 }

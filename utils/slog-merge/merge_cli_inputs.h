@@ -4,7 +4,8 @@
  * merges: the input list (a directory stands for the *.slog files in it,
  * sorted by name, the output left out), the --label and --offset specs
  * IN=VALUE matched to inputs (IN is an input as listed or its file name),
- * and the output clock that --slice DURATION is converted with.
+ * the output clock that --slice DURATION is converted with, and the
+ * warnings that name the incomplete inputs of a merge.
  * Tools layer: public libslog headers and utils/common only.
  */
 #ifndef SLOG_MERGE_CLI_INPUTS_H
@@ -35,5 +36,10 @@ size_t cli_inputs_spec(const cli_inputs *in, const char *opt, const char *spec,
  * clock), 0 when an input does not open or it passes 10^12 (the merge then
  * reports the error). */
 uint64_t cli_inputs_clock(const cli_inputs *in);
+
+/* One warning line on stderr for each input whose writer did not finish
+ * (its complete flag is false), saying that @p out is marked incomplete
+ * for it; called after a merge that took such inputs. */
+void cli_inputs_warn_incomplete(const cli_inputs *in, const char *out);
 
 #endif /* SLOG_MERGE_CLI_INPUTS_H */
