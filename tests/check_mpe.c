@@ -18,7 +18,8 @@
  *    per line through the timeline the reference's line-ID maps give it,
  *    same drawables from .clog2 and .slog2), and every n_* file makes
  *    slog-import exit 1, name the file and byte, and leave an output that
- *    does not pass for complete.
+ *    does not pass for complete; corpus logs cut at several points keep
+ *    exactly the drawables of the records before the cut.
  */
 #include <check.h>
 #include <errno.h>
@@ -1245,6 +1246,110 @@ START_TEST(test_mpe_import_damaged_exits_1_incomplete)
 }
 END_TEST
 
+/* ---- a cut file keeps what comes before the cut ----------------------- */
+
+/* Corpus CLOG2 logs (ring_big decompressed first) cut at these percents. */
+static const char *const cut_files[] = {"user_states.clog2", "ring_mpilog.clog2",
+                                        "ring_big.clog2.gz"};
+static const int cut_percent[] = {10, 50, 80, 94, 99};
+
+/* Record bodies per rectype (FORMAT-NOTES.md), stated here apart from the
+ * decoder's table so that the expected counts do not come from it. */
+static const size_t cut_body[CLOG2_RECTYPES] = {0, 0, 112, 104, 40, 8, 40, 24, 16, 48, 48, 8};
+
+static int count_kind(void *user, const mpe_drawable *d)
+{
+    ((uint64_t *)user)[d->kind]++;
+    return 0;
+}
+
+/* Drawables per kind that the whole file's records ending by byte `cut`
+ * give: the whole file is read (definitions from all of it), records fed
+ * until the first that ends after the cut. */
+static void prefix_counts(const unsigned char *p, size_t len, size_t cut, uint64_t n[3])
+{
+    mpe_err e = {0, ""};
+    clog2_conv *conv = NULL;
+    n[0] = n[1] = n[2] = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        mem_src m = {p, len, 0};
+        mpe_in in = {mem_read, NULL, &m, 0};
+        clog2_reader *r = NULL;
+        clog2_record rec;
+        ck_assert_int_eq(clog2_reader_open(&r, &in, &e), 0);
+        if (pass == 0) {
+            ck_assert_int_eq(clog2_conv_create(&conv, clog2_reader_preamble(r), &e), 0);
+        }
+        while (clog2_reader_next(r, &rec, &e) == 0) {
+            if (pass == 1 && rec.offset + CLOG2_HEADER_SIZE + cut_body[rec.rectype] > cut) {
+                break;
+            }
+            ck_assert_int_eq(pass == 0 ? clog2_conv_learn(conv, &rec, &e)
+                                       : clog2_conv_feed(conv, &rec, count_kind, n, &e),
+                             0);
+        }
+        clog2_reader_destroy(r);
+    }
+    clog2_conv_destroy(conv);
+}
+
+/* The first `cut` bytes of p in a new temporary .clog2 file. */
+static char *write_prefix(const unsigned char *p, size_t cut)
+{
+    char tmpl[] = "/tmp/check_mpe_cut_XXXXXX";
+    const int fd = mkstemp(tmpl);
+    ck_assert_int_ge(fd, 0);
+    ck_assert(write(fd, p, cut) == (ssize_t)cut);
+    (void)close(fd);
+    char *path = strdup(tmpl);
+    ck_assert_ptr_nonnull(path);
+    return path;
+}
+
+/* slog-import on a cut log: exit 1, the file and byte named, an output
+ * that opens, is marked incomplete and holds the drawables of every record
+ * before the cut. */
+START_TEST(test_mpe_import_cut_keeps_records_before_it)
+{
+    const int nc = NELEM(cut_percent);
+    char *full = corpus_file(cut_files[_i / nc]);
+    size_t len = 0;
+    unsigned char *buf = load_file(full, &len);
+    const size_t cut = len * (size_t)cut_percent[_i % nc] / 100;
+    uint64_t want[3];
+    prefix_counts(buf, len, cut, want);
+    ck_assert_uint_gt(want[MPE_STATE] + want[MPE_ARROW], 0);
+    char *in = write_prefix(buf, cut);
+    char *out = temp_output();
+    char err[8192];
+    const int rc = run_import(in, out, NULL, err, sizeof err);
+    ck_assert_msg(rc == 1, "%s cut at %zu: exit %d: %s", full, cut, rc, err);
+    char named[256];
+    (void)snprintf(named, sizeof named, "%s: byte ", in);
+    ck_assert_msg(strstr(err, named) != NULL && strstr(err, "records before it are imported"),
+                  "%s cut at %zu: stderr: %s", full, cut, err);
+    slog_reader *r = NULL;
+    slog_error e;
+    ck_assert_msg(slog_reader_open(&r, out, NULL, &e) == SLOG_OK, "%s: %s", out, e.message);
+    const slog_file_info *info = slog_reader_info(r);
+    ck_assert(!info->complete);
+    ck_assert_msg(info->states == want[MPE_STATE] && info->events == want[MPE_EVENT] &&
+                      info->arrows == want[MPE_ARROW],
+                  "%s cut at %zu: %llu/%llu/%llu states/events/arrows, before the cut %llu/%llu/"
+                  "%llu",
+                  full, cut, (unsigned long long)info->states, (unsigned long long)info->events,
+                  (unsigned long long)info->arrows, (unsigned long long)want[MPE_STATE],
+                  (unsigned long long)want[MPE_EVENT], (unsigned long long)want[MPE_ARROW]);
+    slog_reader_destroy(r);
+    (void)unlink(in);
+    (void)unlink(out);
+    free(in);
+    free(out);
+    free(buf);
+    free(full);
+}
+END_TEST
+
 static Suite *mpe_suite(void)
 {
     Suite *s = suite_create("mpe");
@@ -1267,6 +1372,8 @@ static Suite *mpe_suite(void)
                             NELEM(clog2_cases) + NELEM(slog2_cases));
         tcase_add_loop_test(ti, test_mpe_import_same_run_same_drawables, 0, NELEM(same_run));
         tcase_add_loop_test(ti, test_mpe_import_damaged_exits_1_incomplete, 0, NELEM(broken_cases));
+        tcase_add_loop_test(ti, test_mpe_import_cut_keeps_records_before_it, 0,
+                            NELEM(cut_files) * NELEM(cut_percent));
         suite_add_tcase(s, ti);
     } else {
         (void)fprintf(stderr, "check_mpe: SLOG_IMPORT not set (slog-import not built): "

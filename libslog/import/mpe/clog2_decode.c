@@ -188,6 +188,8 @@ struct clog2_reader {
     unsigned char *block;
     uint64_t block_off; /* file offset of the loaded block */
     size_t at;          /* next record inside it */
+    size_t block_len;   /* bytes of it read: block_size, less when the input is cut */
+    mpe_err cut;        /* why block_len < block_size, reported once its records are read */
     uint64_t nblocks;
     uint64_t loaded; /* blocks loaded so far */
     bool have_block;
@@ -283,6 +285,8 @@ static int read_commtable(clog2_reader *r, mpe_err *e)
     return 0;
 }
 
+/* Load the next block.  An input that ends inside it is not an error
+ * yet: the records that fit in what was read come first, then `cut`. */
 static int load_block(clog2_reader *r, mpe_err *e)
 {
     if (r->loaded == r->nblocks) {
@@ -291,12 +295,19 @@ static int load_block(clog2_reader *r, mpe_err *e)
                         "table",
                         (unsigned long long)r->nblocks);
     }
-    char what[64];
-    (void)snprintf(what, sizeof what, "data block %llu", (unsigned long long)r->loaded);
     r->block_off = r->in->pos;
-    if (mpe_in_need(r->in, r->block, r->pre.block_size, what, e) != 0) {
+    size_t got = 0;
+    if (mpe_in_read(r->in, r->block, r->pre.block_size, &got, e) != 0) {
         return -1;
     }
+    if (got < r->pre.block_size) {
+        (void)mpe_fail(&r->cut, r->in->pos,
+                       "truncated: data block %llu needs %u bytes from byte %llu, input ends at "
+                       "byte %llu",
+                       (unsigned long long)r->loaded, r->pre.block_size,
+                       (unsigned long long)r->block_off, (unsigned long long)r->in->pos);
+    }
+    r->block_len = got;
     r->loaded++;
     r->at = 0;
     r->have_block = true;
@@ -411,7 +422,15 @@ int clog2_reader_next(clog2_reader *r, clog2_record *rec, mpe_err *e)
             return mpe_fail(e, off, "data block ends without an ENDBLOCK record");
         }
         const unsigned char *h = r->block + r->at;
+        if (r->block_len - r->at < CLOG2_HEADER_SIZE) {
+            *e = r->cut; /* the input ends inside this record's header */
+            return -1;
+        }
         if (parse_header(rec, h, off, left, e) != 0) {
+            return -1;
+        }
+        if (r->block_len - r->at - CLOG2_HEADER_SIZE < (size_t)body_size[rec->rectype]) {
+            *e = r->cut; /* ... or inside its body */
             return -1;
         }
         const size_t body = (size_t)body_size[rec->rectype];

@@ -3,10 +3,13 @@
  * import_clog2.c - slog-import entry "clog2": MPE CLOG2 logs (.clog2, also
  * gzipped).  Two passes over the input: pass 1 reads every record and
  * learns the state/event definitions (MPE writes those of the MPI states at
- * MPI_Finalize, i.e. at the end) and the communicators' world ranks, and
- * checks the whole file, so a damaged file fails before anything is
- * written; pass 2 reads it again and converts (clog2_decode.c) while
- * import_mpe.c writes.  Memory: one block plus what is open.
+ * MPI_Finalize, i.e. at the end) and the communicators' world ranks; pass 2
+ * reads it again and converts (clog2_decode.c) while import_mpe.c writes.
+ * A damaged or cut file keeps what comes before the damage: pass 1 stops
+ * there with the definitions seen so far (the others keep their MPE_state_N
+ * names), pass 2 converts the records up to the same point, counts what
+ * stays open as unmatched, then fails naming the byte, so the output is
+ * left incomplete.  Memory: one block plus what is open.
  * Import library, mpe: public libslog API and the import core (importer.h).
  */
 #include <stdio.h>
@@ -63,6 +66,8 @@ static void pass_close(pass *p)
     p->s = NULL;
 }
 
+/* Pass 1.  A reader error is not fatal here: pass 2 meets it again at the
+ * same record, after converting the ones before it. */
 static int learn_all(import_ctx *ctx, const char *path, clog2_conv **conv, mpe_err *e)
 {
     pass p;
@@ -71,15 +76,10 @@ static int learn_all(import_ctx *ctx, const char *path, clog2_conv **conv, mpe_e
         rc = import_fail(ctx, 0, 0, e->offset, "%s", e->msg);
     }
     clog2_record rec;
-    int next = 0;
-    while (rc == 0 && (next = clog2_reader_next(p.r, &rec, e)) == 0) {
+    while (rc == 0 && clog2_reader_next(p.r, &rec, e) == 0) {
         if (clog2_conv_learn(*conv, &rec, e) != 0) {
-            next = -1;
-            break;
+            rc = import_fail(ctx, 0, 0, e->offset, "%s", e->msg);
         }
-    }
-    if (rc == 0 && next < 0) {
-        rc = import_fail(ctx, 0, 0, e->offset, "%s", e->msg);
     }
     pass_close(&p);
     return rc;
@@ -118,6 +118,36 @@ static void report(import_ctx *ctx, const clog2_conv *conv, const mpe_out *out)
     }
 }
 
+/* Pass 2: every record up to the end or the damage; 1 after import_fail. */
+static int convert_records(import_ctx *ctx, pass *p, clog2_conv *conv, mpe_out *out, mpe_err *e)
+{
+    clog2_record rec;
+    uint64_t good = 0;
+    int next = 0;
+    while ((next = clog2_reader_next(p->r, &rec, e)) == 0) {
+        const int frc = clog2_conv_feed(conv, &rec, mpe_out_emit, out, e);
+        if (frc > 0) { /* the writer failed */
+            uint64_t off = 0;
+            const char *msg = mpe_out_error(out, &off);
+            return import_fail(ctx, 0, 0, off, "%s", msg);
+        }
+        if (frc < 0) {
+            next = -1;
+            break;
+        }
+        good++;
+    }
+    if (next < 0) {
+        report(ctx, conv, out);
+        return import_fail(ctx, 0, 0, e->offset,
+                           "%s; the %llu records before it are imported, the output is "
+                           "incomplete",
+                           e->msg, (unsigned long long)good);
+    }
+    report(ctx, conv, out);
+    return 0;
+}
+
 static int convert_all(import_ctx *ctx, const char *path, clog2_conv *conv, mpe_err *e)
 {
     pass p;
@@ -127,24 +157,8 @@ static int convert_all(import_ctx *ctx, const char *path, clog2_conv *conv, mpe_
     if (rc == 0 && mpe_out_create(&out, ctx, &src, p.s) != 0) {
         rc = import_fail(ctx, 0, 0, UINT64_MAX, "out of memory");
     }
-    clog2_record rec;
-    int next = 0;
-    while (rc == 0 && (next = clog2_reader_next(p.r, &rec, e)) == 0) {
-        const int frc = clog2_conv_feed(conv, &rec, mpe_out_emit, out, e);
-        if (frc > 0) { /* the writer failed */
-            uint64_t off = 0;
-            const char *msg = mpe_out_error(out, &off);
-            rc = import_fail(ctx, 0, 0, off, "%s", msg);
-        } else if (frc < 0) {
-            next = -1;
-            break;
-        }
-    }
-    if (rc == 0 && next < 0) {
-        rc = import_fail(ctx, 0, 0, e->offset, "%s", e->msg);
-    }
     if (rc == 0) {
-        report(ctx, conv, out);
+        rc = convert_records(ctx, &p, conv, out, e);
     }
     mpe_out_destroy(out);
     pass_close(&p);
