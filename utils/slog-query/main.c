@@ -862,6 +862,28 @@ static int run_query(query_run *run)
     return close_output(run, status);
 }
 
+/* One line on stderr when the file is not complete (a live writer, a
+ * killed one, a failed import; an index with an input incomplete or
+ * missing): the answer holds only what was flushed.  Not with --follow,
+ * which is for live files.  stdout is left as it is. */
+static void warn_incomplete(const query_opts *o, slog_reader *r)
+{
+    if (o->follow || slog_reader_info(r)->complete) {
+        return;
+    }
+    if (slog_reader_index_inputs(r) > 0) {
+        (void)fprintf(stderr,
+                      PROG ": %s: warning: incomplete (an input of the index is incomplete or "
+                      "missing): the answer holds what the inputs there hold\n",
+                      o->path);
+    } else {
+        (void)fprintf(stderr,
+                      PROG ": %s: warning: incomplete (its writer did not finish: still "
+                      "writing, killed or failed): the answer holds what it flushed\n",
+                      o->path);
+    }
+}
+
 int main(int argc, char **argv)
 {
     out_file_guard_stdout(PROG);
@@ -882,6 +904,7 @@ int main(int argc, char **argv)
     if (rc != SLOG_OK) {
         status = qout_report_error(o.path, "Cannot open", rc, &err);
     } else {
+        warn_incomplete(&o, run.r);
         run.fi_copy = *slog_reader_info(run.r);
         if (run.fi_copy.start > run.fi_copy.end) {
             run.fi_copy.start = 0; /* no drawable: the sentinels are no time range */
