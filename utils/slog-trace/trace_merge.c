@@ -47,6 +47,8 @@ typedef struct merge_ctx {
     merge_join *join; /* processes by <host>-<pid>, for their Python files */
     int python;       /* the file being read is a Python tracing file */
     uint64_t ticks_per_second;
+    size_t incomplete; /* merged files whose writer did not finish (a killed process) */
+    const char *out;   /* the output's path, for messages */
 } merge_ctx;
 
 static int fail(const char *path, const char *what, int rc, const slog_error *err)
@@ -311,6 +313,7 @@ static int merge_file(
         return SLOG_OK;
     }
     const slog_file_info *info = slog_reader_info(r);
+    m->incomplete += info->complete ? 0u : 1u;
     if (m->ticks_per_second == 0) {
         m->ticks_per_second = info->ticks_per_second;
     }
@@ -374,7 +377,10 @@ static int append_item(slog_writer *w, const merge_item *x, slog_error *err)
     }
 }
 
-/* Drawables by end time, then the matched messages; seal. */
+/* Drawables by end time, then the matched messages; seal, unless an input
+ * was incomplete (a process killed, or still running): the output is then
+ * flushed and left incomplete, as slog-merge leaves it, since it holds what
+ * those writers flushed, not what they would have written. */
 static int
 write_out(merge_ctx *m, const char *out, uint64_t *matched, uint64_t *unmatched, slog_error *err)
 {
@@ -396,7 +402,10 @@ write_out(merge_ctx *m, const char *out, uint64_t *matched, uint64_t *unmatched,
         rc = merge_msgs_write(m->msgs, m->w, cat, matched, unmatched, err);
     }
     (void)out;
-    return rc == SLOG_OK ? slog_writer_finish(m->w, err) : rc;
+    if (rc != SLOG_OK) {
+        return rc;
+    }
+    return m->incomplete > 0 ? slog_writer_flush(m->w, err) : slog_writer_finish(m->w, err);
 }
 
 static int is_trace_file(const struct dirent *d)
@@ -457,11 +466,20 @@ merge_or_skip(merge_ctx *m, const char *path, const char *name, size_t index, me
     slog_error err = {0};
     const size_t first = m->n;
     bool left_out = false;
+    const size_t incomplete = m->incomplete;
     const int rc = merge_file(m, path, name, index, &left_out, &err);
     if (rc == SLOG_OK) {
         *(left_out ? &count->jobfiles : &count->merged) += 1;
+        if (m->incomplete > incomplete) {
+            (void)fprintf(stderr,
+                          PROG ": %s: warning: incomplete (its writer did not finish: the "
+                          "process was killed or is still running): merged what it holds; "
+                          "%s is marked incomplete\n",
+                          path, m->out);
+        }
         return 0;
     }
+    m->incomplete = incomplete;
     (void)fail(path, rc == SLOG_ENOMEM ? "cannot merge" : "skipped, cannot read", rc, &err);
     if (rc == SLOG_ENOMEM) {
         return 1;
@@ -485,6 +503,7 @@ static int merge_dir(const char *dir, const char *out)
         return 1;
     }
     merge_ctx m = {0};
+    m.out = out;
     slog_error err = {0};
     char path[4096];
     int status = 0;
@@ -505,10 +524,14 @@ static int merge_dir(const char *dir, const char *out)
         status = fail(out, "cannot write", rc, &err);
     }
     if (status == 0) {
-        char job[80] = "";
+        char job[160] = "";
         if (count.jobfiles > 0) {
             (void)snprintf(job, sizeof job, ", index and MPI arrows files left out: %zu",
                            count.jobfiles);
+        }
+        if (m.incomplete > 0) {
+            const size_t used = strlen(job);
+            (void)snprintf(job + used, sizeof job - used, ", incomplete: %zu", m.incomplete);
         }
         (void)fprintf(stderr,
                       PROG
