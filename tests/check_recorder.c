@@ -11,7 +11,9 @@
  * byte flips of every file, none of which may crash or pass off a damaged
  * trace as the original.  With the slog-import executable (meson defines
  * SLOG_RECORDER_IMPORT_TESTS and SLOG_IMPORT), each folder is also imported
- * and read back through the reader API.
+ * and read back through the reader API, and timestamp files cut at several
+ * points must leave the other ranks whole and the cut rank's records up to
+ * the cut in an output marked incomplete.
  */
 #define _GNU_SOURCE /* asprintf */
 #include <check.h>
@@ -26,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "recorder_decode.h"
 
@@ -1495,7 +1498,8 @@ START_TEST(test_recorder_import_user_function_named_by_symbol)
 END_TEST
 
 /* Damaged folders: exit status 1, a message naming the file inside the
- * folder and the byte offset, and no output that passes for complete. */
+ * folder and the byte offset, and no output that passes for complete (a
+ * damaged rank leaves the others in it: see the cut tests below). */
 START_TEST(test_recorder_import_broken_input_fails_with_location)
 {
     char *const dir = data_path(broken[_i]);
@@ -1511,12 +1515,169 @@ START_TEST(test_recorder_import_broken_input_fails_with_location)
     CHECKF(strstr(errtext, want) != NULL, "stderr \"%s\" lacks \"%s\"", errtext, want);
     if (slog_reader_open(&im.rd, im.out, NULL, NULL) == SLOG_OK) {
         CHECK(!slog_reader_info(im.rd)->complete);
-        EQ_U(slog_reader_info(im.rd)->states, 0);
     }
     imported_drop(&im);
     free(want);
     free(errtext);
     free(dir);
+}
+END_TEST
+
+/* A timestamp file cut short: the other ranks whole, the cut rank's
+ * records up to the cut.  2.4 keeps raw <rank>.ts files, posix_mpi_tid_nocomp
+ * raw chunks in recorder.ts, posix_mpi zlib chunks in recorder.ts. */
+typedef struct cut_case {
+    const char *trace, *file;
+    int percent;
+} cut_case;
+
+static const cut_case cuts[] = {
+    {"posix_mpi-v2.4.0", "2.ts", 0},
+    {"posix_mpi-v2.4.0", "2.ts", 30},
+    {"posix_mpi-v2.4.0", "2.ts", 95},
+    {"mpiio_hdf5-v2.4.0", "0.ts", 60},
+    {"posix_mpi_tid_nocomp", "recorder.ts", 40},
+    {"posix_mpi_tid_nocomp", "recorder.ts", 75},
+    {"posix_mpi_tid_nocomp", "recorder.ts", 95},
+    {"posix_mpi", "recorder.ts", 60},
+    {"posix_mpi", "recorder.ts", 90},
+    {"mpiio_hdf5", "recorder.ts", 80},
+};
+#    define NCUTS ((int)(sizeof cuts / sizeof cuts[0]))
+
+/* Records per rank of the intact folder (into full[]); returns the ranks. */
+static uint32_t full_counts(const char *dir, uint64_t *full, bool *compressed)
+{
+    rec_trace *t = NULL;
+    EQ_I(rec_trace_open(&t, dir, NULL), SLOG_OK);
+    const uint32_t n = (uint32_t)rec_trace_header(t)->total_ranks;
+    *compressed = rec_trace_header(t)->ts_compression;
+    LE_U(n, MAXR);
+    for (uint32_t r = 0; r < n; r++) {
+        rec_rank *rk = NULL;
+        EQ_I(rec_rank_open(&rk, t, r, NULL), SLOG_OK);
+        rec_record rec;
+        full[r] = 0;
+        while (rec_rank_next(rk, &rec) == SLOG_OK) {
+            full[r]++;
+        }
+        rec_rank_close(rk);
+    }
+    rec_trace_close(t);
+    return n;
+}
+
+/* Bytes zlib inflates from the first `have` bytes of a blob (16-byte
+ * header: compressed size, raw size; then the stream). */
+static uint64_t inflated_from(const unsigned char *blob, uint64_t have)
+{
+    if (have < 16) {
+        return 0;
+    }
+    static unsigned char out[1 << 20];
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    EQ_I(inflateInit(&zs), Z_OK);
+    zs.next_in = (unsigned char *)(uintptr_t)(blob + 16);
+    zs.avail_in = (uInt)(have - 16);
+    zs.next_out = out;
+    zs.avail_out = sizeof out;
+    (void)inflate(&zs, Z_NO_FLUSH);
+    const uint64_t n = zs.total_out;
+    (void)inflateEnd(&zs);
+    return n;
+}
+
+static uint64_t get_le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) {
+        v = v << 8 | p[i];
+    }
+    return v;
+}
+
+/* States a cut import must hold: each rank's records whose timestamp pair
+ * lies within the cut file (8 bytes a pair), read from the format's own
+ * layout (FORMAT-NOTES.md), not from the decoder. */
+static uint64_t expected_states(const cut_case *c,
+                                const unsigned char *ts,
+                                size_t cut,
+                                const uint64_t *full,
+                                uint32_t n,
+                                bool compressed)
+{
+    uint64_t sum = 0;
+    const bool per_rank = strcmp(c->file, "recorder.ts") != 0;
+    uint64_t off = 8 * (uint64_t)n;
+    for (uint32_t r = 0; r < n; r++) {
+        uint64_t k = full[r];
+        if (per_rank && (uint32_t)atoi(c->file) == r) {
+            k = cut / 8 < k ? cut / 8 : k;
+        } else if (!per_rank) {
+            const uint64_t size = get_le64(ts + 8 * r);
+            const uint64_t have = cut > off ? cut - off : 0;
+            if (have < size) {
+                const uint64_t bytes = compressed ? inflated_from(ts + off, have) : have;
+                k = bytes / 8 < k ? bytes / 8 : k;
+            }
+            off += size;
+        }
+        sum += k;
+    }
+    return sum;
+}
+
+/* Import the folder in `dir` whose `file` was cut: exit 1, the file named
+ * with a byte offset, an incomplete output holding `want` states. */
+static void check_cut_import(const char *dir, const char *file, uint64_t want)
+{
+    imported im;
+    import_into(&im, dir, NULL, false);
+    char *const errtext = read_file(im.errp, NULL);
+    char *const named = xstr("slog-import: %s/%s: byte ", dir, file);
+    CHECKF(im.status == 1 && strstr(errtext, named) != NULL, "exit %d, stderr: %s", im.status,
+           errtext);
+    slog_error err;
+    CHECKF(slog_reader_open(&im.rd, im.out, NULL, &err) == SLOG_OK, "%s", err.message);
+    CHECK(!slog_reader_info(im.rd)->complete);
+    CHECKF(slog_reader_info(im.rd)->states == want,
+           "%s cut: %" PRIu64 " states, %" PRIu64 " records before the cut", file,
+           slog_reader_info(im.rd)->states, want);
+    imported_drop(&im);
+    free(named);
+    free(errtext);
+}
+
+START_TEST(test_recorder_import_cut_timestamps_keep_the_rest)
+{
+    const cut_case *const c = &cuts[_i];
+    char *const src = corpus_path(c->trace);
+    uint64_t full[MAXR];
+    bool compressed = false;
+    const uint32_t n = full_counts(src, full, &compressed);
+    folder f;
+    folder_load(&f, src);
+    char *const tmp = make_tmpdir();
+    folder_write(&f, tmp);
+    char *const path = xstr("%s/%s", tmp, c->file);
+    size_t len = 0;
+    unsigned char *const ts = (unsigned char *)read_file(path, &len);
+    const size_t cut = len * (size_t)c->percent / 100;
+    write_file(path, ts, cut);
+    const uint64_t want = expected_states(c, ts, cut, full, n, compressed);
+    uint64_t total = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        total += full[r];
+    }
+    CHECKF(want > 0 && want < total, "%s cut at %zu: %" PRIu64 " of %" PRIu64, c->file, cut, want,
+           total);
+    check_cut_import(tmp, c->file, want);
+    free(ts);
+    free(path);
+    folder_drop(&f, tmp);
+    free(tmp);
+    free(src);
 }
 END_TEST
 
@@ -1596,6 +1757,7 @@ static Suite *recorder_suite(void)
     tcase_add_test(tc, test_recorder_import_user_function_named_by_symbol);
     tcase_add_test(tc, test_recorder_import_two_folders_share_categories);
     tcase_add_loop_test(tc, test_recorder_import_broken_input_fails_with_location, 0, NBROKEN);
+    tcase_add_loop_test(tc, test_recorder_import_cut_timestamps_keep_the_rest, 0, NCUTS);
     suite_add_tcase(s, tc);
 #endif
     return s;

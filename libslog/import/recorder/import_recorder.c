@@ -7,10 +7,16 @@
  * function name (group = its layer: POSIX, MPI, MPI-IO, HDF5, user), one
  * state per record with depth = call depth and the arguments as args.
  *
- * Order of work, so that a damaged folder fails before anything is written:
+ * Order of work:
  *   1. open the folder and every rank once (validates every file; collects
  *      each rank's MPI_Barrier(MPI_COMM_WORLD) calls for clock alignment);
- *   2. define timelines, then stream the ranks' records merged by end time.
+ *      a damaged folder-wide file (VERSION, recorder.mt, a merged CST or
+ *      grammar) fails here, before anything is written, but a rank whose
+ *      own files are damaged is reported and left out, and a rank whose
+ *      timestamps are cut short keeps the records before the cut;
+ *   2. define timelines, then stream the ranks' records merged by end time;
+ *      after a damaged rank the import fails once all that could be
+ *      mapped is written, so the output is left incomplete.
  * Per rank, records come in start order and a parent ends after its
  * children, so each rank keeps a small min-heap of records whose end time
  * lies after the latest start seen; a record leaves the heap once no later
@@ -242,6 +248,7 @@ typedef struct rank_src {
     size_t n, cap;
     int64_t last_start;
     bool exhausted;
+    bool broken; /* its files cannot be read: left out */
     thread_tl *threads;
     uint32_t nthreads, thread_cap;
 } rank_src;
@@ -263,6 +270,8 @@ typedef struct rec_import {
     size_t argtext_cap;
     uint64_t done, total;
     uint64_t repaired;
+    uint32_t damaged; /* ranks broken or cut short (reported) */
+    uint64_t lost;    /* records of ranks cut short that have no timestamps */
     bool keep_offsets_text;
     const char *const *argnames[256]; /* names_for() per function id, cached */
     bool argnames_known[256];
@@ -646,7 +655,11 @@ static void sift_down(const rank_src *ranks, uint32_t *h, size_t n, size_t i)
 static int rank_start(rec_import *im, rank_src *s)
 {
     slog_error err;
-    if (rec_rank_open(&s->rk, im->t, s->rank, &err) != SLOG_OK) {
+    s->exhausted = true;
+    if (s->broken) {
+        return 0;
+    }
+    if (rec_rank_open_cut(&s->rk, im->t, s->rank, &err) != SLOG_OK) {
         /* validated before; only memory can fail here */
         im->ctx->display_name = err.source;
         return FAIL(im->ctx, 0, 0, err.offset, "%s", err.message);
@@ -733,33 +746,67 @@ static int keep_barrier(rank_src *s, const rec_record *rec)
     return 0;
 }
 
+/* A rank that is damaged: reported with its file and offset; the import
+ * goes on with the others (out of memory stops it). */
+static int rank_damaged(rec_import *im, rank_src *s, const slog_error *err, uint64_t kept)
+{
+    if (err->code == SLOG_ENOMEM) {
+        return FAIL(im->ctx, 0, 0, err->offset, "%s", err->message);
+    }
+    const char *const shown = im->ctx->display_name;
+    im->ctx->display_name = err->source;
+    if (s->broken) {
+        (void)import_fail(im->ctx, 0, 0, err->offset,
+                          "%s; rank %u is left out, the other ranks are imported", err->message,
+                          s->rank);
+    } else {
+        (void)import_fail(im->ctx, 0, 0, err->offset,
+                          "%s; rank %u keeps its first %llu of %llu records", err->message, s->rank,
+                          (unsigned long long)kept, (unsigned long long)s->nrec);
+    }
+    im->ctx->display_name = shown;
+    im->damaged++;
+    return 0;
+}
+
+/* Open one rank: counts its records, collects its world barriers. */
+static int validate_rank(rec_import *im, rank_src *s, uint64_t *ts_bytes)
+{
+    rec_rank *rk = NULL;
+    slog_error err;
+    if (rec_rank_open_cut(&rk, im->t, s->rank, &err) != SLOG_OK) {
+        s->broken = true;
+        return rank_damaged(im, s, &err, 0);
+    }
+    s->nrec = rec_rank_record_count(rk);
+    const uint64_t avail = rec_rank_available(rk);
+    im->total += avail;
+    *ts_bytes += 8 * avail;
+    rec_record rec;
+    int rc = 0;
+    while (rc == 0 && rec_rank_next(rk, &rec) == SLOG_OK) {
+        if (is_world_barrier(im, rec.sig)) {
+            rc = keep_barrier(s, &rec);
+        }
+    }
+    const bool cut = rec_rank_damage(rk, &err);
+    rec_rank_close(rk);
+    im->lost += s->nrec - avail;
+    if (rc != 0) {
+        return FAIL(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+    }
+    return cut ? rank_damaged(im, s, &err, avail) : 0;
+}
+
 /* Open every rank once: checks every file before anything is written,
  * counts records and collects the MPI_Barrier(MPI_COMM_WORLD) calls. */
 static int validate_ranks(rec_import *im, uint64_t *ts_bytes)
 {
     *ts_bytes = 0;
     for (uint32_t r = 0; r < im->nranks; r++) {
-        rank_src *const s = &im->ranks[r];
-        s->rank = r;
-        rec_rank *rk = NULL;
-        slog_error err;
-        if (rec_rank_open(&rk, im->t, r, &err) != SLOG_OK) {
-            im->ctx->display_name = err.source;
-            return FAIL(im->ctx, 0, 0, err.offset, "%s", err.message);
-        }
-        s->nrec = rec_rank_record_count(rk);
-        im->total += s->nrec;
-        *ts_bytes += 8 * s->nrec;
-        rec_record rec;
-        int rc = 0;
-        while (rc == 0 && rec_rank_next(rk, &rec) == SLOG_OK) {
-            if (is_world_barrier(im, rec.sig)) {
-                rc = keep_barrier(s, &rec);
-            }
-        }
-        rec_rank_close(rk);
-        if (rc != 0) {
-            return FAIL(im->ctx, 0, 0, UINT64_MAX, "Out of memory");
+        im->ranks[r].rank = r;
+        if (validate_rank(im, &im->ranks[r], ts_bytes) != 0) {
+            return 1;
         }
     }
     return 0;
@@ -795,14 +842,20 @@ static void align_clocks(rec_import *im)
     if (import_options(im->ctx)->flags & SLOG_IMPORT_RECORDER_RAW) {
         return;
     }
+    /* ranks left out have no records to move */
     uint32_t n = UINT32_MAX;
     for (uint32_t r = 0; r < im->nranks; r++) {
-        n = im->ranks[r].nbarriers < n ? im->ranks[r].nbarriers : n;
+        if (!im->ranks[r].broken) {
+            n = im->ranks[r].nbarriers < n ? im->ranks[r].nbarriers : n;
+        }
     }
-    if (n == 0 || n == UINT32_MAX) {
+    if (n == 0 || n == UINT32_MAX || im->ranks[0].broken) {
         return;
     }
     for (uint32_t r = 1; r < im->nranks; r++) {
+        if (im->ranks[r].broken) {
+            continue;
+        }
         const int64_t d = barrier_shift(&im->ranks[0], &im->ranks[r], n);
         /* ticks -> ns keeps the sign: the conversion is linear */
         im->ranks[r].shift = d >= 0 ? rec_ticks_to_ns(im->h, d) : -rec_ticks_to_ns(im->h, -d);
@@ -869,6 +922,7 @@ static void report_counts(rec_import *im)
         import_count(im->ctx, "Recorder record ending before its start", IMPORT_REPAIRED,
                      im->repaired);
     }
+    import_count(im->ctx, "Recorder record cut off (no timestamps)", IMPORT_SKIPPED, im->lost);
 }
 
 
@@ -895,7 +949,7 @@ static int import_records(rec_import *im)
         (void)import_progress(im->ctx, im->done, im->total);
         report_counts(im);
     }
-    return rc;
+    return rc != 0 || im->damaged > 0 ? 1 : 0; /* damage was reported (rank_damaged) */
 }
 
 static int recorder_run(import_ctx *ctx, const char *path)

@@ -118,7 +118,8 @@ struct rec_trace {
     rec_grammar *ugs;
     uint32_t nug;
     int32_t *ugid;
-    /* 2.5: recorder.ts and its chunk table */
+    /* 2.5: recorder.ts and its chunk table, as declared (a chunk may lie
+     * partly or wholly past the end of a cut file: see rank_load_ts) */
     rec_file ts;
     uint64_t *chunk_off, *chunk_len;
 };
@@ -140,8 +141,11 @@ struct rec_rank {
     rec_grammar own_g;
     bool have_own_g;
     const rec_grammar *g;
-    uint32_t *ts; /* 2 * nrec deltas */
+    uint32_t *ts; /* 2 * avail deltas */
     uint64_t nrec;
+    uint64_t avail; /* records with both timestamps: nrec unless cut short */
+    bool damaged;   /* cut short: why in damage */
+    slog_error damage;
     rec_frame *stack;
     uint32_t sp;
     uint64_t next;
@@ -1129,18 +1133,13 @@ static int read_ts_table(rec_trace *t, slog_error *err)
     uint64_t off = 8 * (uint64_t)np;
     for (uint32_t r = 0; r < np; r++) {
         const uint64_t size = get_u64(f->data + 8 * (size_t)r);
-        const uint64_t end = off + size;
-        if (size > f->len - off) {
-            return rec_err(err, SLOG_ECORRUPT, f->path, f->len,
-                           "Truncated timestamp file: rank %u's chunk needs bytes [%llu, %llu), "
-                           "the file has %zu",
-                           r, (unsigned long long)off, (unsigned long long)end, f->len);
-        }
         t->chunk_off[r] = off;
         t->chunk_len[r] = size;
-        off += size;
+        off = size > UINT64_MAX - off ? UINT64_MAX : off + size;
     }
-    if (off != f->len) {
+    /* off > f->len: the file is cut; each rank whose chunk it reaches
+     * fails alone when it is opened (rank_load_ts) */
+    if (off < f->len) {
         return rec_err(err, SLOG_ECORRUPT, f->path, off,
                        "%llu unexpected bytes after the last rank's timestamps",
                        (unsigned long long)(f->len - off));
@@ -1286,27 +1285,88 @@ static int rank_load_structure(rec_rank *r, slog_error *err)
     return rc;
 }
 
-/* Decode `len` bytes of raw pairs into r->ts after checking the count. */
+/* Decode `len` bytes of raw pairs into r->ts after checking the count.
+ * Fewer bytes than records: the pairs there are, and the rank is damaged. */
 static int rank_take_pairs(
     rec_rank *r, const unsigned char *p, uint64_t len, const rec_where *w, slog_error *err)
 {
     const uint64_t want = 8 * r->nrec;
     if (len != want) {
-        return where_err(err, SLOG_ECORRUPT, w, len < want ? len : want,
-                         "Rank %u has %llu records but %llu bytes of timestamps (%llu "
-                         "expected)%s",
-                         r->rank, (unsigned long long)r->nrec, (unsigned long long)len,
-                         (unsigned long long)want, len < want ? ": truncated" : "");
+        (void)where_err(len < want ? &r->damage : err, SLOG_ECORRUPT, w, len < want ? len : want,
+                        "Rank %u has %llu records but %llu bytes of timestamps (%llu "
+                        "expected)%s",
+                        r->rank, (unsigned long long)r->nrec, (unsigned long long)len,
+                        (unsigned long long)want, len < want ? ": truncated" : "");
+        if (len > want) {
+            return SLOG_ECORRUPT;
+        }
+        r->damaged = true;
     }
-    r->ts = malloc((size_t)(2 * r->nrec) * sizeof *r->ts + 1);
+    r->avail = len / 8;
+    r->ts = malloc((size_t)(2 * r->avail) * sizeof *r->ts + 1);
     if (r->ts == NULL) {
         return where_err(err, SLOG_ENOMEM, w, 0, "Cannot allocate %llu timestamps",
-                         (unsigned long long)r->nrec);
+                         (unsigned long long)r->avail);
     }
-    for (uint64_t i = 0; i < 2 * r->nrec; i++) {
+    for (uint64_t i = 0; i < 2 * r->avail; i++) {
         r->ts[i] = get_u32(p + 4 * i);
     }
     return SLOG_OK;
+}
+
+/* What a zlib blob cut after `have` bytes still gives (*out empty when its
+ * header is cut or implausible). */
+static int
+inflate_cut(const rec_file *f, uint64_t off, uint64_t have, rec_blob *out, slog_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (have < 16) {
+        return SLOG_OK;
+    }
+    const uint64_t comp = get_u64(f->data + off), raw = get_u64(f->data + off + 8);
+    if (raw / 1032 > comp + 1 || raw > (uint64_t)SIZE_MAX / 2) {
+        return SLOG_OK;
+    }
+    unsigned char *const buf = malloc((size_t)raw + 1);
+    if (buf == NULL) {
+        return rec_err(err, SLOG_ENOMEM, f->path, off, "Cannot allocate %llu bytes",
+                       (unsigned long long)raw + 1);
+    }
+    zrun zr;
+    zrun_inflate(&zr, f->data + off + 16, comp < have - 16 ? comp : have - 16, buf, raw + 1);
+    if (zr.zr == Z_MEM_ERROR) {
+        free(buf);
+        return rec_err(err, SLOG_ENOMEM, f->path, off, "zlib ran out of memory");
+    }
+    out->data = buf;
+    out->len = (size_t)(zr.produced < raw ? zr.produced : raw);
+    return SLOG_OK;
+}
+
+/* 2.5: rank r's chunk [off, off + len) of which the cut file holds `have`
+ * bytes: the records whose timestamps are there. */
+static int rank_load_cut(rec_rank *r, uint64_t off, uint64_t len, uint64_t have, slog_error *err)
+{
+    const rec_file *const f = &r->t->ts;
+    rec_blob b = {NULL, 0, 0};
+    int rc = SLOG_OK;
+    if (r->t->hdr.ts_compression && have > 0) {
+        rc = inflate_cut(f, off, have, &b, err);
+    }
+    const bool raw = !r->t->hdr.ts_compression;
+    const unsigned char *const p = raw && have > 0 ? f->data + off : b.data;
+    const uint64_t n = raw ? have : b.len;
+    if (rc == SLOG_OK) {
+        const rec_where w = {f->path, off, !raw};
+        rc = rank_take_pairs(r, p, n < 8 * r->nrec ? n : 8 * r->nrec, &w, err);
+    }
+    free(b.data);
+    r->damaged = true;
+    (void)rec_err(&r->damage, SLOG_ECORRUPT, f->path, f->len,
+                  "Truncated timestamp file: rank %u's chunk needs bytes [%llu, %llu), the file "
+                  "has %zu",
+                  r->rank, (unsigned long long)off, (unsigned long long)(off + len), f->len);
+    return rc;
 }
 
 static int rank_load_ts(rec_rank *r, slog_error *err)
@@ -1318,6 +1378,10 @@ static int rank_load_ts(rec_rank *r, slog_error *err)
     }
     if (t->hdr.version_minor == 5) {
         const uint64_t off = t->chunk_off[r->rank], len = t->chunk_len[r->rank];
+        const uint64_t have = off >= t->ts.len ? 0 : t->ts.len - off;
+        if (have < len) {
+            return rank_load_cut(r, off, len, have, err);
+        }
         if (!t->hdr.ts_compression || len == 0) {
             const rec_where w = {t->ts.path, off, false};
             return rank_take_pairs(r, t->ts.data + off, len, &w, err);
@@ -1348,7 +1412,7 @@ static int rank_load_ts(rec_rank *r, slog_error *err)
     return rc;
 }
 
-int rec_rank_open(rec_rank **out, rec_trace *t, uint32_t rank, slog_error *err)
+int rec_rank_open_cut(rec_rank **out, rec_trace *t, uint32_t rank, slog_error *err)
 {
     *out = NULL;
     if (rank >= (uint32_t)t->hdr.total_ranks) {
@@ -1379,6 +1443,33 @@ int rec_rank_open(rec_rank **out, rec_trace *t, uint32_t rank, slog_error *err)
     rec_rank_rewind(r);
     *out = r;
     return SLOG_OK;
+}
+
+int rec_rank_open(rec_rank **out, rec_trace *t, uint32_t rank, slog_error *err)
+{
+    const int rc = rec_rank_open_cut(out, t, rank, err);
+    if (rc != SLOG_OK || !(*out)->damaged) {
+        return rc;
+    }
+    if (err != NULL) {
+        *err = (*out)->damage;
+    }
+    rec_rank_close(*out);
+    *out = NULL;
+    return SLOG_ECORRUPT;
+}
+
+uint64_t rec_rank_available(const rec_rank *r)
+{
+    return r->avail;
+}
+
+bool rec_rank_damage(const rec_rank *r, slog_error *err)
+{
+    if (r->damaged && err != NULL) {
+        *err = r->damage;
+    }
+    return r->damaged;
 }
 
 void rec_rank_close(rec_rank *r)
@@ -1418,6 +1509,9 @@ void rec_rank_rewind(rec_rank *r)
 int rec_rank_next(rec_rank *r, rec_record *out)
 {
     const rec_grammar *const g = r->g;
+    if (r->next == r->avail) {
+        return SLOG_END; /* all of them, or all a cut rank has timestamps for */
+    }
     while (r->sp > 0) {
         rec_frame *const f = &r->stack[r->sp - 1];
         const rec_rule *const rule = &g->rules[f->rule];

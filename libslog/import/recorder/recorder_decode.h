@@ -113,6 +113,17 @@ const char *rec_layer_name(rec_layer layer);
  *  timestamp pairs.  Nothing is returned for a rank that fails this.
  *  @retval SLOG_OK, SLOG_EIO, SLOG_ECORRUPT, SLOG_EPARSE, SLOG_ENOMEM */
 int rec_rank_open(rec_rank **out, rec_trace *t, uint32_t rank, slog_error *err);
+/** As rec_rank_open, but a rank whose timestamps are cut short (a cut
+ *  recorder.ts chunk or <rank>.ts file) opens with the records that have
+ *  both timestamps, in order; rec_rank_damage() says what was cut.  Every
+ *  other damage fails as in rec_rank_open.
+ *  @retval SLOG_OK, SLOG_EIO, SLOG_ECORRUPT, SLOG_EPARSE, SLOG_ENOMEM */
+int rec_rank_open_cut(rec_rank **out, rec_trace *t, uint32_t rank, slog_error *err);
+/** True when the rank was opened cut short; *err (may be NULL) gets the
+ *  error rec_rank_open would have returned (file, offset, message). */
+bool rec_rank_damage(const rec_rank *r, slog_error *err);
+/** Records rec_rank_next returns: rec_rank_record_count unless cut short. */
+uint64_t rec_rank_available(const rec_rank *r);
 void rec_rank_close(rec_rank *r);
 /** Records of the rank (the grammar's expansion length). */
 uint64_t rec_rank_record_count(const rec_rank *r);
