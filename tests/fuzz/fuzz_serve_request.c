@@ -67,14 +67,13 @@ static int setup(void)
         return -1;
     }
     (void)close(fd);
-    char why[256];
-    char *paths[1] = {path};
+    const serve_source src[1] = {{path, path, NULL}};
     const serve_files_budget budget = {1, 8u << 20};
-    if (write_trace(path) != 0 ||
-        serve_files_create(&files, paths, 1, budget, why, sizeof why) != 0) {
+    size_t servable = 0;
+    if (write_trace(path) != 0 || serve_files_create(&files, src, 1, budget, &servable) != 0) {
         return -1;
     }
-    return 0;
+    return servable == 1 ? 0 : -1;
 }
 
 static int hex(char c)

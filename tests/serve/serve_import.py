@@ -9,7 +9,10 @@
 # the reader's error) instead of being imported.  A source in a folder with no write bit (mode
 # 0555: root too, which access(2) lets write anywhere) is cached in
 # $XDG_CACHE_HOME/slog-serve, never beside it.  --format NAME forces the
-# import format (an unknown name is a usage error, exit 2).
+# import format (an unknown name is a usage error, exit 2).  Given several
+# files of which some cannot be imported or opened, it serves the others,
+# names each failure on stderr and lists it in /api/files as failed with its
+# error; it exits 1 only when no file can be served.
 # Usage: serve_import.py SLOG_SERVE SLOG_IMPORT SLOG_INFO CHROME_JSON
 import json
 import os
@@ -77,6 +80,38 @@ def check_damaged_slog(serve_tool, ref, tmp):
         fail(f"damaged .slog: exit {p.returncode}, stderr {p.stderr!r}")
 
 
+def check_some_files_fail(serve_tool, ref, bad, tmp):
+    """Files that cannot be served next to one that can: the good one is served, each
+    other one is named on stderr and listed as failed with its error; none servable: exit 1."""
+    damaged = os.path.join(tmp, "damaged.slog")
+    missing = os.path.join(tmp, "missing.slog")
+    srv = Server(serve_tool, [ref, bad, damaged, missing])
+    files = srv.json("/api/files")
+    states = [(f["name"], f["state"]) for f in files]
+    want = [("ref.slog", "ready"), ("bad.txt", "failed"), ("damaged.slog", "failed"),
+            ("missing.slog", "failed")]
+    if states != want or any(not f.get("error") for f in files[1:]):
+        fail(f"some files fail: /api/files {files}")
+    if "Cannot import" not in files[1]["error"]:
+        fail(f"the failed import's error is not listed: {files[1]}")
+    info = srv.json("/api/info?f=0")
+    if info["states"] == 0:
+        fail(f"the good file is not served: {info}")
+    status, _, body = srv.get("/api/info?f=1")
+    if status != 503 or b"Cannot import" not in body:
+        fail(f"/api/info of a failed import: {status} {body[:300]!r}")
+    err = srv.stop()
+    for words in ("bad.txt: Cannot import", "damaged.slog: Cannot open",
+                  "missing.slog: Cannot open", "serving 1 of 4 files"):
+        if words not in err:
+            fail(f"some files fail: {words!r} not on stderr: {err!r}")
+    p = subprocess.run([serve_tool, bad, missing, "--port", "0"], capture_output=True, text=True,
+                       timeout=60)
+    if (p.returncode != 1 or p.stdout or "none of the 2 files can be served" not in p.stderr
+            or "missing.slog: Cannot open" not in p.stderr):
+        fail(f"no file servable: exit {p.returncode}, stderr {p.stderr!r}")
+
+
 def main():
     serve_tool, import_tool, info_tool, demo = sys.argv[1:5]
     with temp_folder() as tmp:
@@ -111,6 +146,7 @@ def main():
         if os.path.exists(bad + ".slog"):
             fail("a failed import left a cache file")
         check_damaged_slog(serve_tool, ref, tmp)
+        check_some_files_fail(serve_tool, ref, bad, tmp)
         check_read_only_folder(serve_tool, demo, tmp)
         check_format_option(serve_tool, demo, tmp, bad)
     print("serve_import: ok")

@@ -7,7 +7,9 @@
  * with their generation; an older one is brought up to date with
  * slog_reader_refresh when it is checked out.  Opening and closing readers happens outside the
  * mutex (both take the library's HDF5 lock and may be slow), except for the
- * purge of stale idle readers when a file changed.
+ * purge of stale idle readers when a file changed.  A file that could not
+ * be opened (or imported) at start stays in the list, so /api/files shows
+ * it failed with its error while the others are served.
  * Tools layer (slog-serve): public libslog headers, libc and pthreads.
  */
 #include "serve_files.h"
@@ -23,8 +25,11 @@ typedef struct pooled_reader {
     uint64_t generation;
 } pooled_reader;
 
+#define PROG "slog-serve"
+
 typedef struct served_file {
-    char *path;
+    char *path;       /* the .slog, or the argument that could not be imported */
+    char *error;      /* not imported: why (every checkout fails with it); else NULL */
     const char *name; /* base name inside path */
     pthread_mutex_t lock;
     bool lock_ok;
@@ -55,7 +60,7 @@ void serve_files_status(const serve_files *fs, size_t f, serve_file_status *out)
 {
     struct stat st;
     out->name = fs->files[f].name;
-    out->exists = stat(fs->files[f].path, &st) == 0;
+    out->exists = fs->files[f].error == NULL && stat(fs->files[f].path, &st) == 0;
     out->bytes = out->exists && st.st_size > 0 ? (uint64_t)st.st_size : 0;
 }
 
@@ -94,9 +99,25 @@ static void observe_change(served_file *sf, const struct stat *st)
     sf->nidle = 0;
 }
 
+/* The import's error of a source that is no .slog: SLOG_EIO. */
+static int not_imported(const served_file *sf, slog_error *err)
+{
+    if (err != NULL) {
+        memset(err, 0, sizeof *err);
+        err->code = SLOG_EIO;
+        err->offset = UINT64_MAX;
+        (void)snprintf(err->source, sizeof err->source, "%s", sf->path);
+        (void)snprintf(err->message, sizeof err->message, "%s", sf->error);
+    }
+    return SLOG_EIO;
+}
+
 int serve_files_checkout(serve_files *fs, size_t f, serve_lease *out, slog_error *err)
 {
     served_file *const sf = &fs->files[f];
+    if (sf->error != NULL) {
+        return not_imported(sf, err);
+    }
     struct stat st;
     const bool stat_ok = stat(sf->path, &st) == 0;
     (void)pthread_mutex_lock(&sf->lock);
@@ -142,54 +163,64 @@ void serve_files_checkin(serve_files *fs, serve_lease *lease)
     lease->r = NULL;
 }
 
-/* Set up one file and check that it opens (its first reader stays idle). */
-static int init_file(serve_files *fs, served_file *sf, const char *path, char *why, size_t why_len)
+/* Set up one file and try to open it (its first reader stays idle); one
+ * that does not open is printed and stays, failed.  -1: out of memory. */
+static int init_file(serve_files *fs, served_file *sf, const serve_source *src, bool *opened)
 {
-    sf->path = strdup(path);
+    *opened = false;
+    sf->path = strdup(src->path != NULL ? src->path : src->arg);
+    sf->error = src->path != NULL ? NULL : strdup(src->error != NULL ? src->error : "not imported");
     sf->idle = calloc(fs->pool_size, sizeof *sf->idle);
-    sf->lock_ok = sf->path != NULL && sf->idle != NULL && pthread_mutex_init(&sf->lock, NULL) == 0;
+    sf->lock_ok = sf->path != NULL && (src->path != NULL || sf->error != NULL) &&
+                  sf->idle != NULL && pthread_mutex_init(&sf->lock, NULL) == 0;
     if (!sf->lock_ok) {
-        (void)snprintf(why, why_len, "out of memory");
         return -1;
     }
     const char *const slash = strrchr(sf->path, '/');
     sf->name = slash != NULL ? slash + 1 : sf->path;
+    if (sf->error != NULL) {
+        return 0; /* serve_import printed why */
+    }
     slog_error err;
     memset(&err, 0, sizeof err);
     serve_lease lease;
     const int rc = serve_files_checkout(fs, (size_t)(sf - fs->files), &lease, &err);
     if (rc != SLOG_OK) {
-        (void)snprintf(why, why_len, "%s: Cannot open: %s (%s)", path,
-                       err.message[0] != '\0' ? err.message : "unknown error",
-                       slog_status_name(rc));
-        return -1;
+        (void)fprintf(stderr, PROG ": %s: Cannot open: %s (%s)\n", sf->path,
+                      err.message[0] != '\0' ? err.message : "unknown error",
+                      slog_status_name(rc));
+        return 0;
     }
     serve_files_checkin(fs, &lease);
+    *opened = true;
     return 0;
 }
 
 int serve_files_create(serve_files **out,
-                       char *const *paths,
+                       const serve_source *src,
                        size_t n,
                        serve_files_budget budget,
-                       char *why,
-                       size_t why_len)
+                       size_t *servable)
 {
     serve_files *const fs = calloc(1, sizeof *fs);
     *out = NULL;
-    if (fs == NULL || (fs->files = calloc(n, sizeof *fs->files)) == NULL) {
+    *servable = 0;
+    if (fs == NULL || (fs->files = calloc(n > 0 ? n : 1, sizeof *fs->files)) == NULL) {
         free(fs);
-        (void)snprintf(why, why_len, "out of memory");
+        (void)fprintf(stderr, PROG ": out of memory\n");
         return -1;
     }
     fs->pool_size = budget.pool_size > 0 ? budget.pool_size : 1;
     fs->cache_bytes = budget.cache_bytes;
     for (size_t i = 0; i < n; i++) {
         fs->n = i + 1; /* so destroy releases what init_file set up */
-        if (init_file(fs, &fs->files[i], paths[i], why, why_len) != 0) {
+        bool opened = false;
+        if (init_file(fs, &fs->files[i], &src[i], &opened) != 0) {
+            (void)fprintf(stderr, PROG ": out of memory\n");
             serve_files_destroy(fs);
             return -1;
         }
+        *servable += opened;
     }
     *out = fs;
     return 0;
@@ -210,6 +241,7 @@ void serve_files_destroy(serve_files *fs)
         }
         free(sf->idle);
         free(sf->path);
+        free(sf->error);
     }
     free(fs->files);
     free(fs);

@@ -23,6 +23,8 @@
 
 #include <slog/slog.h>
 
+#include "serve_import.h"
+
 typedef struct serve_files serve_files;
 
 /* A checked-out reader.  Times in the API are relative to origin (the
@@ -48,14 +50,17 @@ typedef struct serve_files_budget {
     uint64_t cache_bytes; /* node cache of each reader */
 } serve_files_budget;
 
-/* Open every file once (so a bad file fails at start, with its error in
- * why).  Returns 0 or -1. */
+/* Take every source and open each once: one that does not open (or was not
+ * imported: src[i].path NULL) is printed on stderr and stays in the list,
+ * failed; *servable counts those that opened.  A file that failed to open
+ * is tried again at each checkout (it may appear later, as a writer's
+ * does); one that was not imported fails every checkout with its error.
+ * Returns 0, or -1 when memory ran out (printed). */
 int serve_files_create(serve_files **out,
-                       char *const *paths,
+                       const serve_source *src,
                        size_t n,
                        serve_files_budget budget,
-                       char *why,
-                       size_t why_len);
+                       size_t *servable);
 
 void serve_files_destroy(serve_files *fs);
 
@@ -64,7 +69,8 @@ size_t serve_files_count(const serve_files *fs);
 void serve_files_status(const serve_files *fs, size_t f, serve_file_status *out);
 
 /* Check out a reader of file f (f < count), reopened when the file changed.
- * Returns SLOG_OK or the error of slog_reader_open (err filled). */
+ * Returns SLOG_OK or the error of slog_reader_open (err filled); SLOG_EIO
+ * with the import's error for a source that was not imported. */
 int serve_files_checkout(serve_files *fs, size_t f, serve_lease *out, slog_error *err);
 
 /* Give the reader back (closed when its generation is stale or the pool

@@ -12,7 +12,9 @@
  * import format instead of detecting it.  A cached file is reused when it is
  * newer than the source and complete; an import writes to a temporary name
  * and renames it when finished, so a killed import never leaves a cache
- * that looks valid.  Imports run before the server listens.
+ * that looks valid.  Imports run before the server listens.  A source that
+ * cannot be imported keeps its error (serve_source): slog-serve serves the
+ * others and lists it as failed.
  * Tools layer (slog-serve): public libslog headers and utils/common.
  */
 #include "serve_import.h"
@@ -140,8 +142,10 @@ static void on_progress(const char *input, uint64_t done, uint64_t total, void *
     progress_update(user, done, total);
 }
 
-/* Import src into cache (through a temporary file); 0 or -1 (printed). */
-static int import_one(const char *src, const char *cache, const serve_import_options *opts)
+/* Import src into cache (through a temporary file); 0, or -1 with the
+ * error in why. */
+static int import_one(const char *src, const char *cache, const serve_import_options *opts,
+                      char *why, size_t why_len)
 {
     char tmp[PATH_MAX + 32];
     (void)snprintf(tmp, sizeof tmp, "%s.tmp-%ld", cache, (long)getpid());
@@ -161,11 +165,13 @@ static int import_one(const char *src, const char *cache, const serve_import_opt
     progress_end(&bar);
     int status = 0;
     if (rc != SLOG_OK) {
-        (void)fprintf(stderr, PROG ": %s: Cannot import: %s (%s)\n", src,
-                      err.message[0] != '\0' ? err.message : "unknown error", slog_status_name(rc));
+        (void)snprintf(why, why_len, "%s: Cannot import: %s (%s)", src,
+                       err.message[0] != '\0' ? err.message : "unknown error",
+                       slog_status_name(rc));
         status = -1;
     } else if (rename(tmp, cache) != 0) {
-        (void)fprintf(stderr, PROG ": Cannot rename %s to %s: %s\n", tmp, cache, strerror(errno));
+        (void)snprintf(why, why_len, "%s: Cannot rename its import to %s: %s", src, cache,
+                       strerror(errno));
         status = -1;
     } else {
         (void)fprintf(stderr, PROG ": imported %s: %llu records in %.1f s\n", src,
@@ -179,22 +185,28 @@ static int import_one(const char *src, const char *cache, const serve_import_opt
     return status;
 }
 
-/* The path to serve for one argument (malloc'd), or NULL (printed). */
-static char *resolve_one(const char *arg, const serve_import_options *opts)
+/* The path to serve for one argument (malloc'd), or NULL with the error
+ * in why. */
+static char *resolve_one(const char *arg, const serve_import_options *opts, char *why,
+                         size_t why_len)
 {
     if (is_hdf5(arg) || named_slog(arg) || access(arg, R_OK) != 0) {
-        return strdup(arg); /* a .slog, or a missing file the reader will name */
+        char *const path = strdup(arg); /* a .slog, or a missing file the reader will name */
+        if (path == NULL) {
+            (void)snprintf(why, why_len, "%s: out of memory", arg);
+        }
+        return path;
     }
     char *const cache = cache_path(arg);
     if (cache == NULL) {
-        (void)fprintf(stderr, PROG ": %s: no folder to cache its import in (set HOME)\n", arg);
+        (void)snprintf(why, why_len, "%s: no folder to cache its import in (set HOME)", arg);
         return NULL;
     }
     if (cache_valid(cache, arg)) {
         (void)fprintf(stderr, PROG ": %s: using %s (imported before)\n", arg, cache);
         return cache;
     }
-    if (import_one(arg, cache, opts) != 0) {
+    if (import_one(arg, cache, opts, why, why_len) != 0) {
         free(cache);
         return NULL;
     }
@@ -213,32 +225,41 @@ bool serve_import_format_known(const char *name)
 }
 
 int serve_import_resolve(char *const *args, size_t n, const serve_import_options *opts,
-                         char ***out)
+                         serve_source **out)
 {
-    char **const paths = calloc(n > 0 ? n : 1, sizeof *paths);
+    serve_source *const src = calloc(n > 0 ? n : 1, sizeof *src);
     *out = NULL;
-    if (paths == NULL) {
+    if (src == NULL) {
         (void)fprintf(stderr, PROG ": out of memory\n");
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        paths[i] = resolve_one(args[i], opts);
-        if (paths[i] == NULL) {
-            serve_import_free(paths, i);
+        char why[1024];
+        src[i].arg = args[i];
+        src[i].path = resolve_one(args[i], opts, why, sizeof why);
+        if (src[i].path != NULL) {
+            continue;
+        }
+        (void)fprintf(stderr, PROG ": %s\n", why);
+        src[i].error = strdup(why);
+        if (src[i].error == NULL) {
+            (void)fprintf(stderr, PROG ": out of memory\n");
+            serve_import_free(src, i + 1);
             return -1;
         }
     }
-    *out = paths;
+    *out = src;
     return 0;
 }
 
-void serve_import_free(char **paths, size_t n)
+void serve_import_free(serve_source *src, size_t n)
 {
-    if (paths == NULL) {
+    if (src == NULL) {
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        free(paths[i]);
+        free(src[i].path);
+        free(src[i].error);
     }
-    free(paths);
+    free(src);
 }

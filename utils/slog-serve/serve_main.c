@@ -2,12 +2,14 @@
  *
  * slog-serve - serve the timeline viewer and a read-only HTTP API over
  * .slog files (doc/VIEWER.md).  This file owns the process policy: the
- * command line, opening the files (a file that does not open is an error
- * at start, exit 1), printing the URL on one stdout line, --open, and a
+ * command line, opening the files (one that does not open or import is
+ * reported on stderr and listed as failed while the others are served;
+ * exit 1 when none can be served), printing the URL on one stdout line, --open, and a
  * clean stop: SIGINT and SIGTERM are blocked in every thread and taken by
  * sigwait in main, which stops the HTTP daemon (waiting for requests in
  * progress) and closes every reader.  Exit status: 0 after SIGTERM, 130
- * after SIGINT, 1 when a file or the listening socket fails, 2 bad usage.
+ * after SIGINT, 1 when no file can be served or the listening socket
+ * fails, 2 bad usage.
  * Tools layer: public libslog headers and utils/common.
  */
 #include <getopt.h>
@@ -74,7 +76,9 @@ static void usage(FILE *f)
         "  -V, --version          tool and library versions\n"
         "\n"
         "Prints \"" PROG ": http://ADDR:PORT/\" on stdout once listening.  Stops on SIGINT\n"
-        "(exit 130) or SIGTERM (exit 0).  A file still being written is served as it grows.\n",
+        "(exit 130) or SIGTERM (exit 0).  A file still being written is served as it grows.\n"
+        "A FILE that does not open or import is named on stderr and listed as failed; the\n"
+        "others are served (exit 1 when none can be).\n",
         SERVE_DEFAULT_MAX_ITEMS);
 }
 
@@ -190,14 +194,14 @@ static void open_browser(const char *url)
     (void)waitpid(pid, NULL, WNOHANG);
 }
 
-/* Serve until SIGINT or SIGTERM; returns the exit status. */
-static int serve(const serve_opts *o, const sigset_t *stop)
+/* The files to serve (imported when they are other traces); NULL when none
+ * can be served (each failure printed). */
+static serve_files *open_files(const serve_opts *o)
 {
-    char why[512];
-    char **paths = NULL;
+    serve_source *src = NULL;
     const serve_import_options import = {o->format, progress_default_enabled(false, false)};
-    if (serve_import_resolve(o->files, o->nfiles, &import, &paths) != 0) {
-        return EXIT_FAILURE;
+    if (serve_import_resolve(o->files, o->nfiles, &import, &src) != 0) {
+        return NULL;
     }
     serve_files *files = NULL;
     /* --cache is the budget of all readers: each file keeps up to one per thread */
@@ -205,10 +209,30 @@ static int serve(const serve_opts *o, const sigset_t *stop)
     uint64_t per_reader = readers > 0 ? o->cache_bytes / readers : o->cache_bytes;
     per_reader = per_reader < SERVE_MIN_READER_CACHE ? SERVE_MIN_READER_CACHE : per_reader;
     const serve_files_budget budget = {o->http.threads, per_reader};
-    const int made = serve_files_create(&files, paths, o->nfiles, budget, why, sizeof why);
-    serve_import_free(paths, o->nfiles);
-    if (made != 0) {
-        (void)fprintf(stderr, PROG ": %s\n", why);
+    size_t servable = 0;
+    const int made = serve_files_create(&files, src, o->nfiles, budget, &servable);
+    serve_import_free(src, o->nfiles);
+    if (made == 0 && servable == 0) {
+        if (o->nfiles > 1) {
+            (void)fprintf(stderr, PROG ": none of the %zu files can be served\n", o->nfiles);
+        }
+        serve_files_destroy(files);
+        return NULL;
+    }
+    if (made == 0 && servable < o->nfiles) {
+        (void)fprintf(stderr,
+                      PROG ": serving %zu of %zu files (/api/files lists the others as failed)\n",
+                      servable, o->nfiles);
+    }
+    return files;
+}
+
+/* Serve until SIGINT or SIGTERM; returns the exit status. */
+static int serve(const serve_opts *o, const sigset_t *stop)
+{
+    char why[512];
+    serve_files *const files = open_files(o);
+    if (files == NULL) {
         return EXIT_FAILURE;
     }
     const serve_ctx ctx = {files, o->max_items};

@@ -85,9 +85,12 @@ class Viewer {
     async start()
     {
         this.files = await getJson('files');
-        $('file').replaceChildren(...this.files.map((fi) => new Option(`${fi.name}${fi.complete ? '' : ' (live)'}`, fi.f)));
+        const note = (fi) => (fi.state === 'failed' ? ' (failed)' : fi.complete ? '' : ' (live)');
+        $('file').replaceChildren(...this.files.map((fi) => new Option(`${fi.name}${note(fi)}`, fi.f)));
         const state = decodeUrlState(location.hash);
-        await this.open(state.f ?? 0, state);
+        // a file that failed at the server's start is listed, but not opened by default
+        const ready = this.files.findIndex((fi) => fi.state !== 'failed');
+        await this.open(state.f ?? Math.max(ready, 0), state);
     }
 
     /** The file drop-down chose @p f: open it as a new view of the URL history (Back returns). */
