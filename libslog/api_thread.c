@@ -100,6 +100,7 @@ static slog_twriter *tw_alloc(const slog_twriter_options *o, const char *path)
     (void)snprintf(tw->path, sizeof tw->path, "%s", path);
     atomic_init(&tw->refs, 1);
     atomic_init(&tw->finished, 0);
+    atomic_init(&tw->n_durable, 0);
     (void)pthread_mutex_init(&tw->reg_mu, NULL);
     (void)pthread_mutex_init(&tw->def_mu, NULL);
     (void)pthread_mutex_init(&tw->qmu, NULL);
@@ -112,6 +113,20 @@ static slog_twriter *tw_alloc(const slog_twriter_options *o, const char *path)
     (void)pthread_cond_init(&tw->fork_cv, NULL);
     atomic_init(&tw->fork_waiting, 0);
     return tw;
+}
+
+/* The file writer's flush callback: keeps what reached the disk, then
+ * calls the caller's. */
+static void on_file_flush(void *ctx, const slog_flush_info *info)
+{
+    slog_twriter *const tw = ctx;
+    if (info->durable) {
+        const uint64_t n = info->counts[0] + info->counts[1] + info->counts[2] + info->counts[3];
+        atomic_store_explicit(&tw->n_durable, n, memory_order_relaxed);
+    }
+    if (tw->user_on_flush != NULL) {
+        tw->user_on_flush(tw->user_on_flush_ctx, info);
+    }
 }
 
 int slog_twriter_create(slog_twriter **out, const char *path, const slog_twriter_options *opts,
@@ -136,6 +151,10 @@ int slog_twriter_create(slog_twriter **out, const char *path, const slog_twriter
         return util_err(err, SLOG_ENOMEM, UINT64_MAX, path, "Cannot allocate the writer");
     }
     tw->wopts = wo;
+    tw->user_on_flush = wo.on_flush;
+    tw->user_on_flush_ctx = wo.on_flush_ctx;
+    tw->wopts.on_flush = on_file_flush;
+    tw->wopts.on_flush_ctx = tw;
     rc = slog_writer_create(&tw->w, path, &tw->wopts, err);
     if (rc == SLOG_OK) {
         tw_fork_track(tw); /* a fork waits until the background started and is idle */

@@ -185,6 +185,12 @@ struct slog_twriter {
                                  locked add per record held up the replay's loads) */
 
     _Atomic uint64_t n_records, n_dropped, n_rejected, n_truncated, n_waits, n_buffers;
+    /* drawables the file holds as of its last flush that reached the disk
+     * (the file writer's on_flush, durable): stats.records once the writer
+     * failed, when what the file writer took in memory is lost */
+    _Atomic uint64_t n_durable;
+    slog_flush_fn user_on_flush; /* the caller's slog_writer_options.on_flush, called after */
+    void *user_on_flush_ctx;
     uint64_t peak_qbytes;     /* under qmu */
 };
 

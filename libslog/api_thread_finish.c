@@ -112,6 +112,7 @@ int slog_twriter_finish(slog_twriter *tw, slog_error *err)
     const int rc = slog_writer_finish(tw->w, err);
     if (rc != SLOG_OK) {
         tw->failed = rc;
+        atomic_fetch_or(&tw->finished, TW_FAILED); /* stats.records: what reached the disk */
     }
     return rc;
 }
@@ -148,7 +149,10 @@ void slog_twriter_forget_after_fork(slog_twriter *tw)
 void slog_twriter_get_stats(slog_twriter *tw, slog_twriter_stats *out)
 {
     memset(out, 0, sizeof *out);
-    out->records = atomic_load(&tw->n_records);
+    /* After a failure the file writer's memory (open nodes, unflushed
+     * writes) never reaches the disk: count what the file holds. */
+    out->records = (atomic_load(&tw->finished) & TW_FAILED) ? atomic_load(&tw->n_durable)
+                                                            : atomic_load(&tw->n_records);
     out->dropped = atomic_load(&tw->n_dropped);
     out->rejected = atomic_load(&tw->n_rejected);
     out->truncated = atomic_load(&tw->n_truncated);

@@ -41,7 +41,8 @@
  * records and those still buffered are counted in stats.dropped), and so do
  * the definitions; slog_twriter_flush and slog_twriter_finish return that
  * first error (its message names the cause, e.g. "No space left on
- * device").  The file keeps what was last flushed, marked incomplete.
+ * device").  The file keeps what was last flushed, marked incomplete, and
+ * stats.records counts exactly that from then on.
  *
  * Crashes: the background flushes the file every few dozen nodes it
  * writes; slog_twriter_flush (on a timer) bounds what a crash loses to what
@@ -97,7 +98,10 @@ typedef struct slog_twriter_options {
 
 /** What the threaded writer did; filled by slog_twriter_get_stats. */
 typedef struct slog_twriter_stats {
-    uint64_t records;    /* drawables written (a state once, at its end) */
+    uint64_t records;    /* drawables written (a state once, at its end); once the
+                            writer failed (a full disk), those the file holds: its last
+                            flush that reached the disk (the ones the file writer had
+                            taken in memory since are lost, and counted nowhere) */
     uint64_t dropped;    /* records lost (a begin or an end each): full queue with
                             SLOG_TWRITER_DROP, or appended after finish */
     uint64_t rejected;   /* drawables the file refused (unknown category or of another kind) */

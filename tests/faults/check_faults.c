@@ -409,6 +409,90 @@ START_TEST(test_faults_twriter_disk_full_keeps_cause)
 }
 END_TEST
 
+/* Drawables a full query of @p path yields (UINT64_MAX when it does not open). */
+static uint64_t drawables_in(const char *path)
+{
+    slog_reader *r = NULL;
+    if (slog_reader_open(&r, path, NULL, NULL) != SLOG_OK) {
+        return UINT64_MAX;
+    }
+    slog_query_options qo;
+    slog_query_options_init(&qo);
+    qo.t0 = INT64_MIN;
+    qo.t1 = INT64_MAX;
+    slog_query *q = NULL;
+    ck_assert_int_eq(slog_query_create(&q, r, &qo, NULL), SLOG_OK);
+    const slog_item *it;
+    uint64_t n = 0;
+    while (slog_query_next(q, &it, NULL) == SLOG_OK) {
+        n++;
+    }
+    slog_query_destroy(q);
+    slog_reader_destroy(r);
+    return n;
+}
+
+/* The threaded writer's disk fills after its n-th write, n = 0, 1, ...
+ * (a flush every 500 states): once flush or finish failed, stats.records
+ * is what reached the disk, the drawables a reader of the file finds
+ * (it counted every state the file writer took in memory). */
+static int twriter_fill_disk(const char *path, long n, uint64_t *records)
+{
+    slog_writer_options wo;
+    slog_writer_options_init(&wo);
+    wo.leaf_bytes = 1024;
+    slog_twriter_options o;
+    slog_twriter_options_init(&o);
+    o.writer = &wo;
+    slog_twriter *tw = NULL;
+    slog_location *loc = NULL;
+    uint32_t cat = 0;
+    ck_assert_int_eq(slog_twriter_create(&tw, path, &o, NULL), SLOG_OK);
+    ck_assert_int_eq(slog_twriter_open_location(tw, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "t",
+                                                &loc, NULL), SLOG_OK);
+    ck_assert_int_eq(slog_twriter_category(tw, SLOG_KIND_STATE, "c", &cat, NULL), SLOG_OK);
+    io_countdown = n;
+    io_sticky = 1;
+    int rc = SLOG_OK;
+    for (int64_t i = 0; rc == SLOG_OK && i < N_STATES; i++) {
+        rc = slog_location_begin(loc, cat, i * 10, NULL, 0);
+        rc = rc == SLOG_OK ? slog_location_end(loc, i * 10 + 5) : rc;
+        rc = rc == SLOG_OK && i % 500 == 499 ? slog_twriter_flush(tw, NULL) : rc;
+    }
+    slog_location_close(loc);
+    const int frc = slog_twriter_finish(tw, NULL);
+    slog_twriter_stats st;
+    slog_twriter_get_stats(tw, &st);
+    *records = st.records;
+    slog_twriter_destroy(tw); /* the disk still full */
+    io_countdown = -1;
+    return rc != SLOG_OK ? rc : frc;
+}
+
+START_TEST(test_faults_twriter_records_reached_disk)
+{
+    dir_setup();
+    long unopened = 0;
+    for (long n = 0;; n += 7) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tr%ld.slog", dir, n);
+        uint64_t records = 0;
+        const int rc = twriter_fill_disk(path, n, &records);
+        if (rc == SLOG_OK) {
+            ck_assert_uint_eq(records, N_STATES);
+            fprintf(stderr, "# threaded writer, disk full from the n-th write: n up to %ld, %ld "
+                            "files left that do not open\n", n, unopened);
+            return;
+        }
+        const uint64_t in_file = drawables_in(path);
+        unopened += in_file == UINT64_MAX;
+        ck_assert_msg(records == in_file || (in_file == UINT64_MAX && records == 0),
+                      "n %ld: stats.records %llu, the file holds %lld", n,
+                      (unsigned long long)records, (long long)in_file);
+    }
+}
+END_TEST
+
 /* The threaded writer with the n-th allocation failing, n = 0, 1, ...:
  * clean codes, no crash, and the file (if any) opens. */
 static int twriter_run(const char *path)
@@ -521,6 +605,7 @@ static Suite *faults_suite(void)
     tcase_add_test(tc, test_faults_twriter_disk_full_keeps_cause);
     tcase_add_test(tc, test_faults_writer_failed_names_cause);
     tcase_add_test(tc, test_faults_twriter_allocation_fails);
+    tcase_add_test(tc, test_faults_twriter_records_reached_disk);
     suite_add_tcase(s, tc);
     return s;
 }
