@@ -212,7 +212,11 @@ SLOG_API int slog_import_detect_input(const char **format, const slog_import_inp
 /**
  * Import inputs into an open writer (ticks of 1 ns).  Inputs of one format
  * that can be merged (Chrome, .pfw) are imported together, merged by time;
- * the others one after another.  The writer is not finished.
+ * the others one after another.  The writer is not finished.  An input that
+ * fails (cannot be read, is of no known format, is damaged) is reported
+ * through opts->diagnostic with what it gave before the damage kept, and the
+ * other inputs are still imported; the call then returns the first error
+ * (only cancelling stops at once).
  * @param summary set to the summary (also on failure, with the counts so far;
  *                NULL only when out of memory); free with
  *                slog_import_summary_destroy.  May be NULL.

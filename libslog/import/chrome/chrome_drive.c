@@ -307,29 +307,37 @@ static input *next_input(input *ins, size_t first, size_t last)
 }
 
 /* Inputs ins[first..last): open them, read them merged by time, close
- * them.  0 ok, 1 failed (reported). */
+ * them.  An input that cannot be opened or read further is reported and
+ * dropped (what it gave so far stays); the others go on, unless the
+ * consumer failed or the import was cancelled.  0 ok, 1 failed (reported). */
 static int feed_batch(feeder *f, input *ins, size_t first, size_t last, unsigned char *buf)
 {
-    int rc = 0;
-    for (size_t i = first; rc == 0 && i < last; i++) {
+    int failed = 0;
+    for (size_t i = first; i < last; i++) {
         ins[i].path = f->paths[i];
-        rc = input_open(&ins[i], f, (uint32_t)i);
+        if (input_open(&ins[i], f, (uint32_t)i) != 0) {
+            ins[i].done = true;
+            failed = 1;
+        }
     }
-    while (rc == 0) {
-        if (f->stop != NULL && atomic_load(f->stop)) {
-            rc = 1; /* the consumer failed and said so */
+    for (;;) {
+        if ((f->stop != NULL && atomic_load(f->stop)) || (failed && import_cancelled(&f->ctx))) {
+            failed = 1; /* the consumer failed and said so, or cancelled */
             break;
         }
         input *next = next_input(ins, first, last);
         if (next == NULL) {
             break;
         }
-        rc = input_step(next, buf);
+        if (input_step(next, buf) != 0) {
+            next->done = true;
+            failed = 1;
+        }
     }
     for (size_t i = first; i < last; i++) {
         input_close(&ins[i]);
     }
-    return rc;
+    return failed;
 }
 
 /* Read every input, merged by time, in batches of MERGE_MAX_OPEN open at
@@ -344,9 +352,12 @@ static int feed_all(feeder *f)
         return import_fail(&f->ctx, 0, 0, UINT64_MAX, "Out of memory");
     }
     int rc = 0;
-    for (size_t first = 0; rc == 0 && first < f->n; first += MERGE_MAX_OPEN) {
+    for (size_t first = 0; first < f->n; first += MERGE_MAX_OPEN) {
         const size_t last = f->n - first > MERGE_MAX_OPEN ? first + MERGE_MAX_OPEN : f->n;
-        rc = feed_batch(f, ins, first, last, buf);
+        rc |= feed_batch(f, ins, first, last, buf);
+        if (import_cancelled(&f->ctx) || (f->stop != NULL && atomic_load(f->stop))) {
+            break;
+        }
     }
     free(ins);
     free(buf);

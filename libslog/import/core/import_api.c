@@ -5,8 +5,11 @@
  * the run (import_run.c); find each input's format (forced, or detected:
  * import_detect.c) before any output exists; import the inputs, those of one
  * mergeable format together (run_many), the others one by one; finish the
- * file (slog_import_file only); turn the run into the summary.  The first
- * error is the call's result; nothing is printed, nothing exits.
+ * file (slog_import_file only); turn the run into the summary.  A bad input
+ * (not found, not recognised, damaged) is reported and the others are still
+ * imported; the file is then left unfinished (incomplete), and no output is
+ * made when no input could be used.  The first error is the call's result;
+ * nothing is printed, nothing exits.
  * Import library, core: public libslog headers.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
@@ -125,38 +128,54 @@ static int resolve_directory(import_call *c, size_t i)
     return SLOG_OK;
 }
 
-/* Every input's importer, before any output is made. */
+/* Input i's importer; SLOG_OK, else reported (the input is then skipped). */
+static int resolve_one(import_call *c, size_t i, const importer *forced)
+{
+    const char *const name = c->inputs[i].name;
+    import_ctx ctx = {NULL, (uint32_t)i, (uint32_t)c->n, name, &c->run};
+    int rc = SLOG_OK;
+    if (forced != NULL) {
+        c->imp[i] = forced;
+        c->run.input_bytes[i] = file_size(c, name);
+    } else {
+        rc = import_detect_one(&ctx, name, &c->imp[i], &c->run.input_bytes[i]);
+    }
+    const bool text_format = forced != NULL && forced->run_many != NULL;
+    if (rc == SLOG_OK && (c->imp[i] == NULL || (text_format && is_dir(c, name)))) {
+        rc = resolve_directory(c, i);
+    }
+    if (rc == SLOG_OK && c->imp[i]->needs_path &&
+        input_sources_find(&c->run.sources, name) != NULL) {
+        rc = import_run_fail(&c->run, SLOG_EINVAL, name,
+                             "The %s format needs a path (its importer reads the files "
+                             "itself), not a callback or memory input",
+                             c->imp[i]->name);
+    }
+    return rc;
+}
+
+/* Every input's importer, before any output is made.  An input that fails
+ * is left out (imp[i] NULL, reported); SLOG_OK when at least one is left,
+ * else the first error.  Out of memory and cancellation stop at once. */
 static int call_resolve(import_call *c)
 {
     const char *const fmt = c->run.opt.format;
     const importer *const forced = fmt != NULL && strcmp(fmt, "auto") != 0 ? import_find(fmt)
                                                                             : NULL;
+    size_t usable = 0;
     for (size_t i = 0; i < c->n; i++) {
-        const char *const name = c->inputs[i].name;
-        import_ctx ctx = {NULL, (uint32_t)i, (uint32_t)c->n, name, &c->run};
-        int rc = SLOG_OK;
-        if (forced != NULL) {
-            c->imp[i] = forced;
-            c->run.input_bytes[i] = file_size(c, name);
-        } else {
-            rc = import_detect_one(&ctx, name, &c->imp[i], &c->run.input_bytes[i]);
-        }
-        const bool text_format = forced != NULL && forced->run_many != NULL;
-        if (rc == SLOG_OK && (c->imp[i] == NULL || (text_format && is_dir(c, name)))) {
-            rc = resolve_directory(c, i);
-        }
-        if (rc == SLOG_OK && c->imp[i]->needs_path &&
-            input_sources_find(&c->run.sources, name) != NULL) {
-            rc = import_run_fail(&c->run, SLOG_EINVAL, name,
-                                 "The %s format needs a path (its importer reads the files "
-                                 "itself), not a callback or memory input",
-                                 c->imp[i]->name);
-        }
-        if (rc != SLOG_OK) {
+        const int rc = resolve_one(c, i, forced);
+        if (rc == SLOG_ENOMEM || rc == SLOG_EINTR) {
             return rc;
         }
+        if (rc != SLOG_OK) {
+            c->imp[i] = NULL;
+            import_file_list_free(&c->dirs[i]);
+            continue;
+        }
+        usable++;
     }
-    return SLOG_OK;
+    return usable > 0 ? SLOG_OK : c->run.err.code;
 }
 
 /* The names imported with input i: it and the later inputs of its format
@@ -180,7 +199,9 @@ static size_t group_of(const import_call *c, size_t i, bool *done, const char **
     return ng;
 }
 
-/* Import every input; groups of one run_many format go together. */
+/* Import every input; groups of one run_many format go together.  An
+ * input that fails does not stop the others (its importer reported it and
+ * kept what it could); cancelling does. */
 static int call_import(import_call *c, slog_writer *w)
 {
     size_t names = 0;
@@ -189,15 +210,22 @@ static int call_import(import_call *c, slog_writer *w)
     }
     bool *done = calloc(c->n > 0 ? c->n : 1, sizeof *done);
     const char **group = calloc(names > 0 ? names : 1, sizeof(const char *));
-    int rc = done == NULL || group == NULL ? 1 : 0;
-    for (size_t i = 0; rc == 0 && i < c->n; i++) {
-        if (done[i]) {
-            continue;
+    int failed = done == NULL || group == NULL ? 1 : 0;
+    for (size_t i = 0; done != NULL && group != NULL && i < c->n; i++) {
+        if (done[i] || c->imp[i] == NULL) {
+            continue; /* imported with an earlier one, or left out by call_resolve */
         }
         const importer *const imp = c->imp[i];
         const size_t ng = group_of(c, i, done, group);
         import_ctx ctx = {w, (uint32_t)i, (uint32_t)c->n, c->inputs[i].name, &c->run};
-        rc = ng > 1 ? imp->run_many(&ctx, group, ng) : imp->run(&ctx, group[0]);
+        const int rc = ng > 1 ? imp->run_many(&ctx, group, ng) : imp->run(&ctx, group[0]);
+        if (rc != 0 && !c->run.failed) { /* an importer that returned 1 without saying why */
+            (void)import_run_fail(&c->run, SLOG_EPARSE, c->inputs[i].name, "Import failed");
+        }
+        failed |= rc;
+        if (rc != 0 && import_cancelled(&ctx)) {
+            break;
+        }
     }
     const bool no_memory = done == NULL || group == NULL;
     free(done);
@@ -205,10 +233,7 @@ static int call_import(import_call *c, slog_writer *w)
     if (no_memory) {
         return import_run_fail(&c->run, SLOG_ENOMEM, "", "Out of memory");
     }
-    if (rc != 0 && !c->run.failed) { /* an importer that returned 1 without saying why */
-        return import_run_fail(&c->run, SLOG_EPARSE, c->inputs[0].name, "Import failed");
-    }
-    return rc != 0 ? c->run.err.code : SLOG_OK;
+    return failed != 0 || c->run.failed ? c->run.err.code : SLOG_OK;
 }
 
 /* The summary of the call (NULL when out of memory). */
