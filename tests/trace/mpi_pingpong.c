@@ -12,11 +12,15 @@
  * or a prefix, the nonblocking collectives and an MPI_Allreduce.  Per
  * pair that is 2 * ROUNDS + 34 messages; the test expects exactly those
  * arrows.  An odd last rank only joins the collectives.  Exit status 0,
- * or 1 when a value is wrong.
+ * or 1 when a value is wrong.  `mpi_pingpong abort`: after a barrier and
+ * two seconds (the tracer's timer flushes every rank's file), rank 2 calls
+ * MPI_Abort(MPI_COMM_WORLD, 7) while the others wait for a message from it,
+ * until Open MPI kills them.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ROUNDS 10
 #define BYTES 1024
@@ -191,6 +195,18 @@ static int collectives(int rank, int size)
     return bad;
 }
 
+static int abort_job(int rank)
+{
+    char b = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    sleep(2);
+    if (rank == 2) {
+        MPI_Abort(MPI_COMM_WORLD, 7);
+    }
+    MPI_Recv(&b, 1, MPI_BYTE, 2, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return 1; /* never reached: the job ends with rank 2's abort */
+}
+
 int main(int argc, char **argv)
 {
     static char buf[BYTES], in[BYTES];
@@ -198,6 +214,9 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 1 && strcmp(argv[1], "abort") == 0 && size > 2) {
+        return abort_job(rank);
+    }
     memset(buf, 0, sizeof buf);
     const int peer = rank % 2 == 0 ? rank + 1 : rank - 1;
     if (peer < size) {

@@ -4,13 +4,17 @@
 `mpirun --allow-run-as-root --oversubscribe -np 4 slog-trace -o DIR -- mpi_pingpong`,
 then `slog-trace merge DIR -o merged.slog`, read back with slog-query.
 
-    trace_mpi_test.py SLOG_TRACE SLOG_QUERY MPI_PINGPONG|none
+    trace_mpi_test.py SLOG_TRACE SLOG_QUERY MPI_PINGPONG|none SLOG_INFO
 
 Checks: one file per rank, each with its MPI calls and their args; the
 merged file has one "rank R" timeline group per rank and exactly the
 messages mpi_pingpong sends as arrows, each from the sending rank's
 timeline to the receiving rank's, with its tag and size, and none left
-unmatched.  Exit 77 (skipped) when mpirun or the program is missing.
+unmatched.  Then `mpi_pingpong abort` (rank 2 calls MPI_Abort with error
+code 7, Open MPI kills the others): mpirun exits 7; rank 2's file is
+sealed and holds an MPI_Abort event (comm 0, errorcode 7); the others are
+incomplete, and so is their merge, which says so.  Exit 77 (skipped) when
+mpirun or the program is missing.
 """
 import collections
 import glob
@@ -24,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from trace_mpirun import mpirun_available, mpirun_traced  # noqa: E402
 from trace_tap import all_passed, ok  # noqa: E402
 
-SLOG_TRACE, SLOG_QUERY, PINGPONG = sys.argv[1:4]
+SLOG_TRACE, SLOG_QUERY, PINGPONG, SLOG_INFO = sys.argv[1:5]
 RANKS, ROUNDS = 4, 10
 
 
@@ -128,11 +132,40 @@ def check_merged(merged):
        "merged: arrows leave and reach the ranks' own thread timelines", (tl_of, by_rank))
 
 
+def check_abort(tmp):
+    """A job ended by one rank's MPI_Abort: the call recorded, the merge incomplete."""
+    out = os.path.join(tmp, "abort.trace")
+    p = mpirun_traced(SLOG_TRACE, out, RANKS, PINGPONG, "abort")
+    ok(p.returncode == 7, "mpi_pingpong abort: mpirun exits with MPI_Abort's error code 7",
+       p.returncode)
+    aborts, complete = [], {}
+    for f in sorted(glob.glob(os.path.join(out, "*.slog"))):
+        if os.path.getsize(f) == 0:
+            continue
+        recs = records(f, "-k", "event")
+        aborts += [r["args"] for r in recs if r["category"] == "MPI_Abort"]
+        info = json.loads(subprocess.run([SLOG_INFO, "--json", f], capture_output=True,
+                                         text=True, check=True).stdout)
+        complete[os.path.basename(f)] = info["complete"]
+    ok(aborts == [{"comm": 0, "errorcode": 7}] and sum(complete.values()) == 1,
+       "abort: one MPI_Abort event (comm 0, errorcode 7), in the one sealed file",
+       (aborts, complete))
+    merged = os.path.join(tmp, "abort.slog")
+    m = subprocess.run([SLOG_TRACE, "merge", out, "-o", merged], capture_output=True, text=True,
+                       timeout=240)
+    info = json.loads(subprocess.run([SLOG_INFO, "--json", merged], capture_output=True,
+                                     text=True, check=True).stdout)
+    killed = sum(not c for c in complete.values())
+    ok(m.returncode == 0 and f"incomplete: {killed}" in m.stderr and killed > 0 and
+       not info["complete"], "abort: the merge names the killed ranks' files and is incomplete",
+       (m.stderr, info["complete"]))
+
+
 def main():
     if not mpirun_available(PINGPONG):
         print("1..0 # SKIP mpirun or the MPI ping-pong program is missing")
         return 77
-    print("1..8")
+    print("1..11")
     with tempfile.TemporaryDirectory(prefix="slog-trace-mpi-") as tmp:
         out = os.path.join(tmp, "pp.trace")
         p = mpirun_traced(SLOG_TRACE, out, RANKS, PINGPONG)
@@ -146,6 +179,7 @@ def main():
         if ok(m.returncode == 0 and " 0 unmatched" in m.stderr,
               "slog-trace merge: every message matched", m.stderr):
             check_merged(merged)
+        check_abort(tmp)
     return 0 if all_passed() else 1
 
 

@@ -65,6 +65,7 @@
     X(EXIT, "_exit", "process", EVENT)                                                             \
     X(MPI_INIT, "MPI_Init", "mpi", STATE)                                                          \
     X(MPI_FINALIZE, "MPI_Finalize", "mpi", STATE)                                                  \
+    X(MPI_ABORT, "MPI_Abort", "mpi", EVENT)                                                        \
     X(MPI_SEND, "MPI_Send", "mpi", STATE)                                                          \
     X(MPI_SSEND, "MPI_Ssend", "mpi", STATE)                                                        \
     X(MPI_ISEND, "MPI_Isend", "mpi", STATE)                                                        \

@@ -23,6 +23,7 @@
 TRACE_WEAK(PMPI_Init);
 TRACE_WEAK(PMPI_Init_thread);
 TRACE_WEAK(PMPI_Finalize);
+TRACE_WEAK(PMPI_Abort);
 TRACE_WEAK(PMPI_Comm_rank);
 TRACE_WEAK(PMPI_Comm_size);
 TRACE_WEAK(PMPI_Comm_group);

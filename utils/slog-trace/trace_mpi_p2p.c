@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
- * trace_mpi_p2p.c - PMPI wrappers of MPI_Init/Finalize and point-to-point
- * calls.  A send records msg="send" with comm (key), src, dst (world
+ * trace_mpi_p2p.c - PMPI wrappers of MPI_Init/Finalize/Abort and
+ * point-to-point calls.  A send records msg="send" with comm (key), src, dst (world
  * ranks), tag and bytes on its state; a blocking receive records
  * msg="recv" with the source and tag its status gives; a receive posted
  * with MPI_Irecv records msg="recv" on an "MPI message received" event
@@ -66,6 +66,24 @@ int MPI_Finalize(void)
     targ_int(&a, "ret", r);
     trace_leave(&c, TRACE_FN_MPI_FINALIZE, &a);
     return r;
+}
+
+/* MPI_Abort ends the job (Open MPI kills every rank; this one leaves by
+ * _exit), so the call is an event, with the communicator's key and the
+ * error code, and the file is sealed before the call: the record of which
+ * rank aborted, and why, is never lost to the kill that follows. */
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    TRACE_MPI_ENTER(PMPI_Abort(comm, errorcode));
+    trace_skip(&c); /* an event, not a state: the call does not return */
+    uint64_t key = 0;
+    (void)trace_mpi_world(comm, 0, &key);
+    trace_args a = {.n = 0};
+    targ_uint(&a, "comm", key);
+    targ_int(&a, "errorcode", errorcode);
+    trace_event(TRACE_FN_MPI_ABORT, &a);
+    trace_before_exit();
+    return PMPI_Abort(comm, errorcode);
 }
 
 #define SEND_BODY(fn, call)                                                                        \
