@@ -1263,33 +1263,42 @@ static int count_kind(void *user, const mpe_drawable *d)
     return 0;
 }
 
+/* One pass over a whole log in memory: with n NULL, create *conv and learn
+ * the definitions; else feed the records that end by byte `cut`, counting
+ * drawables per kind into n. */
+static void
+prefix_pass(const unsigned char *p, size_t len, clog2_conv **conv, size_t cut, uint64_t *n)
+{
+    mpe_err e = {0, ""};
+    mem_src m = {p, len, 0};
+    mpe_in in = {mem_read, NULL, &m, 0};
+    clog2_reader *r = NULL;
+    clog2_record rec;
+    ck_assert_int_eq(clog2_reader_open(&r, &in, &e), 0);
+    if (n == NULL) {
+        ck_assert_int_eq(clog2_conv_create(conv, clog2_reader_preamble(r), &e), 0);
+    }
+    int rc = 0;
+    while (rc == 0 && clog2_reader_next(r, &rec, &e) == 0) {
+        if (n != NULL && rec.offset + CLOG2_HEADER_SIZE + cut_body[rec.rectype] > cut) {
+            break;
+        }
+        rc = n == NULL ? clog2_conv_learn(*conv, &rec, &e)
+                       : clog2_conv_feed(*conv, &rec, count_kind, n, &e);
+    }
+    ck_assert_msg(rc == 0, "byte %llu: %s", (unsigned long long)e.offset, e.msg);
+    clog2_reader_destroy(r);
+}
+
 /* Drawables per kind that the whole file's records ending by byte `cut`
  * give: the whole file is read (definitions from all of it), records fed
  * until the first that ends after the cut. */
 static void prefix_counts(const unsigned char *p, size_t len, size_t cut, uint64_t n[3])
 {
-    mpe_err e = {0, ""};
     clog2_conv *conv = NULL;
     n[0] = n[1] = n[2] = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        mem_src m = {p, len, 0};
-        mpe_in in = {mem_read, NULL, &m, 0};
-        clog2_reader *r = NULL;
-        clog2_record rec;
-        ck_assert_int_eq(clog2_reader_open(&r, &in, &e), 0);
-        if (pass == 0) {
-            ck_assert_int_eq(clog2_conv_create(&conv, clog2_reader_preamble(r), &e), 0);
-        }
-        while (clog2_reader_next(r, &rec, &e) == 0) {
-            if (pass == 1 && rec.offset + CLOG2_HEADER_SIZE + cut_body[rec.rectype] > cut) {
-                break;
-            }
-            ck_assert_int_eq(pass == 0 ? clog2_conv_learn(conv, &rec, &e)
-                                       : clog2_conv_feed(conv, &rec, count_kind, n, &e),
-                             0);
-        }
-        clog2_reader_destroy(r);
-    }
+    prefix_pass(p, len, &conv, cut, NULL);
+    prefix_pass(p, len, &conv, cut, n);
     clog2_conv_destroy(conv);
 }
 

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#define ZLIB_CONST /* next_in is const */
 #include <zlib.h>
 
 #include "recorder_decode.h"
@@ -1578,7 +1579,7 @@ static uint64_t inflated_from(const unsigned char *blob, uint64_t have)
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     EQ_I(inflateInit(&zs), Z_OK);
-    zs.next_in = (unsigned char *)(uintptr_t)(blob + 16);
+    zs.next_in = blob + 16;
     zs.avail_in = (uInt)(have - 16);
     zs.next_out = out;
     zs.avail_out = sizeof out;
@@ -1597,6 +1598,23 @@ static uint64_t get_le64(const unsigned char *p)
     return v;
 }
 
+/* Records of a recorder.ts chunk [off, off + size) that a file cut at
+ * `cut` still holds both timestamps of (at most `full`). */
+static uint64_t chunk_records(const unsigned char *ts,
+                              uint64_t off,
+                              uint64_t size,
+                              size_t cut,
+                              bool compressed,
+                              uint64_t full)
+{
+    const uint64_t have = cut > off ? cut - off : 0;
+    if (have >= size) {
+        return full;
+    }
+    const uint64_t bytes = compressed ? inflated_from(ts + off, have) : have;
+    return bytes / 8 < full ? bytes / 8 : full;
+}
+
 /* States a cut import must hold: each rank's records whose timestamp pair
  * lies within the cut file (8 bytes a pair), read from the format's own
  * layout (FORMAT-NOTES.md), not from the decoder. */
@@ -1609,21 +1627,16 @@ static uint64_t expected_states(const cut_case *c,
 {
     uint64_t sum = 0;
     const bool per_rank = strcmp(c->file, "recorder.ts") != 0;
+    const uint32_t cut_rank = per_rank ? (uint32_t)atoi(c->file) : UINT32_MAX;
     uint64_t off = 8 * (uint64_t)n;
     for (uint32_t r = 0; r < n; r++) {
-        uint64_t k = full[r];
-        if (per_rank && (uint32_t)atoi(c->file) == r) {
-            k = cut / 8 < k ? cut / 8 : k;
-        } else if (!per_rank) {
-            const uint64_t size = get_le64(ts + 8 * r);
-            const uint64_t have = cut > off ? cut - off : 0;
-            if (have < size) {
-                const uint64_t bytes = compressed ? inflated_from(ts + off, have) : have;
-                k = bytes / 8 < k ? bytes / 8 : k;
-            }
-            off += size;
+        if (per_rank) {
+            sum += r == cut_rank && cut / 8 < full[r] ? cut / 8 : full[r];
+            continue;
         }
-        sum += k;
+        const uint64_t size = get_le64(ts + 8 * (size_t)r);
+        sum += chunk_records(ts, off, size, cut, compressed, full[r]);
+        off += size;
     }
     return sum;
 }

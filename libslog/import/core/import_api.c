@@ -199,6 +199,20 @@ static size_t group_of(const import_call *c, size_t i, bool *done, const char **
     return ng;
 }
 
+/* Import input i and the later inputs of its group; 0 ok, 1 failed
+ * (reported). */
+static int import_group(import_call *c, slog_writer *w, size_t i, bool *done, const char **group)
+{
+    const importer *const imp = c->imp[i];
+    const size_t ng = group_of(c, i, done, group);
+    import_ctx ctx = {w, (uint32_t)i, (uint32_t)c->n, c->inputs[i].name, &c->run};
+    const int rc = ng > 1 ? imp->run_many(&ctx, group, ng) : imp->run(&ctx, group[0]);
+    if (rc != 0 && !c->run.failed) { /* an importer that returned 1 without saying why */
+        (void)import_run_fail(&c->run, SLOG_EPARSE, c->inputs[i].name, "Import failed");
+    }
+    return rc != 0 ? 1 : 0;
+}
+
 /* Import every input; groups of one run_many format go together.  An
  * input that fails does not stop the others (its importer reported it and
  * kept what it could); cancelling does. */
@@ -210,30 +224,23 @@ static int call_import(import_call *c, slog_writer *w)
     }
     bool *done = calloc(c->n > 0 ? c->n : 1, sizeof *done);
     const char **group = calloc(names > 0 ? names : 1, sizeof(const char *));
-    int failed = done == NULL || group == NULL ? 1 : 0;
-    for (size_t i = 0; done != NULL && group != NULL && i < c->n; i++) {
-        if (done[i] || c->imp[i] == NULL) {
-            continue; /* imported with an earlier one, or left out by call_resolve */
-        }
-        const importer *const imp = c->imp[i];
-        const size_t ng = group_of(c, i, done, group);
-        import_ctx ctx = {w, (uint32_t)i, (uint32_t)c->n, c->inputs[i].name, &c->run};
-        const int rc = ng > 1 ? imp->run_many(&ctx, group, ng) : imp->run(&ctx, group[0]);
-        if (rc != 0 && !c->run.failed) { /* an importer that returned 1 without saying why */
-            (void)import_run_fail(&c->run, SLOG_EPARSE, c->inputs[i].name, "Import failed");
-        }
-        failed |= rc;
-        if (rc != 0 && import_cancelled(&ctx)) {
-            break;
+    const bool no_memory = done == NULL || group == NULL;
+    const import_ctx probe = {w, 0, (uint32_t)c->n, NULL, &c->run};
+    size_t i = 0;
+    for (; !no_memory && i < c->n && !import_cancelled(&probe); i++) {
+        if (!done[i] && c->imp[i] != NULL) { /* else: with an earlier one, or left out */
+            (void)import_group(c, w, i, done, group);
         }
     }
-    const bool no_memory = done == NULL || group == NULL;
     free(done);
     free((void *)group);
     if (no_memory) {
         return import_run_fail(&c->run, SLOG_ENOMEM, "", "Out of memory");
     }
-    return failed != 0 || c->run.failed ? c->run.err.code : SLOG_OK;
+    if (i < c->n && !c->run.failed) { /* cancelled between two inputs */
+        return import_run_fail(&c->run, SLOG_EINTR, "", "Import cancelled");
+    }
+    return c->run.failed ? c->run.err.code : SLOG_OK;
 }
 
 /* The summary of the call (NULL when out of memory). */

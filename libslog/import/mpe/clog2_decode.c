@@ -407,6 +407,24 @@ parse_header(clog2_record *rec, const unsigned char *h, uint64_t off, size_t lef
     return 0;
 }
 
+/* The record header at r->at, checked; in a cut block the record must lie
+ * within what was read, else the error is the cut. */
+static int read_header(clog2_reader *r, clog2_record *rec, uint64_t off, size_t left, mpe_err *e)
+{
+    if (r->block_len - r->at < CLOG2_HEADER_SIZE) {
+        *e = r->cut; /* the input ends inside this record's header */
+        return -1;
+    }
+    if (parse_header(rec, r->block + r->at, off, left, e) != 0) {
+        return -1;
+    }
+    if (r->block_len - r->at - CLOG2_HEADER_SIZE < (size_t)body_size[rec->rectype]) {
+        *e = r->cut; /* ... or inside its body */
+        return -1;
+    }
+    return 0;
+}
+
 int clog2_reader_next(clog2_reader *r, clog2_record *rec, mpe_err *e)
 {
     for (;;) {
@@ -422,15 +440,7 @@ int clog2_reader_next(clog2_reader *r, clog2_record *rec, mpe_err *e)
             return mpe_fail(e, off, "data block ends without an ENDBLOCK record");
         }
         const unsigned char *h = r->block + r->at;
-        if (r->block_len - r->at < CLOG2_HEADER_SIZE) {
-            *e = r->cut; /* the input ends inside this record's header */
-            return -1;
-        }
-        if (parse_header(rec, h, off, left, e) != 0) {
-            return -1;
-        }
-        if (r->block_len - r->at - CLOG2_HEADER_SIZE < (size_t)body_size[rec->rectype]) {
-            *e = r->cut; /* ... or inside its body */
+        if (read_header(r, rec, off, left, e) != 0) {
             return -1;
         }
         const size_t body = (size_t)body_size[rec->rectype];
