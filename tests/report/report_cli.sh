@@ -8,12 +8,13 @@
 # file, not a libslog file, unwritable output, bad options) fails with a
 # clear message and the right exit status, and never leaves a partial or
 # temporary output behind nor touches an existing one.
-# Usage: report_cli.sh SLOG_REPORT SLOG_QUERY REPORT_FIXTURE SOURCE_ROOT
+# Usage: report_cli.sh SLOG_REPORT SLOG_QUERY REPORT_FIXTURE SOURCE_ROOT SLOG_SYNTH
 set -u
 REPORT=$1
 QUERY=$2
 FIXTURE=$3
 ROOT=$4
+SYNTH=$5
 HERE=$(cd "$(dirname "$0")" && pwd)
 PYTHON=${PYTHON:-python3}
 TMP=$(mktemp -d /tmp/report_cli.XXXXXX)
@@ -64,6 +65,22 @@ if "$FIXTURE" index "$TMP/ix.slog" "$TMP/nested.slog" "$TMP/flat.slog"; then
         fail "index: the cost line does not name the input files"
 else
     fail "report_fixture index"
+fi
+
+# The cost line: a file read in part says "without a full scan"; one small
+# for the overview's pixels is read mostly or wholly and says so (it said
+# "without a full scan" over 104 % of a 10 MiB trace of 8 MPI ranks).
+grep -q 'statistics, without a full scan: the queries read ' "$TMP/synth.html" ||
+    fail "synth: the cost line does not say 'without a full scan'"
+if "$SYNTH" -q --states 200000 --timelines 8 -o "$TMP/small.slog" &&
+    "$REPORT" -q "$TMP/small.slog" -o "$TMP/small.html"; then
+    if grep -q 'without a full scan' "$TMP/small.html" ||
+        ! grep -q "small for the overview's [0-9]* pixels, so the queries read most or all of it: " \
+            "$TMP/small.html"; then
+        fail "small file: the cost line: $(grep -o 'Made from[^<]*' "$TMP/small.html")"
+    fi
+else
+    fail "slog-synth or slog-report on a small file"
 fi
 
 # expect NAME STATUS PATTERN -- command...: exit status and a stderr pattern
