@@ -6,7 +6,8 @@
 // column and refuses short or foreign buffers, and the row model lays out,
 // collapses, finds visible rows and fold groups as slog_reader_fold_row;
 // the window label's digits, near-white colours drawn darker, statistics
-// columns by kind, and the hit test of arrows and counter samples.
+// columns by kind, the hit test of arrows and counter samples, and the
+// arrows' opacity by how many lines share the pixel columns.
 //
 //   node modules_test.mjs WEB_DIR
 
@@ -336,6 +337,16 @@ function testPick(render, pal, TimelineRows, Geometry)
     t.ok(at(50, cy) === -1 && at(500, g.rowMid(0)) === -1, 'no counter sample before the first, nor in other rows');
 }
 
+/** Arrows fade as they crowd the pixel columns, never out of sight. */
+function testArrowAlpha(render)
+{
+    const a = render.arrowAlpha;
+    t.ok(a(0, 1000) === 0.6 && a(250, 1000) === 0.6, 'sparse arrows: opacity 0.6');
+    t.ok(a(500, 1000) === 0.3 && a(1000, 1000) === 0.15, 'denser arrows fade with lines per column');
+    t.ok(a(14000, 1150) === 0.15 && a(1e6, 1) === 0.15 && a(5, 0) === 0.15,
+         'a halo exchange seen whole (12 lines per column): 0.15, no lower');
+}
+
 const [f, u, api, tr, pal, ps, render, geo] = await Promise.all(
     ['format.js', 'url_state.js', 'api.js', 'timeline_rows.js', 'palette.js', 'panel_stats.js', 'render.js',
      'geometry.js'].map(load));
@@ -349,4 +360,5 @@ testWindowLabel(f);
 testPalette(pal);
 testStatValue(ps);
 testPick(render, pal, tr.TimelineRows, geo.Geometry);
+testArrowAlpha(render);
 process.exit(t.done());

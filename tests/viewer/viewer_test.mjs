@@ -508,6 +508,61 @@ async function checkManyRows(browser, synthExe)
     }
 }
 
+/** The largest difference of one colour channel between two PNGs of one size. */
+async function maxDifference(page, a, b)
+{
+    return page.evaluate(async ([da, db]) => {
+        const pixels = async (data) => {
+            const img = new Image();
+            img.src = `data:image/png;base64,${data}`;
+            await img.decode();
+            const c = new OffscreenCanvas(img.width, img.height);
+            const ctx = c.getContext('2d');
+            ctx.drawImage(img, 0, 0);
+            return ctx.getImageData(0, 0, img.width, img.height).data;
+        };
+        const [pa, pb] = [await pixels(da), await pixels(db)];
+        let most = pa.length === pb.length ? 0 : 256;
+        for (let i = 0; i < pa.length && most < 256; i++) {
+            most = Math.max(most, Math.abs(pa[i] - pb[i]));
+        }
+        return most;
+    }, [a.toString('base64'), b.toString('base64')]);
+}
+
+/**
+ * Dense arrows seen whole (slog-synth: 50 000 arrows between 4 threads, some
+ * 50 lines per pixel column) fade to 0.15 and are laid over the frame once,
+ * so hiding them changes no pixel of the plot by more than 0.15 of a
+ * channel's range (and rounding): at 0.6, stacked segment by segment by
+ * Chromium, they washed out every state of an 8-rank halo exchange.
+ */
+async function checkDenseArrows(browser, synthExe)
+{
+    const slog = join(workDir, 'arrows5e4.slog');
+    run(synthExe, ['--states', '20000', '--timelines', '4', '--arrows', '50000', '-o', slog, '--quiet']);
+    const server = await startServer(serveExe, [slog]);
+    try {
+        const cats = await (await fetch(`${server.url}api/categories?f=0`)).json();
+        const arrow = cats.find((c) => c.kind === 'arrow');
+        const page = await openViewer(browser, server.url);
+        await idle(page);
+        const box = await page.locator('#timeline').boundingBox();
+        const clip = {x: box.x + 220, y: box.y, width: box.width - 240, height: box.height};
+        const shown = await page.screenshot({clip});
+        await page.click(`#legend input[data-category="${arrow.id}"]`);
+        await idle(page);
+        const hidden = await page.screenshot({clip});
+        const most = await maxDifference(page, shown, hidden);
+        t.ok(most > 0 && most <= 0.15 * 255 + 3,
+             `dense arrows fade and do not stack: a pixel changes by ${most} at most when they are hidden`);
+        t.ok(page.errors.length === 0, 'no page errors', page.errors.join('\n'));
+        await page.close();
+    } finally {
+        await server.stop();
+    }
+}
+
 /**
  * A zoomed-out view of 2*10^6 states on 64 threads draws its folded
  * previews once per kind of row and copies the other rows: the frame must
@@ -586,6 +641,7 @@ async function main()
         await checkDeepLink(browser, server.url, slog, s, sel);
         await checkManyRows(browser, synthExe);
         await checkCopiedRows(browser, synthExe);
+        await checkDenseArrows(browser, synthExe);
         await checkKinds({browser, t, serveExe, importExe, workDir, openViewer});
     } finally {
         await close();

@@ -143,10 +143,61 @@ function drawStateLabels(ctx, labels, w, palette)
     }
 }
 
+/** Arrows sparser than one line per ARROW_SPARSE pixel columns are drawn at
+ * ARROW_ALPHA; denser ones fade with the number of lines per column, down to
+ * ARROW_ALPHA_MIN (one line per column and more): an 8-rank halo exchange
+ * seen whole draws about 25 lines per column, the wrap-around pair across
+ * every row, and at 0.6 they washed out every state under them. */
+const ARROW_ALPHA = 0.6;
+const ARROW_ALPHA_MIN = 0.15;
+const ARROW_SPARSE = 4;
+
+/** The opacity of @p lines arrow lines drawn over @p plotW pixel columns. */
+export function arrowAlpha(lines, plotW)
+{
+    const perColumn = lines / Math.max(1, plotW);
+    if (perColumn <= 1 / ARROW_SPARSE) {
+        return ARROW_ALPHA;
+    }
+    return Math.max(ARROW_ALPHA_MIN, ARROW_ALPHA / (ARROW_SPARSE * perColumn));
+}
+
+function strokeArrows(ctx, paths, palette)
+{
+    for (const [cat, p] of paths) {
+        ctx.strokeStyle = palette.style(cat);
+        ctx.stroke(p);
+    }
+}
+
+/* Chromium draws 1-pixel lines segment by segment, so lines that cross one
+ * pixel stack their opacity: dense arrows are stroked opaque on a layer of
+ * the canvas's size (kept between frames) and laid over the frame once at
+ * their opacity.  null where OffscreenCanvas is missing. */
+let arrowLayer = null;
+
+function layerFor(ctx)
+{
+    const {width, height} = ctx.canvas;
+    if (typeof OffscreenCanvas === 'undefined') {
+        return null;
+    }
+    if (!arrowLayer || arrowLayer.width !== width || arrowLayer.height !== height) {
+        arrowLayer = new OffscreenCanvas(width, height);
+    }
+    const l = arrowLayer.getContext('2d');
+    l.setTransform(1, 0, 0, 1, 0, 0);
+    l.clearRect(0, 0, width, height);
+    l.setTransform(ctx.getTransform());
+    l.lineWidth = 1;
+    return l;
+}
+
 function drawArrows(ctx, g, w, palette)
 {
     ctx.lineWidth = 1;
     const paths = new Map();
+    let lines = 0;
     for (let i = 0; i < w.n; i++) {
         if (!isArrowLike(w, i) || !palette.visible(w.category[i])) {
             continue;
@@ -156,14 +207,23 @@ function drawArrows(ctx, g, w, palette)
             const p = pathFor(paths, w.category[i]);
             p.moveTo(l.x0, l.y0);
             p.lineTo(l.x1, l.y1);
+            lines++;
         }
     }
-    ctx.globalAlpha = 0.6; // many arrows must not hide the states they cross
-    for (const [cat, p] of paths) {
-        ctx.strokeStyle = palette.style(cat);
-        ctx.stroke(p);
+    const alpha = arrowAlpha(lines, g.plotW); // arrows must not hide the states they cross
+    const layer = alpha < ARROW_ALPHA ? layerFor(ctx) : null;
+    if (layer === null) {
+        ctx.globalAlpha = alpha;
+        strokeArrows(ctx, paths, palette);
+        ctx.globalAlpha = 1;
+        return;
     }
-    ctx.globalAlpha = 1;
+    strokeArrows(layer, paths, palette);
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.globalAlpha = alpha;
+    ctx.drawImage(arrowLayer, 0, 0);
+    ctx.restore();
 }
 
 function drawSelection(ctx, g, selection, picked)
