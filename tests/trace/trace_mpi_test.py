@@ -13,8 +13,9 @@ timeline to the receiving rank's, with its tag and size, and none left
 unmatched.  Then `mpi_pingpong abort` (rank 2 calls MPI_Abort with error
 code 7, Open MPI kills the others): mpirun exits 7; rank 2's file is
 sealed and holds an MPI_Abort event (comm 0, errorcode 7); the others are
-incomplete, and so is their merge, which says so.  Exit 77 (skipped) when
-mpirun or the program is missing.
+incomplete, and so is their merge, which says so.  A second run traced into
+the first one's directory: the merge names each second file of a rank.
+Exit 77 (skipped) when mpirun or the program is missing.
 """
 import collections
 import glob
@@ -161,11 +162,22 @@ def check_abort(tmp):
        (m.stderr, info["complete"]))
 
 
+def check_second_run(tmp, out):
+    """A job traced twice into one directory: the merge warns per rank's second file."""
+    p = mpirun_traced(SLOG_TRACE, out, RANKS, PINGPONG)
+    m = subprocess.run([SLOG_TRACE, "merge", out, "-o", os.path.join(tmp, "twice.slog")],
+                       capture_output=True, text=True, timeout=240)
+    warned = sorted(int(line.split("a second file of MPI rank ")[1].split(":")[0])
+                    for line in m.stderr.splitlines() if "a second file of MPI rank " in line)
+    ok(p.returncode == 0 and m.returncode == 0 and warned == list(range(RANKS)),
+       "two runs in one directory: the merge names each rank's second file", m.stderr)
+
+
 def main():
     if not mpirun_available(PINGPONG):
         print("1..0 # SKIP mpirun or the MPI ping-pong program is missing")
         return 77
-    print("1..11")
+    print("1..12")
     with tempfile.TemporaryDirectory(prefix="slog-trace-mpi-") as tmp:
         out = os.path.join(tmp, "pp.trace")
         p = mpirun_traced(SLOG_TRACE, out, RANKS, PINGPONG)
@@ -180,6 +192,7 @@ def main():
               "slog-trace merge: every message matched", m.stderr):
             check_merged(merged)
         check_abort(tmp)
+        check_second_run(tmp, out)
     return 0 if all_passed() else 1
 
 

@@ -49,6 +49,8 @@ typedef struct merge_ctx {
     uint64_t ticks_per_second;
     size_t incomplete; /* merged files whose writer did not finish (a killed process) */
     const char *out;   /* the output's path, for messages */
+    int64_t *ranks;    /* the MPI ranks merged so far, to tell a second run */
+    size_t nranks;
 } merge_ctx;
 
 static int fail(const char *path, const char *what, int rc, const slog_error *err)
@@ -283,6 +285,35 @@ static int note_process(merge_ctx *m, slog_reader *r, const char *file_name, con
     return SLOG_OK;
 }
 
+/* A second file of one MPI rank: DIR holds more than one run (a job traced
+ * again into the same DIR: under mpirun the launcher cannot tell an earlier
+ * run's files from the other ranks'), whose files are merged, and whose
+ * messages are matched, as one job's.  Said once per such file; the merge
+ * goes on. */
+static int note_rank(merge_ctx *m, int64_t rank, const char *path)
+{
+    for (size_t i = 0; rank >= 0 && i < m->nranks; i++) {
+        if (m->ranks[i] == rank) {
+            (void)fprintf(stderr,
+                          PROG ": %s: warning: a second file of MPI rank %" PRId64
+                          ": the directory holds more than one run, merged (their messages "
+                          "matched) as one job; trace each run into a directory of its own\n",
+                          path, rank);
+            return SLOG_OK;
+        }
+    }
+    if (rank < 0) {
+        return SLOG_OK;
+    }
+    int64_t *v = realloc(m->ranks, (m->nranks + 1) * sizeof *v);
+    if (v == NULL) {
+        return SLOG_ENOMEM;
+    }
+    m->ranks = v;
+    m->ranks[m->nranks++] = rank;
+    return SLOG_OK;
+}
+
 /* The creator of an MPI job's arrows.slog (libslog/mpi/mw_arrows.c). */
 #define MPI_ARROWS_CREATOR "slog-mpi messages"
 
@@ -326,7 +357,9 @@ static int merge_file(
     if (rc == SLOG_OK && (rc = read_all(m, r, err)) == SLOG_OK) {
         const uint32_t top =
             m->python ? merge_join_select(m->join, name, info->start) : SLOG_NO_PARENT;
-        rc = define_timelines(m, r, find_rank(m, first), index, top, map);
+        const int64_t rank = find_rank(m, first);
+        rc = define_timelines(m, r, rank, index, top, map);
+        rc = rc == SLOG_OK && !m->python ? note_rank(m, rank, path) : rc;
     }
     if (rc == SLOG_OK && !m->python) {
         rc = note_process(m, r, name, map);
@@ -432,6 +465,7 @@ static void free_ctx(merge_ctx *m)
     }
     free(m->items);
     free(m->cats);
+    free(m->ranks);
     merge_msgs_destroy(m->msgs);
     merge_join_destroy(m->join);
     slog_writer_destroy(m->w);
