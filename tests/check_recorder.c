@@ -1526,7 +1526,9 @@ END_TEST
 
 /* A timestamp file cut short: the other ranks whole, the cut rank's
  * records up to the cut.  2.4 keeps raw <rank>.ts files, posix_mpi_tid_nocomp
- * raw chunks in recorder.ts, posix_mpi zlib chunks in recorder.ts. */
+ * raw chunks in recorder.ts, posix_mpi zlib chunks in recorder.ts.  A cut
+ * ug.cfg (the 2.5 unique grammars, one zlib blob each): the ranks whose
+ * grammar is whole. */
 typedef struct cut_case {
     const char *trace, *file;
     int percent;
@@ -1543,6 +1545,9 @@ static const cut_case cuts[] = {
     {"posix_mpi", "recorder.ts", 60},
     {"posix_mpi", "recorder.ts", 90},
     {"mpiio_hdf5", "recorder.ts", 80},
+    {"mpiio_hdf5", "ug.cfg", 40},
+    {"mpiio_hdf5", "ug.cfg", 95},
+    {"posix_mpi", "ug.cfg", 60},
 };
 #    define NCUTS ((int)(sizeof cuts / sizeof cuts[0]))
 
@@ -1615,6 +1620,30 @@ static uint64_t chunk_records(const unsigned char *ts,
     return bytes / 8 < full ? bytes / 8 : full;
 }
 
+/* Records of the ranks whose unique grammar's blob (16-byte header with its
+ * compressed size, then the stream) lies within ug.cfg cut at `cut`; ug.mt
+ * in `dir` names each rank's grammar (i32 each). */
+static uint64_t grammar_records(
+    const unsigned char *ug, size_t cut, const uint64_t *full, uint32_t n, const char *dir)
+{
+    char *const mt = xstr("%s/ug.mt", dir);
+    size_t len = 0;
+    unsigned char *const ids = (unsigned char *)read_file(mt, &len);
+    EQ_U(len, 4 * ((size_t)n + 1));
+    uint64_t sum = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        const uint32_t id = (uint32_t)ids[4 * (size_t)r] | (uint32_t)ids[4 * (size_t)r + 1] << 8;
+        uint64_t end = 0; /* of grammar g's blob; past the cut once a header is */
+        for (uint32_t g = 0; g <= id; g++) {
+            end = end <= cut && cut - end >= 16 ? end + 16 + get_le64(ug + end) : UINT64_MAX;
+        }
+        sum += end <= cut ? full[r] : 0;
+    }
+    free(ids);
+    free(mt);
+    return sum;
+}
+
 /* States a cut import must hold: each rank's records whose timestamp pair
  * lies within the cut file (8 bytes a pair), read from the format's own
  * layout (FORMAT-NOTES.md), not from the decoder. */
@@ -1625,6 +1654,12 @@ static uint64_t expected_states(const cut_case *c,
                                 uint32_t n,
                                 bool compressed)
 {
+    if (strcmp(c->file, "ug.cfg") == 0) {
+        char *const dir = corpus_path(c->trace);
+        const uint64_t sum = grammar_records(ts, cut, full, n, dir);
+        free(dir);
+        return sum;
+    }
     uint64_t sum = 0;
     const bool per_rank = strcmp(c->file, "recorder.ts") != 0;
     const uint32_t cut_rank = per_rank ? (uint32_t)atoi(c->file) : UINT32_MAX;

@@ -118,6 +118,8 @@ struct rec_trace {
     rec_grammar *ugs;
     uint32_t nug;
     int32_t *ugid;
+    slog_error *ug_err; /* per unique grammar: why it cannot be used (code 0: it can); */
+                        /* only the ranks that use it fail, at rec_rank_open */
     /* 2.5: recorder.ts and its chunk table, as declared (a chunk may lie
      * partly or wholly past the end of a cut file: see rank_load_ts) */
     rec_file ts;
@@ -1038,24 +1040,46 @@ out:
     return rc;
 }
 
-/* 2.5: ug.cfg, one zlib blob per unique grammar. */
+/* A unique grammar that cannot be used: its ranks fail when opened (out of
+ * memory fails the trace). */
+static int ug_damaged(rec_trace *t, uint32_t i, int rc, slog_error *err)
+{
+    if (rc == SLOG_ENOMEM) {
+        if (err != NULL) {
+            *err = t->ug_err[i];
+        }
+        return rc;
+    }
+    grammar_free(&t->ugs[i]);
+    return SLOG_OK;
+}
+
+/* 2.5: ug.cfg, one zlib blob per unique grammar.  A blob that does not
+ * inflate hides where the next ones start: they are damaged too. */
 static int read_ugcfg_25(rec_trace *t, slog_error *err)
 {
     rec_file f;
     int rc = file_read(&f, t->dir, "ug.cfg", err);
     uint64_t off = 0;
+    uint32_t lost_from = t->nug; /* first grammar whose blob did not inflate */
     for (uint32_t i = 0; i < t->nug && rc == SLOG_OK; i++) {
+        if (i > lost_from) {
+            t->ug_err[i] = t->ug_err[lost_from];
+            continue;
+        }
         rec_blob b = {NULL, 0, off};
-        rc = inflate_blob(&f, off, f.len, &b, err);
-        if (rc == SLOG_OK) {
+        int grc = inflate_blob(&f, off, f.len, &b, &t->ug_err[i]);
+        lost_from = grc != SLOG_OK ? i : lost_from;
+        if (grc == SLOG_OK) {
             const rec_where w = {f.path, off, true};
-            rc = grammar_parse(&t->ugs[i], b.data, b.len, &w, err);
+            grc = grammar_parse(&t->ugs[i], b.data, b.len, &w, &t->ug_err[i]);
             t->ugs[i].where.path = t->ugcfg_path; /* f.path dies below */
             off = b.next;
         }
         free(b.data);
+        rc = grc != SLOG_OK ? ug_damaged(t, i, grc, err) : SLOG_OK;
     }
-    if (rc == SLOG_OK && off != f.len) {
+    if (rc == SLOG_OK && lost_from == t->nug && off != f.len) {
         rc = rec_err(err, SLOG_ECORRUPT, f.path, off, "%llu unexpected bytes after the %u grammars",
                      (unsigned long long)(f.len - off), t->nug);
     }
@@ -1071,13 +1095,14 @@ static int read_ugcfg_24(rec_trace *t, slog_error *err)
         char name[32];
         (void)snprintf(name, sizeof name, "%u.cfg", i);
         rec_file f;
-        rc = file_read(&f, t->dir, name, err);
-        if (rc == SLOG_OK) {
+        int grc = file_read(&f, t->dir, name, &t->ug_err[i]);
+        if (grc == SLOG_OK) {
             const rec_where w = {f.path, 0, false};
-            rc = grammar_parse(&t->ugs[i], f.data, f.len, &w, err);
+            grc = grammar_parse(&t->ugs[i], f.data, f.len, &w, &t->ug_err[i]);
             t->ugs[i].where.path = t->ugcfg_path; /* f.path dies below */
         }
         file_free(&f);
+        rc = grc != SLOG_OK ? ug_damaged(t, i, grc, err) : SLOG_OK;
     }
     return rc;
 }
@@ -1094,17 +1119,19 @@ static int read_merged(rec_trace *t, slog_error *err)
         return rc;
     }
     t->ugs = calloc(t->nug, sizeof *t->ugs);
+    t->ug_err = calloc(t->nug, sizeof *t->ug_err);
     t->ugcfg_path = v25 ? path_join(t->dir, "ug.cfg") : strdup(t->dir);
-    if (t->ugs == NULL || t->ugcfg_path == NULL) {
+    if (t->ugs == NULL || t->ug_err == NULL || t->ugcfg_path == NULL) {
         return rec_err(err, SLOG_ENOMEM, t->dir, UINT64_MAX, "Cannot allocate grammars");
     }
     rc = v25 ? read_ugcfg_25(t, err) : read_ugcfg_24(t, err);
     for (uint32_t i = 0; i < t->nug && rc == SLOG_OK; i++) {
-        if (t->ugs[i].max_terminal_plus1 > t->mcst.n) {
-            rc = rec_err(err, SLOG_ECORRUPT, t->ugcfg_path, UINT64_MAX,
-                         "Unique grammar %u uses terminal %u; the call-signature table %s has "
-                         "%u",
-                         i, t->ugs[i].max_terminal_plus1 - 1, t->mcst_path, t->mcst.n);
+        if (t->ug_err[i].code == SLOG_OK && t->ugs[i].max_terminal_plus1 > t->mcst.n) {
+            (void)rec_err(&t->ug_err[i], SLOG_ECORRUPT, t->ugcfg_path, UINT64_MAX,
+                          "Unique grammar %u uses terminal %u; the call-signature table %s has "
+                          "%u",
+                          i, t->ugs[i].max_terminal_plus1 - 1, t->mcst_path, t->mcst.n);
+            grammar_free(&t->ugs[i]);
         }
     }
     return rc;
@@ -1180,6 +1207,7 @@ void rec_trace_close(rec_trace *t)
         grammar_free(&t->ugs[i]);
     }
     free(t->ugs);
+    free(t->ug_err);
     free(t->ugid);
     cst_free(&t->mcst);
     free(t->mcst_path);
@@ -1249,6 +1277,13 @@ static int rank_load_structure(rec_rank *r, slog_error *err)
 {
     rec_trace *const t = r->t;
     if (t->hdr.interprocess_compression) {
+        const slog_error *const bad = &t->ug_err[t->ugid[r->rank]];
+        if (bad->code != SLOG_OK) {
+            if (err != NULL) {
+                *err = *bad;
+            }
+            return bad->code;
+        }
         r->cst = &t->mcst;
         r->g = &t->ugs[t->ugid[r->rank]];
         return SLOG_OK;
