@@ -19,7 +19,8 @@
  *    same drawables from .clog2 and .slog2), and every n_* file makes
  *    slog-import exit 1, name the file and byte, and leave an output that
  *    does not pass for complete; corpus logs cut at several points keep
- *    exactly the drawables of the records before the cut.
+ *    exactly the drawables of the records before the cut, and a record
+ *    that cannot be mapped loses only itself.
  */
 #include <check.h>
 #include <errno.h>
@@ -1359,6 +1360,59 @@ START_TEST(test_mpe_import_cut_keeps_records_before_it)
 }
 END_TEST
 
+/* Drawables per kind of a whole log in memory, records the converter
+ * refuses skipped (n[3] counts them). */
+static void counts_skipping_refused(const unsigned char *p, size_t len, uint64_t n[4])
+{
+    clog2_conv *conv = NULL;
+    mpe_err e = {0, ""};
+    n[0] = n[1] = n[2] = n[3] = 0;
+    prefix_pass(p, len, &conv, len, NULL);
+    mem_src m = {p, len, 0};
+    mpe_in in = {mem_read, NULL, &m, 0};
+    clog2_reader *r = NULL;
+    clog2_record rec;
+    ck_assert_int_eq(clog2_reader_open(&r, &in, &e), 0);
+    while (clog2_reader_next(r, &rec, &e) == 0) {
+        n[3] += clog2_conv_feed(conv, &rec, count_kind, n, &e) != 0 ? 1u : 0u;
+    }
+    clog2_reader_destroy(r);
+    clog2_conv_destroy(conv);
+}
+
+/* A record that cannot be mapped (an event type nothing defines) is
+ * skipped and counted: the records after it are still imported, the
+ * import exits 1 naming file and byte, the output is incomplete. */
+START_TEST(test_mpe_import_unmappable_record_skipped)
+{
+    char *in = data_file("n_undefined_etype.clog2");
+    size_t len = 0;
+    unsigned char *buf = load_file(in, &len);
+    uint64_t want[4];
+    counts_skipping_refused(buf, len, want);
+    ck_assert_uint_eq(want[3], 1);
+    char *out = temp_output();
+    char err[4096];
+    ck_assert_int_eq(run_import(in, out, "clog2", err, sizeof err), 1);
+    ck_assert_msg(strstr(err, "n_undefined_etype.clog2: byte 2120: event type 99999") != NULL &&
+                      strstr(err, "1 records that cannot be mapped skipped") != NULL,
+                  "stderr: %s", err);
+    slog_reader *r = NULL;
+    slog_error e;
+    ck_assert_msg(slog_reader_open(&r, out, NULL, &e) == SLOG_OK, "%s", e.message);
+    const slog_file_info *info = slog_reader_info(r);
+    ck_assert(!info->complete);
+    ck_assert_uint_eq(info->states, want[MPE_STATE]);
+    ck_assert_uint_eq(info->events, want[MPE_EVENT]);
+    ck_assert_uint_eq(info->arrows, want[MPE_ARROW]);
+    slog_reader_destroy(r);
+    (void)unlink(out);
+    free(out);
+    free(buf);
+    free(in);
+}
+END_TEST
+
 static Suite *mpe_suite(void)
 {
     Suite *s = suite_create("mpe");
@@ -1383,6 +1437,7 @@ static Suite *mpe_suite(void)
         tcase_add_loop_test(ti, test_mpe_import_damaged_exits_1_incomplete, 0, NELEM(broken_cases));
         tcase_add_loop_test(ti, test_mpe_import_cut_keeps_records_before_it, 0,
                             NELEM(cut_files) * NELEM(cut_percent));
+        tcase_add_test(ti, test_mpe_import_unmappable_record_skipped);
         suite_add_tcase(s, ti);
     } else {
         (void)fprintf(stderr, "check_mpe: SLOG_IMPORT not set (slog-import not built): "

@@ -9,10 +9,13 @@
  * there with the definitions seen so far (the others keep their MPE_state_N
  * names), pass 2 converts the records up to the same point, counts what
  * stays open as unmatched, then fails naming the byte, so the output is
- * left incomplete.  Memory: one block plus what is open.
+ * left incomplete.  A record that cannot be mapped (a line out of range,
+ * an event type without definition) is skipped and counted, and the import
+ * fails at the end with the first one.  Memory: one block plus what is open.
  * Import library, mpe: public libslog API and the import core (importer.h).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "clog2_decode.h"
 #include "import_mpe.h"
@@ -118,34 +121,56 @@ static void report(import_ctx *ctx, const clog2_conv *conv, const mpe_out *out)
     }
 }
 
-/* Pass 2: every record up to the end or the damage; 1 after import_fail. */
+/* Feed one record: 0 converted, -1 refused (a line or partner out of
+ * range, an event type with no definition: *e), 1 the import must stop
+ * (the writer failed or memory ran out; reported). */
+static int
+feed_one(import_ctx *ctx, clog2_conv *conv, const clog2_record *rec, mpe_out *out, mpe_err *e)
+{
+    const int frc = clog2_conv_feed(conv, rec, mpe_out_emit, out, e);
+    if (frc > 0) { /* the writer failed */
+        uint64_t off = 0;
+        const char *msg = mpe_out_error(out, &off);
+        return import_fail(ctx, 0, 0, off, "%s", msg);
+    }
+    if (frc < 0 && strcmp(e->msg, "out of memory") == 0) { /* mpe_fail's text for ENOMEM */
+        return import_fail(ctx, 0, 0, e->offset, "%s", e->msg);
+    }
+    return frc < 0 ? -1 : 0;
+}
+
+/* Pass 2: every record up to the end or the damage.  A record that cannot
+ * be mapped is skipped and counted, the first one reported; the records
+ * after it are still converted.  1 after import_fail. */
 static int convert_records(import_ctx *ctx, pass *p, clog2_conv *conv, mpe_out *out, mpe_err *e)
 {
     clog2_record rec;
-    uint64_t good = 0;
+    uint64_t good = 0, refused = 0;
+    mpe_err first = {UINT64_MAX, ""};
     int next = 0;
     while ((next = clog2_reader_next(p->r, &rec, e)) == 0) {
-        const int frc = clog2_conv_feed(conv, &rec, mpe_out_emit, out, e);
-        if (frc > 0) { /* the writer failed */
-            uint64_t off = 0;
-            const char *msg = mpe_out_error(out, &off);
-            return import_fail(ctx, 0, 0, off, "%s", msg);
+        const int rc = feed_one(ctx, conv, &rec, out, e);
+        if (rc > 0) {
+            return 1;
         }
-        if (frc < 0) {
-            next = -1;
-            break;
-        }
-        good++;
+        first = rc < 0 && refused == 0 ? *e : first;
+        refused += rc < 0 ? 1u : 0u;
+        good += rc == 0 ? 1u : 0u;
+    }
+    report(ctx, conv, out);
+    if (refused > 0) {
+        import_count(ctx, "CLOG2 record that cannot be mapped", IMPORT_SKIPPED, refused);
+        (void)import_fail(ctx, 0, 0, first.offset,
+                          "%s; %llu records that cannot be mapped skipped, the others imported",
+                          first.msg, (unsigned long long)refused);
     }
     if (next < 0) {
-        report(ctx, conv, out);
         return import_fail(ctx, 0, 0, e->offset,
                            "%s; the %llu records before it are imported, the output is "
                            "incomplete",
                            e->msg, (unsigned long long)good);
     }
-    report(ctx, conv, out);
-    return 0;
+    return refused > 0 ? 1 : 0;
 }
 
 static int convert_all(import_ctx *ctx, const char *path, clog2_conv *conv, mpe_err *e)
