@@ -114,7 +114,7 @@ static const size_t twriter_ends[] = {
     END_OF(slog_twriter_options, buffer_bytes),
     END_OF(slog_twriter_options, queue_bytes),
     END_OF(slog_twriter_options, flags),
-    END_OF(slog_twriter_options, reserved),
+    END_OF(slog_twriter_options, max_wait_ms),
     END_OF_PTR(slog_twriter_options, writer, const slog_writer_options *),
 };
 _Static_assert(sizeof(slog_twriter_options) -
@@ -261,9 +261,8 @@ int api_twriter_options_load(slog_twriter_options *dst, const slog_twriter_optio
     static const options_layout l = {"slog_twriter_options", sizeof *dst, twriter_ends,
                                      COUNT(twriter_ends)};
     int rc = load(&l, dst, src, path, err);
-    rc = must_be_zero(rc, dst->flags & ~SLOG_TWRITER_DROP, "slog_twriter_options.flags", path,
-                      err);
-    return must_be_zero(rc, dst->reserved, "slog_twriter_options.reserved", path, err);
+    return must_be_zero(rc, dst->flags & ~SLOG_TWRITER_DROP, "slog_twriter_options.flags", path,
+                        err);
 }
 
 int api_index_options_load(slog_index_options *dst, const slog_index_options *src,

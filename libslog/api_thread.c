@@ -15,6 +15,7 @@
 #include "util_error.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 
 #define DEFAULT_BUFFER_BYTES 65536u
@@ -108,7 +109,11 @@ static slog_twriter *tw_alloc(const slog_twriter_options *o, const char *path)
     /* the queue's bound, and the current buffers of many locations */
     util_slab_init(&tw->slab, (size_t)o->queue_bytes + TW_SLAB_SLACK);
     (void)pthread_cond_init(&tw->q_nonempty, NULL);
-    (void)pthread_cond_init(&tw->q_space, NULL);
+    pthread_condattr_t monotonic; /* q_space's timed waits (max_wait_ms) */
+    (void)pthread_condattr_init(&monotonic);
+    (void)pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    (void)pthread_cond_init(&tw->q_space, &monotonic);
+    (void)pthread_condattr_destroy(&monotonic);
     (void)pthread_cond_init(&tw->flushed, NULL);
     (void)pthread_cond_init(&tw->fork_cv, NULL);
     atomic_init(&tw->fork_waiting, 0);

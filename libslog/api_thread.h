@@ -153,6 +153,8 @@ struct slog_twriter {
     pthread_cond_t q_nonempty, q_space;
     tw_item *head, *tail, *pool;
     uint64_t qbytes;          /* queued + pooled buffer bytes */
+    int stalled;              /* an append gave up waiting (max_wait_ms): the next ones
+                                 drop at once until there is room again */
     int stop;                 /* background: drain and exit */
     uint64_t flush_req, flush_done; /* slog_twriter_flush generations */
     int flush_rc;

@@ -11,6 +11,7 @@
 #include "api_thread.h"
 #include "util_alloc.h"
 
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 
@@ -84,12 +85,42 @@ void tw_enqueue_locked(slog_twriter *tw, tw_item *it)
     (void)pthread_cond_signal(&tw->q_nonempty);
 }
 
-/* Under qmu: wait (or, in drop mode, give up) until the queue has room for
- * @p bytes; pooled buffers are released first.  Returns 0 when there is
- * room, 1 when the caller must drop, -1 when the writer finished. */
+/* Under qmu: wait for room on q_space, at most max_wait_ms when set; 0 when
+ * it came, 1 when the wait gave up (the writer is then stalled: later
+ * appends drop at once until there is room again). */
+static int wait_on_space(slog_twriter *tw, struct timespec *deadline)
+{
+    if (tw->opts.max_wait_ms == 0) {
+        (void)pthread_cond_wait(&tw->q_space, &tw->qmu);
+        return 0;
+    }
+    if (tw->stalled) {
+        return 1;
+    }
+    if (deadline->tv_sec == 0 && deadline->tv_nsec == 0) {
+        (void)clock_gettime(CLOCK_MONOTONIC, deadline);
+        deadline->tv_sec += (time_t)(tw->opts.max_wait_ms / 1000u);
+        deadline->tv_nsec += (long)(tw->opts.max_wait_ms % 1000u) * 1000000L;
+        if (deadline->tv_nsec >= 1000000000L) {
+            deadline->tv_sec++;
+            deadline->tv_nsec -= 1000000000L;
+        }
+    }
+    if (pthread_cond_timedwait(&tw->q_space, &tw->qmu, deadline) == ETIMEDOUT) {
+        tw->stalled = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Under qmu: wait (or, in drop mode or past max_wait_ms, give up) until the
+ * queue has room for @p bytes; pooled buffers are released first.  Returns
+ * 0 when there is room, 1 when the caller must drop, -1 when the writer
+ * finished. */
 static int wait_for_room(slog_twriter *tw, size_t bytes)
 {
     int waited = 0;
+    struct timespec deadline = {0, 0};
     while (tw->qbytes + bytes > tw->opts.queue_bytes) {
         if (atomic_load(&tw->finished)) {
             return -1;
@@ -104,12 +135,15 @@ static int wait_for_room(slog_twriter *tw, size_t bytes)
         if (tw->opts.flags & SLOG_TWRITER_DROP) {
             return 1;
         }
-        if (!waited) {
+        if (!waited && !tw->stalled) {
             atomic_fetch_add_explicit(&tw->n_waits, 1, memory_order_relaxed);
             waited = 1;
         }
-        (void)pthread_cond_wait(&tw->q_space, &tw->qmu);
+        if (wait_on_space(tw, &deadline) != 0) {
+            return 1;
+        }
     }
+    tw->stalled = 0;
     return atomic_load(&tw->finished) ? -1 : 0;
 }
 

@@ -90,7 +90,13 @@ typedef struct slog_twriter_options {
     uint64_t queue_bytes;     /* full buffers waiting for the background; at least
                                  2 x buffer_bytes; default 64 MiB */
     uint32_t flags;           /* SLOG_TWRITER_* bits */
-    uint32_t reserved;        /* 0 */
+    uint32_t max_wait_ms;     /* without SLOG_TWRITER_DROP: 0 (default) an append waits
+                                 for room as long as it takes; N > 0: at most N ms, then
+                                 its buffer is dropped (stats.dropped), and so is every
+                                 full buffer until the background has freed room, so a
+                                 program that holds a lock the background needs (HDF5's
+                                 global lock, when it calls HDF5 itself) never deadlocks
+                                 (@since 0.3; was reserved, 0) */
     const slog_writer_options *writer; /* the file's options (slog_writer.h), NULL for defaults */
 } slog_twriter_options;
 

@@ -2,12 +2,19 @@
  *
  * trace_sink_locked.c - the sink over the one-thread writer (slog_writer.h):
  * every call takes one process-wide mutex, so the program's threads append
- * in turn and the timer thread's flush waits for them; a flush makes
- * everything recorded so far readable.  After fork the child forgets the
- * parent's writer: its memory is left alone (never freed, never flushed),
- * because the parent goes on writing that file.
+ * in turn; a flush makes everything recorded so far readable.  The timer
+ * never waits for the mutex while it holds HDF5's global lock, nor for
+ * HDF5's lock while it holds the mutex: it takes HDF5's lock first
+ * (trace_hdf5_lock.h), then only tries the mutex, and when a program thread
+ * holds it (appending: it may wait for HDF5's lock to write a leaf) leaves
+ * the flush to its next tick.  A program thread inside HDF5 holds HDF5's
+ * lock when it records a call and waits for the mutex, so a timer that
+ * flushed under the mutex deadlocked h5py.  After fork the child
+ * forgets the parent's writer: its memory is left alone (never freed, never
+ * flushed), because the parent goes on writing that file.
  * Layer: slog-trace preload library; public API only.
  */
+#include "trace_hdf5_lock.h"
 #include "trace_sink_impl.h"
 
 #include <pthread.h>
@@ -160,13 +167,25 @@ static void locked_rename_process(const char *name)
     pthread_mutex_unlock(&sink.lock);
 }
 
-static void locked_flush(void)
+/* The flush; @p try_only: give up when the mutex is taken. */
+static void flush_now(void *try_only)
 {
-    pthread_mutex_lock(&sink.lock);
+    if (try_only != NULL ? pthread_mutex_trylock(&sink.lock) != 0
+                         : pthread_mutex_lock(&sink.lock) != 0) {
+        return;
+    }
     if (sink.w != NULL) {
         (void)slog_writer_flush(sink.w, NULL);
     }
     pthread_mutex_unlock(&sink.lock);
+}
+
+static void locked_flush(void)
+{
+    static int try_only = 1;
+    if (trace_with_hdf5_lock(flush_now, &try_only) != 0) {
+        flush_now(NULL); /* no HDF5 lock to take: as before */
+    }
 }
 
 static void locked_finish(void)
@@ -198,12 +217,14 @@ static void locked_forget_after_fork(void)
 
 static void locked_fork_prepare(void)
 {
+    trace_hdf5_lock_fork_prepare(); /* the timer's order: that first, then the mutex */
     pthread_mutex_lock(&sink.lock);
 }
 
 static void locked_fork_release(void)
 {
     pthread_mutex_unlock(&sink.lock);
+    trace_hdf5_lock_fork_release();
 }
 
 const sink_ops sink_locked_ops = {

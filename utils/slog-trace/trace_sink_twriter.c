@@ -14,7 +14,9 @@
  * Layer: slog-trace preload library; public API only.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <slog/slog_thread.h>
 
@@ -24,6 +26,12 @@
 
 #define PENDING_MAX 4096
 #define NEST_MAX 64
+/* How long a thread's append waits for room in the writer's queue before
+ * its buffer is dropped (slog_twriter_options.max_wait_ms): the program may
+ * hold HDF5's global lock (a call made inside HDF5: its own I/O, a
+ * callback) while the background needs it to write the file, and waiting
+ * for it there would never end. */
+#define APPEND_MAX_WAIT_MS 200u
 
 typedef struct pending {
     uint32_t cat, depth, nargs;
@@ -77,6 +85,7 @@ static int tw_open(const char *path, const char *process_name, const sink_catego
     slog_twriter_options o;
     slog_twriter_options_init(&o);
     o.writer = &wo;
+    o.max_wait_ms = APPEND_MAX_WAIT_MS;
     pthread_mutex_lock(&tws.lock);
     if (inherited != NULL) {
         slog_twriter_forget_after_fork(inherited);
@@ -279,11 +288,31 @@ static void tw_flush(void)
     pthread_mutex_unlock(&tws.lock);
 }
 
+/* After finish: one line on stderr when records were lost (the queue
+ * stayed full past APPEND_MAX_WAIT_MS), as the file's stats say. */
+static void tell_dropped(void)
+{
+    slog_twriter_stats st;
+    slog_twriter_get_stats(tws.tw, &st);
+    if (st.dropped == 0) {
+        return;
+    }
+    char line[192];
+    const int n = snprintf(line, sizeof line,
+                           "slog-trace: %llu records lost (pid %ld): the writer's queue stayed "
+                           "full (the program held a lock the writer needed, e.g. HDF5's)\n",
+                           (unsigned long long)st.dropped, (long)getpid());
+    if (n > 0) {
+        (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    }
+}
+
 static void tw_finish(void)
 {
     pthread_mutex_lock(&tws.lock);
     if (tws.tw != NULL) {
         (void)slog_twriter_finish(tws.tw, NULL);
+        tell_dropped();
         slog_twriter_destroy(tws.tw);
         tws.tw = NULL;
     }

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""slog-trace on a program that uses HDF5 itself (TAP): trace_hdf5 writes
+and reads a chunked dataset, then makes N write() calls inside an
+H5Literate callback, while HDF5 holds its global lock, which the tracer's
+writer needs too (libslog writes its file through the same HDF5).
+
+    trace_hdf5_test.py SLOG_TRACE TRACE_HDF5 SLOG_QUERY
+
+Per writer: the program ends (both once deadlocked: the per-thread
+writer's append waited for room in a queue only the background could
+empty, the background waited for HDF5's lock; the locked writer's timer
+flushed under the sink's lock and waited for HDF5's lock, the program
+waited for the sink's lock), exits 0 with its data right, and leaves a
+readable file.  The locked writer records every call (the program's own
+thread writes the file, re-entering HDF5); the per-thread writer gives up
+waiting after a bound, drops what it cannot queue, and says how much on
+stderr: the calls in the file plus the ones lost add up to N.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from trace_tap import all_passed, ok  # noqa: E402
+
+SLOG_TRACE, TRACE_HDF5, SLOG_QUERY = (os.path.abspath(a) for a in sys.argv[1:4])
+PRELOAD = os.environ.get("SLOG_TRACE_TEST_PRELOAD", "")
+ENV = dict(os.environ, LD_PRELOAD=PRELOAD,
+           ASAN_OPTIONS="detect_leaks=0:abort_on_error=1") if PRELOAD else dict(os.environ)
+ENV.pop("SLOG_TRACE_WRITER", None)
+# more records than the per-thread writer's queue (64 MiB) holds: ~100 B a call
+N = 1500000
+
+
+def callback_writes(path):
+    """write() calls on /dev/null in the file, and their depth-0 count."""
+    out = subprocess.run([SLOG_QUERY, "--format", "jsonl", "-k", "state", "-c", "write", path],
+                         capture_output=True, text=True, check=True)
+    n = 0
+    for line in out.stdout.splitlines():
+        if line.strip() and json.loads(line)["args"].get("path") == "/dev/null":
+            n += 1
+    return n
+
+
+def run(tmp, writer, flush):
+    out = os.path.join(tmp, f"{writer}.trace")
+    cmd = [SLOG_TRACE, "-o", out, "--writer", writer, "--flush", str(flush), "--",
+           TRACE_HDF5, os.path.join(tmp, f"{writer}.h5"), str(N)]
+    try:
+        p = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=240)
+    except subprocess.TimeoutExpired:
+        ok(False, f"{writer}: the traced HDF5 program ends (hung 240 s)")
+        return None, None
+    ok(p.returncode == 0 and p.stdout.strip() == f"ok {N}",
+       f"{writer}: the traced HDF5 program ends, exit 0, its data right", p.stdout + p.stderr)
+    files = [os.path.join(out, f) for f in os.listdir(out) if f.endswith(".slog")]
+    ok(len(files) == 1, f"{writer}: one file", files)
+    return (files[0] if files else None), p.stderr
+
+
+def main():
+    print("1..7")
+    with tempfile.TemporaryDirectory() as tmp:
+        path, err = run(tmp, "locked", 10)
+        n = callback_writes(path) if path else -1
+        ok(n == N, f"locked: every call made inside HDF5 is in the file ({n} of {N})")
+        path, err = run(tmp, "thread", 1000)
+        n = callback_writes(path) if path else -1
+        lost = re.search(r"slog-trace: (\d+) records lost \(pid \d+\): the writer's queue", err or "")
+        ok(lost is not None, "thread: the records lost are said on stderr", err)
+        dropped = int(lost.group(1)) if lost else 0
+        # a call is two records (begin, end); a few lost ones are other calls' (close, pwrite)
+        ok(0 < n < N and abs(n + dropped // 2 - N) <= 8,
+           f"thread: the calls in the file ({n}) and the ones lost ({dropped // 2}) make N ({N})")
+    return 0 if all_passed() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
