@@ -11,7 +11,7 @@ other I/O entry point (_unlocked, character, line, printf and fortified
 stdio calls, end of file recorded as "eof" without a stale errno, the
 vector calls); GNU sort's reads and writes of its files; the two
 threads' calls on two thread timelines; the fork child's own file; the
-program's exit status (exit, _exit, not found) passes through; a program
+program's exit status (exit, _exit, not found) passes through, exit and _exit as events with their status; a program
 that crashes with SIGSEGV or is killed with SIGKILL leaves a file that
 opens, marked incomplete, with the calls made before the last flush (the
 test waits until a reader sees them, then crashes the program).
@@ -219,9 +219,11 @@ def test_exit_status(tmp):
         p = subprocess.run([SLOG_TRACE, "-o", out, "--", TRACE_PROG, mode, str(n)],
                            capture_output=True, text=True, timeout=120, env=ENV)
         files = glob.glob(os.path.join(out, "*.slog"))
-        ok(p.returncode == n and len(files) == 1 and complete(files[0]),
-           f"exit status: {mode}({n}) passes through, the file is complete",
-           f"rc={p.returncode} files={files} {p.stderr}")
+        ends = [r["args"] for r in records(files[0]) if r["category"] == mode] if files else None
+        ok(p.returncode == n and len(files) == 1 and complete(files[0]) and
+           ends == [{"status": n}],
+           f"exit status: {mode}({n}) passes through, the file is complete and ends with an "
+           f"{mode} event of status {n}", f"rc={p.returncode} files={files} {ends} {p.stderr}")
     p = subprocess.run([SLOG_TRACE, "-o", os.path.join(tmp, "none.trace"), "--",
                         os.path.join(tmp, "no-such-program")], capture_output=True, text=True,
                        env=ENV)

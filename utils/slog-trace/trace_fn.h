@@ -63,6 +63,7 @@
     X(FORK, "fork", "process", STATE)                                                              \
     X(EXEC, "exec", "process", EVENT)                                                              \
     X(EXIT, "_exit", "process", EVENT)                                                             \
+    X(EXIT_CALL, "exit", "process", EVENT)                                                         \
     X(MPI_INIT, "MPI_Init", "mpi", STATE)                                                          \
     X(MPI_FINALIZE, "MPI_Finalize", "mpi", STATE)                                                  \
     X(MPI_ABORT, "MPI_Abort", "mpi", EVENT)                                                        \

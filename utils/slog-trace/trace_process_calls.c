@@ -3,8 +3,9 @@
  * trace_process_calls.c - wrappers of the calls that change the process:
  * fork (recorded in the parent with the child's pid; the child starts its
  * own file), the exec family (an "exec" event, then the file is sealed;
- * when exec fails the process goes on in a new file), _exit and _Exit (an
- * event, then the file is sealed: atexit handlers do not run there),
+ * when exec fails the process goes on in a new file), exit (an event; the
+ * exit hook seals the file), _exit and _Exit (an event, then the file is
+ * sealed: atexit handlers do not run there),
  * vfork (not recorded: it raises the thread's vfork flag, so that the
  * child, which runs on the parent's memory until it execs or exits,
  * records nothing; trace_core.h), and pthread_create (a thread created
@@ -183,6 +184,18 @@ static void exit_event(int status)
     targ_int(&a, "status", status);
     trace_event(TRACE_FN_EXIT, &a);
     trace_before_exit();
+}
+
+/* exit() as the program calls it (a rank that leaves before MPI_Finalize
+ * showed no reason): an event; the exit hook seals the file after it.  A
+ * return from main reaches exit inside the C library, unseen. */
+void exit(int status)
+{
+    trace_args a = {.n = 0};
+    targ_int(&a, "status", status);
+    trace_event(TRACE_FN_EXIT_CALL, &a);
+    TRACE_REAL(exit)(status);
+    __builtin_unreachable();
 }
 
 void _exit(int status)
