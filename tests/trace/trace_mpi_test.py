@@ -10,7 +10,7 @@ Checks: one file per rank, each with its MPI calls and their args; the
 merged file has one "rank R" timeline group per rank and exactly the
 messages mpi_pingpong sends as arrows, each from the sending rank's
 timeline to the receiving rank's, with its tag and size, and none left
-unmatched.  Then `mpi_pingpong abort` (rank 2 calls MPI_Abort with error
+unmatched; the manifest names each rank's file.  Then `mpi_pingpong abort` (rank 2 calls MPI_Abort with error
 code 7, Open MPI kills the others): mpirun exits 7; rank 2's file is
 sealed and holds an MPI_Abort event (comm 0, errorcode 7); the others are
 incomplete, and so is their merge, which says so.  A second run traced into
@@ -109,6 +109,19 @@ def check_rank_files(out):
        "MPI_Barrier, the other collectives' bytes and roots, the probes' finds", ranks)
 
 
+def check_manifest(out):
+    """manifest.jsonl names each rank's file with its world rank and size."""
+    lines = [json.loads(x) for x in open(os.path.join(out, "manifest.jsonl"))]
+    named = {m["file"]: (m["world_rank"], m["world_size"]) for m in lines if "world_rank" in m}
+    want = {}
+    for f in glob.glob(os.path.join(out, "*.slog")):
+        init = [r for r in records(f, "-k", "state") if r["category"] == "MPI_Init"]
+        if init:
+            want[os.path.basename(f)] = (init[0]["args"]["world_rank"], RANKS)
+    ok(named == want and len(named) == RANKS,
+       "manifest: each rank's file with its world_rank and world_size", (named, want))
+
+
 def check_merged(merged):
     recs = records(merged)
     arrows = [r for r in recs if r["kind"] == "arrow"]
@@ -177,7 +190,7 @@ def main():
     if not mpirun_available(PINGPONG):
         print("1..0 # SKIP mpirun or the MPI ping-pong program is missing")
         return 77
-    print("1..12")
+    print("1..13")
     with tempfile.TemporaryDirectory(prefix="slog-trace-mpi-") as tmp:
         out = os.path.join(tmp, "pp.trace")
         p = mpirun_traced(SLOG_TRACE, out, RANKS, PINGPONG)
@@ -185,6 +198,7 @@ def main():
                   p.stdout + p.stderr):
             return 1
         check_rank_files(out)
+        check_manifest(out)
         merged = os.path.join(tmp, "merged.slog")
         m = subprocess.run([SLOG_TRACE, "merge", out, "-o", merged], capture_output=True,
                            text=True, timeout=240)

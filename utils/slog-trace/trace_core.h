@@ -165,6 +165,10 @@ bool trace_alone(int fd);
 /* Rename this process's timeline (MPI_Init gives the rank). */
 void trace_rename_process(const char *prefix);
 
+/* MPI_Init told this process its MPI_COMM_WORLD rank and size: one more
+ * line of its file in DIR/manifest.jsonl (trace_process.c). */
+void trace_note_rank(int rank, int size);
+
 /* The program tried to replace the tracer's descriptor fd (dup2, dup3):
  * refused with EBADF; one line on stderr, once per process. */
 void trace_refused_own(const char *call, int fd);

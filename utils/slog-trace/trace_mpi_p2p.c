@@ -29,6 +29,7 @@ static int started(const trace_call *c, bool traced, trace_fn fn, int r)
         char prefix[32];
         (void)snprintf(prefix, sizeof prefix, "rank %d: ", rank);
         trace_rename_process(prefix);
+        trace_note_rank(rank, size);
     }
     if (traced) {
         trace_args a = {.n = 0};

@@ -94,25 +94,46 @@ static void trace_json_escape(char *out, size_t size, const char *s)
     out[o < size ? o : size - 1] = '\0';
 }
 
+/* Append a line of n bytes (snprintf's count, into size bytes) to
+ * DIR/manifest.jsonl; O_APPEND, since the processes of a job share it. */
+static void append_manifest(const char *line, int n, size_t size)
+{
+    char path[PATH_MAX + 32];
+    (void)snprintf(path, sizeof path, "%s/manifest.jsonl", proc.dir);
+    const int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        if (n > 0 && (size_t)n < size) {
+            (void)!write(fd, line, (size_t)n);
+        }
+        (void)close(fd);
+    }
+}
+
 /* Append one JSON line about this file to DIR/manifest.jsonl. */
 static void write_manifest(int64_t start)
 {
-    char path[PATH_MAX + 32];
     char prog[256];
     char line[1024];
-    (void)snprintf(path, sizeof path, "%s/manifest.jsonl", proc.dir);
     trace_json_escape(prog, sizeof prog, program_invocation_short_name);
     const int n = snprintf(line, sizeof line,
                            "{\"file\":\"%s\",\"pid\":%ld,\"ppid\":%ld,\"program\":\"%s\","
                            "\"start_ns\":%lld}\n",
                            proc.file, (long)getpid(), (long)getppid(), prog, (long long)start);
-    const int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        if (n > 0 && n < (int)sizeof line) {
-            (void)!write(fd, line, (size_t)n);
-        }
-        (void)close(fd);
+    append_manifest(line, n, sizeof line);
+}
+
+void trace_note_rank(int rank, int size)
+{
+    if (__atomic_load_n(&trace_state, __ATOMIC_ACQUIRE) != TRACE_READY) {
+        return;
     }
+    char line[512];
+    const int n = snprintf(line, sizeof line,
+                           "{\"file\":\"%s\",\"pid\":%ld,\"world_rank\":%d,\"world_size\":%d}\n",
+                           proc.file, (long)getpid(), rank, size);
+    trace_self.guard++; /* the manifest is the tracer's own file */
+    append_manifest(line, n, sizeof line);
+    trace_self.guard--;
 }
 
 /* The flush timer; also (every second with --flush 0) ends the process as
