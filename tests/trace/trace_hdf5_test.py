@@ -12,7 +12,10 @@ writer's append waited for room in a queue only the background could
 empty, the background waited for HDF5's lock; the locked writer's timer
 flushed under the sink's lock and waited for HDF5's lock, the program
 waited for the sink's lock), exits 0 with its data right, and leaves a
-readable file.  The locked writer records every call (the program's own
+readable file.  Then a thread started inside the callback while the
+timer flushes (its first call opened its timeline under the lock the
+per-thread sink's timer held while it waited for the background, which
+waited for HDF5's lock: a deadlock too) has its timeline and its write.  The locked writer records every call (the program's own
 thread writes the file, re-entering HDF5); the per-thread writer gives up
 waiting after a bound, drops what it cannot queue, and says how much on
 stderr: the calls in the file plus the ones lost add up to N.
@@ -47,16 +50,16 @@ def callback_writes(path):
     return n
 
 
-def run(tmp, writer, flush):
-    out = os.path.join(tmp, f"{writer}.trace")
+def run(tmp, writer, flush, n=N, mode=()):
+    out = os.path.join(tmp, f"{writer}{'-'.join(mode)}.trace")
     cmd = [SLOG_TRACE, "-o", out, "--writer", writer, "--flush", str(flush), "--",
-           TRACE_HDF5, os.path.join(tmp, f"{writer}.h5"), str(N)]
+           TRACE_HDF5, os.path.join(tmp, f"{writer}.h5"), str(n), *mode]
     try:
         p = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=240)
     except subprocess.TimeoutExpired:
         ok(False, f"{writer}: the traced HDF5 program ends (hung 240 s)")
         return None, None
-    ok(p.returncode == 0 and p.stdout.strip() == f"ok {N}",
+    ok(p.returncode == 0 and p.stdout.strip() == f"ok {n}",
        f"{writer}: the traced HDF5 program ends, exit 0, its data right", p.stdout + p.stderr)
     files = [os.path.join(out, f) for f in os.listdir(out) if f.endswith(".slog")]
     ok(len(files) == 1, f"{writer}: one file", files)
@@ -64,7 +67,7 @@ def run(tmp, writer, flush):
 
 
 def main():
-    print("1..7")
+    print("1..13")
     with tempfile.TemporaryDirectory() as tmp:
         path, err = run(tmp, "locked", 10)
         n = callback_writes(path) if path else -1
@@ -77,7 +80,21 @@ def main():
         # a call is two records (begin, end); a few lost ones are other calls' (close, pwrite)
         ok(0 < n < N and abs(n + dropped // 2 - N) <= 8,
            f"thread: the calls in the file ({n}) and the ones lost ({dropped // 2}) make N ({N})")
+        for writer in ("thread", "locked"):
+            path, err = run(tmp, writer, 100, 1000, ("thread",))
+            ok(path is not None and thread_write(path),
+               f"{writer}: a thread started inside HDF5 while the timer flushes has its "
+               "timeline and its write")
     return 0 if all_passed() else 1
+
+
+def thread_write(path):
+    """The write of the thread started inside the callback, on a timeline of its own."""
+    out = subprocess.run([SLOG_QUERY, "--format", "jsonl", "-k", "state", "-c", "write", path],
+                         capture_output=True, text=True, check=True)
+    recs = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    main = {r["timeline"] for r in recs[:1]}
+    return any(r["timeline"] not in main and r["args"].get("ret") == 1 for r in recs)
 
 
 if __name__ == "__main__":

@@ -56,7 +56,13 @@ static struct {
     uint32_t process;
     uint32_t generation;
     sink_thread *threads;
-} tws = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, NULL};
+    /* The timer's flush runs without the lock (it waits for the background,
+     * which may wait for HDF5's lock, held by a program thread whose first
+     * call, inside HDF5, would wait for this lock to open its timeline):
+     * finish waits until no flush is running. */
+    uint32_t flushing;
+    pthread_cond_t flushed;
+} tws = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, NULL, 0, PTHREAD_COND_INITIALIZER};
 
 /* A fork child's inherited writer, forgotten at the child's next open:
  * the fork handlers run before libslog's own child handler has released
@@ -282,8 +288,16 @@ static void tw_rename_process(const char *name)
 static void tw_flush(void)
 {
     pthread_mutex_lock(&tws.lock);
-    if (tws.tw != NULL) {
-        (void)slog_twriter_flush(tws.tw, NULL);
+    slog_twriter *const tw = tws.tw;
+    tws.flushing += tw != NULL;
+    pthread_mutex_unlock(&tws.lock);
+    if (tw == NULL) {
+        return;
+    }
+    (void)slog_twriter_flush(tw, NULL);
+    pthread_mutex_lock(&tws.lock);
+    if (--tws.flushing == 0) {
+        pthread_cond_broadcast(&tws.flushed);
     }
     pthread_mutex_unlock(&tws.lock);
 }
@@ -310,6 +324,9 @@ static void tell_dropped(void)
 static void tw_finish(void)
 {
     pthread_mutex_lock(&tws.lock);
+    while (tws.flushing > 0) {
+        pthread_cond_wait(&tws.flushed, &tws.lock);
+    }
     if (tws.tw != NULL) {
         (void)slog_twriter_finish(tws.tw, NULL);
         tell_dropped();
@@ -329,6 +346,7 @@ static void tw_forget_after_fork(void)
     }
     inherited = tws.tw; /* forgotten at the next open (see above) */
     tws.tw = NULL;
+    tws.flushing = 0; /* the parent's timer is not here */
     __atomic_store_n(&tws.generation, tws.generation + 1, __ATOMIC_RELAXED);
 }
 
