@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """slog-trace on a program that uses HDF5 itself (TAP): trace_hdf5 writes
-and reads a chunked dataset, then makes N write() calls inside an
+and reads a chunked dataset (its HDF5 calls recorded with their file,
+dataset and bytes, HDF5's pwrites one level deeper), then makes N write()
+calls inside an
 H5Literate callback, while HDF5 holds its global lock, which the tracer's
 writer needs too (libslog writes its file through the same HDF5).
 
@@ -50,6 +52,35 @@ def callback_writes(path):
     return n
 
 
+H5_CALLS = ["H5Fcreate", "H5Dcreate2", "H5Dwrite", "H5Fflush", "H5Dread", "H5Dclose", "H5Fclose"]
+
+
+def hdf5_calls(path, h5):
+    """trace_hdf5's HDF5 calls (group hdf5), each with its args; and whether
+    HDF5's own pwrites on h5 are recorded one level deeper."""
+    cmd = [SLOG_QUERY, "--format", "jsonl", "-k", "state", path]
+    for c in H5_CALLS + ["pwrite"]:
+        cmd += ["-c", c]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    recs = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    calls = [(r["category"], r["args"]) for r in recs if r["category"] != "pwrite"]
+    nested = any(r["category"] == "pwrite" and r["depth"] == 1 and r["args"].get("path") == h5
+                 for r in recs)
+    return calls, nested
+
+
+def check_hdf5_layer(path, h5):
+    calls, nested = hdf5_calls(path, h5) if path else ([], False)
+    data = {"path": h5, "name": "/values"}
+    want = [("H5Fcreate", {"path": h5}), ("H5Dcreate2", data), ("H5Dwrite", {**data, "bytes": 32768}),
+            ("H5Fflush", {"path": h5}), ("H5Dread", {**data, "bytes": 32768}), ("H5Dclose", data),
+            ("H5Fclose", {"path": h5})]
+    got = [(c, {k: v for k, v in a.items() if k != "ret"}) for c, a in calls]
+    ok(got == want and all(a["ret"] >= 0 for _, a in calls),
+       "hdf5: every HDF5 call, in order, with its file, dataset and bytes", calls)
+    ok(nested, "hdf5: HDF5's own pwrites are recorded one level deeper")
+
+
 def run(tmp, writer, flush, n=N, mode=()):
     out = os.path.join(tmp, f"{writer}{'-'.join(mode)}.trace")
     cmd = [SLOG_TRACE, "-o", out, "--writer", writer, "--flush", str(flush), "--",
@@ -67,11 +98,12 @@ def run(tmp, writer, flush, n=N, mode=()):
 
 
 def main():
-    print("1..13")
+    print("1..15")
     with tempfile.TemporaryDirectory() as tmp:
         path, err = run(tmp, "locked", 10)
         n = callback_writes(path) if path else -1
         ok(n == N, f"locked: every call made inside HDF5 is in the file ({n} of {N})")
+        check_hdf5_layer(path, os.path.join(tmp, "locked.h5"))
         path, err = run(tmp, "thread", 1000)
         n = callback_writes(path) if path else -1
         lost = re.search(r"slog-trace: (\d+) records lost \(pid \d+\): the writer's queue", err or "")

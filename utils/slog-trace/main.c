@@ -40,7 +40,7 @@ static void print_help(void)
 {
     (void)printf("usage: " PROG " [-o DIR] [--flush MS] [--writer locked|thread] -- PROGRAM [ARGS...]\n"
                  "       " PROG " merge DIR -o OUT.slog\n\n"
-                 "Runs PROGRAM with its POSIX, stdio, MPI and MPI-IO calls recorded: one\n"
+                 "Runs PROGRAM with its POSIX, stdio, HDF5, MPI and MPI-IO calls recorded: one\n"
                  "libslog file per process, DIR/<host>-<pid>.slog, listed in\n"
                  "DIR/manifest.jsonl.\n\n"
                  "  -o, --output DIR  trace directory (default: ./<program>.trace)\n"

@@ -3,7 +3,7 @@
  * trace_fn.h - every call slog-trace records, as one list: the enum value
  * of a function is its category id in the trace file (categories are
  * defined in this order when a process's file is created), and the group
- * says which family it belongs to ("posix", "stdio", "mpi", "mpiio", "process").
+ * says which family it belongs to ("posix", "stdio", "mpi", "mpiio", "hdf5", "process").
  * Layer: slog-trace preload library.
  */
 #ifndef SLOG_TRACE_FN_H
@@ -153,7 +153,26 @@
     X(MPI_IALLTOALL, "MPI_Ialltoall", "mpi", STATE)                                                \
     X(UNLINKAT, "unlinkat", "posix", STATE)                                                        \
     X(RENAME, "rename", "posix", STATE)                                                            \
-    X(MKSTEMP, "mkstemp", "posix", STATE)
+    X(MKSTEMP, "mkstemp", "posix", STATE)                                                          \
+    X(H5FCREATE, "H5Fcreate", "hdf5", STATE)                                                       \
+    X(H5FOPEN, "H5Fopen", "hdf5", STATE)                                                           \
+    X(H5FFLUSH, "H5Fflush", "hdf5", STATE)                                                         \
+    X(H5FCLOSE, "H5Fclose", "hdf5", STATE)                                                         \
+    X(H5GCREATE, "H5Gcreate2", "hdf5", STATE)                                                      \
+    X(H5GOPEN, "H5Gopen2", "hdf5", STATE)                                                          \
+    X(H5GCLOSE, "H5Gclose", "hdf5", STATE)                                                         \
+    X(H5DCREATE, "H5Dcreate2", "hdf5", STATE)                                                      \
+    X(H5DOPEN, "H5Dopen2", "hdf5", STATE)                                                          \
+    X(H5DREAD, "H5Dread", "hdf5", STATE)                                                           \
+    X(H5DWRITE, "H5Dwrite", "hdf5", STATE)                                                         \
+    X(H5DCLOSE, "H5Dclose", "hdf5", STATE)                                                         \
+    X(H5ACREATE, "H5Acreate2", "hdf5", STATE)                                                      \
+    X(H5AOPEN, "H5Aopen", "hdf5", STATE)                                                           \
+    X(H5AREAD, "H5Aread", "hdf5", STATE)                                                           \
+    X(H5AWRITE, "H5Awrite", "hdf5", STATE)                                                         \
+    X(H5ACLOSE, "H5Aclose", "hdf5", STATE)                                                         \
+    X(H5OOPEN, "H5Oopen", "hdf5", STATE)                                                           \
+    X(H5OCLOSE, "H5Oclose", "hdf5", STATE)
 
 #define TRACE_FN_ENUM(e, n, g, k) TRACE_FN_##e,
 typedef enum trace_fn {
