@@ -486,6 +486,32 @@ typedef struct id_list {
     uint32_t n;
 } id_list;
 
+/* After "no timeline named": the timelines whose name begins with @p spec
+ * (a merged MPI job names its ranks "rank 0 (app pid 12)"). */
+static void suggest_prefixed(const timeline_tree *t, const char *spec)
+{
+    enum { SHOWN = 10 };
+    const size_t len = strlen(spec);
+    size_t n = 0;
+    for (uint32_t id = 0; id < t->n; id++) {
+        const char *const name = t->info[id].name;
+        if (name == NULL || strncmp(name, spec, len) != 0) {
+            continue;
+        }
+        if (n == 0) {
+            (void)fprintf(stderr, PROG ": --timeline: these names begin so:\n");
+        }
+        if (n++ < SHOWN) {
+            char path[512];
+            (void)fprintf(stderr, PROG ":   #%" PRIu32 "  %s\n", id,
+                          timeline_spec_path(t, id, path, sizeof path));
+        }
+    }
+    if (n > SHOWN) {
+        (void)fprintf(stderr, PROG ":   ... %zu more\n", n - SHOWN);
+    }
+}
+
 /* The one timeline @p spec names, or an exit status 2 with the reason:
  * none, or several (each candidate on a line with its id and path). */
 static int resolve_timeline(const query_opts *o, const timeline_tree *t, const char *spec,
@@ -500,7 +526,9 @@ static int resolve_timeline(const query_opts *o, const timeline_tree *t, const c
                            o->path, t->n);
     }
     if (n == 0) {
-        return usage_error("--timeline: no timeline named '%s' in %s", spec, o->path);
+        const int rc = usage_error("--timeline: no timeline named '%s' in %s", spec, o->path);
+        suggest_prefixed(t, spec);
+        return rc;
     }
     if (n == 1) {
         *id = ids[0];

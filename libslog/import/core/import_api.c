@@ -15,6 +15,7 @@
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -106,6 +107,15 @@ static bool is_dir(const import_call *c, const char *name)
            S_ISDIR(st.st_mode);
 }
 
+/* A directory slog-trace wrote: its manifest is there. */
+static bool is_trace_dir(const char *dir)
+{
+    char path[4096];
+    struct stat st;
+    const int n = snprintf(path, sizeof path, "%s/manifest.jsonl", dir);
+    return n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* A directory of one DFTracer run: its .pfw/.pfw.gz files, merged. */
 static int resolve_directory(import_call *c, size_t i)
 {
@@ -113,6 +123,13 @@ static int resolve_directory(import_call *c, size_t i)
     import_file_list *const l = &c->dirs[i];
     if (import_dir_pfw(name, l) != 0) {
         return import_run_fail(&c->run, SLOG_ENOMEM, name, "Out of memory");
+    }
+    if (l->n == 0 && is_trace_dir(name)) {
+        return import_run_fail(&c->run, SLOG_EPARSE, name,
+                               "A slog-trace directory (manifest.jsonl): its files are "
+                               "libslog files already; join them with 'slog-trace merge %s "
+                               "-o OUT.slog'",
+                               name);
     }
     if (l->n == 0) {
         return import_run_fail(&c->run, SLOG_EPARSE, name,
