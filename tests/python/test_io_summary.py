@@ -66,6 +66,29 @@ def test_summary_of_known_calls(tmp_path):
     assert by.bytes_read.sum() == s.bytes_read.sum() and set(by.reset_index().process) == {0}
 
 
+def test_summary_of_hdf5_calls(tmp_path):
+    """slog-trace's hdf5 group: a file's dataset and attribute reads and
+    writes by their bytes, opens, flushes and object calls."""
+    path = tmp_path / "h5.slog"
+    with slog.Writer(path) as w:
+        t = w.timeline("main 7", parent=w.timeline("prog pid 7", kind="process"))
+        cat = {n: w.category(n, group="hdf5") for n in (
+            "H5Fcreate", "H5Dcreate2", "H5Dwrite", "H5Awrite", "H5Fflush", "H5Dread", "H5Fclose")}
+        calls = [("H5Fcreate", {"path": "f.h5", "ret": 1}), ("H5Dcreate2", {"path": "f.h5",
+                 "name": "/v", "ret": 2}), ("H5Dwrite", {"path": "f.h5", "name": "/v",
+                 "bytes": 32768, "ret": 0}), ("H5Awrite", {"path": "f.h5", "name": "/v@i",
+                 "bytes": 8, "ret": 0}), ("H5Fflush", {"path": "f.h5", "ret": 0}),
+                 ("H5Dread", {"path": "f.h5", "name": "/v", "bytes": 4096, "ret": 0}),
+                 ("H5Dread", {"path": "f.h5", "name": "/v", "bytes": 64, "ret": -1}),
+                 ("H5Fclose", {"path": "f.h5", "ret": 0})]
+        for i, (name, args) in enumerate(calls):
+            w.state(t, cat[name], 10 * i, 10 * i + 5, args=args)
+    row = slog.io.summary(slog.open(path)).loc[("hdf5", "f.h5")]
+    assert (row.calls, row.errors, row.opens, row.reads, row.writes, row.syncs, row.other) == (
+        8, 1, 1, 2, 2, 1, 1)
+    assert (row.bytes_read, row.bytes_written) == (4096, 32776)  # the failed read moved none
+
+
 def test_summary_of_an_empty_window(tmp_path):
     path = tmp_path / "calls.slog"
     end = write_calls(path)

@@ -64,6 +64,13 @@ for _mode in ("", "_all", "_at", "_at_all", "_shared", "_ordered"):
         _calls("mpiio", "read", "count", "MPI_File_iread" + _mode)
         _calls("mpiio", "write", "count", "MPI_File_iwrite" + _mode)
 del _mode
+_calls("hdf5", "open", None, "H5Fcreate", "H5Fopen")
+_calls("hdf5", "close", None, "H5Fclose")
+_calls("hdf5", "sync", None, "H5Fflush")
+_calls("hdf5", "read", "bytes", "H5Dread", "H5Aread")
+_calls("hdf5", "write", "bytes", "H5Dwrite", "H5Awrite")
+_calls("hdf5", "other", None, "H5Gcreate2", "H5Gopen2", "H5Gclose", "H5Dcreate2", "H5Dopen2",
+       "H5Dclose", "H5Oopen", "H5Oclose", "H5Acreate2", "H5Aopen", "H5Aclose")
 
 # the copies: a read of path_in and a write of path_out, each of ret bytes
 COPIES = ("copy_file_range", "sendfile")
@@ -151,7 +158,8 @@ def summary(reader, t0=None, t1=None, *, by=None):
     name the file), bytes_read, bytes_written, read_time, write_time, time
     (every call's duration, ns), first (start of the first call), last (end
     of the last).  by="process" adds the process timeline (id) to the key,
-    by="timeline" the thread's.  layer is posix, stdio or mpiio; for a
+    by="timeline" the thread's.  layer is posix, stdio, mpiio or hdf5 (the
+    calls slog-trace records inside HDF5's are counted too, in posix); for a
     name slog.io.CALLS does not know (counted in other), its category's
     group in lower case, or "" without one."""
     if by not in (None, "process", "timeline"):
