@@ -353,6 +353,21 @@ START_TEST(test_faults_writer_failed_names_cause)
 }
 END_TEST
 
+/* A threaded writer at @p path whose leaves close every KiB (the disk is
+ * reached soon). */
+static slog_twriter *small_leaf_twriter(const char *path)
+{
+    slog_writer_options wo;
+    slog_writer_options_init(&wo);
+    wo.leaf_bytes = 1024;
+    slog_twriter_options o;
+    slog_twriter_options_init(&o);
+    o.writer = &wo;
+    slog_twriter *tw = NULL;
+    ck_assert_int_eq(slog_twriter_create(&tw, path, &o, NULL), SLOG_OK);
+    return tw;
+}
+
 /* The threaded writer on a disk that fills up: flush and finish return
  * the first error, whose message names the cause (later calls on the
  * failed file writer only say it failed), and appends and definitions are
@@ -363,14 +378,7 @@ START_TEST(test_faults_twriter_disk_full_keeps_cause)
     char path[512];
     snprintf(path, sizeof path, "%s/tw.slog", dir);
     slog_error err;
-    slog_writer_options wo;
-    slog_writer_options_init(&wo);
-    wo.leaf_bytes = 1024;
-    slog_twriter_options o;
-    slog_twriter_options_init(&o);
-    o.writer = &wo;
-    slog_twriter *tw = NULL;
-    ck_assert_int_eq(slog_twriter_create(&tw, path, &o, &err), SLOG_OK);
+    slog_twriter *const tw = small_leaf_twriter(path);
     slog_location *a = NULL, *b = NULL;
     uint32_t cat;
     ck_assert_int_eq(slog_twriter_open_location(tw, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "a",
@@ -438,16 +446,9 @@ static uint64_t drawables_in(const char *path)
  * (it counted every state the file writer took in memory). */
 static int twriter_fill_disk(const char *path, long n, uint64_t *records)
 {
-    slog_writer_options wo;
-    slog_writer_options_init(&wo);
-    wo.leaf_bytes = 1024;
-    slog_twriter_options o;
-    slog_twriter_options_init(&o);
-    o.writer = &wo;
-    slog_twriter *tw = NULL;
+    slog_twriter *const tw = small_leaf_twriter(path);
     slog_location *loc = NULL;
     uint32_t cat = 0;
-    ck_assert_int_eq(slog_twriter_create(&tw, path, &o, NULL), SLOG_OK);
     ck_assert_int_eq(slog_twriter_open_location(tw, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "t",
                                                 &loc, NULL), SLOG_OK);
     ck_assert_int_eq(slog_twriter_category(tw, SLOG_KIND_STATE, "c", &cat, NULL), SLOG_OK);

@@ -24,7 +24,7 @@ import {join} from 'node:path';
 
 import {launchBrowser, run, SKIP, startServer, tap} from './harness.mjs';
 import {checkKinds} from './viewer_kinds.mjs';
-import {colourCounts, rgbOf} from './pixels.mjs';
+import {colourCounts, maxDifference, rgbOf} from './pixels.mjs';
 
 const [serveExe, importExe, queryExe, synthExe, corpusDir, workDir] = process.argv.slice(2);
 const TRACE = join(corpusDir || '', 'catapult', 'x_event_trace.json');
@@ -506,28 +506,6 @@ async function checkManyRows(browser, synthExe)
     } finally {
         await server.stop();
     }
-}
-
-/** The largest difference of one colour channel between two PNGs of one size. */
-async function maxDifference(page, a, b)
-{
-    return page.evaluate(async ([da, db]) => {
-        const pixels = async (data) => {
-            const img = new Image();
-            img.src = `data:image/png;base64,${data}`;
-            await img.decode();
-            const c = new OffscreenCanvas(img.width, img.height);
-            const ctx = c.getContext('2d');
-            ctx.drawImage(img, 0, 0);
-            return ctx.getImageData(0, 0, img.width, img.height).data;
-        };
-        const [pa, pb] = [await pixels(da), await pixels(db)];
-        let most = pa.length === pb.length ? 0 : 256;
-        for (let i = 0; i < pa.length && most < 256; i++) {
-            most = Math.max(most, Math.abs(pa[i] - pb[i]));
-        }
-        return most;
-    }, [a.toString('base64'), b.toString('base64')]);
 }
 
 /**
