@@ -23,7 +23,8 @@ def write_calls(path):
             ("open", "posix"), ("read", "posix"), ("write", "posix"), ("fsync", "posix"),
             ("fread", "stdio"), ("fputs", "stdio"), ("copy_file_range", "posix"),
             ("MPI_File_write_at", "mpiio"), ("MPI_File_iwrite_at", "mpiio"),
-            ("MPI_File_open", "mpiio"), ("chmod", "posix"), ("compute", None)]}
+            ("MPI_File_open", "mpiio"), ("chmod", "posix"), ("compute", None),
+            ("MPI_Send", "mpi")]}
         calls = [
             ("open", {"path": "a", "ret": 3}, 10), ("read", {"path": "a", "ret": 100}, 20),
             ("read", {"path": "a", "ret": -1, "errno": 9}, 5),  # failed: no bytes
@@ -36,6 +37,7 @@ def write_calls(path):
             ("MPI_File_write_at", {"path": "c", "count": 4096, "bytes": 4096, "ret": 0}, 300),
             ("MPI_File_iwrite_at", {"path": "c", "count": 100, "ret": 0}, 50),
             ("chmod", {"path": "a", "ret": 0}, 3), ("compute", {"path": "x"}, 1000),
+            ("MPI_Send", {"path": "a", "bytes": 64}, 2),  # group mpi: never read
             ("compute", None, 1000),
         ]
         now = 0

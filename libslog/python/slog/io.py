@@ -152,6 +152,16 @@ def _sums(calls, keys):
     return out.astype({k: np.int64 for k in COLUMNS})
 
 
+def _file_categories(reader):
+    """The state categories whose calls may name a file: all but slog-trace's
+    MPI calls (group mpi: messages and collectives, never a file), whose
+    args, read for nothing, were most of the cost on an MPI job's trace."""
+    cats = reader.categories
+    groups = cats.group.where(cats.group.notna(), "").astype(str).str.lower()
+    keep = cats.id[(cats.kind == "state") & (groups != "mpi")]
+    return [int(i) for i in keep]
+
+
 def summary(reader, t0=None, t1=None, *, by=None):
     """Per (layer, path) of the calls in [t0, t1): calls, errors (failed
     calls), opens, reads, writes, syncs, other (calls of other names that
@@ -165,6 +175,7 @@ def summary(reader, t0=None, t1=None, *, by=None):
     if by not in (None, "process", "timeline"):
         raise ValueError(f"by: None, 'process' or 'timeline', not {by!r}")
     df = reader.window(t0, t1, kinds="state", args=_KEYS,
+                       categories=_file_categories(reader),
                        columns=["timeline", "name", "start", "end"])
     keys = ["layer", "path"]
     if df.empty:
