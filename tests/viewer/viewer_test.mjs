@@ -19,7 +19,7 @@
 //
 //   node viewer_test.mjs SLOG_SERVE SLOG_IMPORT SLOG_QUERY SLOG_SYNTH CORPUS_DIR WORKDIR
 
-import {existsSync, mkdirSync} from 'node:fs';
+import {existsSync, mkdirSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 
 import {launchBrowser, run, SKIP, startServer, tap} from './harness.mjs';
@@ -509,6 +509,32 @@ async function checkManyRows(browser, synthExe)
 }
 
 /**
+ * slog-serve over a damaged file and a good one serves the good one: the
+ * file list says "(failed)" beside the damaged one, and the viewer opens
+ * the first file that works (the server refused to start before).
+ */
+async function checkFailedFile(browser, synthExe)
+{
+    const good = join(workDir, 'good.slog');
+    const bad = join(workDir, 'bad.slog');
+    run(synthExe, ['--states', '2000', '--timelines', '4', '-o', good, '--quiet']);
+    writeFileSync(bad, 'not an HDF5 file at all\n'.repeat(100));
+    const server = await startServer(serveExe, [bad, good]);
+    try {
+        const page = await openViewer(browser, server.url);
+        const v = await idle(page);
+        const options = await page.$$eval('#file option', (os) => os.map((o) => o.textContent));
+        t.ok(options.length === 2 && options[0] === 'bad.slog (failed)' && options[1] === 'good.slog',
+             'a damaged file is listed as failed beside a good one', options.join(' | '));
+        t.ok(v.file === 1 && v.rows.length > 0, `the viewer opens the good file (file ${v.file})`);
+        t.ok(page.errors.length === 0, 'no page errors', page.errors.join('\n'));
+        await page.close();
+    } finally {
+        await server.stop();
+    }
+}
+
+/**
  * Dense arrows seen whole (slog-synth: 50 000 arrows between 4 threads, some
  * 50 lines per pixel column) fade to 0.15 and are laid over the frame once,
  * so hiding them changes no pixel of the plot by more than 0.15 of a
@@ -620,6 +646,7 @@ async function main()
         await checkManyRows(browser, synthExe);
         await checkCopiedRows(browser, synthExe);
         await checkDenseArrows(browser, synthExe);
+        await checkFailedFile(browser, synthExe);
         await checkKinds({browser, t, serveExe, importExe, workDir, openViewer});
     } finally {
         await close();
