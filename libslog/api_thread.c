@@ -15,8 +15,8 @@
 #include "util_error.h"
 
 #include <stdio.h>
-#include <time.h>
 #include <string.h>
+#include <time.h>
 
 #define DEFAULT_BUFFER_BYTES 65536u
 #define DEFAULT_QUEUE_BYTES  (64ull << 20)

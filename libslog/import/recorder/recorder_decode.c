@@ -424,6 +424,22 @@ typedef struct rec_blob {
     uint64_t next; /* file offset after the blob */
 } rec_blob;
 
+/* Inflate @p comp bytes of the blob at @p off into a new buffer of raw + 1
+ * bytes (the caller frees it); NULL with err set (SLOG_ENOMEM) when it
+ * cannot be had. */
+static unsigned char *inflate_into(const rec_file *f, uint64_t off, uint64_t comp, uint64_t raw,
+                                   zrun *zr, slog_error *err)
+{
+    unsigned char *const buf = malloc((size_t)raw + 1);
+    if (buf == NULL) {
+        (void)rec_err(err, SLOG_ENOMEM, f->path, off, "Cannot allocate %llu bytes",
+                      (unsigned long long)raw + 1);
+        return NULL;
+    }
+    zrun_inflate(zr, f->data + off + 16, comp, buf, raw + 1);
+    return buf;
+}
+
 static int
 inflate_blob(const rec_file *f, uint64_t off, uint64_t limit, rec_blob *out, slog_error *err)
 {
@@ -432,13 +448,11 @@ inflate_blob(const rec_file *f, uint64_t off, uint64_t limit, rec_blob *out, slo
     if (rc != SLOG_OK) {
         return rc;
     }
-    unsigned char *const buf = malloc((size_t)raw + 1);
-    if (buf == NULL) {
-        return rec_err(err, SLOG_ENOMEM, f->path, off, "Cannot allocate %llu bytes",
-                       (unsigned long long)raw + 1);
-    }
     zrun zr;
-    zrun_inflate(&zr, f->data + off + 16, comp, buf, raw + 1);
+    unsigned char *const buf = inflate_into(f, off, comp, raw, &zr, err);
+    if (buf == NULL) {
+        return SLOG_ENOMEM;
+    }
     rc = zrun_status(&zr, f, off, comp, raw, err);
     if (rc != SLOG_OK) {
         free(buf);
@@ -1362,13 +1376,12 @@ inflate_cut(const rec_file *f, uint64_t off, uint64_t have, rec_blob *out, slog_
     if (raw / 1032 > comp + 1 || raw > (uint64_t)SIZE_MAX / 2) {
         return SLOG_OK;
     }
-    unsigned char *const buf = malloc((size_t)raw + 1);
-    if (buf == NULL) {
-        return rec_err(err, SLOG_ENOMEM, f->path, off, "Cannot allocate %llu bytes",
-                       (unsigned long long)raw + 1);
-    }
     zrun zr;
-    zrun_inflate(&zr, f->data + off + 16, comp < have - 16 ? comp : have - 16, buf, raw + 1);
+    const uint64_t held = comp < have - 16 ? comp : have - 16;
+    unsigned char *const buf = inflate_into(f, off, held, raw, &zr, err);
+    if (buf == NULL) {
+        return SLOG_ENOMEM;
+    }
     if (zr.zr == Z_MEM_ERROR) {
         free(buf);
         return rec_err(err, SLOG_ENOMEM, f->path, off, "zlib ran out of memory");
