@@ -351,3 +351,37 @@ def test_process_timeline_named_as_slog_trace_names_it(trace_path):
     with open("/proc/self/cmdline", "rb") as f:
         prog = os.path.basename(f.read().split(b"\0")[0].decode())
     assert names == {f"{prog} pid {os.getpid()}", f"main {os.getpid()}"}
+
+
+POOL_SCRIPT = """
+import multiprocessing, os, sys
+{top}
+def work(i):
+    {inner}
+    with slog.region("task", i=i):
+        pass
+    return i
+if __name__ == "__main__":
+    ctx = multiprocessing.get_context(sys.argv[1])
+    with ctx.Pool(2) as pool:
+        assert pool.map(work, range(4), chunksize=1) == [0, 1, 2, 3]
+        pool.close()
+        pool.join()
+"""
+
+
+@pytest.mark.parametrize("method", ["forkserver", "spawn", "fork"])
+@pytest.mark.parametrize("where", ["main module", "task"])
+def test_workers_importing_slog_after_their_fork_finish_their_files(tmp_path, method, where):
+    """A forkserver worker imports the main module (and so slog) after its fork,
+    a task may import slog itself: no fork hook ran there, the worker ends with
+    os._exit, and its file was left empty and incomplete (0 of 4 regions)."""
+    top, inner = ("import slog", "pass") if where == "main module" else ("", "import slog")
+    script = tmp_path / "pool.py"
+    script.write_text(POOL_SCRIPT.format(top=top, inner=inner))
+    env = dict(os.environ, SLOG_TRACE_DIR=str(tmp_path))
+    subprocess.run([sys.executable, str(script), method], env=env, check=True, timeout=120)
+    files = sorted(tmp_path.glob("*-python.slog"))
+    assert files, "no worker file"
+    got = sorted(a["i"] for f in files for n, _, a, *_ in regions(f))
+    assert got == [0, 1, 2, 3]

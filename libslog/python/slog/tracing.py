@@ -148,6 +148,23 @@ def _finish_at_multiprocessing_exit(_unused):
     sys.modules["multiprocessing.util"].Finalize(None, _slog.trace_stop, exitpriority=-100)
 
 
+def _finish_in_multiprocessing_child():
+    """slog imported in a multiprocessing child after its fork (a forkserver
+    worker imports the main module there, a task may import slog itself): no
+    fork hook ran, so register the Finalize here; while the child still
+    prepares (the main module's import), after multiprocessing's reset of its
+    registries, which would drop it."""
+    process = sys.modules.get("multiprocessing.process")
+    if process is None:
+        return
+    if getattr(process.current_process(), "_inheriting", False):
+        sys.modules["multiprocessing.util"].register_after_fork(
+            _finish_at_multiprocessing_exit, _finish_at_multiprocessing_exit)
+    elif process.parent_process() is not None:
+        _finish_at_multiprocessing_exit(None)
+
+
 atexit.register(_slog.trace_stop)
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+_finish_in_multiprocessing_child()
