@@ -60,3 +60,15 @@ with slog.region("load"):
     opens = w[(w["timeline"] == load["timeline"]) & (w["start"] >= load["start"]) &
               (w["end"] <= load["end"]) & (w["name"] != "load")]
     assert (opens["depth"] > load["depth"]).all()
+
+
+@pytest.mark.skipif(SLOG_TRACE is None, reason="SLOG_TRACE not set (run through meson)")
+def test_python_tracing_file_is_not_in_the_io_summary(tmp_path):
+    """The Python tracing writer's HDF5 calls on its own file in DIR were
+    recorded (57 H5Fcreate, H5Acreate2, H5Dwrite... a process): the trace
+    file showed as a file the program wrote.  Calls on DIR's files are the
+    tracer's own, at every layer."""
+    r = traced_run(tmp_path, "import slog\nwith slog.region('r'):\n    pass\n")
+    io = slog.io.summary(r).reset_index()
+    own = io[io["path"].str.startswith(str(tmp_path / "out"))]
+    assert own.empty, own[["layer", "path", "calls"]]

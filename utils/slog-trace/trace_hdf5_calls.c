@@ -13,7 +13,8 @@
  * The POSIX calls HDF5 makes inside are recorded one level deeper.  The
  * names are asked of HDF5 (H5Fget_name, H5Iget_name: calls this file does
  * not wrap) with its error printing off.  The tracer's own HDF5 calls (its
- * writer's, under the guard) pass through unrecorded.
+ * writer's, under the guard) pass through unrecorded, and so do the calls
+ * on the trace directory's files (Python tracing's writer in the program).
  * Layer: slog-trace preload library.
  */
 #include <hdf5.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "trace_core.h"
+#include "trace_fdtab.h"
 
 #define NAME_MAX_BYTES 512
 
@@ -85,10 +87,16 @@ static void names_of(hid_t id, h5_names *n)
     quiet_end(&q);
 }
 
-/* Record the call with path, name (unless file-level), extra args and ret. */
+/* Record the call with path, name (unless file-level), extra args and ret;
+ * a call on a file of the trace directory (another libslog writer in the
+ * program: Python tracing's) is the tracer's own, not recorded. */
 static void h5_leave(const trace_call *c, trace_fn fn, const h5_names *n, int64_t bytes,
                      int64_t ret)
 {
+    if (trace_path_own(n->path)) {
+        trace_skip(c);
+        return;
+    }
     trace_args a = {.n = 0};
     targ_str(&a, "path", n->path);
     if (n->name[0] != '\0') {
