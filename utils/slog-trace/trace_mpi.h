@@ -129,6 +129,68 @@ void trace_mpi_note_recv(MPI_Request req, MPI_Comm comm, MPI_Datatype type);
 bool trace_mpi_take_recv(MPI_Request req, trace_mpi_recv *out);
 void trace_mpi_received(const trace_mpi_recv *p, const MPI_Status *st);
 
+/* MPI_Init or MPI_Init_thread returned r: the process's rank noted (its
+ * timeline renamed, the manifest told), and the call recorded as fn when
+ * traced (c); returns r. */
+int trace_mpi_started(const trace_call *c, bool traced, trace_fn fn, int r);
+
+/* MPI_Abort(comm, errorcode) is about to end the job: an event with the
+ * communicator's key and the error code in place of c's state, and the
+ * file sealed (the kill that follows must not lose it). */
+void trace_mpi_aborting(const trace_call *c, MPI_Comm comm, int errorcode);
+
+/* A send-receive's end: its receive (rcv, status st) as an "MPI message
+ * received" event when r is MPI_SUCCESS, then the call's state with its
+ * send's args a and ret; returns r. */
+int trace_mpi_exchanged(const trace_call *c,
+                        trace_fn fn,
+                        trace_args *a,
+                        const trace_mpi_recv *rcv,
+                        const MPI_Status *st,
+                        int r);
+
+/* The args of a probe for source and tag on comm. */
+void trace_mpi_probe_args(trace_args *a, int source, int tag, MPI_Comm comm);
+
+/* A probe's end: a, then the message it found (status st; NULL: none) as
+ * found_src (world rank), found_tag and bytes, and ret; returns r. */
+int trace_mpi_probed(
+    const trace_call *c, trace_fn fn, trace_args *a, MPI_Comm comm, const MPI_Status *st, int r);
+
+/* Bytes of counts[i] items of type over the ranks of an intra-communicator
+ * comm (-1: unknown, or an inter-communicator). */
+int64_t trace_mpi_sum_bytes(const int *counts, MPI_Datatype type, MPI_Comm comm);
+
+/* The noted receives among the requests of one call that completes or
+ * tests several (trace_mpi_complete.c): is[i] when reqs[i] was one (taken
+ * out as p[i]); st: the statuses the call fills (the program's, or the
+ * wrapper's own when it ignores them; NULL when the call fills one status,
+ * not an array). */
+typedef struct trace_mpi_batch {
+    int n;
+    trace_mpi_recv *p;
+    bool *is;
+    MPI_Status *st;
+    bool own_st;
+} trace_mpi_batch;
+
+/* Take the n requests reqs' noted receives out; false (nothing taken)
+ * without memory.  statuses: the program's array (MPI_STATUSES_IGNORE:
+ * the wrapper's own), used when array. */
+bool trace_mpi_batch_take(
+    trace_mpi_batch *b, int n, const MPI_Request *reqs, bool array, MPI_Status *statuses);
+
+/* The call completed k requests: idx[j] (NULL: j itself) with status
+ * st[j]; their receives are recorded, the others' go back; b is freed. */
+void trace_mpi_batch_finish(trace_mpi_batch *b, const int *idx, int k, const MPI_Status *st);
+
+/* Free b without putting anything back (a failed call: not followed). */
+void trace_mpi_batch_drop(trace_mpi_batch *b);
+
+/* Record a completion call: n requests given, completed of them done
+ * (-1: not followed); returns r. */
+int trace_mpi_completion_done(const trace_call *c, trace_fn fn, int n, int completed, int r);
+
 /* The names of open MPI-IO files by handle (trace_mpi_files.c): fh was
  * opened as path; copy fh's name into buf of n bytes ("" when unknown);
  * fh is closed. */

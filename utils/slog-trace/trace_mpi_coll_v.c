@@ -23,7 +23,7 @@ TRACE_WEAK(PMPI_Exscan);
 
 /* Bytes of counts[i] items of type over the ranks i of comm; -1 when
  * unknown (an inter-communicator, a type MPI cannot size). */
-static int64_t sum_bytes(const int *counts, MPI_Datatype type, MPI_Comm comm)
+int64_t trace_mpi_sum_bytes(const int *counts, MPI_Datatype type, MPI_Comm comm)
 {
     int size = 0, inter = 0;
     const int64_t one = trace_mpi_bytes(1, type);
@@ -79,8 +79,8 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
     COLL_BODY(TRACE_FN_MPI_ALLTOALLV,
               PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm),
               comm,
-              sbuf == MPI_IN_PLACE ? sum_bytes(rcounts, rtype, comm)
-                                   : sum_bytes(scounts, stype, comm),
+              sbuf == MPI_IN_PLACE ? trace_mpi_sum_bytes(rcounts, rtype, comm)
+                                   : trace_mpi_sum_bytes(scounts, stype, comm),
               -1);
 }
 
@@ -88,9 +88,8 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
 int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
                        MPI_Op op, MPI_Comm comm)
 {
-    COLL_BODY(TRACE_FN_MPI_REDUCE_SCATTER,
-              PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm), comm,
-              sum_bytes(rcounts, type, comm), -1);
+    COLL_BODY(TRACE_FN_MPI_REDUCE_SCATTER, PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm),
+              comm, trace_mpi_sum_bytes(rcounts, type, comm), -1);
 }
 
 // NOLINTNEXTLINE(readability-function-size): the MPI standard fixes the parameters

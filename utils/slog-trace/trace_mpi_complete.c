@@ -15,20 +15,7 @@
 #include "trace_core.h"
 #include "trace_mpi.h"
 
-/* The noted receives among one call's requests: is[i] when reqs[i] was
- * one (taken out as p[i]); st: the statuses the call fills (the
- * program's, or the wrapper's own when it ignores them; NULL when the
- * call fills one status, not an array). */
-typedef struct batch {
-    int n;
-    trace_mpi_recv *p;
-    bool *is;
-    MPI_Status *st;
-    bool own_st;
-} batch;
-
-/* Free b without putting anything back (a failed call: not followed). */
-static void batch_drop(batch *b)
+void trace_mpi_batch_drop(trace_mpi_batch *b)
 {
     free(b->p);
     free(b->is);
@@ -37,19 +24,16 @@ static void batch_drop(batch *b)
     }
 }
 
-/* Take reqs' noted receives out; false (nothing taken) without memory.
- * statuses: the program's array (MPI_STATUSES_IGNORE: the wrapper's own),
- * used when array. */
-static bool batch_take(batch *b, int n, const MPI_Request *reqs, bool array,
-                       MPI_Status *statuses)
+bool trace_mpi_batch_take(
+    trace_mpi_batch *b, int n, const MPI_Request *reqs, bool array, MPI_Status *statuses)
 {
     const size_t count = n > 0 ? (size_t)n : 1;
-    *b = (batch){.n = n, .own_st = array && statuses == MPI_STATUSES_IGNORE};
+    *b = (trace_mpi_batch){.n = n, .own_st = array && statuses == MPI_STATUSES_IGNORE};
     b->p = malloc(count * sizeof *b->p);
     b->is = malloc(count * sizeof *b->is);
     b->st = b->own_st ? calloc(count, sizeof *b->st) : array ? statuses : NULL;
     if (b->p == NULL || b->is == NULL || (array && b->st == NULL)) {
-        batch_drop(b);
+        trace_mpi_batch_drop(b);
         return false;
     }
     for (int i = 0; i < n; i++) {
@@ -58,9 +42,7 @@ static bool batch_take(batch *b, int n, const MPI_Request *reqs, bool array,
     return true;
 }
 
-/* The call completed k requests: idx[j] (NULL: j itself) with status
- * st[j]; their receives are recorded, the others' go back; b is freed. */
-static void batch_finish(batch *b, const int *idx, int k, const MPI_Status *st)
+void trace_mpi_batch_finish(trace_mpi_batch *b, const int *idx, int k, const MPI_Status *st)
 {
     for (int j = 0; j < k; j++) {
         const int i = idx != NULL ? idx[j] : j;
@@ -74,11 +56,10 @@ static void batch_finish(batch *b, const int *idx, int k, const MPI_Status *st)
             trace_mpi_note_recv(b->p[i].req, b->p[i].comm, b->p[i].type);
         }
     }
-    batch_drop(b);
+    trace_mpi_batch_drop(b);
 }
 
-/* Record the call: n requests given, completed of them done; returns r. */
-static int completion_done(const trace_call *c, trace_fn fn, int n, int completed, int r)
+int trace_mpi_completion_done(const trace_call *c, trace_fn fn, int n, int completed, int r)
 {
     trace_args a = {.n = 0};
     targ_int(&a, "count", n);
@@ -91,9 +72,9 @@ static int completion_done(const trace_call *c, trace_fn fn, int n, int complete
 /* The call's body: untraced, or traced with the batch taken (b, ok). */
 #define COMPLETION_ENTER(call, n, reqs, array, statuses)                                           \
     TRACE_MPI_ENTER(call);                                                                         \
-    batch b;                                                                                       \
-    if (!batch_take(&b, n, reqs, array, statuses)) {                                               \
-        return completion_done(&c, fn_, n, -1, call); /* not followed: out of memory */            \
+    trace_mpi_batch b;                                                                             \
+    if (!trace_mpi_batch_take(&b, n, reqs, array, statuses)) {                                     \
+        return trace_mpi_completion_done(&c, fn_, n, -1, call); /* not followed: out of memory */  \
     }
 
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
@@ -101,8 +82,8 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
     const trace_fn fn_ = TRACE_FN_MPI_WAITALL;
     COMPLETION_ENTER(PMPI_Waitall(n, reqs, statuses), n, reqs, true, statuses);
     const int r = PMPI_Waitall(n, reqs, b.st);
-    r == MPI_SUCCESS ? batch_finish(&b, NULL, n, b.st) : batch_drop(&b);
-    return completion_done(&c, fn_, n, r == MPI_SUCCESS ? n : 0, r);
+    r == MPI_SUCCESS ? trace_mpi_batch_finish(&b, NULL, n, b.st) : trace_mpi_batch_drop(&b);
+    return trace_mpi_completion_done(&c, fn_, n, r == MPI_SUCCESS ? n : 0, r);
 }
 
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
@@ -111,18 +92,22 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
     COMPLETION_ENTER(PMPI_Testall(n, reqs, flag, statuses), n, reqs, true, statuses);
     const int r = PMPI_Testall(n, reqs, flag, b.st);
     const int k = r == MPI_SUCCESS && *flag ? n : 0;
-    r == MPI_SUCCESS ? batch_finish(&b, NULL, k, b.st) : batch_drop(&b);
-    return completion_done(&c, fn_, n, k, r);
+    r == MPI_SUCCESS ? trace_mpi_batch_finish(&b, NULL, k, b.st) : trace_mpi_batch_drop(&b);
+    return trace_mpi_completion_done(&c, fn_, n, k, r);
 }
 
 /* Waitany's, Testany's and Test's end: request *index completed with
  * status st (index NULL: none did). */
-static int any_done(const trace_call *c, trace_fn fn, batch *b, const int *index,
-                    const MPI_Status *st, int r)
+static int any_done(const trace_call *c,
+                    trace_fn fn,
+                    trace_mpi_batch *b,
+                    const int *index,
+                    const MPI_Status *st,
+                    int r)
 {
     const int k = r == MPI_SUCCESS && index != NULL && *index != MPI_UNDEFINED ? 1 : 0;
-    r == MPI_SUCCESS ? batch_finish(b, index, k, st) : batch_drop(b);
-    return completion_done(c, fn, b->n, k, r);
+    r == MPI_SUCCESS ? trace_mpi_batch_finish(b, index, k, st) : trace_mpi_batch_drop(b);
+    return trace_mpi_completion_done(c, fn, b->n, k, r);
 }
 
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
@@ -146,12 +131,16 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
 }
 
 /* Waitsome's and Testsome's end: *outcount requests completed, indices. */
-static int some_done(const trace_call *c, trace_fn fn, batch *b, const int *outcount,
-                     const int *indices, int r)
+static int some_done(const trace_call *c,
+                     trace_fn fn,
+                     trace_mpi_batch *b,
+                     const int *outcount,
+                     const int *indices,
+                     int r)
 {
     const int k = r == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0;
-    r == MPI_SUCCESS ? batch_finish(b, indices, k, b->st) : batch_drop(b);
-    return completion_done(c, fn, b->n, k, r);
+    r == MPI_SUCCESS ? trace_mpi_batch_finish(b, indices, k, b->st) : trace_mpi_batch_drop(b);
+    return trace_mpi_completion_done(c, fn, b->n, k, r);
 }
 
 // NOLINTNEXTLINE(readability-function-size): the MPI standard fixes the parameters

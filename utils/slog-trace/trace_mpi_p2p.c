@@ -20,7 +20,7 @@
 #include "trace_core.h"
 #include "trace_mpi.h"
 
-static int started(const trace_call *c, bool traced, trace_fn fn, int r)
+int trace_mpi_started(const trace_call *c, bool traced, trace_fn fn, int r)
 {
     int rank = -1, size = 0;
     if (r == MPI_SUCCESS && PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS) {
@@ -45,15 +45,15 @@ int MPI_Init(int *argc, char ***argv)
 {
     trace_call c;
     const bool traced = trace_enter(&c);
-    return started(&c, traced, TRACE_FN_MPI_INIT, PMPI_Init(argc, argv));
+    return trace_mpi_started(&c, traced, TRACE_FN_MPI_INIT, PMPI_Init(argc, argv));
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     trace_call c;
     const bool traced = trace_enter(&c);
-    return started(&c, traced, TRACE_FN_MPI_INIT,
-                   PMPI_Init_thread(argc, argv, required, provided));
+    return trace_mpi_started(&c, traced, TRACE_FN_MPI_INIT,
+                             PMPI_Init_thread(argc, argv, required, provided));
 }
 
 int MPI_Finalize(void)
@@ -69,14 +69,9 @@ int MPI_Finalize(void)
     return r;
 }
 
-/* MPI_Abort ends the job (Open MPI kills every rank; this one leaves by
- * _exit), so the call is an event, with the communicator's key and the
- * error code, and the file is sealed before the call: the record of which
- * rank aborted, and why, is never lost to the kill that follows. */
-int MPI_Abort(MPI_Comm comm, int errorcode)
+void trace_mpi_aborting(const trace_call *c, MPI_Comm comm, int errorcode)
 {
-    TRACE_MPI_ENTER(PMPI_Abort(comm, errorcode));
-    trace_skip(&c); /* an event, not a state: the call does not return */
+    trace_skip(c); /* an event, not a state: the call does not return */
     uint64_t key = 0;
     (void)trace_mpi_world(comm, 0, &key);
     trace_args a = {.n = 0};
@@ -84,6 +79,16 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     targ_int(&a, "errorcode", errorcode);
     trace_event(TRACE_FN_MPI_ABORT, &a);
     trace_before_exit();
+}
+
+/* MPI_Abort ends the job (Open MPI kills every rank; this one leaves by
+ * _exit), so the call is an event, with the communicator's key and the
+ * error code, and the file is sealed before the call: the record of which
+ * rank aborted, and why, is never lost to the kill that follows. */
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    TRACE_MPI_ENTER(PMPI_Abort(comm, errorcode));
+    trace_mpi_aborting(&c, comm, errorcode);
     return PMPI_Abort(comm, errorcode);
 }
 
@@ -164,10 +169,12 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     return r;
 }
 
-/* A send-receive's end: its receive (rcv, status st) as an "MPI message
- * received" event, then the call's state with its send's args a. */
-static int exchanged(const trace_call *c, trace_fn fn, trace_args *a, const trace_mpi_recv *rcv,
-                     const MPI_Status *st, int r)
+int trace_mpi_exchanged(const trace_call *c,
+                        trace_fn fn,
+                        trace_args *a,
+                        const trace_mpi_recv *rcv,
+                        const MPI_Status *st,
+                        int r)
 {
     if (r == MPI_SUCCESS) {
         trace_mpi_received(rcv, st);
@@ -192,9 +199,9 @@ int MPI_Sendrecv(const void *sbuf, int count, MPI_Datatype type, int dest, int t
     trace_args a = {.n = 0};
     trace_mpi_send_args(&a, count, type, dest, tag, comm);
     const trace_mpi_recv rcv = {NULL, comm, rtype};
-    return exchanged(&c, TRACE_FN_MPI_SENDRECV, &a, &rcv, st,
-                     PMPI_Sendrecv(sbuf, count, type, dest, tag, rbuf, rcount, rtype, source, rtag,
-                                   comm, st));
+    return trace_mpi_exchanged(
+        &c, TRACE_FN_MPI_SENDRECV, &a, &rcv, st,
+        PMPI_Sendrecv(sbuf, count, type, dest, tag, rbuf, rcount, rtype, source, rtag, comm, st));
 }
 
 // NOLINTNEXTLINE(readability-function-size): the MPI standard fixes the parameters
@@ -210,12 +217,12 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     trace_args a = {.n = 0};
     trace_mpi_send_args(&a, count, type, dest, tag, comm);
     const trace_mpi_recv rcv = {NULL, comm, type};
-    return exchanged(&c, TRACE_FN_MPI_SENDRECV_REPLACE, &a, &rcv, st,
-                     PMPI_Sendrecv_replace(buf, count, type, dest, tag, source, rtag, comm, st));
+    return trace_mpi_exchanged(
+        &c, TRACE_FN_MPI_SENDRECV_REPLACE, &a, &rcv, st,
+        PMPI_Sendrecv_replace(buf, count, type, dest, tag, source, rtag, comm, st));
 }
 
-/* The args of a probe for source and tag on comm. */
-static void probe_args(trace_args *a, int source, int tag, MPI_Comm comm)
+void trace_mpi_probe_args(trace_args *a, int source, int tag, MPI_Comm comm)
 {
     uint64_t key = 0;
     const int src = trace_mpi_world(comm, source, &key);
@@ -224,10 +231,8 @@ static void probe_args(trace_args *a, int source, int tag, MPI_Comm comm)
     targ_int(a, "tag", tag);
 }
 
-/* A probe's end: a, then the message it found (status st; NULL: none)
- * as found_src (world rank), found_tag and bytes, and ret. */
-static int probed(const trace_call *c, trace_fn fn, trace_args *a, MPI_Comm comm,
-                  const MPI_Status *st, int r)
+int trace_mpi_probed(
+    const trace_call *c, trace_fn fn, trace_args *a, MPI_Comm comm, const MPI_Status *st, int r)
 {
     int n = 0;
     if (r == MPI_SUCCESS && st != NULL) {
@@ -252,8 +257,9 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     MPI_Status own = {0};
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     trace_args a = {.n = 0};
-    probe_args(&a, source, tag, comm);
-    return probed(&c, TRACE_FN_MPI_PROBE, &a, comm, st, PMPI_Probe(source, tag, comm, st));
+    trace_mpi_probe_args(&a, source, tag, comm);
+    return trace_mpi_probed(&c, TRACE_FN_MPI_PROBE, &a, comm, st,
+                            PMPI_Probe(source, tag, comm, st));
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
@@ -265,8 +271,9 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
     MPI_Status own = {0};
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     trace_args a = {.n = 0};
-    probe_args(&a, source, tag, comm);
+    trace_mpi_probe_args(&a, source, tag, comm);
     const int r = PMPI_Iprobe(source, tag, comm, flag, st);
     targ_int(&a, "flag", r == MPI_SUCCESS ? *flag : 0);
-    return probed(&c, TRACE_FN_MPI_IPROBE, &a, comm, r == MPI_SUCCESS && *flag ? st : NULL, r);
+    return trace_mpi_probed(&c, TRACE_FN_MPI_IPROBE, &a, comm,
+                            r == MPI_SUCCESS && *flag ? st : NULL, r);
 }
