@@ -53,11 +53,15 @@ static int layout_add(report_layout *lay, uint32_t fold, uint32_t key, uint32_t 
     return 0;
 }
 
-/* Rows for the timelines drawn one by one, at the fold that fits. */
+/* Rows for the timelines drawn one by one and, where statistics by
+ * timeline are known, every timeline with states: one whose states all came
+ * back inside a group's preview (a few short states beside busy threads of
+ * the same process) would otherwise have no row, and its exact totals no
+ * place in the utilisation table.  At the fold that fits. */
 static int layout_base(report *rp, uint32_t cap)
 {
     report_layout *lay = &rp->layout;
-    report_ref *refs = calloc(rp->npieces + 1, sizeof *refs);
+    report_ref *refs = calloc(rp->npieces + rp->nby_tl + 1, sizeof *refs);
     uint32_t *keys = calloc((size_t)rp->cfg.max_rows + 1, sizeof *keys);
     if (refs == NULL || keys == NULL) {
         free(refs);
@@ -68,6 +72,12 @@ static int layout_base(report *rp, uint32_t cap)
     for (size_t i = 0; i < rp->npieces; i++) {
         if (rp->pieces[i].fold == 0) {
             refs[n++] = (report_ref){0, rp->pieces[i].key};
+        }
+    }
+    for (size_t i = 0; i < rp->nby_tl; i++) {
+        const slog_stats_row *s = &rp->by_tl[i];
+        if (s->kind == SLOG_KIND_STATE && s->count > 0 && s->timeline < rp->tl.n) {
+            refs[n++] = (report_ref){0, s->timeline};
         }
     }
     /* nothing drawn one by one: the tables' rows, which hold every preview */
