@@ -198,4 +198,38 @@ void trace_mpi_file_opened(MPI_File fh, const char *path);
 void trace_mpi_file_name(MPI_File fh, char *buf, size_t n);
 void trace_mpi_file_closed(MPI_File fh);
 
+/* MPI-IO records (trace_mpi_io.c).  A data call: its file, the type of
+ * its items, the bytes asked, its offset (-1: none). */
+typedef struct trace_mpi_io_data {
+    MPI_File fh;
+    MPI_Datatype type;
+    int64_t asked;
+    MPI_Offset offset;
+} trace_mpi_io_data;
+
+/* The individual file pointer of fh before a call moves it; -1 when MPI
+ * cannot say (a file opened with MPI_MODE_SEQUENTIAL has none). */
+MPI_Offset trace_mpi_io_position(MPI_File fh);
+
+/* Record a call on fh: the args in extra, then path and ret; returns r. */
+int trace_mpi_io_file_done(
+    const trace_call *c, trace_fn fn, MPI_File fh, const trace_args *extra, int r);
+
+/* Record data call d (count, offset, bytes moved by its status st; st
+ * NULL: a nonblocking call's start); returns r. */
+int trace_mpi_io_data_done(
+    const trace_call *c, trace_fn fn, const trace_mpi_io_data *d, const MPI_Status *st, int r);
+
+/* Record MPI_File_open of path on comm with amode, which returned r and
+ * the handle *fh (its name noted when r is MPI_SUCCESS); returns r. */
+int trace_mpi_io_open_done(
+    const trace_call *c, MPI_Comm comm, const char *path, int amode, const MPI_File *fh, int r);
+
+/* Record MPI_File_close of fh, named path before the call, which
+ * returned r (the name forgotten when r is MPI_SUCCESS); returns r. */
+int trace_mpi_io_close_done(const trace_call *c, MPI_File fh, const char *path, int r);
+
+/* Record MPI_File_delete of path, which returned r; returns r. */
+int trace_mpi_io_delete_done(const trace_call *c, const char *path, int r);
+
 #endif /* SLOG_TRACE_MPI_H */

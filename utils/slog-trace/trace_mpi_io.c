@@ -48,23 +48,14 @@ TRACE_WEAK(PMPI_File_sync);
 TRACE_WEAK(PMPI_File_set_size);
 TRACE_WEAK(PMPI_File_preallocate);
 
-/* A data call: its file, the bytes asked, its offset (-1: none). */
-typedef struct io_data {
-    MPI_File fh;
-    int64_t asked;
-    MPI_Offset offset;
-} io_data;
-
-/* The individual file pointer of fh before a call moves it; -1 when MPI
- * cannot say (a file opened with MPI_MODE_SEQUENTIAL has none). */
-static MPI_Offset position(MPI_File fh)
+MPI_Offset trace_mpi_io_position(MPI_File fh)
 {
     MPI_Offset pos = -1;
     return PMPI_File_get_position(fh, &pos) == MPI_SUCCESS ? pos : -1;
 }
 
-/* Record a call on fh: the args in extra, then path and ret; returns r. */
-static int file_done(const trace_call *c, trace_fn fn, MPI_File fh, const trace_args *extra, int r)
+int trace_mpi_io_file_done(
+    const trace_call *c, trace_fn fn, MPI_File fh, const trace_args *extra, int r)
 {
     char path[PATH_MAX];
     trace_mpi_file_name(fh, path, sizeof path);
@@ -75,9 +66,8 @@ static int file_done(const trace_call *c, trace_fn fn, MPI_File fh, const trace_
     return r;
 }
 
-/* Record a data call; st: its status (NULL: a nonblocking call's start). */
-static int data_done(const trace_call *c, trace_fn fn, const io_data *d, MPI_Datatype type,
-                     const MPI_Status *st, int r)
+int trace_mpi_io_data_done(
+    const trace_call *c, trace_fn fn, const trace_mpi_io_data *d, const MPI_Status *st, int r)
 {
     trace_args a = {.n = 0};
     targ_int(&a, "count", d->asked);
@@ -85,11 +75,11 @@ static int data_done(const trace_call *c, trace_fn fn, const io_data *d, MPI_Dat
         targ_int(&a, "offset", d->offset);
     }
     int n = 0;
-    if (st != NULL && r == MPI_SUCCESS && PMPI_Get_count(st, type, &n) == MPI_SUCCESS &&
+    if (st != NULL && r == MPI_SUCCESS && PMPI_Get_count(st, d->type, &n) == MPI_SUCCESS &&
         n != MPI_UNDEFINED) {
-        targ_int(&a, "bytes", trace_mpi_bytes(n, type));
+        targ_int(&a, "bytes", trace_mpi_bytes(n, d->type));
     }
-    return file_done(c, fn, d->fh, &a, r);
+    return trace_mpi_io_file_done(c, fn, d->fh, &a, r);
 }
 
 /* A blocking data call.  A program that ignores the status gets the
@@ -100,14 +90,14 @@ static int data_done(const trace_call *c, trace_fn fn, const io_data *d, MPI_Dat
     TRACE_MPI_ENTER(call);                                                                         \
     MPI_Status own_ = {0};                                                                         \
     st_ = st_ == MPI_STATUS_IGNORE ? &own_ : st_;                                                  \
-    const io_data d_ = {fh, trace_mpi_bytes(count, type), offset_};                                \
-    return data_done(&c, fn, &d_, type, st_, call)
+    const trace_mpi_io_data d_ = {fh, type, trace_mpi_bytes(count, type), offset_};                \
+    return trace_mpi_io_data_done(&c, fn, &d_, st_, call)
 
 /* A nonblocking data call: recorded when started, with the bytes asked. */
 #define START_BODY(fn, offset_, call)                                                              \
     TRACE_MPI_ENTER(call);                                                                         \
-    const io_data d_ = {fh, trace_mpi_bytes(count, type), offset_};                                \
-    return data_done(&c, fn, &d_, type, NULL, call)
+    const trace_mpi_io_data d_ = {fh, type, trace_mpi_bytes(count, type), offset_};                \
+    return trace_mpi_io_data_done(&c, fn, &d_, NULL, call)
 
 /* Any other call on fh; extra: statements adding args to a. */
 #define FILE_BODY(fn, call, ...)                                                                   \
@@ -115,83 +105,90 @@ static int data_done(const trace_call *c, trace_fn fn, const io_data *d, MPI_Dat
     const int r = call;                                                                            \
     trace_args a = {.n = 0};                                                                       \
     __VA_ARGS__;                                                                                   \
-    return file_done(&c, fn, fh, &a, r)
+    return trace_mpi_io_file_done(&c, fn, fh, &a, r)
 
-int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+int trace_mpi_io_open_done(
+    const trace_call *c, MPI_Comm comm, const char *path, int amode, const MPI_File *fh, int r)
 {
-    trace_call c;
-    if (!trace_enter(&c)) {
-        return PMPI_File_open(comm, filename, amode, info, fh);
-    }
-    const int r = PMPI_File_open(comm, filename, amode, info, fh);
     if (r == MPI_SUCCESS) {
-        trace_mpi_file_opened(*fh, filename);
+        trace_mpi_file_opened(*fh, path);
     }
     uint64_t key = 0;
     (void)trace_mpi_world(comm, 0, &key);
     trace_args a = {.n = 0};
-    targ_str(&a, "path", filename);
+    targ_str(&a, "path", path);
     targ_int(&a, "amode", amode);
     targ_uint(&a, "comm", key);
     targ_int(&a, "ret", r);
-    trace_leave(&c, TRACE_FN_MPI_FILE_OPEN, &a);
+    trace_leave(c, TRACE_FN_MPI_FILE_OPEN, &a);
     return r;
 }
 
-int MPI_File_close(MPI_File *fhp)
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
-    trace_call c;
-    if (!trace_enter(&c)) {
-        return PMPI_File_close(fhp);
-    }
-    const MPI_File fh = fhp != NULL ? *fhp : NULL;
-    char path[PATH_MAX];
-    trace_mpi_file_name(fh, path, sizeof path);
-    const int r = PMPI_File_close(fhp);
+    TRACE_MPI_ENTER(PMPI_File_open(comm, filename, amode, info, fh));
+    return trace_mpi_io_open_done(&c, comm, filename, amode, fh,
+                                  PMPI_File_open(comm, filename, amode, info, fh));
+}
+
+int trace_mpi_io_close_done(const trace_call *c, MPI_File fh, const char *path, int r)
+{
     if (r == MPI_SUCCESS) {
         trace_mpi_file_closed(fh);
     }
     trace_args a = {.n = 0};
     targ_str(&a, "path", path);
     targ_int(&a, "ret", r);
-    trace_leave(&c, TRACE_FN_MPI_FILE_CLOSE, &a);
+    trace_leave(c, TRACE_FN_MPI_FILE_CLOSE, &a);
+    return r;
+}
+
+int MPI_File_close(MPI_File *fhp)
+{
+    TRACE_MPI_ENTER(PMPI_File_close(fhp));
+    const MPI_File fh = fhp != NULL ? *fhp : NULL;
+    char path[PATH_MAX];
+    trace_mpi_file_name(fh, path, sizeof path);
+    return trace_mpi_io_close_done(&c, fh, path, PMPI_File_close(fhp));
+}
+
+int trace_mpi_io_delete_done(const trace_call *c, const char *path, int r)
+{
+    trace_args a = {.n = 0};
+    targ_str(&a, "path", path);
+    targ_int(&a, "ret", r);
+    trace_leave(c, TRACE_FN_MPI_FILE_DELETE, &a);
     return r;
 }
 
 int MPI_File_delete(const char *filename, MPI_Info info)
 {
-    trace_call c;
-    if (!trace_enter(&c)) {
-        return PMPI_File_delete(filename, info);
-    }
-    const int r = PMPI_File_delete(filename, info);
-    trace_args a = {.n = 0};
-    targ_str(&a, "path", filename);
-    targ_int(&a, "ret", r);
-    trace_leave(&c, TRACE_FN_MPI_FILE_DELETE, &a);
-    return r;
+    TRACE_MPI_ENTER(PMPI_File_delete(filename, info));
+    return trace_mpi_io_delete_done(&c, filename, PMPI_File_delete(filename, info));
 }
 
 int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype type, MPI_Status *status)
 {
-    DATA_BODY(TRACE_FN_MPI_FILE_READ, position(fh), PMPI_File_read(fh, buf, count, type, st_));
+    DATA_BODY(TRACE_FN_MPI_FILE_READ, trace_mpi_io_position(fh),
+              PMPI_File_read(fh, buf, count, type, st_));
 }
 
 int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype type, MPI_Status *status)
 {
-    DATA_BODY(TRACE_FN_MPI_FILE_READ_ALL, position(fh),
+    DATA_BODY(TRACE_FN_MPI_FILE_READ_ALL, trace_mpi_io_position(fh),
               PMPI_File_read_all(fh, buf, count, type, st_));
 }
 
 int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype type, MPI_Status *status)
 {
-    DATA_BODY(TRACE_FN_MPI_FILE_WRITE, position(fh), PMPI_File_write(fh, buf, count, type, st_));
+    DATA_BODY(TRACE_FN_MPI_FILE_WRITE, trace_mpi_io_position(fh),
+              PMPI_File_write(fh, buf, count, type, st_));
 }
 
 int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype type,
                        MPI_Status *status)
 {
-    DATA_BODY(TRACE_FN_MPI_FILE_WRITE_ALL, position(fh),
+    DATA_BODY(TRACE_FN_MPI_FILE_WRITE_ALL, trace_mpi_io_position(fh),
               PMPI_File_write_all(fh, buf, count, type, st_));
 }
 
@@ -256,25 +253,26 @@ int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype
 
 int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype type, MPI_Request *req)
 {
-    START_BODY(TRACE_FN_MPI_FILE_IREAD, position(fh), PMPI_File_iread(fh, buf, count, type, req));
+    START_BODY(TRACE_FN_MPI_FILE_IREAD, trace_mpi_io_position(fh),
+               PMPI_File_iread(fh, buf, count, type, req));
 }
 
 int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype type, MPI_Request *req)
 {
-    START_BODY(TRACE_FN_MPI_FILE_IWRITE, position(fh),
+    START_BODY(TRACE_FN_MPI_FILE_IWRITE, trace_mpi_io_position(fh),
                PMPI_File_iwrite(fh, buf, count, type, req));
 }
 
 int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype type, MPI_Request *req)
 {
-    START_BODY(TRACE_FN_MPI_FILE_IREAD_ALL, position(fh),
+    START_BODY(TRACE_FN_MPI_FILE_IREAD_ALL, trace_mpi_io_position(fh),
                PMPI_File_iread_all(fh, buf, count, type, req));
 }
 
 int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype type,
                         MPI_Request *req)
 {
-    START_BODY(TRACE_FN_MPI_FILE_IWRITE_ALL, position(fh),
+    START_BODY(TRACE_FN_MPI_FILE_IWRITE_ALL, trace_mpi_io_position(fh),
                PMPI_File_iwrite_all(fh, buf, count, type, req));
 }
 
