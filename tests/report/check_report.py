@@ -11,7 +11,8 @@
 #    per timeline) and the counter table equal slog-query --stats by
 #    timeline / by both, to the nanosecond;
 #  - --hostile: the hostile names of report_fixture appear as text, never
-#    as markup; --empty, --incomplete, --grouped: what the page says.
+#    as markup; --empty, --no-states, --incomplete, --grouped: what the
+#    page says (a file with drawables never "No drawables").
 # Exit 0 when every check holds, 1 with the failures listed.
 import argparse
 import json
@@ -126,6 +127,19 @@ def overview_data(p, fails):
             except ValueError as e:
                 fails.append('overview data is not JSON: %s' % e)
     return None
+
+
+def check_overview(args, data, fails):
+    if data is None:
+        fails.append('no overview data')
+        return
+    if not 0 < len(data['rows']) <= 2 * args.max_rows:  # timeline rows, then group rows
+        fails.append('%d overview rows (1..%d expected)' % (len(data['rows']), 2 * args.max_rows))
+    if args.grouped != 'any' and (args.grouped == 'yes') != (data['fold'] > 0):
+        fails.append('overview fold %d (grouped expected: %s)' % (data['fold'], args.grouped))
+    painted = sum(r['r'][i] for r in data['rows'] for i in range(0, len(r['r']), 3) if r['r'][i + 2] > 0)
+    if painted == 0:
+        fails.append('the overview paints nothing')
 
 
 def query_jsonl(args, *extra):
@@ -258,6 +272,7 @@ def main():
     ap.add_argument('--max-rows', type=int, default=200)
     ap.add_argument('--hostile', action='store_true')
     ap.add_argument('--empty', action='store_true')
+    ap.add_argument('--no-states', action='store_true')
     ap.add_argument('--incomplete', action='store_true')
     ap.add_argument('--grouped', choices=['yes', 'no', 'any'], default='any')
     ap.add_argument('--exact-busy', action='store_true')
@@ -269,16 +284,13 @@ def main():
     if args.empty:
         if data is not None or 'No drawables' not in raw:
             fails.append('an empty file should say it has no drawables and draw nothing')
-    elif data is None:
-        fails.append('no overview data')
-    else:
-        if not 0 < len(data['rows']) <= 2 * args.max_rows:  # timeline rows, then group rows
-            fails.append('%d overview rows (1..%d expected)' % (len(data['rows']), 2 * args.max_rows))
-        if args.grouped != 'any' and (args.grouped == 'yes') != (data['fold'] > 0):
-            fails.append('overview fold %d (grouped expected: %s)' % (data['fold'], args.grouped))
-        painted = sum(r['r'][i] for r in data['rows'] for i in range(0, len(r['r']), 3) if r['r'][i + 2] > 0)
-        if painted == 0:
-            fails.append('the overview paints nothing')
+    elif 'No drawables' in raw:
+        fails.append('the page says "No drawables" of a file that has some')
+    if args.no_states:
+        if data is None or data['rows'] or 'No states to draw' not in raw:
+            fails.append('a file without states should say so and draw no row')
+    elif not args.empty:
+        check_overview(args, data, fails)
     if args.incomplete and 'Incomplete file' not in raw:
         fails.append('an incomplete file is not flagged')
     if not args.incomplete and 'Incomplete file' in raw:

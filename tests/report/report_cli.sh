@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # report_cli.sh - slog-report end to end on small files: the tracked test
-# files and the traces report_fixture writes (hostile names, empty,
-# incomplete, 10^4 timelines nested and flat) give pages that pass
+# files and the traces report_fixture writes (hostile names, empty, no
+# states, incomplete, 10^4 timelines nested and flat) give pages that pass
 # check_report.py, whose numbers equal slog-query's; bad input (missing
 # file, not a libslog file, unwritable output, bad options) fails with a
 # clear message and the right exit status, and never leaves a partial or
@@ -40,11 +40,13 @@ page() {
 
 page "$ROOT/tests/data/slog/v1/synth.slog" synth --grouped no --exact-busy
 page "$ROOT/tests/data/slog/v1/chrome69.slog" chrome69
-for kind in hostile empty incomplete nested flat; do
+for kind in hostile empty nostates incomplete nested flat; do
     "$FIXTURE" "$kind" "$TMP/$kind.slog" || fail "fixture $kind"
 done
 page "$TMP/hostile.slog" hostile --hostile --grouped no --exact-busy
 page "$TMP/empty.slog" empty --empty
+# events, arrows and counters but no state: the overview said "No drawables to draw"
+page "$TMP/nostates.slog" nostates --no-states
 page "$TMP/incomplete.slog" incomplete --incomplete
 page "$TMP/nested.slog" nested --grouped yes --exact-busy
 page "$TMP/flat.slog" flat --grouped yes --exact-busy

@@ -6,6 +6,7 @@
  *               category, quotes and an <img> in a timeline, control
  *               characters and invalid UTF-8; with arrows and counters
  *   empty       timelines and categories but no drawable
+ *   nostates    events, arrows and counter samples but no state
  *   incomplete  drawables flushed, then the writer destroyed unfinished
  *   nested      10^4 threads under 100 processes (rows fold to processes)
  *   flat        10^4 top-level ranks (rows fold to blocks of ranks)
@@ -93,6 +94,24 @@ static void write_empty(slog_writer *w)
     (void)category(w, SLOG_KIND_STATE, "never used", NULL);
 }
 
+/* Instant events, arrows and counter samples on two threads, no state. */
+static void write_no_states(slog_writer *w)
+{
+    const uint32_t p = timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_PROCESS, "gpu");
+    const uint32_t a = timeline(w, p, SLOG_TIMELINE_THREAD, "queue a");
+    const uint32_t b = timeline(w, p, SLOG_TIMELINE_THREAD, "queue b");
+    const uint32_t mark = category(w, SLOG_KIND_EVENT, "mark", NULL);
+    const uint32_t msg = category(w, SLOG_KIND_ARROW, "signal", NULL);
+    const uint32_t load = category(w, SLOG_KIND_COUNTER, "load", NULL);
+    slog_error err;
+    for (int64_t i = 0; i < 100; i++) {
+        const slog_event e = {(i & 1) != 0 ? a : b, mark, i * 1000, 0, NULL};
+        check(slog_writer_append_event(w, &e, &err), &err, "append event");
+        arrow(w, msg, a, b, i * 1000, i * 1000 + 300);
+        counter(w, p, load, i * 1000, (double)(i % 7));
+    }
+}
+
 /* Two threads under a process, 200 states each, then a flush. */
 static void write_incomplete(slog_writer *w)
 {
@@ -155,8 +174,9 @@ int main(int argc, char **argv)
         return write_index(argc, argv);
     }
     if (argc != 3) {
-        (void)fprintf(stderr, "usage: report_fixture hostile|empty|incomplete|nested|flat OUT\n"
-                              "       report_fixture index OUT IN...\n");
+        (void)fprintf(stderr,
+                      "usage: report_fixture hostile|empty|nostates|incomplete|nested|flat OUT\n"
+                      "       report_fixture index OUT IN...\n");
         return 2;
     }
     const char *kind = argv[1];
@@ -167,6 +187,8 @@ int main(int argc, char **argv)
         write_hostile(w);
     } else if (strcmp(kind, "empty") == 0) {
         write_empty(w);
+    } else if (strcmp(kind, "nostates") == 0) {
+        write_no_states(w);
     } else if (strcmp(kind, "incomplete") == 0) {
         write_incomplete(w);
         slog_writer_destroy(w); /* no finish: the file stays incomplete */

@@ -131,11 +131,30 @@ static void write_legend(const report *rp, FILE *f)
     (void)fputs("</ul>\n", f);
 }
 
+/* A file with drawables but no state: say what it holds instead (the
+ * page said "No drawables to draw" over 11 564 counter samples). */
+static void write_no_states(const report *rp, FILE *f)
+{
+    (void)fputs("<p class=\"empty\" id=\"overview-none\">No states to draw: the overview shows "
+                "states only. The file holds ",
+                f);
+    html_count(f, rp->fi.events);
+    (void)fputs(" events, ", f);
+    html_count(f, rp->fi.arrows);
+    (void)fputs(" arrows and ", f);
+    html_count(f, rp->fi.counters);
+    (void)fputs(" counter samples (see Categories, Messages and Counters).</p>\n</section>\n", f);
+}
+
 void report_write_overview(const report *rp, FILE *f)
 {
     html_section_begin(f, "overview", "Overview");
-    if (!rp->has_data || rp->layout.n == 0) {
+    if (!rp->has_data) {
         (void)fputs("<p class=\"empty\">No drawables to draw.</p>\n</section>\n", f);
+        return;
+    }
+    if (rp->layout.n == 0) {
+        write_no_states(rp, f);
         return;
     }
     (void)fprintf(f, "<p>The whole trace at %u pixels (", rp->grid.width);
