@@ -5,9 +5,9 @@
 # files and the traces report_fixture writes (hostile names, empty, no
 # states, incomplete, 10^4 timelines nested and flat) give pages that pass
 # check_report.py, whose numbers equal slog-query's; bad input (missing
-# file, not a libslog file, unwritable output, bad options) fails with a
-# clear message and the right exit status, and never leaves a partial or
-# temporary output behind nor touches an existing one.
+# file, not a libslog file, unwritable output, the output is the input, bad
+# options) fails with a clear message and the right exit status, and never
+# leaves a partial or temporary output behind nor touches an existing one.
 # Usage: report_cli.sh SLOG_REPORT SLOG_QUERY REPORT_FIXTURE SOURCE_ROOT SLOG_SYNTH
 set -u
 REPORT=$1
@@ -103,6 +103,11 @@ expect not_slog 1 "text.slog" -- "$REPORT" "$TMP/text.slog" -o "$TMP/keep.html"
 [ "$(cat "$TMP/keep.html")" = KEEP ] || fail "a failed run changed the existing output"
 expect no_dir 1 "Cannot create $TMP/no/such/dir/r.html" -- \
     "$REPORT" "$ROOT/tests/data/slog/v1/synth.slog" -o "$TMP/no/such/dir/r.html"
+# the output is the input (same name, or the same file): the trace was replaced by the page
+cp "$ROOT/tests/data/slog/v1/synth.slog" "$TMP/in.slog"
+expect is_input 1 "is the input" -- "$REPORT" "$TMP/in.slog" -o "$TMP/in.slog"
+expect is_input_dot 1 "is the input" -- "$REPORT" "$TMP/in.slog" -o "$TMP/./in.slog"
+cmp -s "$TMP/in.slog" "$ROOT/tests/data/slog/v1/synth.slog" || fail "slog-report overwrote its input"
 mkdir "$TMP/isdir.html"
 expect is_dir 1 "isdir.html" -- "$REPORT" "$ROOT/tests/data/slog/v1/synth.slog" -o "$TMP/isdir.html"
 expect no_output 2 "missing --output" -- "$REPORT" "$ROOT/tests/data/slog/v1/synth.slog"

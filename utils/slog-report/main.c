@@ -5,8 +5,9 @@
  * timeline, the longest states, a message matrix and counter summaries,
  * made from previews and statistics without a full scan (report.h).  This
  * file owns the command line and the process policy: gather everything
- * first (a bad input fails before the output is touched), then write the
- * page through a temporary file renamed over the output.
+ * first (a bad input fails before the output is touched; an output that
+ * is the input is refused), then write the page through a temporary file
+ * renamed over the output.
  * Exit status: 0 ok, 1 file or I/O failure, 2 bad arguments.
  */
 #include <getopt.h>
@@ -137,6 +138,19 @@ static int parse_args(int argc, char **argv, report_config *cfg)
     return -2;
 }
 
+/* An output that names the input (the same path, or the same file) would
+ * be renamed over the trace: `slog-report t.slog -o t.slog` replaced it. */
+static int check_output(const report_config *cfg)
+{
+    if (out_file_input_clash(cfg->output, &cfg->path, 1) != 0) {
+        (void)fprintf(stderr,
+                      REPORT_PROG ": the output %s is the input: refusing to overwrite it\n",
+                      cfg->output);
+        return EXIT_FAILURE;
+    }
+    return 0;
+}
+
 static void print_summary(const report *rp)
 {
     char a[32], b[160];
@@ -162,7 +176,10 @@ int main(int argc, char **argv)
     if (status != -2) {
         return status;
     }
-    status = report_gather(&rp);
+    status = check_output(&rp.cfg);
+    if (status == 0) {
+        status = report_gather(&rp);
+    }
     if (status == 0) {
         status = report_output(&rp, rp.cfg.output);
     }
