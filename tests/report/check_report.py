@@ -6,7 +6,8 @@
 #    closed in order, unique ids, the overview data is valid JSON;
 #  - self-contained: no src attribute, every href a fragment (#...), no
 #    url() or @import in styles, a Content-Security-Policy of default-src 'none';
-#  - with --query and --slog: the category table equals slog-query --stats,
+#  - with --query and --slog: the category table equals slog-query --stats
+#    (past --categories per kind, the rest added up in one row),
 #    the longest states equal slog-query --top, the utilisation rows (when
 #    per timeline) and the counter table equal slog-query --stats by
 #    timeline / by both, to the nanosecond;
@@ -148,14 +149,42 @@ def query_jsonl(args, *extra):
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
+def check_category_rest(args, want, got, rest, fails):
+    """Categories not listed are added up in one row per kind (--categories)."""
+    for kind in {k for k, _c in want} | set(rest):
+        listed = [want[key] for key in want if key[0] == kind and key in got]
+        more = [want[key] for key in want if key[0] == kind and key not in got]
+        if len(listed) > args.categories:
+            fails.append('%d %s categories listed, at most %d' % (len(listed), kind, args.categories))
+        r = rest.get(kind)
+        if not more:
+            if r is not None:
+                fails.append('a rest row for %s, but every category is listed' % kind)
+            continue
+        if r is None:
+            fails.append('%d %s categories neither listed nor added up' % (len(more), kind))
+            continue
+        sums = (len(more), sum(m['count'] for m in more), sum(m.get('inclusive', 0) for m in more),
+                sum(m.get('exclusive', 0) for m in more))
+        if (int(r['data-rest']), int(r['data-count']), int(r['data-inclusive']), int(r['data-exclusive'])) != sums:
+            fails.append('rest of %s: report %s, slog-query (categories, count, inclusive, exclusive) %s'
+                         % (kind, [r[k] for k in ('data-rest', 'data-count', 'data-inclusive', 'data-exclusive')], sums))
+        order = lambda m: (m.get('inclusive', 0), m['count'])  # noqa: E731
+        if listed and max(map(order, more)) > min(map(order, listed)):
+            fails.append('a %s category added up has more time or drawables than one listed' % kind)
+
+
 def check_categories(args, p, fails):
     want = {(r['kind'], r['category_id']): r for r in query_jsonl(args, '--stats')}
-    got = {}
+    got, rest = {}, {}
     for a, _cells in p.tables.get('categories-table', []):
         if 'data-category' in a:
             got[(a['data-kind'], int(a['data-category']))] = a
-    if set(got) != set(want):
-        fails.append('category rows differ: report %d, slog-query %d' % (len(got), len(want)))
+        elif 'data-rest' in a:
+            rest[a['data-kind']] = a
+    if not set(got) <= set(want):
+        fails.append('category rows slog-query lacks: %s' % sorted(set(got) - set(want))[:5])
+    check_category_rest(args, want, got, rest, fails)
     for key, r in want.items():
         a = got.get(key)
         if a is None:
@@ -269,6 +298,7 @@ def main():
     ap.add_argument('--slog')
     ap.add_argument('--top', type=int, default=25)
     ap.add_argument('--series', type=int, default=200)
+    ap.add_argument('--categories', type=int, default=1000)
     ap.add_argument('--max-rows', type=int, default=200)
     ap.add_argument('--hostile', action='store_true')
     ap.add_argument('--empty', action='store_true')

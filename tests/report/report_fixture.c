@@ -7,6 +7,7 @@
  *               characters and invalid UTF-8; with arrows and counters
  *   empty       timelines and categories but no drawable
  *   nostates    events, arrows and counter samples but no state
+ *   manycats    1200 categories, 400 of each kind but arrows, one drawable each
  *   incomplete  drawables flushed, then the writer destroyed unfinished
  *   nested      10^4 threads under 100 processes (rows fold to processes)
  *   flat        10^4 top-level ranks (rows fold to blocks of ranks)
@@ -112,6 +113,24 @@ static void write_no_states(slog_writer *w)
     }
 }
 
+/* 400 state, event and counter categories each, every one used once
+ * (states of different lengths, so the longest ones are listed first). */
+static void write_many_categories(slog_writer *w)
+{
+    const uint32_t t = timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "main");
+    slog_error err;
+    char name[32];
+    for (int64_t i = 0; i < 400; i++) {
+        (void)snprintf(name, sizeof name, "state %d", (int)i);
+        state(w, t, category(w, SLOG_KIND_STATE, name, NULL), i * 1000, i * 1000 + 1 + i % 37, 0);
+        (void)snprintf(name, sizeof name, "event %d", (int)i);
+        const slog_event e = {t, category(w, SLOG_KIND_EVENT, name, NULL), i * 1000 + 500, 0, NULL};
+        check(slog_writer_append_event(w, &e, &err), &err, "append event");
+        (void)snprintf(name, sizeof name, "counter %d", (int)i);
+        counter(w, t, category(w, SLOG_KIND_COUNTER, name, NULL), i * 1000 + 600, (double)i);
+    }
+}
+
 /* Two threads under a process, 200 states each, then a flush. */
 static void write_incomplete(slog_writer *w)
 {
@@ -174,9 +193,10 @@ int main(int argc, char **argv)
         return write_index(argc, argv);
     }
     if (argc != 3) {
-        (void)fprintf(stderr,
-                      "usage: report_fixture hostile|empty|nostates|incomplete|nested|flat OUT\n"
-                      "       report_fixture index OUT IN...\n");
+        (void)fprintf(
+            stderr,
+            "usage: report_fixture hostile|empty|nostates|manycats|incomplete|nested|flat OUT\n"
+            "       report_fixture index OUT IN...\n");
         return 2;
     }
     const char *kind = argv[1];
@@ -189,6 +209,8 @@ int main(int argc, char **argv)
         write_empty(w);
     } else if (strcmp(kind, "nostates") == 0) {
         write_no_states(w);
+    } else if (strcmp(kind, "manycats") == 0) {
+        write_many_categories(w);
     } else if (strcmp(kind, "incomplete") == 0) {
         write_incomplete(w);
         slog_writer_destroy(w); /* no finish: the file stays incomplete */

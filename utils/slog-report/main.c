@@ -43,6 +43,8 @@ static void usage(FILE *f)
            "  -n, --top N            longest states listed, 1..10000 (default 25)\n"
            "      --matrix N         message matrix side at most, 1..256 (default 64)\n"
            "      --series N         counter series listed at most, 1..100000 (default 200)\n"
+           "      --categories N     categories of each kind listed at most, the rest added\n"
+           "                         up in one row, 1..1000000 (default 1000)\n"
            "  -q, --quiet            no summary line on stderr\n"
            "  -h, --help             this help\n"
            "  -V, --version          tool and library versions\n");
@@ -50,7 +52,8 @@ static void usage(FILE *f)
 
 enum {
     OPT_MATRIX = 256,
-    OPT_SERIES
+    OPT_SERIES,
+    OPT_CATEGORIES
 };
 
 static const struct option long_opts[] = {
@@ -60,6 +63,7 @@ static const struct option long_opts[] = {
     {"top", required_argument, NULL, 'n'},
     {"matrix", required_argument, NULL, OPT_MATRIX},
     {"series", required_argument, NULL, OPT_SERIES},
+    {"categories", required_argument, NULL, OPT_CATEGORIES},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -97,6 +101,8 @@ static int parse_one(int c, const char *arg, const char *argtext, report_config 
         return parse_range("--matrix", arg, 1, 256, &cfg->matrix_max);
     case OPT_SERIES:
         return parse_range("--series", arg, 1, 100000, &cfg->max_series);
+    case OPT_CATEGORIES:
+        return parse_range("--categories", arg, 1, 1000000, &cfg->max_cats);
     case 'q':
         cfg->quiet = true;
         return 0;
@@ -172,6 +178,7 @@ int main(int argc, char **argv)
     rp.cfg.top = 25;
     rp.cfg.matrix_max = 64;
     rp.cfg.max_series = 200;
+    rp.cfg.max_cats = 1000;
     int status = parse_args(argc, argv, &rp.cfg);
     if (status != -2) {
         return status;

@@ -34,6 +34,7 @@ typedef struct report_config {
     uint32_t top;        /* longest states listed */
     uint32_t matrix_max; /* message matrix side at most (groups above) */
     uint32_t max_series; /* counter series listed at most */
+    uint32_t max_cats;   /* category rows of each kind at most (the rest added up) */
     bool quiet;          /* no cost line on stderr */
 } report_config;
 

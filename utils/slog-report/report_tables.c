@@ -54,17 +54,9 @@ static int cmp_category_rows(const void *a, const void *b)
     return x->category < y->category ? -1 : x->category > y->category;
 }
 
-static void category_row(FILE *f, const report *rp, const slog_stats_row *s, int64_t busy)
+/* The cells from Count on of a category row (or of the rest of a kind). */
+static void category_numbers(FILE *f, const report *rp, const slog_stats_row *s, int64_t busy)
 {
-    (void)fprintf(f,
-                  "<tr data-category=\"%" PRIu32 "\" data-kind=\"%s\" data-count=\"%" PRIu64
-                  "\" data-inclusive=\"%" PRId64 "\" data-exclusive=\"%" PRId64 "\">",
-                  s->category, kind_name(s->kind), s->count, report_ticks_to_ns(rp, s->inclusive),
-                  report_ticks_to_ns(rp, s->exclusive));
-    td_category(f, rp, s->category);
-    (void)fputs("<td>", f);
-    html_text(f, s->category < rp->fi.categories ? rp->cats[s->category].group : "");
-    (void)fprintf(f, "</td><td>%s</td>", kind_name(s->kind));
     html_td_count(f, s->count);
     if (s->kind == SLOG_KIND_STATE) {
         html_td_duration(f, rp, s->inclusive);
@@ -76,6 +68,70 @@ static void category_row(FILE *f, const report *rp, const slog_stats_row *s, int
         (void)fputs("<td></td><td></td><td></td><td></td><td></td>", f);
     }
     (void)fputs("</tr>\n", f);
+}
+
+static void category_row(FILE *f, const report *rp, const slog_stats_row *s, int64_t busy)
+{
+    (void)fprintf(f,
+                  "<tr data-category=\"%" PRIu32 "\" data-kind=\"%s\" data-count=\"%" PRIu64
+                  "\" data-inclusive=\"%" PRId64 "\" data-exclusive=\"%" PRId64 "\">",
+                  s->category, kind_name(s->kind), s->count, report_ticks_to_ns(rp, s->inclusive),
+                  report_ticks_to_ns(rp, s->exclusive));
+    td_category(f, rp, s->category);
+    (void)fputs("<td>", f);
+    html_text(f, s->category < rp->fi.categories ? rp->cats[s->category].group : "");
+    (void)fprintf(f, "</td><td>%s</td>", kind_name(s->kind));
+    category_numbers(f, rp, s, busy);
+}
+
+/* The categories of one kind past --categories, added up in one row (a
+ * trace of 10^5 categories gave a 34 MB page that took 30 s to open). */
+static void rest_row(FILE *f, const report *rp, const slog_stats_row *sum, size_t n, int64_t busy)
+{
+    if (n == 0) {
+        return;
+    }
+    (void)fprintf(f,
+                  "<tr class=\"rest\" data-rest=\"%zu\" data-kind=\"%s\" data-count=\"%" PRIu64
+                  "\" data-inclusive=\"%" PRId64 "\" data-exclusive=\"%" PRId64 "\"><td>",
+                  n, kind_name(sum->kind), sum->count, report_ticks_to_ns(rp, sum->inclusive),
+                  report_ticks_to_ns(rp, sum->exclusive));
+    html_count(f, n);
+    (void)fprintf(f, " more %s categories</td><td></td><td>%s</td>", kind_name(sum->kind),
+                  kind_name(sum->kind));
+    category_numbers(f, rp, sum, busy);
+}
+
+static void rest_add(slog_stats_row *sum, const slog_stats_row *s)
+{
+    sum->kind = s->kind;
+    sum->count += s->count;
+    sum->inclusive += s->inclusive;
+    sum->exclusive += s->exclusive;
+    sum->max = s->max > sum->max ? s->max : sum->max;
+}
+
+/* Rows sorted by kind: at most --categories of each kind, then the rest. */
+static void write_category_rows(FILE *f, const report *rp, const slog_stats_row *rows, int64_t busy)
+{
+    slog_stats_row rest;
+    memset(&rest, 0, sizeof rest);
+    size_t listed = 0, more = 0;
+    for (size_t i = 0; i < rp->nby_cat; i++) {
+        if (i > 0 && rows[i].kind != rows[i - 1].kind) {
+            rest_row(f, rp, &rest, more, busy);
+            memset(&rest, 0, sizeof rest);
+            listed = more = 0;
+        }
+        if (listed < rp->cfg.max_cats) {
+            category_row(f, rp, &rows[i], busy);
+            listed++;
+        } else {
+            rest_add(&rest, &rows[i]);
+            more++;
+        }
+    }
+    rest_row(f, rp, &rest, more, busy);
 }
 
 void report_write_categories(const report *rp, FILE *f)
@@ -104,10 +160,16 @@ void report_write_categories(const report *rp, FILE *f)
                 "<th>Inclusive</th><th>Exclusive</th><th>Mean</th><th>Longest</th>"
                 "<th>Share</th></tr></thead>\n<tbody>\n",
                 f);
-    for (size_t i = 0; i < rp->nby_cat; i++) {
-        category_row(f, rp, &rows[i], busy);
+    write_category_rows(f, rp, rows, busy);
+    (void)fputs("</tbody></table></div>\n", f);
+    if (rp->nby_cat > rp->cfg.max_cats) {
+        (void)fprintf(f,
+                      "<p class=\"note\">At most %" PRIu32 " categories of each kind, those with "
+                      "the most time (states) or drawables; the rest of a kind is added up in "
+                      "one row.</p>\n",
+                      rp->cfg.max_cats);
     }
-    (void)fputs("</tbody></table></div>\n</section>\n", f);
+    (void)fputs("</section>\n", f);
     free(rows);
 }
 
