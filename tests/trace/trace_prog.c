@@ -9,6 +9,8 @@
  *                             wraps (io_entry_points; reads stdin to its end)
  *     trace_prog exit N       a few calls, then exit(N)
  *     trace_prog _exit N      a few calls, then _exit(N)
+ *     trace_prog raise N      a few calls, then raise(N) (N left at SIG_DFL)
+ *     trace_prog kill N       a few calls, then kill(getpid(), N)
  *     trace_prog crash DIR    the calls of `calls` (no threads, no fork),
  *                             then waits for a line on stdin and crashes
  *                             with SIGSEGV (a NULL store)
@@ -48,6 +50,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -538,7 +541,7 @@ int main(int argc, char **argv)
 {
     if (argc != 3) {
         (void)fprintf(stderr, "usage: trace_prog calls|crash|wait|pipes|scanf|copy|names|tell|"
-                              "pexit|forks DIR | exit|_exit N\n");
+                              "pexit|forks DIR | exit|_exit|raise|kill N\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -553,6 +556,13 @@ int main(int argc, char **argv)
             _exit(n);
         }
         exit(n);
+    }
+    if (strcmp(mode, "raise") == 0 || strcmp(mode, "kill") == 0) {
+        struct stat st;
+        (void)stat(".", &st);
+        const int sig = atoi(argv[2]);
+        (void)(mode[0] == 'r' ? raise(sig) : kill(getpid(), sig));
+        return 62;
     }
     if (strcmp(mode, "pipes") == 0) {
         return pipe_calls();

@@ -12,6 +12,8 @@ stdio calls, end of file recorded as "eof" without a stale errno, the
 vector calls); GNU sort's reads and writes of its files; the two
 threads' calls on two thread timelines; the fork child's own file; the
 program's exit status (exit, _exit, not found) passes through, exit and _exit as events with their status; a program
+that ends by a signal it sends itself (Python's uncaught KeyboardInterrupt,
+raise, kill) leaves a complete file with a kill event; a program
 that crashes with SIGSEGV or is killed with SIGKILL leaves a file that
 opens, marked incomplete, with the calls made before the last flush (the
 test waits until a reader sees them, then crashes the program).
@@ -231,6 +233,28 @@ def test_exit_status(tmp):
        "exit status: a program that does not exist gives 127", p.stderr)
     p = subprocess.run([SLOG_TRACE, "-o", os.path.join(tmp, "x.trace")], capture_output=True)
     ok(p.returncode == 2, "usage: no program is a usage error (2)")
+
+
+def test_self_signal(tmp):
+    """A process that ends by sending itself a signal left at its default
+    action (Python on an uncaught KeyboardInterrupt: kill(getpid(), SIGINT)
+    after its own cleanup) left its file incomplete, without the calls since
+    the last flush (with --flush 0: empty).  It is sealed before the signal,
+    with a "kill" event, as at _exit."""
+    runs = (("python", [sys.executable, "-c", "import os\nos.stat('.')\nraise KeyboardInterrupt"],
+             2), ("raise", [TRACE_PROG, "raise", "15"], 15), ("kill", [TRACE_PROG, "kill", "1"], 1))
+    for name, argv, sig in runs:
+        out = os.path.join(tmp, f"signal-{name}.trace")
+        p = subprocess.run([SLOG_TRACE, "-o", out, "--flush", "0", "--", *argv],
+                           capture_output=True, text=True, timeout=120, env=ENV)
+        files = glob.glob(os.path.join(out, "*.slog"))
+        recs = records(files[0]) if len(files) == 1 else []
+        stats = [r for r in recs if r["category"] == "stat" and r["args"].get("path") == "."]
+        kills = [r["args"] for r in recs if r["category"] == "kill"]
+        ok(p.returncode == -sig and len(files) == 1 and complete(files[0]) and len(stats) == 1 and
+           kills == [{"signal": sig}],
+           f"self signal: {name} ends by signal {sig} as untraced, its file complete with its "
+           f"calls and a kill event", f"rc={p.returncode} files={files} {kills} {p.stderr[-300:]}")
 
 
 def wait_for_calls(out, pid, d, calls, limit=120.0):
@@ -499,10 +523,11 @@ def test_forks(tmp):
 
 
 def main():
-    print("1..30")
+    print("1..33")
     with tempfile.TemporaryDirectory(prefix="slog-trace-test-") as tmp:
         test_calls(tmp)
         test_exit_status(tmp)
+        test_self_signal(tmp)
         test_crash(tmp, "crash", kill=False)
         test_crash(tmp, "wait", kill=True)
         test_merge_empty(tmp)

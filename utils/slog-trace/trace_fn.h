@@ -64,6 +64,7 @@
     X(EXEC, "exec", "process", EVENT)                                                              \
     X(EXIT, "_exit", "process", EVENT)                                                             \
     X(EXIT_CALL, "exit", "process", EVENT)                                                         \
+    X(KILL, "kill", "process", EVENT)                                                              \
     X(MPI_INIT, "MPI_Init", "mpi", STATE)                                                          \
     X(MPI_FINALIZE, "MPI_Finalize", "mpi", STATE)                                                  \
     X(MPI_ABORT, "MPI_Abort", "mpi", EVENT)                                                        \

@@ -5,7 +5,9 @@
  * own file), the exec family (an "exec" event, then the file is sealed;
  * when exec fails the process goes on in a new file), exit (an event; the
  * exit hook seals the file), _exit and _Exit (an event, then the file is
- * sealed: atexit handlers do not run there),
+ * sealed: atexit handlers do not run there), kill of the process itself
+ * and raise, when the signal ends it (a "kill" event, then the file is
+ * sealed: Python ends so on an uncaught KeyboardInterrupt),
  * vfork (not recorded: it raises the thread's vfork flag, so that the
  * child, which runs on the parent's memory until it execs or exits,
  * records nothing; trace_core.h), and pthread_create (a thread created
@@ -17,6 +19,7 @@
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -210,6 +213,55 @@ void _Exit(int status)
     exit_event(status);
     TRACE_REAL(_Exit)(status);
     __builtin_unreachable();
+}
+
+/* True when sig, sent to this process now, ends it and the file may be
+ * sealed first: a signal whose default action terminates without a core
+ * (a crash handler re-raising SIGSEGV or SIGABRT must not flush: a crash
+ * inside malloc would hang), left at that default, not blocked in this
+ * thread (a handler re-raising its own signal has it blocked, and the
+ * signal waits for the handler's return), and not sent from inside the
+ * tracer (a handler that interrupted a recording). */
+static bool signal_ends_process(int sig)
+{
+    static const int ending[] = {SIGHUP, SIGINT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2};
+    bool listed = false;
+    for (size_t i = 0; i < sizeof ending / sizeof ending[0]; i++) {
+        listed = listed || ending[i] == sig;
+    }
+    struct sigaction sa;
+    sigset_t blocked;
+    return listed && trace_self.guard == 0 && sigaction(sig, NULL, &sa) == 0 &&
+           (sa.sa_flags & SA_SIGINFO) == 0 && sa.sa_handler == SIG_DFL &&
+           pthread_sigmask(SIG_BLOCK, NULL, &blocked) == 0 && sigismember(&blocked, sig) == 0;
+}
+
+/* Before a signal that ends the process: a "kill" event, then the seal
+ * (the process dies there, as at _exit, its exit hook unrun). */
+static void signal_event(int sig)
+{
+    const int saved = errno;
+    if (signal_ends_process(sig)) {
+        trace_args a = {.n = 0};
+        targ_int(&a, "signal", sig);
+        trace_event(TRACE_FN_KILL, &a);
+        trace_before_exit();
+    }
+    errno = saved;
+}
+
+int kill(pid_t pid, int sig)
+{
+    if (pid == getpid()) {
+        signal_event(sig);
+    }
+    return TRACE_REAL(kill)(pid, sig);
+}
+
+int raise(int sig)
+{
+    signal_event(sig);
+    return TRACE_REAL(raise)(sig);
 }
 
 typedef struct guarded_start {
