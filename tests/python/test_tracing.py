@@ -385,3 +385,32 @@ def test_workers_importing_slog_after_their_fork_finish_their_files(tmp_path, me
     assert files, "no worker file"
     got = sorted(a["i"] for f in files for n, _, a, *_ in regions(f))
     assert got == [0, 1, 2, 3]
+
+
+NAME_SCRIPT = """
+import multiprocessing, sys
+import slog
+@slog.trace
+def work(i):
+    return i
+if __name__ == "__main__":
+    work(-1)
+    ctx = multiprocessing.get_context(sys.argv[1])
+    with ctx.Pool(1) as pool:
+        assert pool.map(work, range(2)) == [0, 1]
+        pool.close()
+        pool.join()
+"""
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_decorated_main_function_has_one_name_in_workers(tmp_path, method):
+    """A function of the main script runs in a spawn or forkserver worker as
+    __mp_main__.work: its calls there were regions of another name than the
+    parent's __main__.work (stats by name split one function in two)."""
+    script = tmp_path / "names.py"
+    script.write_text(NAME_SCRIPT)
+    env = dict(os.environ, SLOG_TRACE_DIR=str(tmp_path))
+    subprocess.run([sys.executable, str(script), method], env=env, check=True, timeout=120)
+    names = [n for f in tmp_path.glob("*-python.slog") for n, *_ in regions(f)]
+    assert sorted(names) == ["__main__.work"] * 3

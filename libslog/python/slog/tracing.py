@@ -89,9 +89,12 @@ def trace_lost():
 
 def trace(func=None, *, name=None):
     """Decorator: record every call of func as a region.  @slog.trace or
-    @slog.trace(name="...") (default name: func's module and qualified name)."""
+    @slog.trace(name="...") (default name: func's module and qualified name;
+    the main script is __main__ also in spawn and forkserver workers, which
+    import it as __mp_main__)."""
     def wrap(f):
-        region_name = name if name is not None else f"{f.__module__}.{f.__qualname__}"
+        module = "__main__" if f.__module__ == "__mp_main__" else f.__module__
+        region_name = name if name is not None else f"{module}.{f.__qualname__}"
         wrapper = _slog.TracedFunction(f, region_name)
         functools.update_wrapper(wrapper, f)
         return wrapper
