@@ -57,7 +57,7 @@ FORTRAN_WRAPPER(file_open,
     char path[PATH_MAX];
     f_string(filename, filename_len, path);
     const int r = f_ret(ierr);
-    const MPI_File cfh = r == MPI_SUCCESS ? f_file(fh) : MPI_FILE_NULL;
+    const MPI_File cfh = r == MPI_SUCCESS ? f_file(fh) : NULL; /* not MPI_FILE_NULL: a symbol of libmpi */
     (void)trace_mpi_io_open_done(&c, f_comm(comm), path, (int)*amode, &cfh, r);
 }
 
