@@ -3,12 +3,12 @@
 #
 # report_cli.sh - slog-report end to end on small files: the tracked test
 # files and the traces report_fixture writes (hostile names, empty, no
-# states, many categories, incomplete, 10^4 timelines nested and flat) give
-# pages that pass check_report.py, whose numbers equal slog-query's; bad
-# input (missing file, not a libslog file, unwritable output, the output is
-# the input, bad options) fails with a clear message and the right exit
-# status, and never leaves a partial or temporary output behind nor touches
-# an existing one.
+# states, many categories, zero-length states, incomplete, 10^4 timelines
+# nested and flat) give pages that pass check_report.py, whose numbers equal
+# slog-query's; bad input (missing file, not a libslog file, unwritable
+# output, the output is the input, bad options) fails with a clear message
+# and the right exit status, and never leaves a partial or temporary output
+# behind nor touches an existing one.
 # Usage: report_cli.sh SLOG_REPORT SLOG_QUERY REPORT_FIXTURE SOURCE_ROOT SLOG_SYNTH
 set -u
 REPORT=$1
@@ -41,7 +41,7 @@ page() {
 
 page "$ROOT/tests/data/slog/v1/synth.slog" synth --grouped no --exact-busy
 page "$ROOT/tests/data/slog/v1/chrome69.slog" chrome69
-for kind in hostile empty nostates manycats incomplete nested flat; do
+for kind in hostile empty nostates manycats zerolen incomplete nested flat; do
     "$FIXTURE" "$kind" "$TMP/$kind.slog" || fail "fixture $kind"
 done
 page "$TMP/hostile.slog" hostile --hostile --grouped no --exact-busy
@@ -49,6 +49,8 @@ page "$TMP/empty.slog" empty --empty
 # events, arrows and counters but no state: the overview said "No drawables to draw"
 page "$TMP/nostates.slog" nostates --no-states
 page "$TMP/incomplete.slog" incomplete --incomplete
+# states of no duration only: the overview painted nothing
+page "$TMP/zerolen.slog" zerolen --grouped no --exact-busy
 # 1200 categories: every one listed by default; with --categories 100, the 100
 # with the most time or drawables of each kind and the rest added up (10^5
 # categories gave a 34 MB page listing them all)

@@ -8,6 +8,7 @@
  *   empty       timelines and categories but no drawable
  *   nostates    events, arrows and counter samples but no state
  *   manycats    1200 categories, 400 of each kind but arrows, one drawable each
+ *   zerolen     states of no duration only (a Chrome "X" without "dur")
  *   incomplete  drawables flushed, then the writer destroyed unfinished
  *   nested      10^4 threads under 100 processes (rows fold to processes)
  *   flat        10^4 top-level ranks (rows fold to blocks of ranks)
@@ -131,6 +132,16 @@ static void write_many_categories(slog_writer *w)
     }
 }
 
+/* Twenty states of no duration on one thread, a microsecond apart. */
+static void write_zero_length(slog_writer *w)
+{
+    const uint32_t t = timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "main");
+    const uint32_t mark = category(w, SLOG_KIND_STATE, "instant slice", NULL);
+    for (int64_t i = 0; i < 20; i++) {
+        state(w, t, mark, i * 1000, i * 1000, 0);
+    }
+}
+
 /* Two threads under a process, 200 states each, then a flush. */
 static void write_incomplete(slog_writer *w)
 {
@@ -195,7 +206,8 @@ int main(int argc, char **argv)
     if (argc != 3) {
         (void)fprintf(
             stderr,
-            "usage: report_fixture hostile|empty|nostates|manycats|incomplete|nested|flat OUT\n"
+            "usage: report_fixture hostile|empty|nostates|manycats|zerolen|incomplete|nested|flat "
+            "OUT\n"
             "       report_fixture index OUT IN...\n");
         return 2;
     }
@@ -211,6 +223,8 @@ int main(int argc, char **argv)
         write_no_states(w);
     } else if (strcmp(kind, "manycats") == 0) {
         write_many_categories(w);
+    } else if (strcmp(kind, "zerolen") == 0) {
+        write_zero_length(w);
     } else if (strcmp(kind, "incomplete") == 0) {
         write_incomplete(w);
         slog_writer_destroy(w); /* no finish: the file stays incomplete */

@@ -74,12 +74,16 @@ static uint32_t pixel_of(const report_grid *g, int64_t t)
     return p >= g->width ? g->width - 1 : (uint32_t)p;
 }
 
-/* Add @p share of a piece to a row's pixels, split by overlap. */
+/* Add @p share of a piece to a row's pixels, split by overlap.  States of
+ * no duration weigh a thousandth of a tick, so their pixel shows their
+ * colour (lightly) instead of nothing: a trace of zero-length states
+ * painted an empty image. */
 static void grid_add(report *rp, uint32_t row, const report_piece *pc, double share)
 {
     report_grid *g = &rp->grid;
     const int64_t s = pc->start, e = pc->end;
     const uint32_t slot = slot_of(rp, pc->category);
+    const double incl = pc->incl > 0 || pc->count == 0 ? (double)pc->incl : 1e-3;
     const uint32_t p0 = pixel_of(g, s);
     const uint32_t p1 = e > s ? pixel_of(g, e - 1) : p0;
     const double span = e > s ? (double)(e - s) : 1.0;
@@ -92,7 +96,7 @@ static void grid_add(report *rp, uint32_t row, const report_piece *pc, double sh
             part = (double)(hi - lo) / span;
         }
         const size_t cell = (size_t)row * g->width + p;
-        g->weight[cell * g->nslots + slot] += (float)((double)pc->incl * part * share);
+        g->weight[cell * g->nslots + slot] += (float)(incl * part * share);
         g->busy[cell] += (float)((double)pc->busy * part * share);
     }
 }
