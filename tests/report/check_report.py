@@ -146,7 +146,8 @@ def check_overview(args, data, fails):
 def query_jsonl(args, *extra):
     out = subprocess.run([args.query, args.slog, '-f', 'jsonl', *extra], check=True,
                          capture_output=True, text=True).stdout
-    return [json.loads(line) for line in out.splitlines() if line.strip()]
+    # JSON Lines end at '\n' only: splitlines() also breaks at U+2028 inside a name
+    return [json.loads(line) for line in out.split('\n') if line.strip()]
 
 
 def check_category_rest(args, want, got, rest, fails):

@@ -4,7 +4,8 @@
  * through the public writer only:
  *   hostile     names made to break a page: markup and a script tag in a
  *               category, quotes and an <img> in a timeline, control
- *               characters and invalid UTF-8; with arrows and counters
+ *               characters, invalid UTF-8, U+2028/U+2029; with arrows and
+ *               counters
  *   empty       timelines and categories but no drawable
  *   nostates    events, arrows and counter samples but no state
  *   manycats    1200 categories, 400 of each kind but arrows, one drawable each
@@ -75,6 +76,9 @@ static void write_hostile(slog_writer *w)
     const uint32_t p = timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_PROCESS, "proc <b>&amp;</b>");
     const uint32_t t0 = timeline(w, p, SLOG_TIMELINE_THREAD, "\"><img src=x onerror=alert(1)>");
     const uint32_t t1 = timeline(w, p, SLOG_TIMELINE_THREAD, "bad \xff\xfe utf8 \x01\x1b[31m");
+    /* U+2028 and U+2029: line breaks to a JSON Lines reader that splits on
+     * every Unicode line break (JSON text may hold them raw) */
+    const uint32_t t2 = timeline(w, p, SLOG_TIMELINE_THREAD, "line\xe2\x80\xa8sep\xe2\x80\xa9");
     const uint32_t evil = category(w, SLOG_KIND_STATE, "<script>alert(1)</script>", "</style>");
     const uint32_t quote = category(w, SLOG_KIND_STATE, "it's \"quoted\" & </script>", NULL);
     const uint32_t msg = category(w, SLOG_KIND_ARROW, "<iframe src=//evil>", NULL);
@@ -84,6 +88,7 @@ static void write_hostile(slog_writer *w)
         state(w, t0, quote, base + 10, base + 40, 1);
         state(w, t0, evil, base, base + 80, 0);
         state(w, t1, quote, base + 5, base + 95, 0);
+        state(w, t2, evil, base + 50, base + 60, 0);
         arrow(w, msg, t0, t1, base + 20, base + 60);
         counter(w, p, cnt, base, (double)i * 1.5);
     }
