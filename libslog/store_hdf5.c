@@ -2076,11 +2076,13 @@ int store_read_strings_range(store *s, uint64_t first, size_t n, char *dst, slog
     return rc;
 }
 
-/* H5Drefresh one dataset and read its new extent (under the lock). */
-static int refresh_one(hid_t dset, uint64_t *extent)
+/* Read one dataset's extent, after H5Drefresh under SWMR (under the lock).
+ * A plain open may share the file with a live writer of this process (HDF5
+ * hands both the same open file): its extent is current without refresh. */
+static int refresh_one(hid_t dset, bool swmr, uint64_t *extent)
 {
     hsize_t dims[1] = {0};
-    const hid_t sp = H5Drefresh(dset) < 0 ? H5I_INVALID_HID : H5Dget_space(dset);
+    const hid_t sp = swmr && H5Drefresh(dset) < 0 ? H5I_INVALID_HID : H5Dget_space(dset);
     const int ok = sp >= 0 && H5Sget_simple_extent_dims(sp, dims, NULL) == 1;
     if (sp >= 0) {
         (void)H5Sclose(sp);
@@ -2093,9 +2095,6 @@ static int refresh_one(hid_t dset, uint64_t *extent)
 
 int store_refresh(store *s, bool summary, slog_error *err)
 {
-    if (!s->swmr_read) {
-        return SLOG_OK;
-    }
     h5_guard g;
     h5_enter(&g);
     int rc = SLOG_OK;
@@ -2103,11 +2102,12 @@ int store_refresh(store *s, bool summary, slog_error *err)
         if ((i == T_SUMMARY) != summary) {
             continue;
         }
-        if (refresh_one(s->t[i].dset, &s->t[i].rows) != 0) {
+        if (refresh_one(s->t[i].dset, s->swmr_read, &s->t[i].rows) != 0) {
             rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to refresh a table");
         }
     }
-    if (rc == SLOG_OK && !summary && refresh_one(s->payload, &s->payload_extent) != 0) {
+    if (rc == SLOG_OK && !summary &&
+        refresh_one(s->payload, s->swmr_read, &s->payload_extent) != 0) {
         rc = h5_err(err, SLOG_EIO, UINT64_MAX, s->path, "Failed to refresh /payload");
     }
     h5_leave(&g);
@@ -2149,28 +2149,20 @@ int store_seal(const char *path, slog_error *err)
 
 /* ---- reading blobs -------------------------------------------------------------- */
 
-/* Is [offset, offset + n) inside /payload?  Under SWMR the extent may have
- * grown since open: refresh once before giving up. */
+/* Is [offset, offset + n) inside /payload?  The extent may have grown
+ * since open (a live writer, through SWMR or, in this process, the shared
+ * open file): read it again once before giving up. */
 static int check_blob_range(store *s, uint64_t offset, uint64_t n, slog_error *err)
 {
     if (offset <= s->payload_extent && n <= s->payload_extent - offset) {
         return SLOG_OK;
     }
-    if (s->swmr_read) {
-        h5_guard g;
-        h5_enter(&g);
-        const hid_t sp = H5Drefresh(s->payload) < 0 ? H5I_INVALID_HID : H5Dget_space(s->payload);
-        hsize_t dims[1] = {0};
-        if (sp >= 0 && H5Sget_simple_extent_dims(sp, dims, NULL) == 1) {
-            s->payload_extent = dims[0];
-        }
-        if (sp >= 0) {
-            (void)H5Sclose(sp);
-        }
-        h5_leave(&g);
-        if (offset <= s->payload_extent && n <= s->payload_extent - offset) {
-            return SLOG_OK;
-        }
+    h5_guard g;
+    h5_enter(&g);
+    (void)refresh_one(s->payload, s->swmr_read, &s->payload_extent);
+    h5_leave(&g);
+    if (offset <= s->payload_extent && n <= s->payload_extent - offset) {
+        return SLOG_OK;
     }
     return util_err(err, SLOG_ECORRUPT, offset, s->path,
                     "Blob at /payload byte %" PRIu64 " length=%" PRIu64

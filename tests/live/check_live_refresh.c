@@ -294,12 +294,76 @@ START_TEST(readers_follow_a_live_writer)
 }
 END_TEST
 
+/* A reader in the writer's own process (HDF5 shares the open file, so the
+ * reader's open is a plain one): a refresh after the payload grew past its
+ * extent at open must take the new nodes, timelines and categories.  It
+ * failed with "Blob at /payload byte ... ends past the dataset". */
+START_TEST(a_reader_in_the_writers_process_follows_it)
+{
+    char p[64];
+    (void)snprintf(p, sizeof p, "/tmp/check_live_refresh_self_%ld.slog", (long)getpid());
+    slog_writer *w = NULL;
+    slog_error err;
+    uint32_t tl, cc, tl2, cs;
+    ck_assert_int_eq(slog_writer_create(&w, p, NULL, &err), SLOG_OK);
+    ck_assert_int_eq(slog_writer_add_timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_COUNTER, "c", 0,
+                                              &tl, &err), SLOG_OK);
+    ck_assert_int_eq(slog_writer_add_category(w, SLOG_KIND_COUNTER, "rss", 0, NULL, &cc, &err),
+                     SLOG_OK);
+    slog_counter c = {.timeline = tl, .category = cc, .time = 0, .value = 0};
+    ck_assert_int_eq(slog_writer_append_counter(w, &c, &err), SLOG_OK);
+    ck_assert_int_eq(slog_writer_flush(w, &err), SLOG_OK);
+    slog_reader *r = NULL;
+    ck_assert_int_eq(slog_reader_open(&r, p, NULL, &err), SLOG_OK);
+    const uint64_t nodes0 = slog_reader_info(r)->nodes;
+    ck_assert_int_eq(slog_writer_add_timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "late", 0,
+                                              &tl2, &err), SLOG_OK);
+    ck_assert_int_eq(slog_writer_add_category(w, SLOG_KIND_STATE, "s", 0, "g", &cs, &err),
+                     SLOG_OK);
+    const slog_state st = {.timeline = tl2, .category = cs, .start = 3, .end = 9};
+    ck_assert_int_eq(slog_writer_append_state(w, &st, &err), SLOG_OK);
+    for (int k = 1; k <= 50000; k++) { /* the payload grows far past its extent at open */
+        c.time = k;
+        c.value = k;
+        ck_assert_int_eq(slog_writer_append_counter(w, &c, &err), SLOG_OK);
+    }
+    ck_assert_int_eq(slog_writer_flush(w, &err), SLOG_OK);
+    bool grew = false;
+    ck_assert_msg(slog_reader_refresh(r, &grew, &err) == SLOG_OK, "refresh: %s", err.message);
+    ck_assert(grew);
+    ck_assert_uint_eq(slog_reader_info(r)->counters, 50001);
+    ck_assert_uint_eq(slog_reader_info(r)->timelines, 2);
+    slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    q.t0 = INT64_MIN;
+    q.t1 = INT64_MAX;
+    q.first_node = nodes0;
+    slog_query *it = NULL;
+    ck_assert_int_eq(slog_query_create(&it, r, &q, &err), SLOG_OK);
+    const slog_item *item;
+    uint64_t n = 0;
+    int rc;
+    while ((rc = slog_query_next(it, &item, &err)) == SLOG_OK) {
+        n++;
+    }
+    ck_assert_msg(rc == SLOG_END, "query: %s", err.message);
+    ck_assert_uint_eq(n, 50001); /* the state and the counters added */
+    slog_query_destroy(it);
+    ck_assert_int_eq(slog_writer_finish(w, &err), SLOG_OK);
+    slog_writer_destroy(w);
+    ck_assert_int_eq(slog_reader_refresh(r, &grew, &err), SLOG_OK);
+    ck_assert(slog_reader_info(r)->complete);
+    slog_reader_destroy(r);
+    (void)unlink(p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("live_refresh");
     TCase *tc = tcase_create("refresh");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, readers_follow_a_live_writer);
+    tcase_add_test(tc, a_reader_in_the_writers_process_follows_it);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
