@@ -177,6 +177,11 @@ int slog_query_create(slog_query **out, slog_reader *r, const slog_query_options
                         "Query window must satisfy t0 <= t1 and resolution >= 0 (0 with "
                         "first_node)");
     }
+    if ((o.kinds & ~SLOG_KINDS_ALL) != 0) {
+        return util_err(err, SLOG_EINVAL, UINT64_MAX, r->path,
+                        "Unknown query kinds 0x%x (this libslog %s knows 0x%x)", o.kinds,
+                        SLOG_VERSION_STRING, SLOG_KINDS_ALL);
+    }
     slog_query *q;
     if (r->index != NULL) {
         return index_query_new(out, r, &o, err);

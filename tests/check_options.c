@@ -287,6 +287,14 @@ START_TEST(test_options_reserved_and_unknown_flags_are_einval)
     qo.flags = SLOG_QUERY_ARGS;
     ck_assert_uint_eq(count_items(&qo, &rc), 2 * NSTATES);
     ck_assert_int_eq(rc, SLOG_OK);
+    /* a kind bit this library does not know, as slog_stats_compute and
+     * slog_search_next refuse it (it was taken as "all kinds" and ignored) */
+    qo.kinds = (1u << SLOG_KIND_STATE) | (1u << 6);
+    ck_assert_uint_eq(count_items(&qo, &rc), 0);
+    ck_assert_int_eq(rc, SLOG_EINVAL);
+    qo.kinds = 1u << SLOG_KIND_STATE;
+    ck_assert_uint_eq(count_items(&qo, &rc), 2 * NSTATES);
+    ck_assert_int_eq(rc, SLOG_OK);
 }
 END_TEST
 

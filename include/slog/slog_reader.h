@@ -374,7 +374,7 @@ typedef struct slog_query_stats {
  * @retval SLOG_OK     created
  * @retval SLOG_EINVAL opts NULL, a bad struct_size, t1 < t0, resolution < 0,
  *                     an unknown timeline or category id, first_node with a
- *                     resolution > 0
+ *                     resolution > 0, kind bits outside SLOG_KINDS_ALL
  * @retval SLOG_ENOMEM out of memory
  * Thread safety: the reader's thread.  @since 0.1
  */
