@@ -247,6 +247,37 @@ START_TEST(test_import_api_path_formats_refuse_memory)
 }
 END_TEST
 
+/* Inputs read that cannot be read as the format needs say what the input
+ * is: a zip in memory or behind a callback, a two-pass format behind a
+ * callback.  Both said "a pipe or standard input" (save it to a file). */
+START_TEST(test_import_api_unreadable_source_is_named_as_given)
+{
+    static const char zip[] = "PK\x03\x04 not really a zip archive";
+    slog_import_options o = SLOG_IMPORT_OPTIONS_INIT;
+    o.format = "chrome";
+    const slog_import_input mem = {.name = "zip in memory", .data = zip, .size = sizeof zip - 1};
+    slog_error err;
+    ck_assert_int_lt(slog_import_file(NULL, out_path("z.slog"), &mem, 1, &o, &err), 0);
+    ck_assert_str_eq(err.source, "zip in memory");
+    ck_assert_msg(strstr(err.message, "zip archive from memory") != NULL, "%s", err.message);
+    chunks c = {(const unsigned char *)zip, sizeof zip - 1, 0, 7};
+    const slog_import_input cb = {.name = "zip cb", .read = read_chunks, .read_user = &c};
+    ck_assert_int_lt(slog_import_file(NULL, out_path("z.slog"), &cb, 1, &o, &err), 0);
+    ck_assert_msg(strstr(err.message, "zip archive from a read callback") != NULL, "%s",
+                  err.message);
+    size_t n = 0;
+    void *data = ck_read_file(CLOG2_FILE, &n); /* CLOG2 is read in two passes */
+    chunks c2 = {data, n, 0, 4093};
+    const slog_import_input cb2 = {.name = "clog2 cb", .read = read_chunks, .read_user = &c2};
+    ck_assert_int_lt(slog_import_file(NULL, out_path("c.slog"), &cb2, 1, NULL, &err), 0);
+    ck_assert_str_eq(err.source, "clog2 cb");
+    ck_assert_msg(strstr(err.message, "Cannot read a read callback twice") != NULL &&
+                      strstr(err.message, "as a path or in memory") != NULL,
+                  "%s", err.message);
+    free(data);
+}
+END_TEST
+
 /* A directory of one DFTracer run imports like its .pfw files given one by
  * one; a directory with none fails without suggesting --format. */
 START_TEST(test_import_api_pfw_directory_is_its_files)
@@ -448,6 +479,7 @@ static Suite *import_api_suite(void)
     tcase_add_test(tc, test_import_api_detect_from_bytes);
     tcase_add_test(tc, test_import_api_memory_and_callback_equal_path);
     tcase_add_test(tc, test_import_api_path_formats_refuse_memory);
+    tcase_add_test(tc, test_import_api_unreadable_source_is_named_as_given);
     tcase_add_test(tc, test_import_api_pfw_directory_is_its_files);
     tcase_add_test(tc, test_import_api_options_struct_size_rule);
     tcase_add_test(tc, test_import_api_error_says_where);

@@ -156,9 +156,13 @@ static int take_held(input_pipe *p, char *err, size_t errlen)
     held_pipe *h = held_find(p->srcs, p->path);
     if (h != NULL && (h->taken || h->overflow)) {
         pthread_mutex_unlock(&p->srcs->lock);
-        return pipe_fail(err, errlen,
-                         "Cannot read a pipe or standard input twice (this format reads its "
-                         "input in two passes, or the input was named twice): save it to a file");
+        const bool cb = input_sources_find(p->srcs, p->path) != NULL;
+        (void)snprintf(err, errlen,
+                       "Cannot read %s twice (this format reads its input in two passes, or "
+                       "the input was named twice): %s",
+                       cb ? "a read callback" : "a pipe or standard input",
+                       cb ? "give it as a path or in memory" : "save it to a file");
+        return -1;
     }
     if (h != NULL) {
         p->src = h->src;
@@ -350,6 +354,14 @@ ssize_t input_pipe_peek(input_pipe *p, void *buf, size_t n)
 const char *input_pipe_error(const input_pipe *p)
 {
     return p->err;
+}
+
+const char *input_pipe_what(const input_pipe *p)
+{
+    if (p->src.input == NULL) {
+        return "a pipe or standard input";
+    }
+    return p->src.input->data != NULL ? "memory" : "a read callback";
 }
 
 /* Note how far this open read its input (the summary's bytes of a pipe). */

@@ -50,6 +50,9 @@ ssize_t input_pipe_read(input_pipe *p, void *buf, size_t n);
 ssize_t input_pipe_peek(input_pipe *p, void *buf, size_t n);
 /* The reason of the last -1, "" if none. */
 const char *input_pipe_error(const input_pipe *p);
+/* What the input is, for messages: "a pipe or standard input", "a read
+ * callback" or "memory". */
+const char *input_pipe_what(const input_pipe *p);
 /* After the first open, keeps the input for the next open of its name. */
 void input_pipe_close(input_pipe *p);
 

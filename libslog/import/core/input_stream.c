@@ -272,8 +272,10 @@ static int stream_open_container(import_stream *s, char *errbuf, size_t errlen)
         s->z_live = true;
     } else if (nm == 4 && rd_le32(magic) == 0x04034b50u) {
         if (s->pipe != NULL) {
-            (void)snprintf(errbuf, errlen, "Cannot read a zip archive from a pipe or standard "
-                                           "input (its directory is at the end): give the file");
+            (void)snprintf(errbuf, errlen,
+                           "Cannot read a zip archive from %s (its directory is at the end): "
+                           "give the file",
+                           input_pipe_what(s->pipe));
             return -1;
         }
         if (zip_open_member(s) != 0) {
