@@ -278,6 +278,28 @@ START_TEST(test_import_api_unreadable_source_is_named_as_given)
 }
 END_TEST
 
+/* Two inputs of one name: refused before anything is written.  The second
+ * input's source was never read: its name found the first's bytes again
+ * (two memory inputs "rank.json" gave the first's drawables twice). */
+START_TEST(test_import_api_repeated_name_is_einval)
+{
+    static const char a[] = "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2}]";
+    static const char b[] = "[{\"ph\":\"X\",\"name\":\"b\",\"pid\":2,\"tid\":2,\"ts\":5,\"dur\":2}]";
+    const slog_import_input in[3] = {{.name = "a.json", .data = a, .size = sizeof a - 1},
+                                     {.name = "rank.json", .data = a, .size = sizeof a - 1},
+                                     {.name = "rank.json", .data = b, .size = sizeof b - 1}};
+    slog_error err;
+    slog_import_summary *s = NULL;
+    ck_assert_int_eq(slog_import_file(&s, out_path("dup.slog"), in, 3, NULL, &err), SLOG_EINVAL);
+    ck_assert_str_eq(err.source, "rank.json");
+    ck_assert_msg(strstr(err.message, "Inputs 1 and 2 are both named 'rank.json'") != NULL, "%s",
+                  err.message);
+    ck_assert(s != NULL && !s->output_created);
+    slog_import_summary_destroy(s);
+    ck_assert_int_ne(access(out_path("dup.slog"), F_OK), 0);
+}
+END_TEST
+
 /* A directory of one DFTracer run imports like its .pfw files given one by
  * one; a directory with none fails without suggesting --format. */
 START_TEST(test_import_api_pfw_directory_is_its_files)
@@ -480,6 +502,7 @@ static Suite *import_api_suite(void)
     tcase_add_test(tc, test_import_api_memory_and_callback_equal_path);
     tcase_add_test(tc, test_import_api_path_formats_refuse_memory);
     tcase_add_test(tc, test_import_api_unreadable_source_is_named_as_given);
+    tcase_add_test(tc, test_import_api_repeated_name_is_einval);
     tcase_add_test(tc, test_import_api_pfw_directory_is_its_files);
     tcase_add_test(tc, test_import_api_options_struct_size_rule);
     tcase_add_test(tc, test_import_api_error_says_where);

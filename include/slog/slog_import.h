@@ -225,7 +225,8 @@ SLOG_API int slog_import_detect_input(const char **format, const slog_import_inp
  * @param opts    options; NULL for the defaults
  * @param err     details on failure (source, byte offset, message); may be NULL
  * @retval SLOG_OK      every input imported
- * @retval SLOG_EINVAL  bad options (unknown format name, struct_size), no input
+ * @retval SLOG_EINVAL  bad options (unknown format name, struct_size), no input,
+ *                      two inputs of one name
  * @retval SLOG_EIO     an input cannot be read, or the writer failed
  * @retval SLOG_EPARSE  an input is not of its format or is damaged beyond repair
  * @retval SLOG_EINTR   cancelled through opts->cancel, or libotf2 did not finish

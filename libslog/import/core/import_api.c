@@ -59,6 +59,23 @@ static int oom(slog_error *err)
     return SLOG_ENOMEM;
 }
 
+/* Names find an input's source (input_sources_find): a repeated name would
+ * read the first input's bytes again in place of the later one's. */
+static int check_unique_names(import_call *c, const slog_import_input *inputs, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(inputs[i].name, inputs[j].name) == 0) {
+                return import_run_fail(&c->run, SLOG_EINVAL, inputs[i].name,
+                                       "Inputs %zu and %zu are both named '%s': each input "
+                                       "needs a name of its own (given once)",
+                                       j, i, inputs[i].name);
+            }
+        }
+    }
+    return SLOG_OK;
+}
+
 /* Set up the run and check the options and inputs. */
 static int call_begin(import_call *c, const slog_import_input *inputs, size_t n,
                       const slog_import_options *opts, slog_error *err)
@@ -86,7 +103,8 @@ static int call_begin(import_call *c, const slog_import_input *inputs, size_t n,
                                    "Input %zu: a name and at most one of read and data", i);
         }
     }
-    return n == 0 ? import_run_fail(&c->run, SLOG_EINVAL, "", "No input given") : SLOG_OK;
+    return n == 0 ? import_run_fail(&c->run, SLOG_EINVAL, "", "No input given")
+                  : check_unique_names(c, inputs, n);
 }
 
 /* The size of a regular file named by a path input, else 0. */
