@@ -111,6 +111,10 @@ printf 'not a trace\n' > "$TMP/text.slog"
 echo KEEP > "$TMP/keep.html"
 expect missing 1 "$TMP/nope.slog" -- "$REPORT" "$TMP/nope.slog" -o "$TMP/keep.html"
 expect not_slog 1 "text.slog" -- "$REPORT" "$TMP/text.slog" -o "$TMP/keep.html"
+# a trace in another format: the error says what to do, not only "Not an HDF5 file"
+printf '[{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]\n' > "$TMP/trace.json"
+expect chrome_json 1 "trace.json: Cannot open: .*convert other traces with slog-import first" -- \
+    "$REPORT" "$TMP/trace.json" -o "$TMP/keep.html"
 [ "$(cat "$TMP/keep.html")" = KEEP ] || fail "a failed run changed the existing output"
 expect no_dir 1 "Cannot create $TMP/no/such/dir/r.html" -- \
     "$REPORT" "$ROOT/tests/data/slog/v1/synth.slog" -o "$TMP/no/such/dir/r.html"

@@ -126,6 +126,15 @@ static int open_file(report *rp)
     slog_error err;
     memset(&err, 0, sizeof err);
     const int rc = slog_reader_open(&rp->r, rp->cfg.path, NULL, &err);
+    if (rc == SLOG_EFORMAT) {
+        /* a Chrome JSON, an OTF2 archive or an MPE .slog2: "Not an HDF5 file"
+         * alone does not say what to do */
+        (void)fprintf(stderr,
+                      REPORT_PROG ": %s: Cannot open: %s (%s): not a libslog file; convert "
+                                  "other traces with slog-import first\n",
+                      rp->cfg.path, err.message, slog_status_name(rc));
+        return EXIT_FAILURE;
+    }
     if (rc != SLOG_OK) {
         return report_api_error(rp, "Cannot open", rc, &err);
     }
