@@ -107,14 +107,13 @@ typedef struct slog_index_summary {
  * @param summary  receives what was written, or NULL
  * @param err      error details naming the input, or NULL
  * @retval SLOG_OK       written and complete
- * @retval SLOG_EINVAL   no input, a repeated input, different clocks, a bad
- *                       link, bad options
+ * @retval SLOG_EINVAL   no input, a repeated input, an index as an input,
+ *                       different clocks, a bad link, bad options
  * @retval SLOG_ESTATE   an incomplete input without SLOG_INDEX_ALLOW_INCOMPLETE
  * @retval SLOG_EIO      an input cannot be read (missing, without
  *                       SLOG_INDEX_ALLOW_MISSING) or the index cannot be written
  * @retval SLOG_EFORMAT, SLOG_EVERSION, SLOG_ECORRUPT  an input is not a
- *                       libslog file, too new, or damaged (an index is not
- *                       accepted as an input)
+ *                       libslog file, too new, or damaged
  * @retval SLOG_ENOMEM   out of memory
  * Thread safety: any thread.  @since 0.3
  */
