@@ -34,6 +34,9 @@
  *                             written to it (prints its name), removed
  *     trace_prog tell DIR     DIR/tell.txt written "hello" by stdio, then
  *                             ftell (5), fseeko to 2, ftello and ftello64 (2)
+ *     trace_prog closes DIR   4 threads, each 20000 times: its own
+ *                             DIR/closeK.txt opened, read and closed (close,
+ *                             or fdopen + fclose)
  *     trace_prog pexit DIR    the main thread ends by pthread_exit; another
  *                             thread writes DIR/pexit.dat 5 times, 1 byte
  *                             each, and returns (the process then exits 0)
@@ -449,6 +452,57 @@ static int name_calls(void)
     return close(d);
 }
 
+#define CLOSE_THREADS 4
+#define CLOSE_ROUNDS 20000
+
+/* One thread of close_calls: its own file opened, read and closed over and
+ * over, by close (even threads) or fdopen + fclose (odd ones). */
+static void *close_loop(void *arg)
+{
+    char path[1100], name[16], buf[8];
+    (void)snprintf(name, sizeof name, "close%d.txt", (int)(intptr_t)arg);
+    path_of(path, sizeof path, name);
+    for (int i = 0; i < CLOSE_ROUNDS; i++) {
+        const int fd = open(path, O_RDONLY);
+        if (fd < 0 || read(fd, buf, sizeof buf) != 5) {
+            return arg;
+        }
+        FILE *const f = (intptr_t)arg % 2 != 0 ? fdopen(fd, "r") : NULL;
+        if (f != NULL ? fclose(f) != 0 : close(fd) != 0) {
+            return arg;
+        }
+    }
+    return NULL;
+}
+
+/* Threads that close descriptors while others open: every thread's calls
+ * must name its own file (a close cleared the number's name after the
+ * number was reused by another thread's open). */
+static int close_calls(void)
+{
+    pthread_t th[CLOSE_THREADS];
+    for (int k = 0; k < CLOSE_THREADS; k++) {
+        char path[1100], name[16];
+        (void)snprintf(name, sizeof name, "close%d.txt", k);
+        path_of(path, sizeof path, name);
+        FILE *const f = fopen(path, "w");
+        if (f == NULL || fputs("hello", f) < 0 || fclose(f) != 0) {
+            return 90;
+        }
+    }
+    for (intptr_t k = 0; k < CLOSE_THREADS; k++) {
+        if (pthread_create(&th[k], NULL, close_loop, (void *)k) != 0) {
+            return 91;
+        }
+    }
+    int failed = 0;
+    for (int k = 0; k < CLOSE_THREADS; k++) {
+        void *res;
+        failed += pthread_join(th[k], &res) != 0 || res != NULL;
+    }
+    return failed != 0 ? 92 : 0;
+}
+
 /* The position of a stream by each of ftell's names. */
 static int tell_calls(void)
 {
@@ -541,7 +595,7 @@ int main(int argc, char **argv)
 {
     if (argc != 3) {
         (void)fprintf(stderr, "usage: trace_prog calls|crash|wait|pipes|scanf|copy|names|tell|"
-                              "pexit|forks DIR | exit|_exit|raise|kill N\n");
+                              "pexit|forks|closes DIR | exit|_exit|raise|kill N\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -578,6 +632,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "tell") == 0) {
         return tell_calls();
+    }
+    if (strcmp(mode, "closes") == 0) {
+        return close_calls();
     }
     if (strcmp(mode, "pexit") == 0) {
         return pexit_calls();

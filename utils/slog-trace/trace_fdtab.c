@@ -145,9 +145,11 @@ void fdtab_opened(int fd, const char *path)
     }
 }
 
-void fdtab_closed(int fd)
+const char *fdtab_closing(int fd)
 {
+    const char *path = fdtab_path(fd);
     set_entry(fd, NULL);
+    return path;
 }
 
 void fdtab_dup(int oldfd, int newfd)

@@ -30,8 +30,11 @@ bool trace_path_own(const char *path);
 /* fd was opened on path (a failed open, fd < 0, does nothing). */
 void fdtab_opened(int fd, const char *path);
 
-/* fd was closed. */
-void fdtab_closed(int fd);
+/* fd is about to be closed: its name goes now, while the number is still
+ * the caller's (cleared after the close, it could erase the name another
+ * thread's open had just given the number).  Returns the name it had ("":
+ * none), for the close's record. */
+const char *fdtab_closing(int fd);
 
 /* newfd is now a copy of oldfd (dup, dup2, dup3, fcntl F_DUPFD). */
 void fdtab_dup(int oldfd, int newfd);

@@ -184,12 +184,12 @@ int close(int fd)
         trace_skip(&c);
         traced = false;
     }
-    const char *path = fdtab_path(fd);
+    /* The name goes first: once closed, the number may be another thread's.
+     * A failed close leaves it nameless too (EBADF: it was not open; Linux
+     * releases the number on EINTR and EIO). */
+    const char *path = fdtab_closing(fd);
     const int r = TRACE_REAL(close)(fd);
     const int err = errno;
-    if (r == 0) {
-        fdtab_closed(fd);
-    }
     if (traced) {
         trace_args a = {.n = 0};
         targ_int(&a, "fd", fd);

@@ -120,16 +120,26 @@ int fclose(FILE *stream)
     trace_call c;
     const int fd = stream_fd(stream);
     if (!trace_enter(&c)) {
-        const int r = TRACE_REAL(fclose)(stream);
         if (trace_self.guard == 0) {
-            fdtab_closed(fd);
+            (void)fdtab_closing(fd);
         }
-        return r;
+        return TRACE_REAL(fclose)(stream);
     }
+    /* Name and record before the close (then the number may be another
+     * thread's, as in close). */
+    const bool own = fdtab_own(fd);
+    const char *path = fdtab_closing(fd);
     const int r = TRACE_REAL(fclose)(stream);
     const int err = errno;
-    trace_fd_done(&c, TRACE_FN_FCLOSE, fd, NOTHING, r, err);
-    fdtab_closed(fd);
+    if (own) {
+        trace_skip(&c);
+    } else {
+        trace_args a = {.n = 0};
+        targ_int(&a, "fd", fd);
+        targ_str(&a, "path", path);
+        targ_result(&a, r, err);
+        trace_leave(&c, TRACE_FN_FCLOSE, &a);
+    }
     errno = err;
     return r;
 }
