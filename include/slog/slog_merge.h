@@ -43,6 +43,14 @@ typedef atomic_int slog_merge_atomic_int;
  *  writers meant to write. */
 #define SLOG_MERGE_ALLOW_INCOMPLETE (1u << 0)
 
+/** slog_merge_options.flags: an input whose timelines have one root (a
+ *  tracer's per-process file: process -> threads) and none linked gets no
+ *  new top timeline: its root, renamed by the input's label, is the top
+ *  (kind top_kind, or the root's own when top_kind is 0; sort key the
+ *  input's position), so the output reads input = process -> thread.  An
+ *  input of several roots gets a top timeline as without the flag.
+ *  @since 0.3 */
+#define SLOG_MERGE_LABEL_ROOT (1u << 1)
 /** A timeline of one input that stands for a timeline of an earlier input
  *  (slog_merge_options.links): its drawables go to that input's timeline in
  *  the output, and it is not defined again.  An input whose every timeline

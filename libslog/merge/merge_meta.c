@@ -8,9 +8,10 @@
  * timeline whose parent is not defined yet has its chain of undefined
  * ancestors defined first (the reader guarantees parent < id today; the
  * merge does not rely on it, and a cycle is reported as damage).
- * Timelines linked to an earlier input's (slog_merge_options.links,
- * merge_links.c) take that one's id; an input all of whose timelines are
- * linked gets no top timeline.  Categories of all inputs are joined by
+ * With SLOG_MERGE_LABEL_ROOT, an input of one root timeline has that root
+ * renamed by its label as its top instead.  Timelines linked to an earlier
+ * input's (slog_merge_options.links, merge_links.c) take that one's id; an
+ * input all of whose timelines are linked gets no top timeline.  Categories of all inputs are joined by
  * (kind, name, group) in a string map; the first input that has one gives
  * its colour.  The result is one
  * id map per input and table, used on every drawable.
@@ -64,6 +65,49 @@ static int define_chain(merge_ctx *m, merge_input *in, uint32_t id, uint32_t *st
     return SLOG_OK;
 }
 
+/* The input's one root timeline, when SLOG_MERGE_LABEL_ROOT asks for it
+ * to be the top and it has exactly one and no link; else UINT32_MAX. */
+static uint32_t root_as_top(const merge_ctx *m, const merge_input *in, uint32_t linked)
+{
+    uint32_t root = UINT32_MAX;
+    if ((m->opts.o.flags & SLOG_MERGE_LABEL_ROOT) == 0 || linked > 0) {
+        return UINT32_MAX;
+    }
+    for (uint32_t id = 0; id < in->info->timelines; id++) {
+        slog_timeline_info ti;
+        if (slog_reader_timeline(in->r, id, &ti) != SLOG_OK) {
+            return UINT32_MAX; /* define_chain reports the damage */
+        }
+        if (ti.parent == SLOG_NO_PARENT) {
+            if (root != UINT32_MAX) {
+                return UINT32_MAX;
+            }
+            root = id;
+        }
+    }
+    return root;
+}
+
+/* The input's top timeline: a new one named by its label, or its root
+ * (root_as_top) renamed so; kind top_kind (the root's own when 0 and it is
+ * the root), sort key its position among the inputs. */
+static int define_top(merge_ctx *m, merge_input *in, size_t index, uint32_t root)
+{
+    slog_timeline_kind kind = (slog_timeline_kind)m->opts.o.top_kind;
+    slog_timeline_info ti;
+    if (root != UINT32_MAX && kind == SLOG_TIMELINE_GENERIC &&
+        slog_reader_timeline(in->r, root, &ti) == SLOG_OK) {
+        kind = ti.kind;
+    }
+    const int rc = slog_writer_add_timeline(m->w, SLOG_NO_PARENT, kind, in->label, (int64_t)index,
+                                            &in->top, m->err);
+    if (rc == SLOG_OK && root != UINT32_MAX) {
+        in->tl_map[root] = in->top;
+    }
+    m->sum.timelines += rc == SLOG_OK && root == UINT32_MAX;
+    return merge_err_source(m->err, rc, m->out);
+}
+
 /* The input's top timeline (unless it only links to others' timelines) and
  * its timelines under it. */
 static int define_timelines(merge_ctx *m, merge_input *in, size_t index)
@@ -79,10 +123,7 @@ static int define_timelines(merge_ctx *m, merge_input *in, size_t index)
     uint32_t linked = 0;
     int rc = merge_links_map(m, index, &linked);
     if (rc == SLOG_OK && (linked < n || n == 0)) {
-        rc = slog_writer_add_timeline(m->w, SLOG_NO_PARENT, (slog_timeline_kind)m->opts.o.top_kind,
-                                      in->label, (int64_t)index, &in->top, m->err);
-        rc = merge_err_source(m->err, rc, m->out);
-        m->sum.timelines += rc == SLOG_OK;
+        rc = define_top(m, in, index, root_as_top(m, in, linked));
     }
     for (uint32_t id = 0; id < n && rc == SLOG_OK; id++) {
         if (in->tl_map[id] == UINT32_MAX) {

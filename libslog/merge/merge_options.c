@@ -21,7 +21,7 @@
 
 #define END_OF(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
 #define OPTIONS_MAX_SIZE 4096u
-#define KNOWN_FLAGS SLOG_MERGE_ALLOW_INCOMPLETE
+#define KNOWN_FLAGS (SLOG_MERGE_ALLOW_INCOMPLETE | SLOG_MERGE_LABEL_ROOT)
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* NOLINTBEGIN(bugprone-sizeof-expression): the members are pointers, on purpose */

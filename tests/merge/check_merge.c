@@ -1003,6 +1003,58 @@ START_TEST(test_merge_links)
 }
 END_TEST
 
+/* The timeline i of path: name, kind, parent, sort key as "name|kind|parent|key". */
+static void timeline_line(slog_reader *r, uint32_t i, char *buf, size_t n)
+{
+    slog_timeline_info ti;
+    ck_assert_int_eq(slog_reader_timeline(r, i, &ti), SLOG_OK);
+    snprintf(buf, n, "%s|%u|%d|%lld", ti.name, (unsigned)ti.kind,
+             ti.parent == SLOG_NO_PARENT ? -1 : (int)ti.parent, (long long)ti.sort_key);
+}
+
+/* SLOG_MERGE_LABEL_ROOT: an input of one root has that root, renamed by
+ * its label, as its top (kind top_kind, else its own; its drawables stay
+ * on it); an input of two roots gets a new top as without the flag. */
+START_TEST(test_merge_label_root)
+{
+    write_linked(tp("one.slog"), 1);
+    write_linked(tp("two.slog"), 2);
+    const char *const in[] = {tp("one.slog"), tp("two.slog")};
+    const char *const labels[] = {"rank 0 (p)", "two"};
+    slog_merge_options o = SLOG_MERGE_OPTIONS_INIT;
+    o.labels = labels;
+    o.flags = SLOG_MERGE_LABEL_ROOT;
+    slog_merge_summary s;
+    slog_error err;
+    for (uint32_t kind = 0; kind <= SLOG_TIMELINE_RANK; kind += SLOG_TIMELINE_RANK) {
+        o.top_kind = kind;
+        ck_assert_int_eq(slog_merge_files(in, 2, tp("out.slog"), &o, &s, &err), SLOG_OK);
+        ck_assert_uint_eq(s.timelines, 4); /* the renamed root; "two" and its two roots */
+        slog_reader *r;
+        ck_assert_int_eq(slog_reader_open(&r, tp("out.slog"), NULL, NULL), SLOG_OK);
+        ck_assert_uint_eq(slog_reader_info(r)->timelines, 4);
+        char want[4][64], got[64];
+        snprintf(want[0], 64, "rank 0 (p)|%u|-1|0", kind ? kind : SLOG_TIMELINE_THREAD);
+        snprintf(want[1], 64, "two|%u|-1|1", kind);
+        snprintf(want[2], 64, "own 0|%u|1|0", SLOG_TIMELINE_THREAD);
+        snprintf(want[3], 64, "own 1|%u|1|0", SLOG_TIMELINE_THREAD);
+        for (uint32_t i = 0; i < 4; i++) {
+            timeline_line(r, i, got, sizeof got);
+            ck_assert_str_eq(got, want[i]);
+        }
+        slog_reader_destroy(r);
+        uint32_t rows[2] = {UINT32_MAX, UINT32_MAX};
+        linked_rows(tp("out.slog"), rows, 2);
+        ck_assert_uint_eq(rows[1], 3); /* two.slog's second root's event */
+    }
+    const char *const one[] = {tp("one.slog")};
+    ck_assert_int_eq(slog_merge_files(one, 1, tp("alone.slog"), &o, &s, &err), SLOG_OK);
+    uint32_t rows[1] = {UINT32_MAX};
+    linked_rows(tp("alone.slog"), rows, 1);
+    ck_assert_uint_eq(rows[0], 0); /* on the renamed root itself */
+}
+END_TEST
+
 START_TEST(test_merge_corpus_imports)
 {
     const char *const imp = getenv("SLOG_IMPORT");
@@ -1057,6 +1109,7 @@ int main(void)
     tcase_add_test(exact, test_merge_int64_end);
     tcase_add_test(exact, test_merge_empty_input);
     tcase_add_test(exact, test_merge_links);
+    tcase_add_test(exact, test_merge_label_root);
     tcase_add_test(exact, test_merge_corpus_imports);
     suite_add_tcase(s, exact);
     TCase *const refused = tcase_create("refused");

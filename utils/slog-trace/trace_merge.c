@@ -6,9 +6,11 @@
  * ("rank R" when the process called MPI_Init, else its process name), the
  * file's thread timelines under it, categories joined by (kind, name),
  * args kept; MPI messages become arrows (trace_merge_msg.c); a Python
- * tracing file joins its process's timelines (trace_merge_join.c).  Everything
- * is held in memory and appended by end time: meant for the files of one
- * job (issue 17's slog-merge streams large ones).
+ * tracing file joins its process's timelines (trace_merge_join.c).  This way
+ * holds everything in memory and appends by end time: it is taken when a
+ * Python tracing file is there (its states are nested again with its
+ * process's); any other directory is merged in bounded memory
+ * (trace_merge_stream.c).
  * Layer: slog-trace tool; public API only.
  */
 #define _GNU_SOURCE
@@ -26,6 +28,7 @@
 
 #include "cli.h"
 #include "trace_arg_copy.h"
+#include "trace_merge_int.h"
 #include "trace_merge_join.h"
 #include "trace_merge_msg.h"
 
@@ -53,7 +56,7 @@ typedef struct merge_ctx {
     size_t nranks;
 } merge_ctx;
 
-static int fail(const char *path, const char *what, int rc, const slog_error *err)
+int trace_merge_fail(const char *path, const char *what, int rc, const slog_error *err)
 {
     (void)fprintf(stderr, PROG ": %s: %s: %s (%s)\n", path, what,
                   err != NULL && err->message[0] != '\0' ? err->message : "failed",
@@ -184,7 +187,7 @@ static int64_t find_rank(const merge_ctx *m, size_t first)
 
 /* A process that called MPI_Init renamed itself "rank R: NAME"
  * (trace_mpi_p2p.c): NAME alone, so the top timeline reads "rank R (NAME)". */
-static const char *strip_rank_prefix(const char *name, int64_t rank)
+const char *trace_merge_strip_rank(const char *name, int64_t rank)
 {
     char prefix[32];
     const int n = snprintf(prefix, sizeof prefix, "rank %" PRId64 ": ", rank);
@@ -207,7 +210,7 @@ static void name_timeline(
     o->key = ti->sort_key;
     if (parent == SLOG_NO_PARENT && rank >= 0) {
         (void)snprintf(o->name, sizeof o->name, "rank %" PRId64 " (%s)", rank,
-                       strip_rank_prefix(ti->name, rank));
+                       trace_merge_strip_rank(ti->name, rank));
         o->kind = SLOG_TIMELINE_RANK, o->key = rank;
     } else {
         (void)snprintf(o->name, sizeof o->name, "%s", ti->name);
@@ -290,10 +293,10 @@ static int note_process(merge_ctx *m, slog_reader *r, const char *file_name, con
  * run's files from the other ranks'), whose files are merged, and whose
  * messages are matched, as one job's.  Said once per such file; the merge
  * goes on. */
-static int note_rank(merge_ctx *m, int64_t rank, const char *path)
+int trace_merge_note_rank(int64_t **ranks, size_t *n, int64_t rank, const char *path)
 {
-    for (size_t i = 0; rank >= 0 && i < m->nranks; i++) {
-        if (m->ranks[i] == rank) {
+    for (size_t i = 0; rank >= 0 && i < *n; i++) {
+        if ((*ranks)[i] == rank) {
             (void)fprintf(stderr,
                           PROG ": %s: warning: a second file of MPI rank %" PRId64
                           ": the directory holds more than one run, merged (their messages "
@@ -305,12 +308,12 @@ static int note_rank(merge_ctx *m, int64_t rank, const char *path)
     if (rank < 0) {
         return SLOG_OK;
     }
-    int64_t *v = realloc(m->ranks, (m->nranks + 1) * sizeof *v);
+    int64_t *v = realloc(*ranks, (*n + 1) * sizeof *v);
     if (v == NULL) {
         return SLOG_ENOMEM;
     }
-    m->ranks = v;
-    m->ranks[m->nranks++] = rank;
+    *ranks = v;
+    v[(*n)++] = rank;
     return SLOG_OK;
 }
 
@@ -321,30 +324,40 @@ static int note_rank(merge_ctx *m, int64_t rank, const char *path)
  * (DIR/index.slog, slog-merge --index) reads the rank files, which are
  * merged themselves; arrows.slog holds the arrows of the messages this
  * merge pairs from the send/recv states.  Merged, either doubles them. */
-static bool not_a_process_file(const slog_reader *r)
+bool trace_merge_not_process_file(const slog_reader *r)
 {
     const char *const creator = slog_reader_info(r)->creator;
     return slog_reader_index_inputs(r) > 0 ||
            (creator != NULL && strcmp(creator, MPI_ARROWS_CREATOR) == 0);
 }
 
-/* Merge one file (path, its name in DIR); *left_out: it was an index or
- * an arrows file (nothing merged). */
-static int merge_file(
-    merge_ctx *m, const char *path, const char *name, size_t index, bool *left_out, slog_error *err)
+/* What became of one file: left out (an index or an arrows file: nothing
+ * merged), or merged, complete or not. */
+typedef struct file_outcome {
+    bool left_out;
+    bool complete;
+} file_outcome;
+
+/* Merge one file (path, its name in DIR); *o says what became of it. */
+static int merge_file(merge_ctx *m,
+                      const char *path,
+                      const char *name,
+                      size_t index,
+                      file_outcome *o,
+                      slog_error *err)
 {
     slog_reader *r = NULL;
     int rc = slog_reader_open(&r, path, NULL, err);
     if (rc != SLOG_OK) {
         return rc;
     }
-    *left_out = not_a_process_file(r);
-    if (*left_out) {
+    o->left_out = trace_merge_not_process_file(r);
+    if (o->left_out) {
         slog_reader_destroy(r);
         return SLOG_OK;
     }
     const slog_file_info *info = slog_reader_info(r);
-    m->incomplete += info->complete ? 0u : 1u;
+    o->complete = info->complete;
     if (m->ticks_per_second == 0) {
         m->ticks_per_second = info->ticks_per_second;
     }
@@ -359,7 +372,8 @@ static int merge_file(
             m->python ? merge_join_select(m->join, name, info->start) : SLOG_NO_PARENT;
         const int64_t rank = find_rank(m, first);
         rc = define_timelines(m, r, rank, index, top, map);
-        rc = rc == SLOG_OK && !m->python ? note_rank(m, rank, path) : rc;
+        rc = rc == SLOG_OK && !m->python ? trace_merge_note_rank(&m->ranks, &m->nranks, rank, path)
+                                         : rc;
     }
     if (rc == SLOG_OK && !m->python) {
         rc = note_process(m, r, name, map);
@@ -471,10 +485,6 @@ static void free_ctx(merge_ctx *m)
     slog_writer_destroy(m->w);
 }
 
-typedef struct merge_count {
-    size_t merged, empty, skipped, jobfiles;
-} merge_count;
-
 /* Forget the items a file added before it failed (its args are ours). */
 static void drop_items_from(merge_ctx *m, size_t first)
 {
@@ -489,8 +499,8 @@ static void drop_items_from(merge_ctx *m, size_t first)
  * quietly (counted), an unreadable one with its error, so that one bad file
  * does not lose the others.  Running out of memory stops the merge
  * (returns 1). */
-static int
-merge_or_skip(merge_ctx *m, const char *path, const char *name, size_t index, merge_count *count)
+static int merge_or_skip(
+    merge_ctx *m, const char *path, const char *name, size_t index, trace_merge_tally *count)
 {
     struct stat st;
     if (stat(path, &st) == 0 && st.st_size == 0) {
@@ -499,28 +509,97 @@ merge_or_skip(merge_ctx *m, const char *path, const char *name, size_t index, me
     }
     slog_error err = {0};
     const size_t first = m->n;
-    bool left_out = false;
-    const size_t incomplete = m->incomplete;
-    const int rc = merge_file(m, path, name, index, &left_out, &err);
+    file_outcome o = {false, true};
+    const int rc = merge_file(m, path, name, index, &o, &err);
     if (rc == SLOG_OK) {
-        *(left_out ? &count->jobfiles : &count->merged) += 1;
-        if (m->incomplete > incomplete) {
-            (void)fprintf(stderr,
-                          PROG ": %s: warning: incomplete (its writer did not finish: the "
-                          "process was killed or is still running): merged what it holds; "
-                          "%s is marked incomplete\n",
-                          path, m->out);
-        }
+        *(o.left_out ? &count->jobfiles : &count->merged) += 1;
+        trace_merge_warn_incomplete(path, o.complete, m->out, count);
         return 0;
     }
-    m->incomplete = incomplete;
-    (void)fail(path, rc == SLOG_ENOMEM ? "cannot merge" : "skipped, cannot read", rc, &err);
+    (void)trace_merge_fail(path, rc == SLOG_ENOMEM ? "cannot merge" : "skipped, cannot read", rc,
+                           &err);
     if (rc == SLOG_ENOMEM) {
         return 1;
     }
     drop_items_from(m, first);
     count->skipped++;
     return 0;
+}
+
+void trace_merge_warn_incomplete(const char *path,
+                                 bool complete,
+                                 const char *out,
+                                 trace_merge_tally *t)
+{
+    if (complete) {
+        return;
+    }
+    t->incomplete++;
+    (void)fprintf(stderr,
+                  PROG ": %s: warning: incomplete (its writer did not finish: the process was "
+                       "killed or is still running): merged what it holds; %s is marked "
+                       "incomplete\n",
+                  path, out);
+}
+
+void trace_merge_summary_line(const trace_merge_tally *t,
+                              uint64_t drawables,
+                              uint64_t matched,
+                              uint64_t unmatched,
+                              const char *out)
+{
+    char job[160] = "";
+    if (t->jobfiles > 0) {
+        (void)snprintf(job, sizeof job, ", index and MPI arrows files left out: %zu", t->jobfiles);
+    }
+    if (t->incomplete > 0) {
+        const size_t used = strlen(job);
+        (void)snprintf(job + used, sizeof job - used, ", incomplete: %zu", t->incomplete);
+    }
+    (void)fprintf(stderr,
+                  PROG ": %zu files, %" PRIu64 " drawables, %" PRIu64 " messages matched, %" PRIu64
+                       " unmatched -> %s (empty files left out: %zu, unreadable skipped: %zu%s)\n",
+                  t->merged, drawables, matched, unmatched, out, t->empty, t->skipped, job);
+}
+
+/* Whether any of the directory's files is a Python tracing file (they
+ * sort last). */
+static bool has_python_file(struct dirent *const *ents, int nents)
+{
+    return nents > 0 && merge_join_is_python(ents[nents - 1]->d_name);
+}
+
+/* The in-memory merge (a Python tracing file among the files). */
+static int merge_in_memory(const char *dir, struct dirent *const *ents, int nents, const char *out)
+{
+    merge_ctx m = {0};
+    m.out = out;
+    slog_error err = {0};
+    char path[4096];
+    int status = 0;
+    m.join = merge_join_create();
+    int rc = (m.msgs = merge_msgs_create()) == NULL || m.join == NULL
+                 ? SLOG_ENOMEM
+                 : slog_writer_create(&m.w, out, NULL, &err);
+    if (rc != SLOG_OK) {
+        status = trace_merge_fail(out, "cannot create", rc, &err);
+    }
+    trace_merge_tally count = {0};
+    for (int i = 0; status == 0 && i < nents; i++) {
+        (void)snprintf(path, sizeof path, "%s/%s", dir, ents[i]->d_name);
+        status = merge_or_skip(&m, path, ents[i]->d_name, (size_t)i, &count);
+    }
+    m.incomplete = count.incomplete;
+    uint64_t matched = 0, unmatched = 0;
+    if (status == 0 && (rc = write_out(&m, out, &matched, &unmatched, &err)) != SLOG_OK) {
+        status = trace_merge_fail(out, "cannot write", rc, &err);
+    }
+    if (status == 0) {
+        trace_merge_summary_line(&count, m.n, matched, unmatched, out);
+        status = count.skipped > 0 ? 1 : 0; /* the rest is written; the loss is not silent */
+    }
+    free_ctx(&m);
+    return status;
 }
 
 static int merge_dir(const char *dir, const char *out)
@@ -536,49 +615,12 @@ static int merge_dir(const char *dir, const char *out)
         free(ents);
         return 1;
     }
-    merge_ctx m = {0};
-    m.out = out;
-    slog_error err = {0};
-    char path[4096];
-    int status = 0;
-    m.join = merge_join_create();
-    int rc = (m.msgs = merge_msgs_create()) == NULL || m.join == NULL
-                 ? SLOG_ENOMEM
-                 : slog_writer_create(&m.w, out, NULL, &err);
-    if (rc != SLOG_OK) {
-        status = fail(out, "cannot create", rc, &err);
-    }
-    merge_count count = {0};
-    for (int i = 0; status == 0 && i < nents; i++) {
-        (void)snprintf(path, sizeof path, "%s/%s", dir, ents[i]->d_name);
-        status = merge_or_skip(&m, path, ents[i]->d_name, (size_t)i, &count);
-    }
-    uint64_t matched = 0, unmatched = 0;
-    if (status == 0 && (rc = write_out(&m, out, &matched, &unmatched, &err)) != SLOG_OK) {
-        status = fail(out, "cannot write", rc, &err);
-    }
-    if (status == 0) {
-        char job[160] = "";
-        if (count.jobfiles > 0) {
-            (void)snprintf(job, sizeof job, ", index and MPI arrows files left out: %zu",
-                           count.jobfiles);
-        }
-        if (m.incomplete > 0) {
-            const size_t used = strlen(job);
-            (void)snprintf(job + used, sizeof job - used, ", incomplete: %zu", m.incomplete);
-        }
-        (void)fprintf(stderr,
-                      PROG
-                      ": %zu files, %zu drawables, %" PRIu64 " messages matched, %" PRIu64
-                      " unmatched -> %s (empty files left out: %zu, unreadable skipped: %zu%s)\n",
-                      count.merged, m.n, matched, unmatched, out, count.empty, count.skipped, job);
-        status = count.skipped > 0 ? 1 : 0; /* the rest is written; the loss is not silent */
-    }
+    const int status = has_python_file(ents, nents) ? merge_in_memory(dir, ents, nents, out)
+                                                    : trace_merge_streamed(dir, ents, nents, out);
     for (int i = 0; i < nents; i++) {
         free(ents[i]);
     }
     free(ents);
-    free_ctx(&m);
     return status;
 }
 

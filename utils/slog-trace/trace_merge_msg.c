@@ -57,6 +57,24 @@ static int push(msg_list *l, const msg_end *e)
     return 0;
 }
 
+static int take_all(msg_list *into, msg_list *from)
+{
+    for (size_t i = 0; i < from->n; i++) {
+        if (push(into, &from->v[i]) != 0) {
+            return -1;
+        }
+    }
+    from->n = 0;
+    return 0;
+}
+
+int merge_msgs_take(merge_msgs *into, merge_msgs *from)
+{
+    return take_all(&into->sends, &from->sends) == 0 && take_all(&into->recvs, &from->recvs) == 0
+               ? 0
+               : -1;
+}
+
 static bool arg_int(const slog_arg *a, int64_t *out)
 {
     if (a->type == SLOG_ARG_INT) {

@@ -27,6 +27,10 @@ void merge_msgs_destroy(merge_msgs *m);
 int merge_msgs_note(merge_msgs *m, uint32_t timeline, int64_t start, int64_t end,
                     const slog_arg *args, uint32_t nargs);
 
+/* Move every message end noted in from into into (from is left empty).
+ * Returns 0, or -1 out of memory (into then holds part of them). */
+int merge_msgs_take(merge_msgs *into, merge_msgs *from);
+
 /* Append an arrow of category cat per matched pair; counts what matched
  * and what did not.  Returns SLOG_OK or the writer's error. */
 int merge_msgs_write(merge_msgs *m, slog_writer *w, uint32_t cat, uint64_t *matched,
