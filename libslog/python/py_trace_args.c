@@ -6,7 +6,9 @@
  * float and ints of 64 bits stay; a larger int becomes its decimal text;
  * None, dicts, lists and tuples become their JSON text (a JsonText, a str
  * that py_args.c stores as JSON), with values JSON cannot take written as
- * their repr(); anything else becomes its repr().  Texts made here are cut
+ * their repr(); another type's number (numbers.Integral, numbers.Real:
+ * numpy's int64, float32...) becomes the int or float it stands for, also
+ * inside a container; anything else becomes its repr().  Texts made here are cut
  * to PY_TRACE_TEXT_MAX characters ("..." at the end); a repr() that raises
  * gives "<TYPE object>".  Nothing here raises but MemoryError.
  * Python binding layer: public libslog headers, Python C API.
@@ -18,8 +20,10 @@
 #define PY_TRACE_TEXT_MAX 256
 
 PyObject *py_json_text_type;
-static PyObject *json_dumps;  /* json.dumps */
-static PyObject *repr_capped; /* this file's repr_text as a Python callable */
+static PyObject *json_dumps;       /* json.dumps */
+static PyObject *json_default;     /* this file's number_or_repr as a Python callable */
+static PyObject *numbers_integral; /* numbers.Integral */
+static PyObject *numbers_real;     /* numbers.Real */
 
 /* s cut to PY_TRACE_TEXT_MAX characters; steals s.  NULL: s was NULL. */
 static PyObject *cap_text(PyObject *s)
@@ -46,10 +50,30 @@ static PyObject *repr_text(PyObject *v)
     return cap_text(r);
 }
 
-static PyObject *repr_text_fn(PyObject *self, PyObject *v)
+/* v, a number of another type than int and float (numpy's int64,
+ * float32...: numbers.Integral and numbers.Real register them), as the int
+ * or float it stands for; NULL, without an error set, when it is not one. */
+static PyObject *as_number(PyObject *v)
+{
+    PyObject *n = NULL;
+    const int integral = PyObject_IsInstance(v, numbers_integral);
+    if (integral == 1) {
+        n = PyNumber_Index(v);
+    } else if (integral == 0 && PyObject_IsInstance(v, numbers_real) == 1) {
+        n = PyNumber_Float(v);
+    }
+    if (n == NULL) {
+        PyErr_Clear();
+    }
+    return n;
+}
+
+/* json.dumps' default: a number as one, anything else as repr_text. */
+static PyObject *number_or_repr(PyObject *self, PyObject *v)
 {
     (void)self;
-    return repr_text(v);
+    PyObject *n = as_number(v);
+    return n != NULL ? n : repr_text(v);
 }
 
 /* An int beyond 64 bits: its decimal text, capped (str() refuses ints of
@@ -84,7 +108,7 @@ static bool fits_64_bits(PyObject *v)
  * or its repr when JSON cannot take it (a cycle, keys of other types). */
 static PyObject *json_text(PyObject *v)
 {
-    PyObject *kw = Py_BuildValue("{sO}", "default", repr_capped);
+    PyObject *kw = Py_BuildValue("{sO}", "default", json_default);
     PyObject *args = kw != NULL ? PyTuple_Pack(1, v) : NULL;
     PyObject *text = args != NULL ? PyObject_Call(json_dumps, args, kw) : NULL;
     Py_XDECREF(kw);
@@ -120,6 +144,12 @@ static PyObject *clean_value(PyObject *v)
     if (v == Py_None || PyDict_Check(v) || PyList_Check(v) || PyTuple_Check(v)) {
         return json_text(v);
     }
+    PyObject *n = as_number(v);
+    if (n != NULL) {
+        PyObject *c = clean_value(n);
+        Py_DECREF(n);
+        return c;
+    }
     return repr_text(v);
 }
 
@@ -152,15 +182,20 @@ int py_trace_clean_args(PyObject *into, PyObject *args)
     return 0;
 }
 
-static PyMethodDef repr_def = {"_repr_capped", repr_text_fn, METH_O, "repr(), capped."};
+static PyMethodDef default_def = {"_number_or_repr", number_or_repr, METH_O,
+                                  "A number as one, anything else as repr(), capped."};
 
 int py_trace_args_init(PyObject *m)
 {
     PyObject *json = PyImport_ImportModule("json");
     json_dumps = json != NULL ? PyObject_GetAttrString(json, "dumps") : NULL;
     Py_XDECREF(json);
-    repr_capped = json_dumps != NULL ? PyCFunction_New(&repr_def, NULL) : NULL;
-    py_json_text_type = repr_capped != NULL
+    PyObject *numbers = json_dumps != NULL ? PyImport_ImportModule("numbers") : NULL;
+    numbers_integral = numbers != NULL ? PyObject_GetAttrString(numbers, "Integral") : NULL;
+    numbers_real = numbers_integral != NULL ? PyObject_GetAttrString(numbers, "Real") : NULL;
+    Py_XDECREF(numbers);
+    json_default = numbers_real != NULL ? PyCFunction_New(&default_def, NULL) : NULL;
+    py_json_text_type = json_default != NULL
                             ? PyObject_CallFunction((PyObject *)&PyType_Type, "s(O){ss}",
                                                     "JsonText", (PyObject *)&PyUnicode_Type,
                                                     "__module__", "slog._slog")

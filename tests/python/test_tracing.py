@@ -169,6 +169,24 @@ def test_any_arg_is_recorded_and_never_raises(trace_path):
 
 
 
+def test_numpy_numbers_are_stored_as_numbers(trace_path):
+    """numpy's integers and floats (an index from np.random.permutation, an
+    array's sum) are numbers.Integral and numbers.Real: stored as the int or
+    float they stand for, alone or inside a list or dict (they were stored
+    as their repr, '5', so a filter on the arg's value missed them)."""
+    import fractions
+    np = pytest.importorskip("numpy")
+    with slog.region("batch", idx=np.int64(5), u=np.uint64(2**64 - 1), f=np.float32(1.5),
+                     q=fractions.Fraction(1, 4), ids=list(np.arange(3)),
+                     d={"n": np.int32(-7)}, b=np.bool_(True)):
+        pass
+    slog.trace_stop()
+    (got,) = [a for _, _, a, *_ in regions(trace_path)]
+    assert got == {"idx": 5, "u": 2**64 - 1, "f": 1.5, "q": 0.25, "ids": [0, 1, 2],
+                   "d": {"n": -7}, "b": "True"}
+    assert type(got["idx"]) is int and type(got["f"]) is float
+
+
 def test_starts_by_itself_under_slog_trace(tmp_path):
     code = ("import slog\n"
             "with slog.region('auto', k=7): pass\n"

@@ -29,7 +29,8 @@ around it when it began, in its own thread or asyncio task (regions are
 tracked in a context variable, decorated calls per thread); its args are
 the keyword args of region() plus every annotation, taken when given
 (later changes to a dict passed do not show): str, int, float, bool as they
-are; dict/list/tuple/None as JSON; an int beyond 64 bits as its decimal
+are; another type's number (numpy's int64, float32...) as the int or
+float it stands for; dict/list/tuple/None as JSON; an int beyond 64 bits as its decimal
 text, anything else (bytes, set, complex, objects) as its repr(), both cut
 to 256 characters.  A call
 that raises is recorded with an "exception" arg naming the exception's type,
