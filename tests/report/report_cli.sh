@@ -123,6 +123,11 @@ cp "$ROOT/tests/data/slog/v1/synth.slog" "$TMP/in.slog"
 expect is_input 1 "is the input" -- "$REPORT" "$TMP/in.slog" -o "$TMP/in.slog"
 expect is_input_dot 1 "is the input" -- "$REPORT" "$TMP/in.slog" -o "$TMP/./in.slog"
 cmp -s "$TMP/in.slog" "$ROOT/tests/data/slog/v1/synth.slog" || fail "slog-report overwrote its input"
+# an index whose input file is gone: the error names that file
+mv "$TMP/flat.slog" "$TMP/flat.gone"
+expect index_missing 1 "Cannot .*(SLOG_EIO, in .*flat.slog)" -- \
+    "$REPORT" "$TMP/ix.slog" -o "$TMP/keep.html"
+mv "$TMP/flat.gone" "$TMP/flat.slog"
 mkdir "$TMP/isdir.html"
 expect is_dir 1 "isdir.html" -- "$REPORT" "$ROOT/tests/data/slog/v1/synth.slog" -o "$TMP/isdir.html"
 expect no_output 2 "missing --output" -- "$REPORT" "$ROOT/tests/data/slog/v1/synth.slog"

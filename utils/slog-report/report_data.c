@@ -21,11 +21,15 @@
 #include "report.h"
 #include "units.h"
 
+/* The file the error is in when it is not the trace itself: an index's
+ * input file (a missing one said only "No such file or directory"). */
 int report_api_error(const report *rp, const char *what, int rc, const slog_error *err)
 {
-    (void)fprintf(stderr, REPORT_PROG ": %s: %s: %s (%s)\n", rp->cfg.path, what,
+    const bool other =
+        err != NULL && err->source[0] != '\0' && strcmp(err->source, rp->cfg.path) != 0;
+    (void)fprintf(stderr, REPORT_PROG ": %s: %s: %s (%s%s%s)\n", rp->cfg.path, what,
                   err != NULL && err->message[0] != '\0' ? err->message : "unknown error",
-                  slog_status_name(rc));
+                  slog_status_name(rc), other ? ", in " : "", other ? err->source : "");
     return EXIT_FAILURE;
 }
 
