@@ -164,6 +164,28 @@ contains
         if (SOURCE_OF(st) == peer .and. TAG_OF(st) == 24) bad = 0
     end function
 
+    integer function persistent(peer, buf, in) result(bad)
+        integer, intent(in) :: peer
+        character, intent(inout) :: buf(NBYTES), in(NBYTES)
+        REQUEST :: req(2)
+        STATUS :: st
+        integer :: i, ierr
+        call MPI_Recv_init(in, NBYTES, MPI_BYTE, peer, 26, MPI_COMM_WORLD, req(1), ierr)
+        call MPI_Send_init(buf, NBYTES, MPI_BYTE, peer, 26, MPI_COMM_WORLD, req(2), ierr)
+        do i = 1, 2
+            call MPI_Startall(2, req, ierr)
+            call MPI_Waitall(2, req, MPI_STATUSES_IGNORE, ierr)
+        end do
+        call MPI_Start(req(1), ierr)
+        call MPI_Start(req(2), ierr)
+        call MPI_Wait(req(2), MPI_STATUS_IGNORE, ierr)
+        call MPI_Wait(req(1), st, ierr)
+        call MPI_Request_free(req(1), ierr)
+        call MPI_Request_free(req(2), ierr)
+        bad = 1
+        if (SOURCE_OF(st) == peer .and. TAG_OF(st) == 26 .and. req(1) == MPI_REQUEST_NULL) bad = 0
+    end function
+
     integer function collectives_v(rank, nranks, s, r) result(bad)
         integer, intent(in) :: rank, nranks, s(:)
         integer, intent(inout) :: r(:)
@@ -256,6 +278,7 @@ program mpi_pingpong
         bad = ior(bad, exchange(peer, buf, in))
         bad = ior(bad, completions(peer, buf, in))
         bad = ior(bad, send_modes(peer, buf, in))
+        bad = ior(bad, persistent(peer, buf, in))
     end if
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
     bad = ior(bad, collectives(rank, nranks))

@@ -8,9 +8,11 @@
  * completed by each of MPI_Test, MPI_Waitany, MPI_Waitsome, MPI_Testall,
  * MPI_Testany and MPI_Testsome (tags 11-16), one each way in every other
  * send mode, MPI_Sendrecv_replace and behind probes (tags 17-25), and
+ * three each way on persistent requests (tag 26: MPI_Send_init and
+ * MPI_Recv_init, started twice by MPI_Startall and once by MPI_Start), and
  * everyone meets in an MPI_Barrier, the collectives with a count per rank
  * or a prefix, the nonblocking collectives and an MPI_Allreduce.  Per
- * pair that is 2 * ROUNDS + 34 messages; the test expects exactly those
+ * pair that is 2 * ROUNDS + 40 messages; the test expects exactly those
  * arrows.  An odd last rank only joins the collectives.  Exit status 0,
  * or 1 when a value is wrong.  `mpi_pingpong abort`: after a barrier and
  * two seconds (the tracer's timer flushes every rank's file), rank 2 calls
@@ -140,6 +142,27 @@ static int send_modes(int peer, char *buf, char *in)
     return st.MPI_SOURCE == peer && st.MPI_TAG == 24 ? 0 : 1;
 }
 
+/* Three messages each way on one pair of persistent requests (tag 26):
+ * started together by MPI_Startall twice, then one by one by MPI_Start. */
+static int persistent(int peer, char *buf, char *in)
+{
+    MPI_Request req[2];
+    MPI_Recv_init(in, BYTES, MPI_BYTE, peer, 26, MPI_COMM_WORLD, &req[0]);
+    MPI_Send_init(buf, BYTES, MPI_BYTE, peer, 26, MPI_COMM_WORLD, &req[1]);
+    for (int i = 0; i < 2; i++) {
+        MPI_Startall(2, req);
+        MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    }
+    MPI_Start(&req[0]);
+    MPI_Start(&req[1]);
+    MPI_Status st;
+    MPI_Wait(&req[1], MPI_STATUS_IGNORE);
+    MPI_Wait(&req[0], &st);
+    MPI_Request_free(&req[0]);
+    MPI_Request_free(&req[1]);
+    return st.MPI_SOURCE == peer && st.MPI_TAG == 26 && req[0] == MPI_REQUEST_NULL ? 0 : 1;
+}
+
 enum { N_INTS = 4, MAX_RANKS = 64 };
 
 /* Each collective with a count per rank or a prefix, once: N_INTS ints a
@@ -221,7 +244,7 @@ int main(int argc, char **argv)
     const int peer = rank % 2 == 0 ? rank + 1 : rank - 1;
     if (peer < size) {
         bad = pingpong(rank, peer, buf) | exchange(peer, buf, in) | completions(peer, buf, in) |
-              send_modes(peer, buf, in);
+              send_modes(peer, buf, in) | persistent(peer, buf, in);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     bad |= collectives(rank, size);

@@ -49,6 +49,8 @@ def expected_messages():
         for tag in range(9, 26):
             want[(even, odd, tag)] += 1
             want[(odd, even, tag)] += 1
+        want[(even, odd, 26)] += 3  # persistent requests: Startall twice, Start once
+        want[(odd, even, 26)] += 3
     return want
 
 
@@ -81,6 +83,22 @@ def check_collectives_and_probes(recs, rank):
                                                    "iprobe": iprobe[-3:]}
 
 
+def check_persistent(recs):
+    """The persistent requests' calls: each init once with its args, two
+    MPI_Startall of 2, two MPI_Start, three sends started (tag 26)."""
+    def calls(name):
+        return [r["args"] for r in recs if r["category"] == name]
+    inits = calls("MPI_Send_init") + calls("MPI_Recv_init")
+    sent = calls("MPI message sent")
+    got = {"inits": [(a.get("tag"), a.get("bytes")) for a in inits],
+           "startall": [a.get("count") for a in calls("MPI_Startall")],
+           "start": [a.get("count") for a in calls("MPI_Start")],
+           "sent": [(a.get("msg"), a.get("tag"), a.get("bytes")) for a in sent]}
+    want = {"inits": [(26, 1024), (26, 1024)], "startall": [2, 2], "start": [1, 1],
+            "sent": [("send", 26, 1024)] * 3}
+    return got == want, got
+
+
 def check_rank_files(out):
     files = sorted(glob.glob(os.path.join(out, "*.slog")))
     if not ok(len(files) == RANKS, f"one file per rank ({RANKS})", files):
@@ -101,12 +119,15 @@ def check_rank_files(out):
                json.dumps([r for r in recs if r["category"].startswith("MPI")][:10]))
             return
         good, detail = check_collectives_and_probes(recs, init[0]["args"].get("world_rank"))
-        if not good:
+        persistent_ok, persistent = check_persistent(recs)
+        detail["persistent"] = persistent
+        if not good or not persistent_ok:
             ok(False, f"{os.path.basename(f)}: every collective once with bytes and root; "
-               "the probes' finds", json.dumps(detail, indent=1))
+               "the probes' finds; the persistent requests' calls", json.dumps(detail, indent=1))
             return
     ok(ranks == set(range(RANKS)), "each rank's file: MPI_Init (rank, size), MPI_Send args, "
-       "MPI_Barrier, the other collectives' bytes and roots, the probes' finds", ranks)
+       "MPI_Barrier, the other collectives' bytes and roots, the probes' finds, the persistent "
+       "requests' inits, starts and sends", ranks)
 
 
 def check_manifest(out):

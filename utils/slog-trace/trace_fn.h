@@ -173,7 +173,15 @@
     X(H5AWRITE, "H5Awrite", "hdf5", STATE)                                                         \
     X(H5ACLOSE, "H5Aclose", "hdf5", STATE)                                                         \
     X(H5OOPEN, "H5Oopen", "hdf5", STATE)                                                           \
-    X(H5OCLOSE, "H5Oclose", "hdf5", STATE)
+    X(H5OCLOSE, "H5Oclose", "hdf5", STATE)                                                         \
+    X(MPI_SEND_INIT, "MPI_Send_init", "mpi", STATE)                                                \
+    X(MPI_SSEND_INIT, "MPI_Ssend_init", "mpi", STATE)                                              \
+    X(MPI_BSEND_INIT, "MPI_Bsend_init", "mpi", STATE)                                              \
+    X(MPI_RSEND_INIT, "MPI_Rsend_init", "mpi", STATE)                                              \
+    X(MPI_RECV_INIT, "MPI_Recv_init", "mpi", STATE)                                                \
+    X(MPI_START, "MPI_Start", "mpi", STATE)                                                        \
+    X(MPI_STARTALL, "MPI_Startall", "mpi", STATE)                                                  \
+    X(MPI_SEND_STARTED, "MPI message sent", "mpi", EVENT)
 
 #define TRACE_FN_ENUM(e, n, g, k) TRACE_FN_##e,
 typedef enum trace_fn {

@@ -191,6 +191,31 @@ void trace_mpi_batch_drop(trace_mpi_batch *b);
  * (-1: not followed); returns r. */
 int trace_mpi_completion_done(const trace_call *c, trace_fn fn, int n, int completed, int r);
 
+/* A persistent request (trace_mpi_persist.c): what MPI_Send_init (and its
+ * modes: send) or MPI_Recv_init made it for; peer is dest or source. */
+typedef struct trace_mpi_persist {
+    MPI_Request req;
+    bool send;
+    int count;
+    MPI_Datatype type;
+    int peer, tag;
+    MPI_Comm comm;
+} trace_mpi_persist;
+
+/* The call fn made p (r: its result): noted when r is MPI_SUCCESS, and
+ * recorded as c's state with comm, dst or src, tag, bytes and ret. */
+void trace_mpi_persist_made(const trace_call *c, trace_fn fn, const trace_mpi_persist *p, int r);
+
+/* req was started: a noted send's "MPI message sent" event, a noted
+ * receive noted as posted (trace_mpi_note_recv); nothing for others. */
+void trace_mpi_persist_started(MPI_Request req);
+
+/* req is about to be freed: forgotten, and a receive noted for it. */
+void trace_mpi_persist_freed(MPI_Request req);
+
+/* Record MPI_Start (n 1) or MPI_Startall of n requests; returns r. */
+int trace_mpi_started_done(const trace_call *c, trace_fn fn, int n, int r);
+
 /* The names of open MPI-IO files by handle (trace_mpi_files.c): fh was
  * opened as path; copy fh's name into buf of n bytes ("" when unknown);
  * fh is closed. */
