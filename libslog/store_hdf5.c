@@ -1838,6 +1838,14 @@ static int precheck_path(const char *path, slog_error *err)
     h5_enter(&g);
     const htri_t is = H5Fis_hdf5(path);
     h5_leave(&g);
+    if (is < 0) { /* HDF5 could not look: the system may say why (no descriptor left...) */
+        const int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            return util_err(err, SLOG_EIO, UINT64_MAX, path, "Cannot open file: %s",
+                            strerror(errno));
+        }
+        (void)close(fd);
+    }
     if (is <= 0) {
         return util_err(err, SLOG_EFORMAT, UINT64_MAX, path, "Not an HDF5 file");
     }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -466,6 +467,33 @@ static void expect_open_fails(int code, const char *needle)
 START_TEST(test_store_missing_file_is_eio)
 {
     expect_open_fails(SLOG_EIO, "No such file");
+}
+END_TEST
+
+/* No descriptor left (a merge of more files than the limit): the open says
+ * so (EIO, the system's reason), not that the file is no HDF5 file. */
+START_TEST(test_store_no_descriptor_left_is_eio)
+{
+    slog_error err;
+    store *s = NULL;
+    const store_header h = test_header(65536);
+    ck_assert_int_eq(store_create(&s, path, &h, 0, &err), SLOG_OK);
+    ck_assert_int_eq(store_close(s, &err), SLOG_OK);
+    struct rlimit rl;
+    ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+    rl.rlim_cur = 64; /* this test's own process (Check forks one per test) */
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+    int fds[64], n = 0;
+    while (n < 64 && (fds[n] = dup(0)) >= 0) {
+        n++;
+    }
+    expect_open_fails(SLOG_EIO, "Too many open files");
+    while (n > 0) {
+        (void)close(fds[--n]);
+    }
+    store_header got;
+    ck_assert_int_eq(store_open(&s, path, &got, &err), SLOG_OK);
+    ck_assert_int_eq(store_close(s, &err), SLOG_OK);
 }
 END_TEST
 
@@ -942,6 +970,7 @@ static Suite *store_suite(void)
         {"live_reader_follows_writer", test_store_live_reader_follows_writer},
         {"reader_opens_file_of_open_writer", test_store_reader_opens_file_of_open_writer},
         {"missing_file_is_eio", test_store_missing_file_is_eio},
+        {"no_descriptor_left_is_eio", test_store_no_descriptor_left_is_eio},
         {"not_hdf5_is_eformat", test_store_not_hdf5_is_eformat},
         {"hdf5_without_magic_is_eformat", test_store_hdf5_without_magic_is_eformat},
         {"version_too_new_is_eversion", test_store_version_too_new_is_eversion},
