@@ -51,6 +51,13 @@ void trace_merge_summary_line(const trace_merge_tally *t,
                               uint64_t unmatched,
                               const char *out);
 
+/* Whether the streamed merge of the directory's nents .slog files would
+ * take less memory than the in-memory one (it keeps every input open:
+ * many small files are cheaper in memory) and the process may open them
+ * all (the soft limit of descriptors is raised to the hard one if need
+ * be).  Reads each file's summary. */
+bool trace_merge_stream_fits(const char *dir, struct dirent *const *ents, int nents);
+
 /* The streamed merge of the directory's nents .slog files (none a Python
  * tracing file) into out; returns the exit status. */
 int trace_merge_streamed(const char *dir, struct dirent *const *ents, int nents, const char *out);
