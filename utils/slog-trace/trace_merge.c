@@ -320,15 +320,22 @@ int trace_merge_note_rank(int64_t **ranks, size_t *n, int64_t rank, const char *
 /* The creator of an MPI job's arrows.slog (libslog/mpi/mw_arrows.c). */
 #define MPI_ARROWS_CREATOR "slog-mpi messages"
 
-/* Files of an MPI job directory that hold no process's own data: an index
+/* The creator of this merge's output (both ways: trace_merge_stream.c's
+ * too), and the start of its arrows file's. */
+#define MERGE_CREATOR "slog-trace merge"
+
+/* Files of a directory that hold no process's own data: an index
  * (DIR/index.slog, slog-merge --index) reads the rank files, which are
- * merged themselves; arrows.slog holds the arrows of the messages this
- * merge pairs from the send/recv states.  Merged, either doubles them. */
+ * merged themselves; an MPI job's arrows.slog holds the arrows of the
+ * messages this merge pairs from the send/recv states; an earlier merge's
+ * output (slog-trace merge DIR -o DIR/all.slog, run again) holds the
+ * files again.  Merged, each doubles them. */
 bool trace_merge_not_process_file(const slog_reader *r)
 {
     const char *const creator = slog_reader_info(r)->creator;
     return slog_reader_index_inputs(r) > 0 ||
-           (creator != NULL && strcmp(creator, MPI_ARROWS_CREATOR) == 0);
+           (creator != NULL && (strcmp(creator, MPI_ARROWS_CREATOR) == 0 ||
+                                strncmp(creator, MERGE_CREATOR, strlen(MERGE_CREATOR)) == 0));
 }
 
 /* What became of one file: left out (an index or an arrows file: nothing
@@ -550,7 +557,8 @@ void trace_merge_summary_line(const trace_merge_tally *t,
 {
     char job[160] = "";
     if (t->jobfiles > 0) {
-        (void)snprintf(job, sizeof job, ", index and MPI arrows files left out: %zu", t->jobfiles);
+        (void)snprintf(job, sizeof job, ", index, MPI arrows and merged files left out: %zu",
+                       t->jobfiles);
     }
     if (t->incomplete > 0) {
         const size_t used = strlen(job);
@@ -577,10 +585,13 @@ static int merge_in_memory(const char *dir, struct dirent *const *ents, int nent
     slog_error err = {0};
     char path[4096];
     int status = 0;
+    slog_writer_options wo;
+    slog_writer_options_init(&wo);
+    wo.creator = MERGE_CREATOR;
     m.join = merge_join_create();
     int rc = (m.msgs = merge_msgs_create()) == NULL || m.join == NULL
                  ? SLOG_ENOMEM
-                 : slog_writer_create(&m.w, out, NULL, &err);
+                 : slog_writer_create(&m.w, out, &wo, &err);
     if (rc != SLOG_OK) {
         status = trace_merge_fail(out, "cannot create", rc, &err);
     }
@@ -602,10 +613,32 @@ static int merge_in_memory(const char *dir, struct dirent *const *ents, int nent
     return status;
 }
 
+/* The listing without the output when it lies in DIR already (a merge run
+ * again onto DIR/all.slog): it is to be replaced, not read.  Returns the
+ * entries left. */
+static int drop_output(struct dirent **ents, int nents, const char *dir, const char *out)
+{
+    struct stat so, si;
+    if (stat(out, &so) != 0) {
+        return nents;
+    }
+    char path[4096];
+    for (int i = 0; i < nents; i++) {
+        (void)snprintf(path, sizeof path, "%s/%s", dir, ents[i]->d_name);
+        if (stat(path, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            free(ents[i]);
+            memmove(&ents[i], &ents[i + 1], (size_t)(nents - i - 1) * sizeof(struct dirent *));
+            return nents - 1;
+        }
+    }
+    return nents;
+}
+
 static int merge_dir(const char *dir, const char *out)
 {
     struct dirent **ents = NULL;
-    const int nents = scandir(dir, &ents, is_trace_file, python_files_last);
+    int nents = scandir(dir, &ents, is_trace_file, python_files_last);
+    nents = nents > 0 ? drop_output(ents, nents, dir, out) : nents;
     if (nents < 0) {
         (void)fprintf(stderr, PROG ": %s: cannot list the directory\n", dir);
         return 1;
@@ -615,8 +648,9 @@ static int merge_dir(const char *dir, const char *out)
         free(ents);
         return 1;
     }
-    const int status = has_python_file(ents, nents) ? merge_in_memory(dir, ents, nents, out)
-                                                    : trace_merge_streamed(dir, ents, nents, out);
+    const bool streamed = !has_python_file(ents, nents) && trace_merge_stream_fits(dir, ents, nents);
+    const int status = streamed ? trace_merge_streamed(dir, ents, nents, out)
+                                : merge_in_memory(dir, ents, nents, out);
     for (int i = 0; i < nents; i++) {
         free(ents[i]);
     }
