@@ -13,7 +13,9 @@
 #    timeline / by both, to the nanosecond;
 #  - --hostile: the hostile names of report_fixture appear as text, never
 #    as markup; --empty, --no-states, --incomplete, --grouped: what the
-#    page says (a file with drawables never "No drawables").
+#    page says (a file with drawables never "No drawables");
+#  - --same-categories PAGE: the category table (names, counts, inclusive
+#    and exclusive times) equals PAGE's (the same run in another format).
 # Exit 0 when every check holds, 1 with the failures listed.
 import argparse
 import json
@@ -274,6 +276,24 @@ def check_counters(args, p, fails):
         fails.append('counter series: report covers %d, slog-query has %d' % (total, len(stats)))
 
 
+def category_rows(p):
+    """(name, kind, count, inclusive, exclusive) of every category row."""
+    return sorted((''.join(cells[0][1]).strip(), a['data-kind'], a['data-count'], a['data-inclusive'],
+                   a['data-exclusive']) for a, cells in p.tables.get('categories-table', [])
+                  if 'data-category' in a)
+
+
+def check_same_categories(args, p, fails):
+    """--same-categories PAGE: the same run read from another format."""
+    _raw, other = parse(args.same_categories)
+    mine, theirs = category_rows(p), category_rows(other)
+    for a, b in zip(mine, theirs):
+        if a != b:
+            fails.append('category %s: %s, in %s %s' % (a[0], a[1:], args.same_categories, b[1:]))
+    if len(mine) != len(theirs):
+        fails.append('%d categories, %d in %s' % (len(mine), len(theirs), args.same_categories))
+
+
 HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', '<iframe src=//evil>',
            '</table><h1>x', 'proc <b>&amp;</b>', 'it\'s "quoted" & </script>']
 
@@ -307,6 +327,7 @@ def main():
     ap.add_argument('--incomplete', action='store_true')
     ap.add_argument('--grouped', choices=['yes', 'no', 'any'], default='any')
     ap.add_argument('--exact-busy', action='store_true')
+    ap.add_argument('--same-categories')
     args = ap.parse_args()
     fails = []
     raw, p = parse(args.html)
@@ -328,6 +349,8 @@ def main():
         fails.append('a complete file is flagged incomplete')
     if args.hostile:
         check_hostile(raw, p, fails)
+    if args.same_categories:
+        check_same_categories(args, p, fails)
     if args.query and args.slog:
         check_categories(args, p, fails)
         check_matrix(args, p, fails)

@@ -12,6 +12,13 @@
  * so pass 1 keeps the few states of inner nodes and pass 2 counts, per
  * state, the open states of its own node (lists are sorted by start, ties
  * by decreasing end) plus those of its ancestors.
+ * Emission order: a node lists its states by start, parents before their
+ * children, but a writer gets exclusive time exact only when children come
+ * first (slog_writer_append_state), so pass 2 holds a node's states and
+ * emits them by end time, deeper first at equal ends (MPI_Waitall lost the
+ * MPE_Irecv_waited time nested in it; user_states.slog2's ranks were
+ * 225-285% busy).  A parent in an inner node still comes after children
+ * of other parents in its subtree: there exclusive time stays approximate.
  * Layer: slog-import helper (libc only).
  */
 #include "slog2_decode.h"
@@ -130,6 +137,9 @@ struct slog2_file {
     /* pass 2 scratch: states of the current node not yet ended */
     open_ref *open;
     size_t nopen, capopen;
+    /* pass 2 scratch: the current node's states, emitted by end time */
+    mpe_drawable *held;
+    size_t nheld, capheld;
 };
 
 /* ---- objects -------------------------------------------------------- */
@@ -296,6 +306,46 @@ static int node_depth(slog2_file *f, uint32_t line, double start, double end, ui
     return 0;
 }
 
+static int hold_state(slog2_file *f, const mpe_drawable *d, mpe_err *e)
+{
+    if (shared_grow(&f->held, &f->capheld, f->nheld + 1, sizeof *f->held) != 0) {
+        return mpe_fail(e, d->offset, "out of memory");
+    }
+    f->held[f->nheld++] = *d;
+    return 0;
+}
+
+/* Children first: by end time, deeper first at equal ends, then as read. */
+static int cmp_held(const void *a, const void *b)
+{
+    const mpe_drawable *x = a, *y = b;
+    if (x->end != y->end) {
+        return x->end < y->end ? -1 : 1;
+    }
+    if (x->depth != y->depth) {
+        return x->depth > y->depth ? -1 : 1;
+    }
+    return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* Emit the node's held states (their info still points into the node). */
+static int emit_held(walk *w)
+{
+    slog2_file *f = w->f;
+    if (f->nheld == 0) {
+        return 0;
+    }
+    qsort(f->held, f->nheld, sizeof *f->held, cmp_held);
+    for (size_t i = 0; i < f->nheld; i++) {
+        w->stop = w->emit(w->user, &f->held[i]);
+        if (w->stop != 0) {
+            return -1;
+        }
+    }
+    f->nheld = 0;
+    return 0;
+}
+
 static int emit_prim(walk *w, const prim *p, bool nestable, mpe_err *e)
 {
     slog2_file *f = w->f;
@@ -336,6 +386,9 @@ static int emit_prim(walk *w, const prim *p, bool nestable, mpe_err *e)
         f->st.events++;
     }
     f->cats[slot].count++;
+    if (d.kind == MPE_STATE) {
+        return hold_state(f, &d, e);
+    }
     w->stop = w->emit(w->user, &d);
     return w->stop != 0 ? -1 : 0;
 }
@@ -446,7 +499,8 @@ static int walk_node(walk *w, const unsigned char *buf, size_t len, uint64_t at,
     w->xpos = mpe_cur_i32(&c);
     (void)get_fbp(&c);
     w->f->nopen = 0;
-    if (get_list(w, &c, false, e) != 0 || get_list(w, &c, true, e) != 0 ||
+    w->f->nheld = 0;
+    if (get_list(w, &c, false, e) != 0 || get_list(w, &c, true, e) != 0 || emit_held(w) != 0 ||
         get_shadow_bufs(w, &c, e) != 0) {
         return -1;
     }
@@ -974,6 +1028,7 @@ void slog2_file_destroy(slog2_file *f)
     free(f->inner);
     free(f->lines);
     free(f->open);
+    free(f->held);
     mpe_map_free(&f->found);
     mpe_map_free(&f->cat_slot);
     mpe_map_free(&f->line_slot);
