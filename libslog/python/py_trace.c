@@ -11,7 +11,8 @@
  * needs no other lock.  The file is flushed when a region ends at least a
  * second after the last flush, and when a top region ends soon after
  * (flush_due), finished by trace_stop (atexit in tracing.py; before
- * multiprocessing's os._exit in its children).  A fork child forgets the
+ * multiprocessing's os._exit in its children; before an exec, by an audit
+ * hook: the next program of the pid takes the next free name).  A fork child forgets the
  * parent's writer and points its descriptors of the parent's file at
  * /dev/null, so HDF5's exit handler in the child cannot write it; the
  * child's first region starts its own file (trace_after_fork).
@@ -25,6 +26,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -267,6 +269,53 @@ static region_stack *this_stack(void)
 /* Under slog-trace (SLOG_TRACE_DIR set), tracing starts by itself at the
  * first region, once per process; so it does in a fork child of a traced
  * process (trace_after_fork). */
+/* DIR/<host>-<pid>-python.slog; when a program this process ran before an
+ * exec left that file, DIR/<host>-<pid>.<n>-python.slog with the first free
+ * n (as the native files' .<n>; slog-trace merge joins each to the
+ * program's own file by time). */
+static void default_path(char *path, size_t size, const char *dir)
+{
+    char host[256] = "host";
+    (void)gethostname(host, sizeof host - 1);
+    const long pid = (long)getpid();
+    struct stat st;
+    (void)snprintf(path, size, "%s/%s-%ld-python.slog", dir, host, pid);
+    for (int n = 1; n < 100000 && lstat(path, &st) == 0; n++) {
+        (void)snprintf(path, size, "%s/%s-%ld.%d-python.slog", dir, host, pid, n);
+    }
+}
+
+/* _slog.trace_default_path(dir): default_path for tracing.py. */
+static PyObject *trace_default_path(PyObject *self, PyObject *dir)
+{
+    (void)self;
+    PyObject *bytes = NULL;
+    if (!PyUnicode_FSConverter(dir, &bytes)) {
+        return NULL;
+    }
+    char path[PATH_MAX + 300];
+    default_path(path, sizeof path, PyBytes_AS_STRING(bytes));
+    Py_DECREF(bytes);
+    return PyUnicode_DecodeFSDefault(path);
+}
+
+/* Audit hook: an exec ("os.exec": os.execv, os.execve and the os.exec*
+ * built on them) ends the program, so its file is finished first, as
+ * slog-trace seals its native file (the next program of this pid traces
+ * into a file of its own).  Never fails the exec. */
+static int finish_before_exec(const char *event, PyObject *args, void *data)
+{
+    (void)args, (void)data;
+    if (tr.w != NULL && tr.owner == getpid() && strcmp(event, "os.exec") == 0) {
+        PyObject *r = trace_stop(NULL, NULL);
+        if (r == NULL) {
+            PyErr_Clear();
+        }
+        Py_XDECREF(r);
+    }
+    return 0;
+}
+
 static bool tracing(void)
 {
     static pid_t tried;
@@ -279,12 +328,11 @@ static bool tracing(void)
         return false;
     }
     tried = getpid();
-    char host[256] = "host", path[PATH_MAX + 300];
-    (void)gethostname(host, sizeof host - 1);
+    char path[PATH_MAX + 300];
     if (child) {
         (void)snprintf(path, sizeof path, "%s", tr.child_path);
     } else {
-        (void)snprintf(path, sizeof path, "%s/%s-%ld-python.slog", dir, host, (long)getpid());
+        default_path(path, sizeof path, dir);
     }
     PyObject *args = Py_BuildValue("(ys)", path, "slog (Python tracing) " SLOG_VERSION_STRING);
     PyObject *r = args != NULL ? trace_start(NULL, args) : NULL;
@@ -491,12 +539,14 @@ static PyMethodDef trace_methods[] = {
     {"trace_file", trace_file, METH_NOARGS, "The trace file, or None."},
     {"trace_lost", trace_lost, METH_NOARGS, "Regions the writer did not take."},
     {"trace_after_fork", trace_after_fork, METH_NOARGS, "Forget the parent's trace file."},
+    {"trace_default_path", trace_default_path, METH_O, "The default trace file in a directory."},
     {NULL, NULL, 0, NULL},
 };
 
 int py_trace_init(PyObject *m)
 {
-    return PyModule_AddFunctions(m, trace_methods) < 0 || py_traced_init(m) < 0 ||
+    return PyModule_AddFunctions(m, trace_methods) < 0 ||
+                   PySys_AddAuditHook(finish_before_exec, NULL) < 0 || py_traced_init(m) < 0 ||
                    py_trace_args_init(m) < 0 || py_trace_region_init(m) < 0
                ? -1
                : 0;

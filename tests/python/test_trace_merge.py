@@ -72,3 +72,26 @@ def test_python_tracing_file_is_not_in_the_io_summary(tmp_path):
     io = slog.io.summary(r).reset_index()
     own = io[io["path"].str.startswith(str(tmp_path / "out"))]
     assert own.empty, own[["layer", "path", "calls"]]
+
+
+@pytest.mark.skipif(SLOG_TRACE is None, reason="SLOG_TRACE not set (run through meson)")
+def test_python_files_of_an_exec_join_their_programs(tmp_path):
+    """A Python program that execs another of the same pid: each program's
+    Python file (<host>-<pid>-python.slog, then <host>-<pid>.1-python.slog)
+    joins its own program's file, its region above that program's read."""
+    data = [tmp_path / "a.txt", tmp_path / "b.txt"]
+    for d in data:
+        d.write_text("x" * 10)
+    second = f"import slog\nwith slog.region('second'):\n    open({str(data[1])!r}).read()\n"
+    r = traced_run(tmp_path, f"""import os, sys, slog
+with slog.region("first"):
+    open({str(data[0])!r}).read()
+os.execv(sys.executable, [sys.executable, "-c", {second!r}])
+""")
+    w = r.window(kinds=["state"], args=True)
+    for name, d in (("first", data[0]), ("second", data[1])):
+        (reg,) = w[w["name"] == name].itertuples()
+        reads = w[(w["name"] == "read") & w["args"].map(lambda a, d=d: (a or {}).get("path") == str(d))]
+        assert len(reads) >= 1
+        assert (reads["timeline"] == reg.timeline).all() and (reads["depth"] == reg.depth + 1).all()
+        assert ((reads["start"] >= reg.start) & (reads["end"] <= reg.end)).all()

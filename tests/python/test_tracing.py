@@ -432,3 +432,29 @@ def test_decorated_main_function_has_one_name_in_workers(tmp_path, method):
     subprocess.run([sys.executable, str(script), method], env=env, check=True, timeout=120)
     names = [n for f in tmp_path.glob("*-python.slog") for n, *_ in regions(f)]
     assert sorted(names) == ["__main__.work"] * 3
+
+
+EXEC_SCRIPT = """
+import os, sys, slog
+with slog.region("first", pid=os.getpid()):
+    pass
+os.execv(sys.executable, [sys.executable, "-c",
+         "import os, slog\\nwith slog.region('second', pid=os.getpid()):\\n    pass\\n"])
+"""
+
+
+def test_exec_keeps_each_programs_file(tmp_path):
+    """A Python program that execs another (a launcher; one pid): the second
+    traced into the first one's file name and replaced it, the first's
+    regions lost (it was never finished).  The first is finished before the
+    exec, the second takes <host>-<pid>.1-python.slog."""
+    script = tmp_path / "launcher.py"
+    script.write_text(EXEC_SCRIPT)
+    env = dict(os.environ, SLOG_TRACE_DIR=str(tmp_path))
+    subprocess.run([sys.executable, str(script)], env=env, check=True, timeout=120)
+    files = sorted(tmp_path.glob("*-python.slog"))
+    got = [(f.name.endswith(".1-python.slog"), [(n, a) for n, _, a, *_ in regions(f)])
+           for f in files]
+    assert len(files) == 2 and len({a["pid"] for _, rs in got for _, a in rs}) == 1
+    assert [(dot, [n for n, _ in rs]) for dot, rs in got] == [(False, ["first"]),
+                                                              (True, ["second"])]

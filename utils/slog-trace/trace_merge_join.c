@@ -132,9 +132,21 @@ static int suits_better(const join_proc *p, const join_proc *s, int64_t start)
     return p_began ? p->start > s->start : p->start < s->start;
 }
 
+/* The <host>-<pid> of a Python tracing file's name: less "-python.slog"
+ * and the ".<n>" of a program run after an exec (py_trace.c). */
+static size_t python_stem_len(const char *name)
+{
+    size_t n = strlen(name) - strlen(PYTHON_SUFFIX);
+    size_t d = n;
+    while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9') {
+        d--;
+    }
+    return d < n && d > 0 && name[d - 1] == '.' ? d - 1 : n;
+}
+
 uint32_t merge_join_select(merge_join *j, const char *python_file_name, int64_t start)
 {
-    const size_t stem_len = strlen(python_file_name) - strlen(PYTHON_SUFFIX);
+    const size_t stem_len = python_stem_len(python_file_name);
     j->selected = NULL;
     for (size_t i = 0; i < j->nprocs; i++) {
         join_proc *const p = &j->procs[i];

@@ -49,7 +49,6 @@ tracing is off, a decorated call costs one check and region() does nothing.
 import atexit
 import functools
 import os
-import socket
 import sys
 
 from . import _slog
@@ -59,9 +58,11 @@ __all__ = ["trace", "region", "annotate", "trace_start", "trace_stop", "trace_fi
 
 
 def default_path():
-    """SLOG_TRACE_DIR (or the current directory)/<host>-<pid>-python.slog."""
+    """SLOG_TRACE_DIR (or the current directory)/<host>-<pid>-python.slog, or
+    <host>-<pid>.<n>-python.slog (the first free n) when an earlier program of
+    this process (before an exec) left that file."""
     directory = os.environ.get("SLOG_TRACE_DIR") or "."
-    return os.path.join(directory, f"{socket.gethostname()}-{os.getpid()}-python.slog")
+    return _slog.trace_default_path(directory)
 
 
 def trace_start(path=None):
