@@ -245,6 +245,9 @@ def test_self_signal(tmp):
     runs = (("python", [sys.executable, "-c", "import os\nos.stat('.')\nraise KeyboardInterrupt"],
              2), ("raise", [TRACE_PROG, "raise", "15"], 15), ("kill", [TRACE_PROG, "kill", "1"], 1))
     for name, argv, sig in runs:
+        if PRELOAD and name == "python":  # an uninstrumented program under ASan: see test_sort
+            ok(True, "self signal: python # SKIP uninstrumented python under ASan")
+            continue
         out = os.path.join(tmp, f"signal-{name}.trace")
         p = subprocess.run([SLOG_TRACE, "-o", out, "--flush", "0", "--", *argv],
                            capture_output=True, text=True, timeout=120, env=ENV)
@@ -341,7 +344,12 @@ def test_sort(tmp):
     if "GNU" not in version.stdout:
         ok(True, "sort: reads and writes of its files # SKIP no GNU sort")
         return
-    if PRELOAD:  # seen in CI: with the ASan runtime preloaded, sort hung at exit in glibc's locale lock
+    # With the ASan runtime preloaded, an uninstrumented program (sort, python) hangs in glibc's
+    # locale lock: libp11-kit's constructor (the preload's HDF5 -> libcurl -> gnutls) calls
+    # newlocale before ASan has initialised; newlocale's malloc starts ASan there, whose dlerror
+    # -> dcgettext unlocks the locale lock newlocale holds, and the lock's count goes wrong
+    # (gdb watchpoint, 2026-12-07).  Not the tracer's doing; such programs are skipped here.
+    if PRELOAD:
         ok(True, "sort: reads and writes of its files # SKIP uninstrumented sort under ASan")
         return
     inp, outp, out = (os.path.join(tmp, n) for n in ("in.txt", "sorted.txt", "sort.trace"))
