@@ -342,13 +342,14 @@ static bool tracing(void)
     return tr.w != NULL;
 }
 
-int py_trace_place_here(py_trace_place *p, int64_t ctx_depth)
+int py_trace_place_here(py_trace_place *p)
 {
     const region_stack *s = this_stack();
     if (s == NULL) {
         return -1;
     }
     const int64_t call = s->n > 0 ? (int64_t)s->v[s->n - 1].depth : -1;
+    const int64_t ctx_depth = py_trace_ctx_depth(s->timeline);
     p->timeline = s->timeline;
     p->depth = (uint32_t)((call > ctx_depth ? call : ctx_depth) + 1);
     return 0;
@@ -368,7 +369,7 @@ int64_t py_trace_stack_depth(void)
 static int region_begin(uint32_t cat)
 {
     py_trace_place place;
-    if (py_trace_place_here(&place, py_trace_ctx_depth()) < 0) {
+    if (py_trace_place_here(&place) < 0) {
         return -1;
     }
     region_stack *s = stack;

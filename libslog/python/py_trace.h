@@ -25,16 +25,20 @@ typedef struct py_trace_place {
                           decorated call and @p ctx_depth (-1: none) */
 } py_trace_place;
 
-/** Fill @p p for a region begun now, whose context's innermost open region
- *  is at @p ctx_depth (-1: none).  0, or -1 with an exception. */
-int py_trace_place_here(py_trace_place *p, int64_t ctx_depth);
+/** Fill @p p for a region begun now on the calling thread, below its
+ *  innermost decorated call and its context's innermost open region of this
+ *  thread.  0, or -1 with an exception. */
+int py_trace_place_here(py_trace_place *p);
 
 /** Depth of the thread's innermost decorated call, -1 when none. */
 int64_t py_trace_stack_depth(void);
 
 /** Depth of the innermost open slog.region of the calling context (thread
- *  or asyncio task) in the current file, -1 when none (py_trace_region.c). */
-int64_t py_trace_ctx_depth(void);
+ *  or asyncio task) in the current file on @p timeline, -1 when none: a
+ *  context copied into another thread (asyncio.to_thread) holds the
+ *  caller's regions, which are on the caller's timeline
+ *  (py_trace_region.c). */
+int64_t py_trace_ctx_depth(uint32_t timeline);
 
 /** The current file's generation (a region of another one is not written). */
 uint64_t py_trace_generation(void);

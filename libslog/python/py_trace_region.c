@@ -7,7 +7,9 @@
  * yield, regions ended out of order).  The innermost open region is kept
  * in a context variable, so each asyncio task (which runs in a copy of the
  * context) and each thread sees its own; a region's depth is one more than
- * the deeper of that region and the thread's innermost decorated call
+ * the deeper of that region (or, when it is another thread's, as in a
+ * context copied into a thread by asyncio.to_thread, its nearest open
+ * ancestor of this thread) and the thread's innermost decorated call
  * (py_trace.c), whose calls always nest.  Ending a region that is not the
  * innermost one leaves the innermost as it is; ending the innermost makes
  * its nearest still-open ancestor the innermost.
@@ -74,10 +76,16 @@ static open_obj *ctx_innermost(void)
     return o;
 }
 
-int64_t py_trace_ctx_depth(void)
+int64_t py_trace_ctx_depth(uint32_t timeline)
 {
-    const open_obj *o = ctx_innermost();
-    return o != NULL ? (int64_t)o->depth : -1;
+    const uint64_t generation = py_trace_generation();
+    for (const open_obj *o = ctx_innermost(); o != NULL && o->generation == generation;
+         o = (const open_obj *)o->parent) {
+        if (o->open && o->timeline == timeline) {
+            return (int64_t)o->depth;
+        }
+    }
+    return -1;
 }
 
 /* _slog.trace_begin(name, args): an OpenRegion, None when not tracing
@@ -95,7 +103,7 @@ static PyObject *trace_begin(PyObject *self, PyObject *const *args, Py_ssize_t n
     open_obj *parent = ctx_innermost();
     const int64_t cat = py_trace_category(args[0], NULL, NULL);
     py_trace_place place;
-    open_obj *o = cat >= 0 && py_trace_place_here(&place, parent != NULL ? (int64_t)parent->depth : -1) == 0
+    open_obj *o = cat >= 0 && py_trace_place_here(&place) == 0
                       ? PyObject_New(open_obj, &open_type)
                       : NULL;
     if (o == NULL) {

@@ -458,3 +458,35 @@ def test_exec_keeps_each_programs_file(tmp_path):
     assert len(files) == 2 and len({a["pid"] for _, rs in got for _, a in rs}) == 1
     assert [(dot, [n for n, _ in rs]) for dot, rs in got] == [(False, ["first"]),
                                                               (True, ["second"])]
+
+
+def test_region_in_a_thread_given_the_callers_context_is_top_of_its_thread(trace_path):
+    """asyncio.to_thread (and contextvars.copy_context().run in a thread) runs
+    a function in a copy of the caller's context, which holds the caller's
+    open region: the thread's region was drawn at depth 1 on its own
+    timeline, under nothing.  Only regions of the same thread count."""
+    import asyncio
+    import contextvars
+
+    def work(tag):
+        with slog.region("inner", tag=tag):
+            leaf(1)
+
+    async def main():
+        with slog.region("outer"):
+            await asyncio.to_thread(work, "to_thread")
+            ctx = contextvars.copy_context()
+            t = threading.Thread(target=ctx.run, args=(work, "ctx.run"))
+            t.start()
+            t.join()
+            work("same thread")
+
+    asyncio.run(main())
+    slog.trace_stop()
+    got = sorted((a.get("tag", ""), n, d, tl.startswith("main")) for n, d, a, _, _, tl in
+                 regions(trace_path))
+    assert got == [("", "outer", 0, True),
+                   ("", f"{__name__}.leaf", 1, False), ("", f"{__name__}.leaf", 1, False),
+                   ("", f"{__name__}.leaf", 2, True),
+                   ("ctx.run", "inner", 0, False), ("same thread", "inner", 1, True),
+                   ("to_thread", "inner", 0, False)]
