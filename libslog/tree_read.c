@@ -411,14 +411,27 @@ static int read_by_address(tree_read *t, const blob_ref *b, uint8_t *raw, tree_r
     return codec_crc32c_bench_off || codec_crc32c(0, raw, (size_t)b->len) == b->crc;
 }
 
+/* A failure of the store reading a blob (out of its dataset, a chunk that
+ * does not decode, EIO), with the node it belongs to named before it. */
+static int blob_failed(const tree_read *t, const blob_ref *b, int rc, const slog_error *why,
+                       slog_error *err)
+{
+    return util_err(err, rc, why->offset, t->path,
+                    "%s node %" PRIu64 " [%" PRId64 ", %" PRId64 "]: its %s blob: %s",
+                    rc == SLOG_ECORRUPT ? "Corrupt" : "Cannot read", b->node, b->t0, b->t1,
+                    b->what, why->message);
+}
+
 /* Read the blob's bytes into a new buffer and verify its checksum (format 2). */
 static int read_verified(tree_read *t, const blob_ref *b, uint8_t **out, tree_read_cost *cost,
                          slog_error *err)
 {
     *out = NULL;
-    const int range = store_check_blob(t->st, b->off, b->len, err);
+    slog_error why;
+    memset(&why, 0, sizeof why);
+    const int range = store_check_blob(t->st, b->off, b->len, &why);
     if (range != SLOG_OK) {
-        return range;
+        return blob_failed(t, b, range, &why, err);
     }
     uint8_t *const raw = util_malloc((size_t)b->len + 1);
     if (raw == NULL) {
@@ -429,11 +442,13 @@ static int read_verified(tree_read *t, const blob_ref *b, uint8_t **out, tree_re
         return SLOG_OK;
     }
     store_io io = {0, 0};
-    int rc = store_read_blob(t->st, b->off, b->len, raw, &io, err);
+    int rc = store_read_blob(t->st, b->off, b->len, raw, &io, &why);
     cost->bytes_read += io.bytes_read;
     cost->bytes_decoded += io.bytes_decoded;
-    if (rc == SLOG_OK && t->version >= 2 && !codec_crc32c_bench_off &&
-        codec_crc32c(0, raw, (size_t)b->len) != b->crc) {
+    if (rc != SLOG_OK) {
+        rc = blob_failed(t, b, rc, &why, err);
+    } else if (t->version >= 2 && !codec_crc32c_bench_off &&
+               codec_crc32c(0, raw, (size_t)b->len) != b->crc) {
         rc = util_err(err, SLOG_ECORRUPT, b->off, t->path,
                       "Corrupt node %" PRIu64 " [%" PRId64 ", %" PRId64 "]: %s checksum "
                       "mismatch at byte %" PRIu64,

@@ -677,6 +677,56 @@ START_TEST(test_reader_errors_checksum_catches_blob_changes)
 }
 END_TEST
 
+/* Raw file address and stored size of the first /payload chunk. */
+static void first_chunk(const char *p, haddr_t *addr, hsize_t *size)
+{
+    const hid_t f = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t d = f >= 0 ? H5Dopen2(f, "/payload", H5P_DEFAULT) : H5I_INVALID_HID;
+    const hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+    hsize_t where[1] = {0};
+    unsigned mask = 0;
+    ck_assert(sp >= 0 && H5Dget_chunk_info(d, sp, 0, where, &mask, addr, size) >= 0);
+    H5Sclose(sp);
+    H5Dclose(d);
+    H5Fclose(f);
+}
+
+/* A /payload chunk that no longer decodes fails the query that reads it,
+ * naming the node whose blob lies there (it said only "Corrupt /payload
+ * chunk at byte 0: does not decode to 65536 bytes"); statistics too. */
+START_TEST(test_reader_errors_undecodable_chunk_names_the_node)
+{
+    write_bytes(bad, good_bytes, good_size);
+    haddr_t addr = 0;
+    hsize_t size = 0;
+    first_chunk(bad, &addr, &size);
+    ck_assert_uint_gt(size, 64);
+    unsigned char junk[48];
+    memset(junk, 0xff, sizeof junk); /* LZ4 tokens of endless literal runs */
+    FILE *const f = fopen(bad, "r+b");
+    ck_assert(f != NULL && fseek(f, (long)(addr + size / 2), SEEK_SET) == 0);
+    ck_assert_uint_eq(fwrite(junk, 1, sizeof junk, f), sizeof junk);
+    fclose(f);
+    slog_reader *r = NULL;
+    slog_error err;
+    ck_assert_int_eq(slog_reader_open(&r, bad, NULL, &err), SLOG_OK);
+    memset(&err, 0xff, sizeof err);
+    ck_assert_int_eq(query_all(r, SLOG_QUERY_ARGS, &err), SLOG_ECORRUPT);
+    expect_message(&err, "Corrupt node ", " blob: ");
+    ck_assert_str_eq(err.source, bad);
+    slog_stats_options so = SLOG_STATS_OPTIONS_INIT;
+    so.t0 = INT64_MIN;
+    so.t1 = INT64_MAX;
+    so.by = SLOG_STATS_BY_BOTH;
+    slog_stats *st = NULL;
+    if (slog_stats_compute(&st, r, &so, &err) != SLOG_OK) {
+        expect_message(&err, "ode ", "[");
+    }
+    slog_stats_destroy(st);
+    slog_reader_destroy(r);
+}
+END_TEST
+
 /* ---- lazy node table ---------------------------------------------------------------------- */
 
 /* A file with many blocks of node rows (tree_read.h reads 128 at a time). */
@@ -834,6 +884,7 @@ static Suite *reader_errors_suite(void)
     tcase_add_loop_test(tc, test_reader_errors_flipped_bytes_never_crash, 0, 8);
     tcase_add_loop_test(tc, test_reader_errors_checksum_catches_table_changes, 0, 6);
     tcase_add_loop_test(tc, test_reader_errors_checksum_catches_blob_changes, 0, 2);
+    tcase_add_test(tc, test_reader_errors_undecodable_chunk_names_the_node);
     tcase_add_test(tc, test_reader_errors_lazy_row_fails_when_met);
     tcase_add_test(tc, test_reader_errors_lazy_children_must_tile_parent);
     suite_add_tcase(s, tc);
