@@ -247,6 +247,22 @@ START_TEST(test_import_api_path_formats_refuse_memory)
 }
 END_TEST
 
+/* Bytes of no known format: the error tells a library caller how to name
+ * the format (it said only "use --format", an option of slog-import). */
+START_TEST(test_import_api_unknown_format_names_the_option)
+{
+    static const char junk[] = "\x01\x02 not a trace of any format";
+    const slog_import_input in = {.name = "junk", .data = junk, .size = sizeof junk - 1};
+    slog_error err;
+    ck_assert_int_eq(slog_import_file(NULL, out_path("j.slog"), &in, 1, NULL, &err), SLOG_EPARSE);
+    ck_assert_str_eq(err.source, "junk");
+    ck_assert_msg(strstr(err.message, "slog_import_options.format") != NULL, "%s", err.message);
+    const char *fmt = "x";
+    ck_assert_int_eq(slog_import_detect_input(&fmt, &in, &err), SLOG_EPARSE);
+    ck_assert_msg(strstr(err.message, "slog_import_options.format") != NULL, "%s", err.message);
+}
+END_TEST
+
 /* Inputs read that cannot be read as the format needs say what the input
  * is: a zip in memory or behind a callback, a two-pass format behind a
  * callback.  Both said "a pipe or standard input" (save it to a file). */
@@ -501,6 +517,7 @@ static Suite *import_api_suite(void)
     tcase_add_test(tc, test_import_api_detect_from_bytes);
     tcase_add_test(tc, test_import_api_memory_and_callback_equal_path);
     tcase_add_test(tc, test_import_api_path_formats_refuse_memory);
+    tcase_add_test(tc, test_import_api_unknown_format_names_the_option);
     tcase_add_test(tc, test_import_api_unreadable_source_is_named_as_given);
     tcase_add_test(tc, test_import_api_repeated_name_is_einval);
     tcase_add_test(tc, test_import_api_pfw_directory_is_its_files);

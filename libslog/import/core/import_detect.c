@@ -155,7 +155,8 @@ int import_detect_one(import_ctx *ctx, const char *path, const importer **out, u
     }
     if (*out == NULL) {
         return import_run_fail(ctx->run, SLOG_EPARSE, path,
-                               "Cannot recognise the input format (use --format)");
+                               "Cannot recognise the input format: name it "
+                               "(slog_import_options.format, slog-import --format)");
     }
     return SLOG_OK;
 }
