@@ -251,6 +251,35 @@ START_TEST(test_chrome_import_nesting_parent_after_child)
 }
 END_TEST
 
+/* Spans of one interval nest (the later one inside, by the stack); the
+ * writer subtracts a child's time from its parent only when the child comes
+ * first, so at equal start and end the deeper one must be handed over first
+ * (the parent came first and kept the child's time as its own). */
+START_TEST(test_chrome_import_same_interval_child_first)
+{
+    static const char text[] =
+        "[{\"name\":\"outer\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":5},\n"
+        "{\"name\":\"inner\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":5},\n"
+        "{\"name\":\"b1\",\"ph\":\"B\",\"pid\":1,\"tid\":2,\"ts\":3},\n"
+        "{\"name\":\"b2\",\"ph\":\"B\",\"pid\":1,\"tid\":2,\"ts\":3},\n"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":4},\n"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":4}]";
+    harness h;
+    harness_init(&h, 1000000, true);
+    ck_assert_int_eq(harness_import_text(&h, text, strlen(text), CHROME_MODE_AUTO), 0);
+    ck_assert_uint_eq(h.nitems, 4);
+    for (size_t i = 1; i < h.nitems; i++) {
+        const h_item *a = &h.items[i - 1], *b = &h.items[i];
+        if (a->start == b->start && a->end == b->end && a->timeline == b->timeline) {
+            ck_assert_uint_gt(a->depth, b->depth);
+        }
+    }
+    ck_assert_uint_eq(find_item(&h, SLOG_KIND_STATE, "inner")->depth, 1);
+    ck_assert_uint_eq(find_item(&h, SLOG_KIND_STATE, "b2")->depth, 1);
+    harness_free(&h);
+}
+END_TEST
+
 START_TEST(test_chrome_import_unclosed_spans_end_at_trace_end_flagged)
 {
     harness h;
@@ -736,6 +765,7 @@ static Suite *chrome_import_suite(void)
     tcase_add_test(tm, test_chrome_import_keeps_every_ns_digit);
     tcase_add_test(tm, test_chrome_import_args_keep_their_types);
     tcase_add_test(tm, test_chrome_import_nesting_parent_after_child);
+    tcase_add_test(tm, test_chrome_import_same_interval_child_first);
     tcase_add_test(tm, test_chrome_import_unclosed_spans_end_at_trace_end_flagged);
     tcase_add_test(tm, test_chrome_import_async_nests_in_lanes);
     tcase_add_test(tm, test_chrome_import_flows_become_arrows);

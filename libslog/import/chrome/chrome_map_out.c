@@ -114,12 +114,22 @@ static void pending_hold(pending *p, chrome_event *a, chrome_event *b)
     p->ev[1] = b != NULL && b != a ? map_hold(b) : p->ev[0];
 }
 
+/* The last tie: at equal end and start (a span nested in one of the same
+ * interval) the deeper first, for the writer subtracts a child's time from
+ * its parent only when the child comes first (speedscope's matching-x:
+ * beta kept the gamma inside it, its thread 120% busy); then arrival. */
+static uint64_t tie_key(const pending *p)
+{
+    const uint64_t depth = p->kind == SLOG_KIND_STATE ? p->u.s.depth : 0;
+    return ((SLOG_MAX_DEPTH - depth) << 46) | (p->seq & ((UINT64_C(1) << 46) - 1));
+}
+
 static int submit(chrome_map *m, pending *p)
 {
     p->bytes = sizeof *p + (p->ev[0] != NULL ? chrome_event_weight(p->ev[0]) : 0) +
                (p->ev[1] != NULL && p->ev[1] != p->ev[0] ? chrome_event_weight(p->ev[1]) : 0);
     /* end ascending; at equal end the later start (the child) first */
-    if (chrome_window_push(&m->out_win, p->end, ~p->start, p->seq, p) != 0) {
+    if (chrome_window_push(&m->out_win, p->end, ~p->start, tie_key(p), p) != 0) {
         pending_free(p);
         return map_fail(m, NULL, "Out of memory");
     }
