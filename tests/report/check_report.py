@@ -132,10 +132,16 @@ def overview_data(p, fails):
     return None
 
 
-def check_overview(args, data, fails):
+def check_overview(args, raw, data, fails):
     if data is None:
         fails.append('no overview data')
         return
+    m = re.search(r'ticks (-?\d+) \u2026 (-?\d+), (\d+) per second', raw)
+    if m and m.group(3) == '1000000000':   # ns ticks: no finer than a tick, as long as the trace
+        span = int(m.group(2)) - int(m.group(1)) + 1       # (but for < 1 tick per pixel rounding)
+        if data['width'] > span or data['width'] * data['resolution_ns'] >= span + data['width']:
+            fails.append('the image is %d pixels of %d ns for a trace of %d ns'
+                         % (data['width'], data['resolution_ns'], span))
     if not 0 < len(data['rows']) <= 2 * args.max_rows:  # timeline rows, then group rows
         fails.append('%d overview rows (1..%d expected)' % (len(data['rows']), 2 * args.max_rows))
     if args.grouped != 'any' and (args.grouped == 'yes') != (data['fold'] > 0):
@@ -342,7 +348,7 @@ def main():
         if data is None or data['rows'] or 'No states to draw' not in raw:
             fails.append('a file without states should say so and draw no row')
     elif not args.empty:
-        check_overview(args, data, fails)
+        check_overview(args, raw, data, fails)
     if args.incomplete and 'Incomplete file' not in raw:
         fails.append('an incomplete file is not flagged')
     if not args.incomplete and 'Incomplete file' in raw:

@@ -9,7 +9,8 @@
  *   empty       timelines and categories but no drawable
  *   nostates    events, arrows and counter samples but no state
  *   manycats    1200 categories, 400 of each kind but arrows, one drawable each
- *   zerolen     states of no duration only (a Chrome "X" without "dur")
+ *   zerolen     states of no duration only (a Chrome "X" without "dur"),
+ *               over fewer ticks than pixels
  *   incomplete  drawables flushed, then the writer destroyed unfinished
  *   nested      10^4 threads under 100 processes (rows fold to processes)
  *   flat        10^4 top-level ranks (rows fold to blocks of ranks)
@@ -137,13 +138,14 @@ static void write_many_categories(slog_writer *w)
     }
 }
 
-/* Twenty states of no duration on one thread, a microsecond apart. */
+/* Twenty states of no duration on one thread, 10 ns apart (the trace is
+ * shorter in ticks than the overview's pixels). */
 static void write_zero_length(slog_writer *w)
 {
     const uint32_t t = timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_THREAD, "main");
     const uint32_t mark = category(w, SLOG_KIND_STATE, "instant slice", NULL);
     for (int64_t i = 0; i < 20; i++) {
-        state(w, t, mark, i * 1000, i * 1000, 0);
+        state(w, t, mark, i * 10, i * 10, 0);
     }
 }
 

@@ -145,13 +145,15 @@ static int run_query(report *rp, slog_query *q)
 }
 
 /* The grid's clock: pixel p covers [t0 + p * resolution, ...), and the
- * pixels cover the whole trace. */
+ * pixels cover the whole trace.  A trace of fewer ticks than pixels gets a
+ * pixel per tick: at 1 tick per pixel, 1000 pixels drew a 3 ns trace on an
+ * axis to 1 us. */
 static void grid_clock(report *rp)
 {
     report_grid *g = &rp->grid;
-    g->width = rp->cfg.pixels;
     g->t0 = rp->fi.start;
     const uint64_t span = (uint64_t)rp->fi.end - (uint64_t)rp->fi.start + 1;
+    g->width = span < rp->cfg.pixels ? (uint32_t)span : rp->cfg.pixels;
     const uint64_t res = span / g->width + (span % g->width != 0 ? 1 : 0);
     g->resolution = res > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(res > 0 ? res : 1);
 }
