@@ -660,6 +660,10 @@ int slog_writer_end(slog_writer *w, uint32_t timeline, int64_t time, slog_error 
                         "End at %lld before its begin at %lld", (long long)time,
                         (long long)o.start);
     }
+    rc = check_times(w, o.start, time, err); /* refused: the state stays open */
+    if (rc != SLOG_OK) {
+        return rc;
+    }
     rt->depth--;
     const slog_state s = {timeline, o.category, o.start, time, (uint32_t)rt->depth, 0, NULL};
     rc = put_state(w, &s, rt->args.data + o.args_off, o.args_len, err);

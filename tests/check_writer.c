@@ -202,6 +202,23 @@ START_TEST(test_writer_end_before_begin_is_state_error)
 }
 END_TEST
 
+/* An end the file's time span refuses (past INT64_MAX ticks from its
+ * start) changes nothing: the state stays open and ends later.  It was
+ * popped, then refused: lost, and the next end found nothing open. */
+START_TEST(test_writer_end_past_the_span_keeps_the_state_open)
+{
+    slog_writer *w = small_writer();
+    slog_error err;
+    ck_assert_int_eq(slog_writer_begin(w, 1, 0, -10, NULL, 0, &err), SLOG_OK);
+    err_fill(&err);
+    assert_err(slog_writer_end(w, 1, INT64_MAX, &err), SLOG_EINVAL, &err);
+    ck_assert_uint_eq(slog_writer_open_depth(w, 1), 1);
+    ck_assert_int_eq(slog_writer_end(w, 1, 10, &err), SLOG_OK);
+    ck_assert_int_eq(slog_writer_finish(w, &err), SLOG_OK);
+    slog_writer_destroy(w);
+}
+END_TEST
+
 START_TEST(test_writer_finish_with_open_state_fails)
 {
     slog_writer *w = small_writer();
@@ -962,6 +979,7 @@ static Suite *writer_suite(void)
     tcase_add_test(tc, test_writer_begin_end_nests_and_sets_depth);
     tcase_add_test(tc, test_writer_end_without_begin_is_state_error);
     tcase_add_test(tc, test_writer_end_before_begin_is_state_error);
+    tcase_add_test(tc, test_writer_end_past_the_span_keeps_the_state_open);
     tcase_add_test(tc, test_writer_finish_with_open_state_fails);
     tcase_add_loop_test(tc, test_writer_any_arrival_order_gives_same_content, 0, 4);
     tcase_add_loop_test(tc, test_writer_inner_nodes_respect_fanout, 0, 8);

@@ -273,7 +273,8 @@ SLOG_API int slog_writer_begin(slog_writer *w, uint32_t timeline, uint32_t categ
  * @param time      end time, ticks
  * @param err       error details, or NULL
  * @retval SLOG_OK     ended and appended
- * @retval SLOG_EINVAL unknown timeline
+ * @retval SLOG_EINVAL unknown timeline, or an end that would make the file
+ *                     span more than INT64_MAX ticks (the state stays open)
  * @retval SLOG_ESTATE nothing open on the timeline, time before its begin,
  *                     or the writer is finished or failed
  * @retval SLOG_EIO    writing a finished node failed (the writer fails)
