@@ -958,6 +958,14 @@ START_TEST(test_otf2_import_truncated_event_file_fails)
     ck_assert_int_eq(import_archive(), 1);
     ck_assert_msg(strstr(g_fail, "/arch/traces/4294967296.evt: truncated or damaged") != NULL, "%s",
                   g_fail);
+    /* the records read before the damage are counted (the summary and the
+     * count callback had none, though the file held their drawables) */
+    uint64_t imported = 0;
+    for (size_t i = 0; i < g_ncounts; i++) {
+        imported += g_counts[i].n[SLOG_IMPORT_IMPORTED];
+    }
+    ck_assert_uint_gt(counted("ENTER", SLOG_IMPORT_IMPORTED), 0);
+    ck_assert_uint_gt(imported, 0);
 }
 END_TEST
 

@@ -2314,13 +2314,18 @@ static int close_open_frames(otf2_imp *imp)
     return 0;
 }
 
-static void report(otf2_imp *imp)
+/* The counts, also of an archive that failed part way (what it gave
+ * before the damage); messages left unmatched only of a whole archive. */
+static void report(otf2_imp *imp, bool whole)
 {
-    uint64_t sends, recvs;
-    otf2_match_pending(imp->match, &sends, &recvs);
-    imp->counts[REC_SEND_UNMATCHED][IMPORT_SKIPPED] += sends;
-    imp->counts[REC_RECV_UNMATCHED][IMPORT_SKIPPED] += recvs;
-    imp->counts[REC_REQUEST_UNCOMPLETED][IMPORT_SKIPPED] += otf2_request_outstanding(imp->match);
+    uint64_t sends = 0, recvs = 0;
+    if (whole) {
+        otf2_match_pending(imp->match, &sends, &recvs);
+        imp->counts[REC_SEND_UNMATCHED][IMPORT_SKIPPED] += sends;
+        imp->counts[REC_RECV_UNMATCHED][IMPORT_SKIPPED] += recvs;
+        imp->counts[REC_REQUEST_UNCOMPLETED][IMPORT_SKIPPED] +=
+            otf2_request_outstanding(imp->match);
+    }
     if (sends || recvs) {
         import_warn(imp->ctx, 0, 0, UINT64_MAX,
                     "%" PRIu64 " MPI sends and %" PRIu64 " receives found no partner", sends,
@@ -2569,11 +2574,9 @@ static int otf2_run(import_ctx *ctx, const char *path)
     (void)pthread_once(&hook_once, hook_register);
     import_input_bytes(ctx, archive_bytes(imp, anchor));
     hook_imp = imp;
-    int rc = import_archive(imp, anchor) == 0 ? 0 : 1;
+    const int rc = import_archive(imp, anchor) == 0 ? 0 : 1;
     hook_imp = NULL;
-    if (rc == 0) {
-        report(imp);
-    }
+    report(imp, rc == 0);
     otf2_match_destroy(imp->match);
     otf2_idmap_free(&imp->scoped);
     otf2_defs_free(&imp->defs);
