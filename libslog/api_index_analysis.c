@@ -8,6 +8,7 @@
  * category).
  * Layer 5: api.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,8 +65,8 @@ static void fold_row(slog_stats_row *to, const slog_stats_row *r)
 {
     to->min = r->min < to->min ? r->min : to->min;
     to->max = r->max > to->max ? r->max : to->max;
-    to->vmin = r->vmin < to->vmin ? r->vmin : to->vmin;
-    to->vmax = r->vmax > to->vmax ? r->vmax : to->vmax;
+    to->vmin = fmin(to->vmin, r->vmin); /* a NaN never wins over a number */
+    to->vmax = fmax(to->vmax, r->vmax);
     to->count += r->count;
     to->inclusive = util_sat_add_i64(to->inclusive, r->inclusive);
     to->exclusive = util_sat_add_i64(to->exclusive, r->exclusive);

@@ -12,6 +12,7 @@
 #include "util_alloc.h"
 #include "util_sat.h"
 
+#include <math.h>
 #include <string.h>
 
 struct pix_cell {
@@ -257,12 +258,8 @@ static slog_run_share *share_of(pix_cell *c, uint32_t cat)
 static void add_counter_value(pix_cell *c, const slog_counter *k)
 {
     slog_run *const r = &c->run;
-    if (r->count == 1 || k->value < r->vmin) {
-        r->vmin = k->value;
-    }
-    if (r->count == 1 || k->value > r->vmax) {
-        r->vmax = k->value;
-    }
+    r->vmin = r->count == 1 ? k->value : fmin(r->vmin, k->value); /* NaN never wins */
+    r->vmax = r->count == 1 ? k->value : fmax(r->vmax, k->value);
     r->vsum += k->value;
     if (r->count == 1 || k->time >= c->last_time) {
         r->vlast = k->value;

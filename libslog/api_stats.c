@@ -28,6 +28,7 @@
 #include "util_sat.h"
 #include "util_error.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,14 +143,11 @@ int stats_add_state(stats_ctx *c, uint32_t tl, uint32_t cat, int64_t clipped, in
     return SLOG_OK;
 }
 
+/* fmin/fmax: a NaN sample never wins over a number, whatever the order. */
 static void row_values(slog_stats_row *r, uint64_t count, double vmin, double vmax, double vsum)
 {
-    if (r->count == 0 || vmin < r->vmin) {
-        r->vmin = vmin;
-    }
-    if (r->count == 0 || vmax > r->vmax) {
-        r->vmax = vmax;
-    }
+    r->vmin = r->count == 0 ? vmin : fmin(r->vmin, vmin);
+    r->vmax = r->count == 0 ? vmax : fmax(r->vmax, vmax);
     r->vsum += vsum;
     r->count += count;
 }

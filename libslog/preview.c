@@ -17,6 +17,7 @@
 #include "util_sat.h"
 
 #include <assert.h>
+#include <math.h>
 #include <string.h>
 
 uint32_t pv_fold_row(const pv_fold_ctx *ctx, uint32_t row, uint32_t from, uint32_t to)
@@ -160,15 +161,12 @@ int pv_add_arrow(pv_summary *s, const pv_fold_ctx *ctx, uint32_t from, uint32_t 
     return 0;
 }
 
-/* e += src for counter entries (src may be a single sample). */
+/* e += src for counter entries (src may be a single sample); fmin/fmax:
+ * a NaN sample never wins over a number, whatever the order. */
 static void add_counter_values(pv_entry *e, const pv_entry *src)
 {
-    if (e->count == 0 || src->vmin < e->vmin) {
-        e->vmin = src->vmin;
-    }
-    if (e->count == 0 || src->vmax > e->vmax) {
-        e->vmax = src->vmax;
-    }
+    e->vmin = e->count == 0 ? src->vmin : fmin(e->vmin, src->vmin);
+    e->vmax = e->count == 0 ? src->vmax : fmax(e->vmax, src->vmax);
     e->vsum += src->vsum;
     if (src->last_time >= e->last_time) {
         e->last_time = src->last_time;

@@ -615,6 +615,71 @@ START_TEST(test_stats_by_timeline_decodes_log_n_nodes)
 }
 END_TEST
 
+/* A NaN counter sample is left out of vmin and vmax whatever the order of
+ * the samples (NaN only when all are): {1, NaN, 3} and {NaN, 1, 3} gave
+ * 1..3 and NaN..NaN, in statistics and in previews alike. */
+static void check_nan_order(const double *v, const char *what)
+{
+    char p[64];
+    (void)snprintf(p, sizeof p, "/tmp/check_stats_nan_%d.slog", (int)getpid());
+    slog_writer *w = NULL;
+    slog_error err;
+    uint32_t tl, cc;
+    ck_assert_int_eq(slog_writer_create(&w, p, NULL, &err), SLOG_OK);
+    ck_assert_int_eq(slog_writer_add_timeline(w, SLOG_NO_PARENT, SLOG_TIMELINE_COUNTER, "t", 0,
+                                              &tl, &err), SLOG_OK);
+    ck_assert_int_eq(slog_writer_add_category(w, SLOG_KIND_COUNTER, "c", 0, NULL, &cc, &err),
+                     SLOG_OK);
+    for (int i = 0; i < 3; i++) {
+        const slog_counter c = {tl, cc, 10 + i, v[i]};
+        ck_assert_int_eq(slog_writer_append_counter(w, &c, &err), SLOG_OK);
+    }
+    ck_assert_int_eq(slog_writer_finish(w, &err), SLOG_OK);
+    slog_writer_destroy(w);
+    slog_reader *r = NULL;
+    ck_assert_int_eq(slog_reader_open(&r, p, NULL, &err), SLOG_OK);
+    slog_stats_options so = SLOG_STATS_OPTIONS_INIT;
+    so.t0 = 0;
+    so.t1 = 100;
+    slog_stats *st = NULL;
+    ck_assert_int_eq(slog_stats_compute(&st, r, &so, &err), SLOG_OK);
+    size_t n = 0;
+    const slog_stats_row *row = slog_stats_rows(st, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_msg(row->vmin == 1.0 && row->vmax == 3.0, "%s: statistics %g..%g", what, row->vmin,
+                  row->vmax);
+    slog_stats_destroy(st);
+    slog_query_options q = SLOG_QUERY_OPTIONS_INIT;
+    q.t0 = 0;
+    q.t1 = 100;
+    q.resolution = 1000;
+    slog_query *it = NULL;
+    ck_assert_int_eq(slog_query_create(&it, r, &q, &err), SLOG_OK);
+    const slog_item *item;
+    int summaries = 0;
+    while (slog_query_next(it, &item, &err) == SLOG_OK) {
+        const double lo = item->kind == SLOG_KIND_RUN ? item->u.run.vmin : item->u.preview.vmin;
+        const double hi = item->kind == SLOG_KIND_RUN ? item->u.run.vmax : item->u.preview.vmax;
+        if (item->kind == SLOG_KIND_RUN || item->kind == SLOG_KIND_PREVIEW) {
+            summaries++;
+            ck_assert_msg(lo == 1.0 && hi == 3.0, "%s: kind %d %g..%g", what, item->kind, lo, hi);
+        }
+    }
+    ck_assert_int_gt(summaries, 0);
+    slog_query_destroy(it);
+    slog_reader_destroy(r);
+    (void)unlink(p);
+}
+
+START_TEST(test_stats_nan_counter_samples_left_out_of_min_max)
+{
+    const double a[3] = {1.0, NAN, 3.0}, b[3] = {NAN, 1.0, 3.0}, c[3] = {3.0, 1.0, NAN};
+    check_nan_order(a, "1, NaN, 3");
+    check_nan_order(b, "NaN, 1, 3");
+    check_nan_order(c, "3, 1, NaN");
+}
+END_TEST
+
 static Suite *stats_suite(void)
 {
     Suite *s = suite_create("stats");
@@ -627,6 +692,7 @@ static Suite *stats_suite(void)
     tcase_add_test(tc, test_stats_damage_is_an_error_naming_the_node);
     tcase_add_test(tc, test_stats_previews_answer_inside);
     tcase_add_test(tc, test_stats_by_timeline_decodes_log_n_nodes);
+    tcase_add_test(tc, test_stats_nan_counter_samples_left_out_of_min_max);
     suite_add_tcase(s, tc);
     return s;
 }

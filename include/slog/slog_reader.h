@@ -238,7 +238,8 @@ typedef struct slog_preview {
     int64_t inclusive;     /* states: summed durations, ticks (exact) */
     int64_t exclusive;     /* states: summed durations minus direct children */
     int64_t min, max;      /* states and arrows: shortest and longest duration */
-    double vmin, vmax, vsum, vlast; /* counters */
+    double vmin, vmax, vsum, vlast; /* counters (vmin, vmax: NaN samples left out,
+                                       NaN only when all are) */
 } slog_preview;
 
 /** One category's exact part of a pixel run. @since 0.2 */
@@ -271,7 +272,8 @@ typedef struct slog_run {
     uint64_t dominant_count;     /* of them, in the dominant category */
     int64_t inclusive;           /* states and arrows: summed durations, ticks */
     int64_t dominant_inclusive;  /* of it, the dominant category's */
-    double vmin, vmax, vsum, vlast; /* counters: values (vlast: of the latest sample) */
+    double vmin, vmax, vsum, vlast; /* counters: values (vlast: of the latest sample;
+                                       vmin, vmax: NaN samples left out) */
     uint32_t ncategories;
     const slog_run_share *categories; /* per category, ascending ids; borrowed until
                                          the next slog_query_next */

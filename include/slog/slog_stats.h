@@ -75,7 +75,8 @@ typedef struct slog_stats_row {
     int64_t exclusive;    /* states: inclusive minus the direct children's clipped time */
     int64_t min, max;     /* states: shortest and longest clipped duration */
     double mean;          /* states: inclusive / count; counters: mean value */
-    double vmin, vmax;    /* counters: smallest and largest value */
+    double vmin, vmax;    /* counters: smallest and largest value (NaN samples are left
+                             out; NaN only when all are); vsum and mean then NaN */
     double vsum;          /* counters: sum of the values */
 } slog_stats_row;
 
