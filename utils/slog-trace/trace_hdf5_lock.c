@@ -12,8 +12,8 @@
  * over the one group of a file kept in memory (the core driver, no backing
  * store), made on first use.  With an HDF5 that is not thread-safe there
  * is no lock, and fn runs as it would anyway.  A fork waits until no
- * thread is in that call (libslog makes its own HDF5 calls under a lock
- * that fork takes; this one is not under it).
+ * thread is in that call or in making the file (libslog makes its own HDF5
+ * calls under a lock that fork takes; these are not under it).
  * Layer: slog-trace preload library.
  */
 #include "trace_hdf5_lock.h"
@@ -70,14 +70,17 @@ static herr_t run_call(hid_t group, const char *name, const H5L_info_t *info, vo
 
 int trace_with_hdf5_lock(void (*fn)(void *), void *arg)
 {
-    (void)pthread_once(&made, make_anchor);
-    if (anchor < 0) {
-        return -1;
-    }
-    call c = {fn, arg};
-    hsize_t idx = 0;
+    /* The anchor is made under the section too: its HDF5 calls hold HDF5's
+     * lock, and a fork in the meantime left the child waiting for it for
+     * ever (its first call opens its file through HDF5). */
     (void)pthread_mutex_lock(&section);
-    const herr_t rc = H5Literate(anchor, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, run_call, &c);
+    (void)pthread_once(&made, make_anchor);
+    herr_t rc = -1;
+    if (anchor >= 0) {
+        call c = {fn, arg};
+        hsize_t idx = 0;
+        rc = H5Literate(anchor, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, run_call, &c);
+    }
     (void)pthread_mutex_unlock(&section);
     return rc == 1 ? 0 : -1;
 }
