@@ -148,8 +148,10 @@ static int take_item(merge_ctx *m, slog_reader *r, const slog_item *it)
     return SLOG_OK;
 }
 
-/* Every drawable of r, with args, into m->items. */
-static int read_all(merge_ctx *m, slog_reader *r, slog_error *err)
+int trace_merge_each_item(slog_reader *r,
+                          int (*fn)(void *ctx, const slog_item *it),
+                          void *ctx,
+                          slog_error *err)
 {
     const slog_file_info *info = slog_reader_info(r);
     if (info->start > info->end) {
@@ -165,10 +167,28 @@ static int read_all(merge_ctx *m, slog_reader *r, slog_error *err)
     int rc = slog_query_create(&q, r, &qo, err);
     const slog_item *it = NULL;
     while (rc == SLOG_OK && (rc = slog_query_next(q, &it, err)) == SLOG_OK) {
-        rc = take_item(m, r, it);
+        rc = fn(ctx, it);
     }
     slog_query_destroy(q);
     return rc == SLOG_END ? SLOG_OK : rc;
+}
+
+typedef struct take_ctx {
+    merge_ctx *m;
+    slog_reader *r;
+} take_ctx;
+
+static int take_one(void *ctx, const slog_item *it)
+{
+    const take_ctx *t = ctx;
+    return take_item(t->m, t->r, it);
+}
+
+/* Every drawable of r, with args, into m->items. */
+static int read_all(merge_ctx *m, slog_reader *r, slog_error *err)
+{
+    take_ctx t = {m, r};
+    return trace_merge_each_item(r, take_one, &t, err);
 }
 
 /* The MPI rank the process recorded (MPI_Init's "rank" arg), or -1. */

@@ -51,6 +51,14 @@ void trace_merge_summary_line(const trace_merge_tally *t,
                               uint64_t unmatched,
                               const char *out);
 
+/* Call fn on every drawable of r, with its args, in the reader's order,
+ * until fn returns other than SLOG_OK; returns that, or the reader's
+ * error, or SLOG_OK. */
+int trace_merge_each_item(slog_reader *r,
+                          int (*fn)(void *ctx, const slog_item *it),
+                          void *ctx,
+                          slog_error *err);
+
 /* Whether the streamed merge of the directory's nents .slog files would
  * take less memory than the in-memory one (it keeps every input open:
  * many small files are cheaper in memory) and the process may open them

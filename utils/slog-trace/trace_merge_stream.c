@@ -56,6 +56,7 @@ typedef struct scan {
     uint32_t *pair; /* per timeline of the file: arrows-file timeline, or UINT32_MAX */
     merge_msgs *msgs;
     int64_t rank;
+    uint32_t ntl; /* the file's timelines */
 } scan;
 
 /* The arrows-file timeline for timeline tl of the scanned file. */
@@ -103,27 +104,10 @@ static int scan_item(scan *s, const slog_item *it, uint32_t ntl)
                                       : -1;
 }
 
-/* Read every drawable of r once, with args (scan_item). */
-static int scan_reader(scan *s, slog_reader *r, slog_error *err)
+static int scan_one(void *ctx, const slog_item *it)
 {
-    const slog_file_info *info = slog_reader_info(r);
-    if (info->start > info->end) {
-        return SLOG_OK; /* nothing recorded */
-    }
-    slog_query_options qo;
-    slog_query_options_init(&qo);
-    qo.t0 = info->start;
-    qo.t1 = info->end == INT64_MAX ? INT64_MAX : info->end + 1;
-    qo.kinds = 0xfu; /* every kind: a file that cannot be read whole is left out here */
-    qo.flags = SLOG_QUERY_ARGS;
-    slog_query *q = NULL;
-    int rc = slog_query_create(&q, r, &qo, err);
-    const slog_item *it = NULL;
-    while (rc == SLOG_OK && (rc = slog_query_next(q, &it, err)) == SLOG_OK) {
-        rc = scan_item(s, it, info->timelines) == 0 ? SLOG_OK : SLOG_ENOMEM;
-    }
-    slog_query_destroy(q);
-    return rc == SLOG_END ? SLOG_OK : rc;
+    scan *const s = ctx;
+    return scan_item(s, it, s->ntl) == 0 ? SLOG_OK : SLOG_ENOMEM;
 }
 
 /* The label of r's top timeline: its root's name, "rank R (NAME)" with a rank. */
@@ -203,13 +187,15 @@ static int scan_file(stream_ctx *m, const char *path)
         return rc;
     }
     const slog_file_info *info = slog_reader_info(r);
-    scan s = {m, m->n, calloc(info->timelines + 1u, sizeof(uint32_t)), merge_msgs_create(), -1};
+    scan s = {
+        m,  m->n,           calloc(info->timelines + 1u, sizeof(uint32_t)), merge_msgs_create(),
+        -1, info->timelines};
     const size_t nlinks = m->nlinks;
     slog_error err = {0};
     rc = s.pair == NULL || s.msgs == NULL ? SLOG_ENOMEM : SLOG_OK;
     if (rc == SLOG_OK) {
         memset(s.pair, 0xff, (info->timelines + 1u) * sizeof(uint32_t));
-        rc = scan_reader(&s, r, &err);
+        rc = trace_merge_each_item(r, scan_one, &s, &err);
     }
     rc = rc == SLOG_OK ? keep_file(m, &s, r, path) : rc;
     if (rc == SLOG_OK) {
@@ -370,8 +356,8 @@ static int finish(stream_ctx *m)
  * input open (its HDF5 file, reader and node cache: ~0.75 MiB each, one
  * descriptor each) over ~80 MiB of slices; the in-memory merge ~300 bytes
  * a drawable, one file open at a time. */
-#define STREAM_INPUT_BYTES ((uint64_t)1 << 20)
-#define STREAM_BASE_BYTES ((uint64_t)96 << 20)
+#define STREAM_INPUT_BYTES       ((uint64_t)1 << 20)
+#define STREAM_BASE_BYTES        ((uint64_t)96 << 20)
 #define IN_MEMORY_DRAWABLE_BYTES 320u
 
 /* Room for n more open files, the soft limit raised to the hard one if

@@ -191,8 +191,9 @@ void trace_mpi_batch_drop(trace_mpi_batch *b);
  * (-1: not followed); returns r. */
 int trace_mpi_completion_done(const trace_call *c, trace_fn fn, int n, int completed, int r);
 
-/* A persistent request (trace_mpi_persist.c): what MPI_Send_init (and its
- * modes: send) or MPI_Recv_init made it for; peer is dest or source. */
+/* A request posted for one message (MPI_Irecv's, or a persistent one of
+ * trace_mpi_persist.c: MPI_Send_init and its modes, send; MPI_Recv_init):
+ * peer is dest or source. */
 typedef struct trace_mpi_persist {
     MPI_Request req;
     bool send;
@@ -201,6 +202,11 @@ typedef struct trace_mpi_persist {
     int peer, tag;
     MPI_Comm comm;
 } trace_mpi_persist;
+
+/* Record the call fn that posted p (r: its result) as c's state with
+ * comm, dst or src (world rank), tag, bytes and ret; returns r
+ * (trace_mpi_wait.c). */
+int trace_mpi_posted_done(const trace_call *c, trace_fn fn, const trace_mpi_persist *p, int r);
 
 /* The call fn made p (r: its result): noted when r is MPI_SUCCESS, and
  * recorded as c's state with comm, dst or src, tag, bytes and ret. */

@@ -57,15 +57,7 @@ void trace_mpi_persist_made(const trace_call *c, trace_fn fn, const trace_mpi_pe
         }
         pthread_mutex_unlock(&table_lock);
     }
-    uint64_t key = 0;
-    const int peer = trace_mpi_world(p->comm, p->peer, &key);
-    trace_args a = {.n = 0};
-    targ_uint(&a, "comm", key);
-    targ_int(&a, p->send ? "dst" : "src", peer);
-    targ_int(&a, "tag", p->tag);
-    targ_int(&a, "bytes", trace_mpi_bytes(p->count, p->type));
-    targ_int(&a, "ret", r);
-    trace_leave(c, fn, &a);
+    (void)trace_mpi_posted_done(c, fn, p, r);
 }
 
 void trace_mpi_persist_started(MPI_Request req)

@@ -58,15 +58,21 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
     if (r == MPI_SUCCESS) {
         trace_mpi_note_recv(*req, comm, type);
     }
+    const trace_mpi_persist p = {*req, false, count, type, source, tag, comm};
+    return trace_mpi_posted_done(&c, TRACE_FN_MPI_IRECV, &p, r);
+}
+
+int trace_mpi_posted_done(const trace_call *c, trace_fn fn, const trace_mpi_persist *p, int r)
+{
     uint64_t key = 0;
-    const int src = trace_mpi_world(comm, source, &key);
+    const int peer = trace_mpi_world(p->comm, p->peer, &key);
     trace_args a = {.n = 0};
     targ_uint(&a, "comm", key);
-    targ_int(&a, "src", src);
-    targ_int(&a, "tag", tag);
-    targ_int(&a, "bytes", trace_mpi_bytes(count, type));
+    targ_int(&a, p->send ? "dst" : "src", peer);
+    targ_int(&a, "tag", p->tag);
+    targ_int(&a, "bytes", trace_mpi_bytes(p->count, p->type));
     targ_int(&a, "ret", r);
-    trace_leave(&c, TRACE_FN_MPI_IRECV, &a);
+    trace_leave(c, fn, &a);
     return r;
 }
 

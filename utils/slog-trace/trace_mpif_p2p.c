@@ -137,19 +137,17 @@ FORTRAN_WRAPPER(irecv,
     F_ENTER(pmpi_irecv_(buf, count, type, source, tag, comm, req, ierr));
     pmpi_irecv_(buf, count, type, source, tag, comm, req, ierr);
     const int r = f_ret(ierr);
-    const MPI_Comm cc = f_comm(comm);
+    const trace_mpi_persist p = {r == MPI_SUCCESS ? f_request(req) : NULL,
+                                 false,
+                                 (int)*count,
+                                 f_type(type),
+                                 (int)*source,
+                                 (int)*tag,
+                                 f_comm(comm)};
     if (r == MPI_SUCCESS) {
-        trace_mpi_note_recv(f_request(req), cc, f_type(type));
+        trace_mpi_note_recv(p.req, p.comm, p.type);
     }
-    uint64_t key = 0;
-    const int src = trace_mpi_world(cc, (int)*source, &key);
-    trace_args a = {.n = 0};
-    targ_uint(&a, "comm", key);
-    targ_int(&a, "src", src);
-    targ_int(&a, "tag", *tag);
-    targ_int(&a, "bytes", trace_mpi_bytes((int)*count, f_type(type)));
-    targ_int(&a, "ret", r);
-    trace_leave(&c, TRACE_FN_MPI_IRECV, &a);
+    (void)trace_mpi_posted_done(&c, TRACE_FN_MPI_IRECV, &p, r);
 }
 
 /* A send-receive's end: the send's args, then trace_mpi_exchanged. */
